@@ -1,0 +1,1 @@
+"""Shipped data files (atlas geometry, curated statistics, named regions, overrides)."""

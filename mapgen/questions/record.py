@@ -1,0 +1,56 @@
+"""The Question record: what the question engine produces and what export and eval read.
+
+Answer encoding per ``answer_type`` (JSON-serialisable):
+
+- ``binary``: ``"Yes"`` or ``"No"``.
+- ``count``: an ``int``.
+- ``single``: one canonical string (a region's full name, or a legend label / colour word);
+  ``aliases`` maps it to every other accepted spelling (region code, aliases).
+- ``list``: a list of canonical strings (order irrelevant); ``aliases`` maps each item to its alternatives.
+- ``range``: a string as printed on the legend (``"1k-2k"``, ``">0.55"``); ``bounds`` holds ``[lower, upper]``
+  (``None`` for an open end).
+- ``ranking``: a list of tie groups, best first, e.g. ``[["Texas"], ["Ohio", "Iowa"]]``; ``aliases`` as for lists.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+AnswerType = Literal["binary", "single", "count", "list", "range", "ranking"]
+ANSWER_TYPES: tuple[str, ...] = ("binary", "single", "count", "list", "range", "ranking")
+
+
+@dataclass
+class Question:
+    """One instantiated question with its computed answer."""
+
+    question_id: str
+    map_id: str
+    template_id: str
+    mapwise_no: int | None
+    text: str
+    answer: Any
+    answer_type: AnswerType
+    map_type: Literal["discrete", "continuous"]
+    country: str
+    aliases: dict[str, list[str]] = field(default_factory=dict)
+    bounds: list[float | None] | None = None
+    relative_region: bool = False
+    hatched: bool = False
+    annotated: bool = True
+    counterfactual: str | None = None
+    params: dict[str, Any] = field(default_factory=dict)
+    program: list[dict[str, Any]] = field(default_factory=list)
+    tags: list[str] = field(default_factory=list)
+    split: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-ready dict."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Question:
+        """Inverse of :meth:`to_dict` (unknown keys are ignored)."""
+        known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        return cls(**known)

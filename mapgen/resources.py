@@ -1,0 +1,22 @@
+"""Locate files shipped with mapgen (``data/`` and ``templates/``) in a checkout or an installed wheel."""
+
+from __future__ import annotations
+
+from importlib import resources
+from importlib.resources.abc import Traversable
+
+
+def data_path(*parts: str) -> Traversable:
+    """Return a path inside the shipped ``data/`` folder."""
+    node = resources.files("mapgen._data")
+    for part in parts:
+        node = node / part
+    return node
+
+
+def template_path(*parts: str) -> Traversable:
+    """Return a path inside the shipped ``templates/`` folder."""
+    node = resources.files("mapgen._templates")
+    for part in parts:
+        node = node / part
+    return node

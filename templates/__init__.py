@@ -1,0 +1,1 @@
+"""Shipped question, caption and prompt templates."""
