@@ -1,6 +1,6 @@
 """Curated real statistics shipped in ``data/stats/`` (package ``mapgen._data``).
 
-Layout: ``data/stats/catalog.yaml`` (one entry per table), ``data/stats/regions.yaml`` (the region codes
+Layout: ``data/stats/catalog.yaml`` (one entry per table), the built-in atlases (the region codes
 each country's tables cover) and ``data/stats/<country>/<stat_id>.csv`` with columns ``code,value[,note]``.
 An empty ``value`` means "missing on purpose" (listed under ``missing`` in the catalogue) and loads as NaN.
 
@@ -32,15 +32,11 @@ def _suggest(what: str, given: str, valid: list[str]) -> ValueError:
     return ValueError(f"unknown {what} {given!r}.{hint} Valid: {', '.join(valid)}")
 
 
-@lru_cache(maxsize=1)
 def _regions() -> dict[str, tuple[str, ...]]:
-    raw = yaml.safe_load(data_path("stats", "regions.yaml").read_text(encoding="utf-8"))
-    out: dict[str, tuple[str, ...]] = {}
-    for country, codes in raw.items():
-        if not all(isinstance(c, str) for c in codes):
-            raise ValueError(f"regions.yaml: non-string code for {country!r} (quote it): {codes}")
-        out[str(country)] = tuple(codes)
-    return out
+    """Region codes per country: the built-in atlases are the one source of codes."""
+    from mapgen.geo.atlas import list_atlases, load_atlas
+
+    return {name: load_atlas(name).codes for name in list_atlases()}
 
 
 @lru_cache(maxsize=1)

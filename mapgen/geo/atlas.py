@@ -16,7 +16,7 @@ import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, cached_property
 
 import geopandas as gpd
 import networkx as nx
@@ -88,9 +88,9 @@ class Atlas:
         """All region codes, in file order."""
         return tuple(self.gdf.index)
 
-    @property
+    @cached_property
     def names(self) -> dict[str, str]:
-        """Code → full name."""
+        """Code → full name (do not mutate)."""
         return dict(self.gdf["name"])
 
     def name_of(self, code: str) -> str:
@@ -179,6 +179,11 @@ class Atlas:
         """Canonical names of the curated and foreign-border groups a region belongs to."""
         code = self.resolve(region)
         return frozenset(g.name for g in self._groups.values() if code in g.members)
+
+    @cached_property
+    def membership(self) -> dict[str, tuple[frozenset[str], frozenset[str]]]:
+        """Per region: (neighbours, group names), computed once per atlas (scenes read it)."""
+        return {c: (self.neighbors(c), self.groups_of(c)) for c in self.codes}
 
     # --- directions ----------------------------------------------------------------------------------
     def direction_key(self, region: str, direction: str) -> float:

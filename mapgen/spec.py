@@ -1,0 +1,416 @@
+"""MapSpec: everything that defines one map, and its (de)serialisation.
+
+A MapSpec holds the values by region code (missing = N/A, explicit), the resolved :class:`Legend` (so labels
+and colours are fixed facts of the spec, not recomputed), the style, an optional counterfactual transform and
+the seed. It saves to mapgen's own JSON and converts to and from the MapQA/MAPWise metadata schema.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+import warnings
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any, Literal
+
+import pandas as pd
+
+from mapgen.data.statistic import StatInfo, Statistic
+from mapgen.geo.atlas import BUILTIN, Atlas, load_atlas
+from mapgen.geo.names import normalize_name
+from mapgen.legend import (
+    Legend,
+    continuous_legend,
+    discrete_legend,
+    legend_from_mapwise,
+    legend_to_mapwise,
+    mapwise_class,
+)
+
+SPEC_VERSION = 1
+RENDERERS = ("matplotlib", "plotly")
+LEGEND_POSITIONS = ("right", "left", "bottom", "top", "bottom-left", "bottom-right")
+#: Backgrounds used by MAPWise plus common neutral choices (any matplotlib colour is accepted too).
+BACKGROUNDS = {
+    "white": "#ffffff",
+    "lightgray": "#d3d3d3",
+    "lightgrey": "#d3d3d3",
+    "gray": "#d9d9d9",
+    "grey": "#d9d9d9",
+    "darkgray": "#a9a9a9",
+    "lightsteelblue": "#b0c4de",
+    "whitesmoke": "#f5f5f5",
+}
+
+
+@dataclass(frozen=True)
+class Style:
+    """How a map is drawn (not what it shows)."""
+
+    renderer: str = "matplotlib"
+    annotated: bool = True
+    label_mode: Literal["codes", "names"] = "codes"
+    background: str = "white"
+    legend_orientation: Literal["vertical", "horizontal"] = "vertical"
+    legend_position: str = "right"
+    show_title: bool = True
+    width: int = 800
+    height: int = 600
+    dpi: int = 100
+    png_compress_level: int = 6
+
+    def __post_init__(self) -> None:
+        if self.renderer not in RENDERERS:
+            raise ValueError(f"Unknown renderer {self.renderer!r}; choose one of {', '.join(RENDERERS)}.")
+        if self.legend_orientation not in ("vertical", "horizontal"):
+            raise ValueError("legend_orientation must be 'vertical' or 'horizontal'.")
+        if self.legend_position not in LEGEND_POSITIONS:
+            raise ValueError(f"Unknown legend_position {self.legend_position!r}; use {', '.join(LEGEND_POSITIONS)}.")
+        if self.label_mode not in ("codes", "names"):
+            raise ValueError("label_mode must be 'codes' or 'names'.")
+        if not (100 <= self.width <= 4000 and 100 <= self.height <= 4000):
+            raise ValueError(f"Image size {self.width}x{self.height} px is outside 100-4000 px.")
+        background_color(self.background)
+
+
+def background_color(name: str) -> str:
+    """Hex colour for a background name or any matplotlib colour; unknown names list the choices."""
+    key = str(name).strip().lower().replace(" ", "")
+    if key in BACKGROUNDS:
+        return BACKGROUNDS[key]
+    rgb = re.fullmatch(r"rgb\((\d+),(\d+),(\d+)\)", key)
+    if rgb:
+        return "#" + "".join(f"{min(255, int(v)):02x}" for v in rgb.groups())
+    from matplotlib import colors
+
+    try:
+        return colors.to_hex(name)
+    except ValueError:
+        raise ValueError(
+            f"Unknown background {name!r}; use one of {', '.join(BACKGROUNDS)} or a colour such as '#d9d9d9'."
+        ) from None
+
+
+@dataclass(frozen=True, eq=False)
+class MapSpec:
+    """The full definition of one map. Equality compares the serialised form (so N/A equals N/A)."""
+
+    map_id: str
+    atlas: str
+    values: dict[str, float]  # code -> value; NaN = N/A (explicit)
+    legend: Legend
+    stat: StatInfo
+    style: Style = field(default_factory=Style)
+    title: str = ""
+    exclude: tuple[str, ...] = ()
+    counterfactual: dict[str, Any] | None = None
+    seed: int = 0
+    extra: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, MapSpec) and self.to_dict() == other.to_dict()
+
+    __hash__ = object.__hash__
+
+    @property
+    def map_type(self) -> str:
+        """``discrete`` or ``continuous``."""
+        return self.legend.kind
+
+    @property
+    def hatched(self) -> bool:
+        return self.legend.hatched
+
+    def series(self) -> pd.Series:
+        """Values as a float Series indexed by code (NaN for N/A)."""
+        return pd.Series(self.values, dtype=float, name=self.stat.id)
+
+    def load_atlas(self) -> Atlas:
+        """The atlas this map is drawn on (with the spec's exclusions)."""
+        return load_atlas(self.atlas, exclude=self.exclude)
+
+    def with_style(self, **changes: Any) -> MapSpec:
+        """A copy with some style fields changed."""
+        return replace(self, style=replace(self.style, **changes))
+
+    # --- mapgen JSON -------------------------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict (NaN values written as null)."""
+        return {
+            "mapgen_spec": SPEC_VERSION,
+            "map_id": self.map_id,
+            "atlas": self.atlas,
+            "exclude": list(self.exclude),
+            "stat": asdict(self.stat) | {"missing": list(self.stat.missing)},
+            "title": self.title,
+            "values": {c: (None if _isnan(v) else v) for c, v in self.values.items()},
+            "legend": self.legend.to_dict(),
+            "style": asdict(self.style),
+            "counterfactual": self.counterfactual,
+            "seed": self.seed,
+            "extra": self.extra,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> MapSpec:
+        """Inverse of :meth:`to_dict`."""
+        if "mapgen_spec" not in data:
+            raise ValueError("Not a mapgen spec (no 'mapgen_spec' key). For MAPWise metadata use spec_from_mapwise().")
+        stat = dict(data["stat"])
+        stat["missing"] = tuple(stat.get("missing", ()))
+        return cls(
+            map_id=str(data["map_id"]),
+            atlas=data["atlas"],
+            values={c: (math.nan if v is None else float(v)) for c, v in data["values"].items()},
+            legend=Legend.from_dict(data["legend"]),
+            stat=StatInfo(**stat),
+            style=Style(**data.get("style", {})),
+            title=data.get("title", ""),
+            exclude=tuple(data.get("exclude", ())),
+            counterfactual=data.get("counterfactual"),
+            seed=int(data.get("seed", 0)),
+            extra=data.get("extra", {}),
+        )
+
+    def save(self, path: str | Path) -> Path:
+        """Write the spec as JSON (atomically: a temp file renamed into place)."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(path.suffix + ".tmp")
+        tmp.write_text(json.dumps(self.to_dict(), indent=1, allow_nan=False), encoding="utf-8")
+        tmp.replace(path)
+        return path
+
+
+def load_spec(path: str | Path) -> MapSpec:
+    """Read a spec written by :meth:`MapSpec.save` (or a render's JSON, which embeds the spec)."""
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    if "spec" in data and "mapgen_spec" not in data:
+        data = data["spec"]
+    if "mapgen_spec" not in data and "data" in data and "legend_type" in data:
+        return spec_from_mapwise(data)
+    return MapSpec.from_dict(data)
+
+
+def _isnan(v: Any) -> bool:
+    return v is None or (isinstance(v, float) and math.isnan(v))
+
+
+# --- building specs ---------------------------------------------------------------------------------------
+
+
+def make_spec(
+    atlas: str | Atlas,
+    stat: Statistic | str,
+    legend: Literal["discrete", "continuous"] = "discrete",
+    classes: int = 5,
+    scheme: str = "quantiles",
+    breaks: list[float] | None = None,
+    order: Literal["small_to_large", "large_to_small"] = "small_to_large",
+    colormap: str = "Blues",
+    reverse: bool = False,
+    hatched: bool = False,
+    title: str | None = None,
+    map_id: str | None = None,
+    seed: int = 0,
+    exclude: tuple[str, ...] = (),
+    **style: Any,
+) -> MapSpec:
+    """Build a MapSpec from an atlas and a statistic (a :class:`Statistic` or a curated table id)."""
+    atlas_obj = atlas if isinstance(atlas, Atlas) else load_atlas(atlas, exclude=exclude)
+    if isinstance(stat, str):
+        from mapgen.data.curated import load_curated
+
+        stat = load_curated(atlas_obj.name, stat)
+    values = align_values(atlas_obj, stat.values)
+    series = pd.Series(values, dtype=float)
+    if hatched and legend == "continuous":
+        raise ValueError("Hatched maps need a discrete legend: use legend='discrete' or drop hatched.")
+    if legend == "discrete":
+        leg = discrete_legend(
+            series, k=classes, scheme=scheme, breaks=breaks, percent=stat.percent, order=order,
+            colormap=colormap, reverse=reverse, hatched=hatched,
+        )
+    elif legend == "continuous":
+        leg = continuous_legend(series, colormap=colormap, reverse=reverse, percent=stat.percent)
+    else:
+        raise ValueError(f"Unknown legend type {legend!r}; use 'discrete' or 'continuous'.")
+    spec = MapSpec(
+        map_id="",
+        atlas=atlas_obj.name,
+        values=values,
+        legend=leg,
+        stat=stat.info,
+        style=Style(**style),
+        title=_default_title(stat) if title is None else title,
+        exclude=tuple(exclude),
+        seed=seed,
+    )
+    return replace(spec, map_id=map_id or content_id(spec))
+
+
+def align_values(atlas: Atlas, values: pd.Series) -> dict[str, float]:
+    """Values keyed by every atlas code (missing → NaN); index entries may be codes, names or aliases.
+
+    Entries for regions the atlas excludes on purpose (``load_atlas("china", exclude=["TW"])``) are skipped;
+    any other unknown name raises :class:`UnknownRegionError` with the closest matches.
+    """
+    out = {code: math.nan for code in atlas.codes}
+    full = load_atlas(atlas.name) if atlas.name in BUILTIN else atlas
+    for key, value in values.items():
+        code = full.resolve(str(key))
+        if code in out:
+            out[code] = float(value)
+    return out
+
+
+def _default_title(stat: Statistic) -> str:
+    year = f" ({stat.year})" if stat.year else ""
+    return f"{stat.title}{year}"
+
+
+def content_id(spec: MapSpec) -> str:
+    """A short stable id from the spec's content (atlas, stat, values, legend, style, seed)."""
+    payload = spec.to_dict() | {"map_id": ""}
+    digest = hashlib.sha1(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:10]
+    return f"{spec.atlas}-{spec.stat.id}-{digest}"
+
+
+# --- MAPWise / MapQA metadata -----------------------------------------------------------------------------
+
+_MAPWISE_DERIVED = {
+    # MAPWise's India maps use the 2014-2019 layout: J&K still includes Ladakh, DNH and Daman & Diu are separate.
+    "india": {"LA": ("JK",), "DH": ("DN", "DD")},
+}
+
+
+def country_of_mapwise(meta: dict[str, Any]) -> str:
+    """Which built-in atlas a MAPWise metadata dict belongs to (by scope, else by its region codes)."""
+    scope = str(meta.get("scope") or "").lower()
+    if scope in ("usa", "us", "usa-states"):
+        return "usa"
+    regions = [d["region"] for d in meta.get("data", [])]
+    best, best_hits = "", -1
+    for name in ("usa", "india", "china"):
+        atlas = load_atlas(name)
+        hits = sum(normalize_name(r) in atlas._index for r in regions)
+        if hits > best_hits:
+            best, best_hits = name, hits
+    return best
+
+
+def spec_from_mapwise(meta: dict[str, Any], country: str | None = None, map_id: str | None = None) -> MapSpec:
+    """Rebuild a MapSpec from MAPWise/MapQA metadata (values, classes, labels, order, colours, style).
+
+    Regions MAPWise's India layout lacks take their parent's value (Ladakh ← J&K, DH ← DNH or Daman & Diu),
+    recorded in ``extra["derived"]``; the original records are kept in ``extra["mapwise"]`` for export.
+    """
+    country = country or country_of_mapwise(meta)
+    atlas = load_atlas(country)
+    values = {code: math.nan for code in atlas.codes}
+    original: dict[str, float] = {}
+    for rec in meta["data"]:
+        value = rec.get("value")
+        value = math.nan if value is None else float(value)
+        original[rec["region"]] = value
+        code = atlas.resolve(rec["region"])
+        if math.isnan(values[code]):
+            values[code] = value
+    derived = {}
+    for code, parents in _MAPWISE_DERIVED.get(country, {}).items():
+        if code not in original and math.isnan(values.get(code, 0.0)):
+            for parent in parents:
+                if parent in original and not math.isnan(original[parent]):
+                    values[code] = original[parent]
+                    derived[code] = parent
+                    break
+    if derived:
+        warnings.warn(f"MAPWise map lacks {sorted(derived)}; values taken from {derived}.", stacklevel=2)
+    legend = legend_from_mapwise(meta)
+    title = meta.get("title")
+    title_text = title.get("text", "") if isinstance(title, dict) else (title or "")
+    legend_meta = meta.get("legend") or {}
+    style = Style(
+        renderer="matplotlib",
+        annotated=True,
+        background=meta.get("paper_bgcolor") or "white",
+        legend_orientation=legend_meta.get("orientation", "vertical"),
+        legend_position="bottom" if legend_meta.get("orientation") == "horizontal" else "right",
+    )
+    percent = legend.percent or str(meta.get("data_type", "")).lower().startswith("percent")
+    stat = StatInfo(
+        id=f"mapwise_{meta.get('map_id')}",
+        country=country,
+        title=title_text,
+        unit="%" if percent else "",
+        kind="percent" if percent else "absolute",
+        source=meta.get("KFF_file_name") or "MAPWise",
+    )
+    return MapSpec(
+        map_id=map_id or f"mapwise-{country}-{meta.get('map_id')}",
+        atlas=country,
+        values=values,
+        legend=legend,
+        stat=stat,
+        style=style,
+        title=title_text,
+        extra={"mapwise": {k: v for k, v in meta.items() if k != "data"}, "mapwise_values": original,
+               "derived": derived},
+    )
+
+
+def spec_to_mapwise(spec: MapSpec) -> dict[str, Any]:
+    """MAPWise/MapQA metadata for a spec. Imported specs keep their original region codes and extra fields."""
+    atlas = spec.load_atlas()
+    base = dict(spec.extra.get("mapwise") or {})
+    original: dict[str, float] = spec.extra.get("mapwise_values") or {}
+    regions = list(original) if original else list(atlas.codes)
+    data = []
+    for region in regions:
+        code = atlas.resolve(region)
+        value = spec.values.get(code, math.nan)
+        if region in original and _same(original[region], value, code, spec.extra.get("derived", {})):
+            value = original[region]
+        record: dict[str, Any] = {"region": region, "value": None if _isnan(value) else value}
+        if spec.legend.kind == "discrete":
+            cls, desc = mapwise_class(spec.legend, value)
+            record |= {"description": desc, "class": cls}
+        record["legend_position"] = _legend_position(spec.legend, value)
+        data.append(record)
+    out = {
+        "map_id": base.get("map_id", spec.map_id),
+        "map_type": "Choropleth",
+        **{k: v for k, v in base.items() if k not in ("map_id", "map_type")},
+        **legend_to_mapwise(spec.legend),
+        "missing_data": any(r["value"] is None for r in data),
+        "data": data,
+    }
+    if "paper_bgcolor" not in base:
+        out["paper_bgcolor"] = spec.style.background
+    if "title" not in base:
+        out["title"] = spec.title
+    if base.get("missing_data") in ("True", "False"):
+        out["missing_data"] = str(out["missing_data"])
+    return out
+
+
+def _legend_position(legend: Legend, value: float) -> str | float | None:
+    """MAPWise's ``legend_position``: the colour-bar position (2 decimals) on continuous maps; on discrete maps
+    ``legend_<1-based display slot>`` (USA/KFF dialect) or ``legend_position_<class, lowest = 0>`` (MapQA)."""
+    if legend.kind == "continuous":
+        pos = legend.position_of(value)
+        return None if pos is None else round(pos, 2)
+    idx = legend.class_of(value)
+    if legend.meta.get("mapwise", {}).get("dialect", "kff") == "kff":
+        slot = legend.k if idx is None else [c.index for c in legend.display_classes()].index(idx)
+        return f"legend_{slot + 1}"
+    return f"legend_position_{legend.k if idx is None else idx}"
+
+
+def _same(original: float, value: float, code: str, derived: dict[str, str]) -> bool:
+    if _isnan(original) or _isnan(value):
+        return True
+    return math.isclose(original, value) or code in derived
