@@ -1,37 +1,17 @@
-"""Command-line entry point ``mapgen``: parses arguments and calls library functions, nothing more."""
+"""``mapgen atlas ...``: regions, borders and named groups."""
 
 from __future__ import annotations
 
 import json
-import sys
 
 import click
 
 from mapgen.geo.atlas import list_atlases, load_atlas
-from mapgen.geo.names import UnknownNameError
-
-
-class MapgenGroup(click.Group):
-    """Turns library errors (unknown names, bad input) into one clear line and exit code 2."""
-
-    def invoke(self, ctx: click.Context):
-        try:
-            return super().invoke(ctx)
-        except (UnknownNameError, ValueError, FileNotFoundError) as exc:
-            click.echo(f"Error: {exc}", err=True)
-            sys.exit(2)
-
-
-@click.group(cls=MapgenGroup)
-@click.version_option(package_name="mapgen")
-def main() -> None:
-    """Generate reproducible choropleth-map benchmarks for vision-language models."""
-
 
 # --- atlas -------------------------------------------------------------------------------------------------
 
 
-@main.group()
+@click.group()
 def atlas() -> None:
     """Regions, borders and named groups of the built-in atlases."""
 
@@ -78,7 +58,3 @@ def atlas_group(country: str, name: str | None) -> None:
             click.echo(f"{g.name}\t{len(g.members)}\t{' '.join(sorted(g.members))}")
         return
     click.echo(" ".join(sorted(a.group(name))))
-
-
-if __name__ == "__main__":
-    main()

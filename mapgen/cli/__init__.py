@@ -1,0 +1,43 @@
+"""Command-line entry point ``mapgen``: parses arguments and calls library functions, nothing more.
+
+Each topic lives in its own module (``mapgen/cli/<topic>.py``) defining a click command or group; this module
+registers them on :func:`main`.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from mapgen.geo.names import UnknownNameError
+
+
+class MapgenGroup(click.Group):
+    """Turns library errors (unknown names, bad input) into one clear line and exit code 2."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except (UnknownNameError, ValueError, FileNotFoundError) as exc:
+            click.echo(f"Error: {exc}", err=True)
+            sys.exit(2)
+
+
+@click.group(cls=MapgenGroup)
+@click.version_option(package_name="mapgen")
+def main() -> None:
+    """Generate reproducible choropleth-map benchmarks for vision-language models."""
+
+
+def _register() -> None:
+    from mapgen.cli.atlas import atlas
+
+    for command in (atlas,):
+        main.add_command(command)
+
+
+_register()
+
+if __name__ == "__main__":
+    main()
