@@ -28,8 +28,8 @@ def make_q(qid: str = "q", answer_type: str = "single", answer=None, **kw) -> Qu
         question_id=qid,
         map_id="m1",
         template_id="t",
-        mapwise_no=None,
-        text="?",
+        mapwise_template=None,
+        question="?",
         answer=answer,
         answer_type=answer_type,
         map_type="discrete",
@@ -69,7 +69,7 @@ def test_binary_and_count_exact():
 
 
 def test_single_recall_code_full_name_and_numbers():
-    q = make_q(answer="California", aliases={"California": ["CA", "Calif."]})
+    q = make_q(answer="California", accepted_answers={"California": ["CA", "Calif."]})
     metric = get_metric("single_recall")
     assert metric("ca", q) == 1.0
     assert metric("The State of California", q) == 1.0
@@ -121,7 +121,7 @@ def test_list_precision_recall_f1_with_aliases():
     q = make_q(
         answer_type="list",
         answer=["Texas", "Ohio", "Iowa"],
-        aliases={"Texas": ["TX"], "Ohio": ["OH"], "Iowa": ["IA"]},
+        accepted_answers={"Texas": ["TX"], "Ohio": ["OH"], "Iowa": ["IA"]},
     )
     pred = ["TX", "ohio", "Utah"]
     assert get_metric("list_precision")(pred, q) == pytest.approx(2 / 3)
@@ -205,7 +205,7 @@ def test_registered_ranking_metrics_use_aliases_and_rescale():
     q = make_q(
         answer_type="ranking",
         answer=[["Sichuan"], ["Yunnan"], ["Guizhou"]],
-        aliases={"Sichuan": ["SC"], "Yunnan": ["YN"], "Guizhou": ["GZ"]},
+        accepted_answers={"Sichuan": ["SC"], "Yunnan": ["YN"], "Guizhou": ["GZ"]},
     )
     assert get_metric("ranking_rwp")([["SC"], ["yunnan"], ["GZ"]], q) == 1.0
     assert get_metric("ranking_rwp")("Guizhou < Yunnan < Sichuan", q) == 1.0
@@ -241,7 +241,7 @@ def test_grounding_summary_unique_split():
 
 
 def test_score_single_question():
-    q = make_q(answer_type="list", answer=["Texas", "Ohio"], aliases={"Texas": ["TX"]})
+    q = make_q(answer_type="list", answer=["Texas", "Ohio"], accepted_answers={"Texas": ["TX"]})
     s = score(q, 'Thinking... {"answer": ["TX", "Utah"]}')
     assert s.parse_ok and s.extracted == ["TX", "Utah"]
     assert s.metrics["list_precision"] == 0.5 and s.metrics["list_recall"] == 0.5

@@ -3,7 +3,7 @@
 Registered metrics (``get_metric(name)(prediction, question) -> float`` in ``[0, 1]``) take the extracted
 prediction (see :mod:`mapgen.eval.extract`; a raw string is also accepted and parsed) and a
 :class:`~mapgen.questions.record.Question`. Names are compared after :func:`normalize_name` and through an
-:class:`AliasMap` built from ``question.aliases``, so a code and a full name both match.
+:class:`AliasMap` built from ``question.accepted_answers``, so a code and a full name both match.
 
 Definitions (MAPWise §3.3 and Appendix C, DESIGN.md §6):
 
@@ -113,14 +113,14 @@ def _flatten(answer: Any) -> list[str]:
 
 
 def alias_map(question: Question) -> AliasMap:
-    """Alias map from ``question.aliases`` plus every item of its answer."""
-    return AliasMap.from_aliases(question.aliases, _flatten(question.answer))
+    """Alias map from ``question.accepted_answers`` plus every item of its answer."""
+    return AliasMap.from_aliases(question.accepted_answers, _flatten(question.answer))
 
 
 def vocabulary(question: Question) -> list[str]:
     """Every spelling of every answer item (to keep names containing ``and`` whole when splitting)."""
     names = _flatten(question.answer)
-    for key, alts in (question.aliases or {}).items():
+    for key, alts in (question.accepted_answers or {}).items():
         names.append(key)
         names.extend(alts or ())
     return names

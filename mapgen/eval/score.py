@@ -29,7 +29,7 @@ GROUP_COLUMNS: tuple[str, ...] = (
 )
 """Question attributes copied into the report frame for :meth:`Report.breakdown`."""
 
-_ID_COLUMNS: tuple[str, ...] = ("question_id", "map_id", "template_id", "mapwise_no", "split")
+_ID_COLUMNS: tuple[str, ...] = ("question_id", "map_id", "template_id", "mapwise_template", "split")
 _RESULT_COLUMNS: tuple[str, ...] = (
     "answer",
     "extracted",

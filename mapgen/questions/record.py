@@ -5,11 +5,15 @@ Answer encoding per ``answer_type`` (JSON-serialisable):
 - ``binary``: ``"Yes"`` or ``"No"``.
 - ``count``: an ``int``.
 - ``single``: one canonical string (a region's full name, or a legend label / colour word);
-  ``aliases`` maps it to every other accepted spelling (region code, aliases).
-- ``list``: a list of canonical strings (order irrelevant); ``aliases`` maps each item to its alternatives.
+  ``accepted_answers`` maps it to every other accepted spelling (region code, aliases).
+- ``list``: a list of canonical strings (order irrelevant); ``accepted_answers`` maps each item to its alternatives.
 - ``range``: a string as printed on the legend (``"1k-2k"``, ``">0.55"``); ``bounds`` holds ``[lower, upper]``
   (``None`` for an open end).
-- ``ranking``: a list of tie groups, best first, e.g. ``[["Texas"], ["Ohio", "Iowa"]]``; ``aliases`` as for lists.
+- ``ranking``: a list of tie groups, best first, e.g. ``[["Texas"], ["Ohio", "Iowa"]]``; ``accepted_answers`` as
+  for lists.
+
+JSON keys required by the question-engine issue: ``question_id, map_id, template_id, mapwise_template, question,
+answer, accepted_answers, answer_type, map_type, relative_region, program``; the rest are mapgen's additions.
 """
 
 from __future__ import annotations
@@ -28,13 +32,13 @@ class Question:
     question_id: str
     map_id: str
     template_id: str
-    mapwise_no: int | None
-    text: str
+    mapwise_template: int | None
+    question: str
     answer: Any
     answer_type: AnswerType
     map_type: Literal["discrete", "continuous"]
     country: str
-    aliases: dict[str, list[str]] = field(default_factory=dict)
+    accepted_answers: dict[str, list[str]] = field(default_factory=dict)
     bounds: list[float | None] | None = None
     relative_region: bool = False
     hatched: bool = False
