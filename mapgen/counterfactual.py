@@ -1,0 +1,342 @@
+"""Counterfactual maps (MAPWise §7): imaginary names, shuffled names, jumbled values, and the original control.
+
+A counterfactual is a new :class:`MapSpec` whose ``counterfactual`` field tells :func:`mapgen.scene.build_scene`
+which display name (``names``) and which annotation text (``labels``) each region code carries; geography
+(shapes, borders, groups, positions) always stays with the shapes. Jumbled maps keep the real names and permute
+the values. Every transform is seeded and reproducible: randomness comes from ``random.Random`` seeded with a
+string (stable across Python runs), and regions are processed in sorted code order, never dict order.
+
+How sets are marked (``spec.extra["counterfactual_set"] = {"kind", "seed", "source_map_id"}`` on every spec made
+here; read it with :func:`counterfactual_kind`):
+
+- ``imaginary`` / ``shuffled`` / ``jumbled``: ``spec.counterfactual["kind"]`` is the kind.
+- ``original`` (the control, MAPWise's ``orgs/``): ``spec.counterfactual`` is ``None`` so the Scene and the
+  question engine treat it exactly as a real map; only ``extra["counterfactual_set"]["kind"] == "original"`` and
+  the ``-original`` map id mark it.
+
+Imaginary names: syllables ``onset + nucleus (+ coda)`` from small tables, 2–3 syllables, sometimes a classical
+ending ("-ia", "-ora", …), one title-cased word of 4–10 letters. A name is kept only if it is
+*pronounceable* (:func:`is_pronounceable`: letters only, no three consonants and no three vowels in a row),
+free of a small blocklist of offensive substrings, not a real spelling (name, alias, code, group, neighbouring
+country) of any built-in atlas or of the map's own atlas (compared with :func:`normalize_name`), not close to
+one (``difflib`` ratio < 0.85), and not close to another imaginary name of the same map. Codes for annotated maps
+are two uppercase letters, unique per map, taken from the name when possible (first two letters, then first
+letter + a later letter, as USPS codes are), never equal to a real code or two-letter alias of any built-in
+atlas — so "CA" never labels a region that is not California.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import math
+import random
+import string
+from dataclasses import replace
+from functools import cache
+from typing import Any, Literal
+
+from mapgen.geo.atlas import BUILTIN, Atlas, list_atlases, load_atlas
+from mapgen.geo.names import normalize_name
+from mapgen.spec import MapSpec
+
+Kind = Literal["imaginary", "shuffled", "jumbled"]
+KINDS: tuple[str, ...] = ("imaginary", "shuffled", "jumbled")
+#: Kinds that rename regions (the Scene accepts only the map's own names on these).
+NAME_KINDS: frozenset[str] = frozenset({"imaginary", "shuffled"})
+CONTROL = "original"
+
+SIMILARITY_CUTOFF = 0.85
+MAX_ATTEMPTS = 20_000
+
+_ONSETS = (
+    "", "", "b", "d", "f", "g", "h", "k", "l", "m", "n", "p", "r", "s", "t", "v", "z",
+    "br", "dr", "gr", "kr", "tr", "pl", "st", "th", "sh", "ch",
+)
+_NUCLEI = ("a", "a", "a", "e", "e", "i", "i", "o", "o", "u", "ai", "ou")
+_CODAS = ("", "", "", "", "", "n", "n", "r", "r", "l", "s", "m")
+_ENDINGS = ("ia", "ora", "is", "an", "ar", "eth", "ine", "os", "und", "ella", "ona", "ir")
+_VOWELS = frozenset("aeiou")
+#: Substrings a name must not contain (checked on the lower-cased name).
+BLOCKLIST = (
+    "anal", "anus", "arse", "ass", "bitch", "butt", "cock", "crap", "cum", "cunt", "damn", "dick", "dildo", "fag",
+    "fuck", "fuk", "gay", "hell", "homo", "jew", "kill", "kkk", "nazi", "negr", "nig", "penis", "piss", "poo",
+    "porn", "pussy", "rape", "sex", "shit", "slut", "tit", "twat", "vagin", "whore", "wank",
+)
+
+
+# --- real spellings -----------------------------------------------------------------------------------------
+
+
+def _atlas_spellings(atlas: Atlas) -> set[str]:
+    """Every real spelling of an atlas: codes, names, aliases, group names and aliases, neighbouring countries."""
+    out = {atlas.title, atlas.name}
+    for code in atlas.codes:
+        out.update((code, atlas.names[code], *atlas.aliases.get(code, ())))
+    for group in atlas.groups.values():
+        out.update((group.name, *group.aliases))
+    out.update(atlas.bordering_countries)
+    return out
+
+
+@cache
+def _builtin_spellings() -> frozenset[str]:
+    """Normalised real spellings of all built-in atlases."""
+    raw: set[str] = set()
+    for name in list_atlases():
+        raw |= _atlas_spellings(load_atlas(name))
+    return frozenset(normalize_name(s) for s in raw if normalize_name(s))
+
+
+def real_spellings(atlas: Atlas) -> frozenset[str]:
+    """Normalised spellings an imaginary name or code must avoid (all built-in atlases plus ``atlas``)."""
+    extra = frozenset() if atlas.name in BUILTIN else frozenset(normalize_name(s) for s in _atlas_spellings(atlas))
+    return _builtin_spellings() | extra
+
+
+# --- imaginary names ----------------------------------------------------------------------------------------
+
+
+def is_pronounceable(name: str) -> bool:
+    """Letters only, 4–10 of them, no three consonants and no three vowels in a row (``y`` counts as consonant)."""
+    word = name.lower()
+    if not (word.isascii() and word.isalpha() and 4 <= len(word) <= 10):
+        return False
+    run_kind, run = None, 0
+    for ch in word:
+        kind = ch in _VOWELS
+        run = run + 1 if kind == run_kind else 1
+        run_kind = kind
+        if run >= 3:
+            return False
+    return True
+
+
+def is_offensive(name: str) -> bool:
+    """True when the name contains a blocklisted substring."""
+    word = normalize_name(name)
+    return any(bad in word for bad in BLOCKLIST)
+
+
+def _similar(a: str, b: str) -> bool:
+    matcher = difflib.SequenceMatcher(None, a, b)
+    return (
+        matcher.real_quick_ratio() >= SIMILARITY_CUTOFF
+        and matcher.quick_ratio() >= SIMILARITY_CUTOFF
+        and matcher.ratio() >= SIMILARITY_CUTOFF
+    )
+
+
+def _candidate(rng: random.Random) -> str:
+    """One raw syllable-built word (not yet checked)."""
+    count = rng.choice((2, 2, 2, 3))
+    parts = [rng.choice(_ONSETS) + rng.choice(_NUCLEI) + rng.choice(_CODAS) for _ in range(count - 1)]
+    onset = rng.choice(_ONSETS)
+    last = onset + (rng.choice(_ENDINGS) if rng.random() < 0.3 else rng.choice(_NUCLEI) + rng.choice(_CODAS))
+    return "".join([*parts, last]).capitalize()
+
+
+def _acceptable(name: str, real: frozenset[str], taken: list[str]) -> bool:
+    key = normalize_name(name)
+    if not is_pronounceable(name) or is_offensive(name) or key in real:
+        return False
+    return not any(_similar(key, other) for other in (*taken, *real) if len(other) > 3)
+
+
+def _code_candidates(name: str) -> list[str]:
+    """Two-letter codes from a name: first two letters, then first letter + each later letter."""
+    word = name.upper()
+    return list(dict.fromkeys(word[0] + ch for ch in word[1:]))
+
+
+def _pick_code(name: str, rng: random.Random, used: set[str], real: frozenset[str]) -> str:
+    for code in _code_candidates(name):
+        if code not in used and code.lower() not in real:
+            return code
+    pool = [a + b for a in string.ascii_uppercase for b in string.ascii_uppercase]
+    free = [c for c in pool if c not in used and c.lower() not in real]
+    if not free:
+        raise ValueError("No free two-letter code left for an imaginary region.")
+    return rng.choice(free)
+
+
+def imaginary_names(atlas: Atlas | str, seed: int, n: int | None = None) -> dict[str, tuple[str, str]]:
+    """Region code → (imaginary name, two-letter code) for every region (or the first ``n`` in sorted code order).
+
+    Depends only on the atlas name, its codes and ``seed``: all maps of one atlas in a set share one dictionary,
+    and the result for ``n`` is a prefix of the full one.
+    """
+    atlas = load_atlas(atlas) if isinstance(atlas, str) else atlas
+    codes = sorted(atlas.codes)[: len(atlas.codes) if n is None else n]
+    rng = random.Random(f"mapgen-imaginary:{atlas.name}:{seed}")
+    real = real_spellings(atlas)
+    taken: list[str] = []
+    used: set[str] = set()
+    out: dict[str, tuple[str, str]] = {}
+    for code in codes:
+        name = _fresh_name(rng, real, taken)
+        taken.append(normalize_name(name))
+        label = _pick_code(name, rng, used, real)
+        used.add(label)
+        out[code] = (name, label)
+    return out
+
+
+def _fresh_name(rng: random.Random, real: frozenset[str], taken: list[str]) -> str:
+    for _ in range(MAX_ATTEMPTS):
+        name = _candidate(rng)
+        if _acceptable(name, real, taken):
+            return name
+    raise RuntimeError(f"Could not invent a new name after {MAX_ATTEMPTS} attempts.")
+
+
+# --- permutations -------------------------------------------------------------------------------------------
+
+
+def random_derangement(items: list[str], rng: random.Random) -> dict[str, str]:
+    """A uniformly random derangement of ``items`` (item → item it takes from), by rejection sampling.
+
+    Shuffles until no item maps to itself; the accepted permutations are uniform over all derangements and the
+    expected number of shuffles is about e ≈ 2.72. Needs at least two items.
+    """
+    if len(items) < 2:
+        raise ValueError("A derangement needs at least two items.")
+    while True:
+        perm = items[:]
+        rng.shuffle(perm)
+        if all(a != b for a, b in zip(items, perm)):
+            return dict(zip(items, perm))
+
+
+def shuffled_names(atlas: Atlas | str, seed: int) -> dict[str, str]:
+    """Shape code → code whose real name (and code) the shape wears; a uniform derangement of the atlas codes."""
+    atlas = load_atlas(atlas) if isinstance(atlas, str) else atlas
+    return random_derangement(sorted(atlas.codes), random.Random(f"mapgen-shuffled:{atlas.name}:{seed}"))
+
+
+def jumbled_values(spec: MapSpec, seed: int) -> dict[str, float]:
+    """The spec's values permuted among the regions that have one (a derangement when ≥ 2 do); N/A stays N/A.
+
+    The multiset of values is unchanged, so every value still lies in the (unchanged) legend. Regions whose
+    value equals the value they receive look the same; a derangement guarantees only that every value moves.
+    """
+    valued = sorted(c for c, v in spec.values.items() if not math.isnan(v))
+    out = dict(spec.values)
+    if len(valued) < 2:
+        return out
+    perm = random_derangement(valued, random.Random(f"mapgen-jumbled:{spec.map_id}:{seed}"))
+    for code, source in perm.items():
+        out[code] = spec.values[source]
+    return out
+
+
+# --- specs --------------------------------------------------------------------------------------------------
+
+
+def _set_marker(kind: str, seed: int | None, spec: MapSpec) -> dict[str, Any]:
+    return {"kind": kind, "seed": seed, "source_map_id": spec.map_id}
+
+
+def make_counterfactual(spec: MapSpec, kind: Kind, seed: int) -> MapSpec:
+    """A new spec of the given kind (id ``{map_id}-{kind}-s{seed}``); same atlas, legend, style and title."""
+    if kind not in KINDS:
+        raise ValueError(f"Unknown counterfactual kind {kind!r}; use one of {', '.join(KINDS)}.")
+    if spec.counterfactual:
+        raise ValueError(f"Map {spec.map_id} is already a {spec.counterfactual.get('kind')} counterfactual.")
+    marker = _set_marker(kind, seed, spec)
+    cf: dict[str, Any] = dict(marker)
+    values = spec.values
+    atlas = spec.load_atlas()
+    if kind == "imaginary":
+        invented = imaginary_names(atlas, seed)
+        cf |= {"names": {c: n for c, (n, _) in invented.items()}, "labels": {c: lab for c, (_, lab) in invented.items()}}
+    elif kind == "shuffled":
+        perm = shuffled_names(atlas, seed)
+        cf |= {"names": {c: atlas.names[src] for c, src in perm.items()}, "labels": dict(perm)}
+    else:
+        values = jumbled_values(spec, seed)
+        cf["moved_from"] = _moved_from(spec.values, values)
+    return replace(
+        spec,
+        map_id=f"{spec.map_id}-{kind}-s{seed}",
+        values=values,
+        counterfactual=cf,
+        extra=spec.extra | {"counterfactual_set": marker},
+    )
+
+
+def _moved_from(before: dict[str, float], after: dict[str, float]) -> dict[str, bool]:
+    """Which regions' values changed (jumbled maps), for linking answers that must differ."""
+    return {c: not _same(before[c], after[c]) for c in sorted(before)}
+
+
+def _same(a: float, b: float) -> bool:
+    return (math.isnan(a) and math.isnan(b)) or a == b
+
+
+def original_control(spec: MapSpec) -> MapSpec:
+    """The control map (MAPWise ``orgs/``): the same map under id ``{map_id}-original``, real names, real values.
+
+    ``counterfactual`` stays ``None`` so every consumer treats it as a real map; the set membership is recorded
+    in ``extra["counterfactual_set"]`` (kind ``original``).
+    """
+    if spec.counterfactual:
+        raise ValueError(f"Map {spec.map_id} is a counterfactual; make the control from the original map.")
+    return replace(
+        spec, map_id=f"{spec.map_id}-{CONTROL}", extra=spec.extra | {"counterfactual_set": _set_marker(CONTROL, None, spec)}
+    )
+
+
+def counterfactual_kind(spec: MapSpec) -> str | None:
+    """``imaginary``/``shuffled``/``jumbled``/``original`` for specs made here; ``None`` for ordinary maps."""
+    if spec.counterfactual:
+        return str(spec.counterfactual.get("kind"))
+    marker = spec.extra.get("counterfactual_set") or {}
+    return marker.get("kind")
+
+
+# --- dictionary and prompt ----------------------------------------------------------------------------------
+
+
+def name_dictionary(spec: MapSpec) -> dict[str, Any]:
+    """The name dictionary of a renamed map: real name → {code, name shown on the map, label drawn on it}.
+
+    Maps that keep real names (jumbled, original, ordinary) get an empty ``regions`` mapping.
+    """
+    cf = spec.counterfactual or {}
+    atlas = spec.load_atlas()
+    names, labels = cf.get("names", {}), cf.get("labels", {})
+    regions = {
+        atlas.names[c]: {"code": c, "name": names[c], "label": labels.get(c, c)} for c in atlas.codes if c in names
+    }
+    return {
+        "kind": counterfactual_kind(spec),
+        "atlas": spec.atlas,
+        "seed": cf.get("seed"),
+        "source_map_id": cf.get("source_map_id"),
+        "regions": regions,
+    }
+
+
+def prompt_note(spec: MapSpec) -> str:
+    """The instruction MAPWise put into prompts for this kind of map ("" for real maps)."""
+    kind = counterfactual_kind(spec)
+    word = spec.load_atlas().region_word
+    if kind == "imaginary":
+        mapping = {real: f"{e['name']} ({e['label']})" for real, e in name_dictionary(spec)["regions"].items()}
+        return (
+            f"The map in the image uses fictional names for each {word} as given in this dictionary "
+            f"(real name: fictional name (code on the map)). Use these fictional names and this dictionary while "
+            f"analysing the map, and answer with the fictional names: {json.dumps(mapping, ensure_ascii=False)}"
+        )
+    if kind == "shuffled":
+        return (
+            f"The {word} names on this map have been shuffled: each {word} is labelled with the name of another "
+            f"{word}. Use the names and codes as they appear on the map, not real geography, when answering."
+        )
+    if kind == "jumbled":
+        return (
+            f"The values on this map are fictional: they have been shuffled among the {word}s. Answer from the map "
+            f"and its legend, not from what you know about the {word}s."
+        )
+    return ""
