@@ -32,8 +32,10 @@ def main() -> None:
 
 def _register() -> None:
     from mapgen.cli.atlas import atlas
+    from mapgen.cli.spec import scene, spec
+    from mapgen.cli.stats import stats
 
-    for command in (atlas,):
+    for command in (atlas, stats, spec, scene):
         main.add_command(command)
 
 

@@ -1,0 +1,135 @@
+"""``mapgen spec ...`` (build a MapSpec) and ``mapgen scene ...`` (the computed facts of one map)."""
+
+from __future__ import annotations
+
+import json
+import math
+import warnings
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import click
+
+from mapgen.data.statistic import KINDS, Statistic
+from mapgen.data.user import load_table
+from mapgen.scene import build_scene
+from mapgen.spec import MapSpec, load_spec, make_spec, spec_from_mapwise
+
+
+def _echo_warnings(fn: Callable[[], Any]) -> Any:
+    """Run ``fn`` and print its warnings as one ``Warning: ...`` line each on stderr."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = fn()
+    for w in caught:
+        click.echo(f"Warning: {w.message}", err=True)
+    return result
+
+
+def _parse_breaks(text: str | None) -> list[float] | None:
+    if not text:
+        return None
+    try:
+        return [float(b) for b in text.split(",") if b.strip()]
+    except ValueError:
+        raise click.BadParameter(f"breaks must be comma-separated numbers, got {text!r}") from None
+
+
+def json_safe(data: Any) -> Any:
+    """``data`` with every NaN float replaced by None (JSON has no NaN)."""
+    if isinstance(data, float) and math.isnan(data):
+        return None
+    if isinstance(data, dict):
+        return {k: json_safe(v) for k, v in data.items()}
+    if isinstance(data, (list, tuple)):
+        return [json_safe(v) for v in data]
+    return data
+
+
+def _emit(spec: MapSpec, output: str | None) -> None:
+    # MAPWise imports keep the original values (NaN for N/A) in extra; MapSpec.save refuses NaN, so write them
+    # as null (spec_to_mapwise reads null as N/A).
+    spec = replace(spec, extra=json_safe(spec.extra))
+    if output is None:
+        click.echo(json.dumps(spec.to_dict(), indent=1, allow_nan=False))
+        return
+    path = spec.save(output)
+    classes = f", {spec.legend.k} classes" if spec.map_type == "discrete" else ""
+    click.echo(f"wrote {path} ({spec.map_id}: {spec.map_type}{classes})", err=True)
+
+
+@click.command("spec")
+@click.argument("country", required=False)
+@click.option("--stat", "stat_id", default=None, help="Curated table id (see `mapgen stats list`).")
+@click.option("--stat-file", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="User table (CSV/TSV/Parquet) with a region and a value column.")
+@click.option("--region-col", default=None, help="Region column of --stat-file (default: detected).")
+@click.option("--value-col", default=None, help="Value column of --stat-file (default: detected).")
+@click.option("--kind", type=click.Choice(list(KINDS)), default=None,
+              help="Kind of --stat-file values (default: its metadata sidecar, else absolute).")
+@click.option("--unit", default=None, help="Unit of --stat-file values.")
+@click.option("--on-missing", type=click.Choice(["warn", "error", "ignore"]), default="warn", show_default=True,
+              help="Empty cells in --stat-file: N/A with a warning, an error, or N/A silently.")
+@click.option("--from-metadata", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="Import a MAPWise/MapQA metadata JSON instead.")
+@click.option("--legend", type=click.Choice(["discrete", "continuous"]), default="discrete", show_default=True)
+@click.option("--classes", type=int, default=5, show_default=True)
+@click.option("--scheme", default="quantiles", show_default=True,
+              help="quantiles | equal_interval | natural_breaks | fisher_jenks")
+@click.option("--breaks", default=None, help="Upper class edges, e.g. 1,2,3 (override --scheme).")
+@click.option("--order", type=click.Choice(["small_to_large", "large_to_small"]), default="small_to_large",
+              show_default=True)
+@click.option("--colormap", default="Blues", show_default=True)
+@click.option("--reverse", is_flag=True, help="Reverse the colour map.")
+@click.option("--hatched", is_flag=True, help="Black-and-white hatch patterns (discrete legends only).")
+@click.option("--title", default=None, help="Map title (default: the statistic's title and year).")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
+              help="Spec JSON to write (atomically); without it, print the JSON.")
+def spec(country: str | None, stat_id: str | None, stat_file: str | None, region_col: str | None,
+         value_col: str | None, kind: str | None, unit: str | None, on_missing: str, from_metadata: str | None,
+         legend: str, classes: int, scheme: str, breaks: str | None, order: str, colormap: str, reverse: bool,
+         hatched: bool, title: str | None, seed: int, output: str | None) -> None:
+    """Build the MapSpec of one map of COUNTRY from --stat or --stat-file, or import --from-metadata."""
+    if from_metadata:
+        if stat_id or stat_file:
+            raise click.UsageError("--from-metadata takes no --stat / --stat-file.")
+        meta = json.loads(Path(from_metadata).read_text(encoding="utf-8"))
+        _emit(_echo_warnings(lambda: spec_from_mapwise(meta, country=country)), output)
+        return
+    if not country or bool(stat_id) == bool(stat_file):
+        raise click.UsageError("Give COUNTRY and exactly one of --stat or --stat-file (or use --from-metadata).")
+    stat: Statistic | str = stat_id or _echo_warnings(
+        lambda: load_table(stat_file, country, region_col=region_col, value_col=value_col, kind=kind, unit=unit,
+                           title=title, on_missing=on_missing)  # type: ignore[arg-type]
+    )
+    built = make_spec(country, stat, legend=legend, classes=classes, scheme=scheme, breaks=_parse_breaks(breaks),
+                      order=order, colormap=colormap, reverse=reverse, hatched=hatched, title=title, seed=seed)
+    _emit(built, output)
+
+
+def _value(value: float) -> str:
+    return "N/A" if math.isnan(value) else f"{value:,.10g}"
+
+
+@click.command("scene")
+@click.argument("spec_file", type=click.Path(exists=True, dir_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print every fact as JSON.")
+def scene(spec_file: str, as_json: bool) -> None:
+    """The Scene of a map: per region value, class, neighbours, groups; legend facts."""
+    sc = build_scene(load_spec(spec_file))
+    if as_json:
+        click.echo(json.dumps(json_safe(sc.to_dict()), indent=1, allow_nan=False))
+        return
+    lf = sc.legend_facts
+    click.echo(f"{sc.map_id}: {sc.title!r} ({sc.country}, {sc.map_type}{', hatched' if sc.hatched else ''})")
+    click.echo(f"legend: {lf.num_classes} classes {list(lf.labels)}; order {lf.order}; "
+               f"{'evenly' if lf.evenly_spaced else 'unevenly'} spaced; {'percent' if lf.percent else 'absolute'}"
+               f"{'; has N/A' if lf.has_na else ''}")
+    rows = [(r.code, r.name, _value(r.value), r.class_label or r.color, " ".join(sorted(r.neighbors)) or "-")
+            for r in sc.regions.values()]
+    widths = [max(len(row[i]) for row in rows) for i in range(4)]
+    for row in rows:
+        click.echo("  ".join(cell.ljust(w) for cell, w in zip(row[:4], widths)) + "  " + row[4])

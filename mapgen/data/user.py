@@ -1,0 +1,467 @@
+"""User statistics tables: CSV / TSV / Parquet files or DataFrames joined to an atlas.
+
+A table has a *region column* (codes, names or aliases in any case/spacing, resolved with
+:meth:`Atlas.resolve`) and a *value column*; both are detected when unambiguous. The result is a
+:class:`Statistic` over every atlas code: regions the table does not list are NaN (the explicit N/A class).
+
+Error policy (every problem raises :class:`TableError`, a ``ValueError``, naming rows and values):
+
+- unknown region names (with the closest spellings), duplicate regions (two rows, or two spellings of one region),
+  non-numeric, infinite, or (``kind="percent"``) out-of-0-100 values; empty, header-only, or malformed files;
+- *explicit* missing cells (empty, ``NA``, ``N/A``, ``-``, ``no data``, …) become N/A. ``on_missing`` decides how
+  loudly: ``"warn"`` (default, a :class:`MissingValueWarning` naming the rows), ``"error"`` or ``"ignore"``. Codes
+  the sidecar metadata lists as missing on purpose never warn. A table with no value at all is an error.
+
+Numbers may carry thousands separators (``1,234,567``) and, in percent tables, a trailing ``%``.
+Rows are named ``line N`` for files read as text (line 1 is the header; blank lines and multi-line quoted cells
+would shift the count) and ``row <index>`` (the DataFrame index) otherwise.
+
+Sidecar metadata: :func:`save_table` writes ``code,name,value`` plus ``<file>-metadata.json`` (the CSVW naming
+convention) holding the :class:`StatInfo`; :func:`load_table` reads that sidecar, when present, for the defaults
+of ``title``, ``unit``, ``kind``, ``year``, ``source_note`` and the id.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import warnings
+from collections.abc import Hashable
+from dataclasses import asdict, replace
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from mapgen.data.statistic import KINDS, StatInfo, Statistic
+from mapgen.geo.atlas import BUILTIN, Atlas, load_atlas
+from mapgen.geo.names import UnknownRegionError, normalize_name
+
+__all__ = [
+    "MissingValueWarning",
+    "TableError",
+    "load_table",
+    "metadata_path",
+    "read_frame",
+    "save_table",
+    "table_csv",
+]
+
+Source = str | Path | pd.DataFrame
+OnMissing = Literal["warn", "error", "ignore"]
+
+NA_STRINGS = frozenset({"", "na", "n/a", "nan", "none", "null", "-", "–", "—", "no data", "missing", "..", "."})
+_THOUSANDS = re.compile(r"^[-+]?\d{1,3}(,\d{3})+(\.\d+)?$")
+_REGION_NAMES = ("code", "region", "state", "province", "name", "region_code", "region_name", "state_name")
+_VALUE_NAMES = ("value", "values", "val")
+_MAX_LISTED = 8
+_SIDECAR_KEY = "mapgen_stat"
+
+
+class TableError(ValueError):
+    """A user table that cannot become a Statistic; the message names the rows and values at fault."""
+
+
+class MissingValueWarning(UserWarning):
+    """Explicit empty / N/A cells in a user table became N/A."""
+
+
+# --- reading ----------------------------------------------------------------------------------------------
+
+
+def metadata_path(path: str | Path) -> Path:
+    """The sidecar metadata file of a table (``synth.csv`` → ``synth.csv-metadata.json``)."""
+    path = Path(path)
+    return path.with_name(path.name + "-metadata.json")
+
+
+def read_frame(source: Source) -> tuple[pd.DataFrame, bool]:
+    """Read a table as strings-or-numbers; returns the frame and whether rows are file lines.
+
+    CSV/TSV are read as text (no type guessing, no NA guessing), so codes like ``01`` survive.
+    """
+    if isinstance(source, pd.DataFrame):
+        frame = source.copy()
+        text = False
+    else:
+        path = Path(source)
+        if not path.is_file():
+            raise FileNotFoundError(f"No such table file: {path}")
+        suffix = path.suffix.lower()
+        if suffix in (".parquet", ".pq"):
+            frame, text = _read_parquet(path), False
+        else:
+            frame, text = _read_text(path, sep="\t" if suffix in (".tsv", ".tab") else ","), True
+    frame.columns = [str(c).strip() for c in frame.columns]
+    if frame.empty:
+        raise TableError(f"{_describe(source)} has no data rows (columns: {list(frame.columns)}).")
+    if len(set(frame.columns)) != len(frame.columns):
+        raise TableError(f"{_describe(source)} repeats column names: {list(frame.columns)}.")
+    return frame, text
+
+
+def _read_text(path: Path, sep: str) -> pd.DataFrame:
+    try:
+        return pd.read_csv(
+            path, sep=sep, dtype=str, keep_default_na=False, skipinitialspace=True, encoding="utf-8-sig"
+        )
+    except pd.errors.EmptyDataError:
+        raise TableError(f"{path} is empty (no header, no rows).") from None
+    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
+        raise TableError(f"{path} is not a readable {'TSV' if sep == chr(9) else 'CSV'} file: {exc}") from None
+
+
+def _read_parquet(path: Path) -> pd.DataFrame:
+    try:
+        return pd.read_parquet(path)
+    except Exception as exc:  # pyarrow raises several unrelated types for corrupt files
+        raise TableError(f"{path} is not a readable Parquet file: {exc}") from None
+
+
+def _describe(source: Source) -> str:
+    return "the DataFrame" if isinstance(source, pd.DataFrame) else str(source)
+
+
+def _row_name(index: Hashable, position: int, text: bool) -> str:
+    return f"line {position + 2}" if text else f"row {index}"
+
+
+def _listing(items: list[str]) -> str:
+    more = f", … ({len(items) - _MAX_LISTED} more)" if len(items) > _MAX_LISTED else ""
+    return "; ".join(items[:_MAX_LISTED]) + more
+
+
+# --- column detection -------------------------------------------------------------------------------------
+
+
+def _is_missing(cell: Any) -> bool:
+    if cell is None or (isinstance(cell, float) and math.isnan(cell)) or cell is pd.NA or cell is pd.NaT:
+        return True
+    return isinstance(cell, str) and cell.strip().lower() in NA_STRINGS
+
+
+def _resolves(atlas: Atlas, cell: Any) -> str | None:
+    """The code a cell names, or None (a plain look-up: no 'did you mean' search)."""
+    if _is_missing(cell) or isinstance(cell, (bool, float, np.floating)):
+        return None
+    return atlas._index.get(normalize_name(str(cell)))
+
+
+def _region_columns(frame: pd.DataFrame, atlas: Atlas) -> dict[str, list[str | None]]:
+    """Columns where at least half of the non-empty cells name a region → their resolved codes."""
+    found = {}
+    for col in frame.columns:
+        cells = [c for c in frame[col] if not _is_missing(c)]
+        if not cells:
+            continue
+        codes = [_resolves(atlas, c) for c in frame[col]]
+        if sum(c is not None for c in codes) >= 0.5 * len(cells):
+            found[col] = codes
+    return found
+
+
+def _pick_region_col(found: dict[str, list[str | None]], frame: pd.DataFrame, atlas: Atlas, source: Source) -> str:
+    if not found:
+        text_cols = [c for c in frame.columns if _numeric_share(frame[c]) < 0.5]
+        if len(text_cols) == 1:  # the only text column: resolving it reports the unknown names
+            return text_cols[0]
+        raise TableError(
+            f"No column of {_describe(source)} holds {atlas.title} region names or codes; columns: "
+            f"{list(frame.columns)}. Pass region_col= (--region-col)."
+        )
+    if len(found) == 1:
+        return next(iter(found))
+    first, *others = found
+    if all(found[o] == found[first] for o in others):  # e.g. code and name columns that agree row by row
+        return first
+    named = [c for c in found if c.lower() in _REGION_NAMES]
+    if len(named) == 1:
+        return named[0]
+    raise TableError(
+        f"Several columns of {_describe(source)} look like region columns: {list(found)} (all columns: "
+        f"{list(frame.columns)}). Pass region_col= (--region-col)."
+    )
+
+
+def _numeric_share(series: pd.Series) -> float:
+    cells = [c for c in series if not _is_missing(c)]
+    if not cells:
+        return 0.0
+    return sum(_parse_number(c) is not None for c in cells) / len(cells)
+
+
+def _pick_value_col(region_like: set[str], frame: pd.DataFrame, region_col: str, source: Source) -> str:
+    candidates = [c for c in frame.columns if c != region_col and c not in region_like]
+    named = [c for c in candidates if c.lower() in _VALUE_NAMES]
+    if len(named) == 1:
+        return named[0]
+    if len(candidates) == 1:
+        return candidates[0]
+    numeric = [c for c in candidates if _numeric_share(frame[c]) >= 0.5]
+    if len(numeric) == 1:
+        return numeric[0]
+    what = "numeric columns" if numeric else "no numeric column"
+    raise TableError(
+        f"Cannot tell which column of {_describe(source)} holds the values ({what}: {numeric}; all columns: "
+        f"{list(frame.columns)}). Pass value_col= (--value-col)."
+    )
+
+
+def _check_column(frame: pd.DataFrame, col: str, what: str, source: Source) -> str:
+    if col in frame.columns:
+        return col
+    by_lower = {c.lower(): c for c in frame.columns}
+    if col.strip().lower() in by_lower:
+        return by_lower[col.strip().lower()]
+    raise TableError(f"{what} column {col!r} not in {_describe(source)}; columns: {list(frame.columns)}.")
+
+
+# --- values -----------------------------------------------------------------------------------------------
+
+
+def _parse_number(cell: Any, percent: bool = False) -> float | None:
+    """A float for a number-like cell (``12``, ``1,234.5``, ``45%``), else None. Booleans are not numbers."""
+    if isinstance(cell, (bool, np.bool_)):
+        return None
+    if isinstance(cell, (int, float, np.integer, np.floating)):
+        return float(cell)
+    text = str(cell).strip().replace("\u2212", "-")
+    if text.endswith("%") and percent:
+        text = text[:-1].strip()
+    if _THOUSANDS.match(text):
+        text = text.replace(",", "")
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def _values(frame: pd.DataFrame, value_col: str, codes: list[str], rows: list[str], kind: str) -> tuple[
+    dict[str, float], list[str]
+]:
+    """Parsed values by code and the rows with explicit missing cells; raises on bad cells."""
+    out: dict[str, float] = {}
+    bad, inf, outside, missing = [], [], [], []
+    for cell, code, row in zip(frame[value_col], codes, rows):
+        if _is_missing(cell):
+            missing.append(row)
+            out[code] = math.nan
+            continue
+        value = _parse_number(cell, percent=kind == "percent")
+        if value is None:
+            bad.append(f"{row} {code}: {cell!r}")
+        elif math.isinf(value):
+            inf.append(f"{row} {code}: {cell!r}")
+        elif kind == "percent" and not 0.0 <= value <= 100.0:
+            outside.append(f"{row} {code}: {cell!r}")
+        else:
+            out[code] = value
+    if bad:
+        hint = " (a trailing % is accepted only with kind='percent')" if any("%" in b for b in bad) else ""
+        raise TableError(f"Non-numeric values in column {value_col!r}{hint}: {_listing(bad)}.")
+    if inf:
+        raise TableError(f"Infinite values in column {value_col!r}: {_listing(inf)}.")
+    if outside:
+        raise TableError(
+            f"Percent values outside 0-100 in column {value_col!r}: {_listing(outside)}. "
+            "Use kind='absolute' if these are not shares."
+        )
+    return out, missing
+
+
+def _resolve_rows(
+    frame: pd.DataFrame, region_col: str, atlas: Atlas, rows: list[str], source: Source
+) -> tuple[list[str], list[int]]:
+    """Resolved code per kept row and the positions kept (rows naming regions the atlas excludes are dropped)."""
+    full = load_atlas(atlas.name) if atlas.name in BUILTIN else atlas
+    codes, keep, seen = [], [], {}
+    duplicates = []
+    for pos, (cell, row) in enumerate(zip(frame[region_col], rows)):
+        if _is_missing(cell) and not (isinstance(cell, str) and cell.strip()):  # "NA" may be a code
+            raise TableError(f"Empty region name at {row} of {_describe(source)} (column {region_col!r}).")
+        try:
+            code = full.resolve(str(cell).strip())
+        except UnknownRegionError as exc:
+            raise TableError(f"{row} of {_describe(source)}: {exc}") from None
+        if code not in atlas.codes:
+            continue
+        if code in seen:
+            first_row, first_cell = seen[code]
+            duplicates.append(
+                f"{first_row} {first_cell!r} and {row} {str(cell).strip()!r} are both {code} ({atlas.name_of(code)})"
+            )
+        seen.setdefault(code, (row, str(cell).strip()))
+        codes.append(code)
+        keep.append(pos)
+    if duplicates:
+        raise TableError(f"Duplicate regions in {_describe(source)}: {_listing(duplicates)}.")
+    return codes, keep
+
+
+# --- metadata ---------------------------------------------------------------------------------------------
+
+
+def _sidecar(source: Source) -> dict[str, Any]:
+    if isinstance(source, pd.DataFrame):
+        return {}
+    path = metadata_path(source)
+    if not path.is_file():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise TableError(f"Sidecar metadata {path} is not valid JSON: {exc}") from None
+    return dict(data.get(_SIDECAR_KEY) or {})
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "_", str(text).lower()).strip("_") or "user_table"
+
+
+def _default_unit(kind: str) -> str:
+    return "%" if kind == "percent" else ""
+
+
+def _info(
+    atlas: Atlas, source: Source, value_col: str, meta: dict[str, Any], overrides: dict[str, Any]
+) -> StatInfo:
+    title = overrides["title"] or meta.get("title") or value_col
+    kind = overrides["kind"] or meta.get("kind") or "absolute"
+    if kind not in KINDS:
+        raise TableError(f"kind must be one of {KINDS}, got {kind!r}.")
+    default_source = "user table" if isinstance(source, pd.DataFrame) else f"user table {Path(source).name}"
+    year = overrides["year"] if overrides["year"] is not None else meta.get("year")
+    return StatInfo(
+        id=overrides["stat_id"] or meta.get("id") or _slug(title),
+        country=atlas.name,
+        title=str(title),
+        unit=str(overrides["unit"] if overrides["unit"] is not None else meta.get("unit", _default_unit(kind))),
+        kind=kind,
+        year=None if year is None else int(year),
+        source=str(overrides["source_note"] or meta.get("source") or default_source),
+        notes=str(meta.get("notes", "")),
+    )
+
+
+# --- public API -------------------------------------------------------------------------------------------
+
+
+def load_table(
+    source: Source,
+    atlas: str | Atlas,
+    region_col: str | None = None,
+    value_col: str | None = None,
+    title: str | None = None,
+    unit: str | None = None,
+    kind: str | None = None,
+    year: int | None = None,
+    source_note: str | None = None,
+    stat_id: str | None = None,
+    on_missing: OnMissing = "warn",
+) -> Statistic:
+    """Join a user table to an atlas: a :class:`Statistic` over every atlas code (unlisted regions → NaN).
+
+    Metadata arguments left as ``None`` come from the sidecar ``<file>-metadata.json`` when there is one, else
+    default to: title = value column name, unit ``""``, kind ``"absolute"``, source = the file name.
+    See the module docstring for the error and missing-value policy.
+    """
+    if on_missing not in ("warn", "error", "ignore"):
+        raise ValueError(f"on_missing must be 'warn', 'error' or 'ignore', got {on_missing!r}")
+    atlas = atlas if isinstance(atlas, Atlas) else load_atlas(atlas)
+    frame, text = read_frame(source)
+    found = _region_columns(frame, atlas) if not (region_col and value_col) else {}
+    region_col = (
+        _check_column(frame, region_col, "Region", source) if region_col else _pick_region_col(found, frame, atlas, source)
+    )
+    value_col = (
+        _check_column(frame, value_col, "Value", source)
+        if value_col
+        else _pick_value_col(set(found), frame, region_col, source)
+    )
+    if value_col == region_col:
+        raise TableError(f"The region and value columns are the same ({region_col!r}).")
+    meta = _sidecar(source)
+    overrides = {"title": title, "unit": unit, "kind": kind, "year": year, "source_note": source_note,
+                 "stat_id": stat_id}
+    info = _info(atlas, source, value_col, meta, overrides)
+    rows = [_row_name(idx, pos, text) for pos, idx in enumerate(frame.index)]
+    codes, keep = _resolve_rows(frame, region_col, atlas, rows, source)
+    kept = frame.iloc[keep]
+    values, missing_rows = _values(kept, value_col, codes, [rows[p] for p in keep], info.kind)
+    _report_missing(values, missing_rows, set(meta.get("missing") or ()), on_missing, value_col, source)
+    series = pd.Series({code: values.get(code, math.nan) for code in atlas.codes}, dtype=float)
+    return Statistic(values=series, info=replace(info, missing=tuple(series.index[series.isna()])))
+
+
+def _report_missing(
+    values: dict[str, float],
+    missing_rows: list[str],
+    expected: set[str],
+    on_missing: OnMissing,
+    value_col: str,
+    source: Source,
+) -> None:
+    if all(math.isnan(v) for v in values.values()):
+        raise TableError(f"Column {value_col!r} of {_describe(source)} has no values at all.")
+    nan_codes = [c for c, v in values.items() if math.isnan(v)]
+    unexpected = [(row, code) for row, code in zip(missing_rows, nan_codes) if code not in expected]
+    if not unexpected or on_missing == "ignore":
+        return
+    listed = _listing([f"{row} {code}" for row, code in unexpected])
+    if on_missing == "error":
+        raise TableError(
+            f"Empty / N/A values in column {value_col!r} of {_describe(source)}: {listed}. "
+            "Pass on_missing='warn' or 'ignore' to map them as N/A."
+        )
+    warnings.warn(
+        f"Empty / N/A values in column {value_col!r} of {_describe(source)} become N/A: {listed}.",
+        MissingValueWarning,
+        stacklevel=3,
+    )
+
+
+def save_table(stat: Statistic, path: str | Path, atlas: str | Atlas | None = None) -> tuple[Path, Path]:
+    """Write ``code,name,value`` (NaN as an empty cell) and the sidecar ``<file>-metadata.json``, atomically.
+
+    Returns both paths. :func:`load_table` reads the pair back to an equal Statistic.
+    """
+    atlas = atlas if isinstance(atlas, Atlas) else load_atlas(atlas or stat.country)
+    path = Path(path)
+    sidecar = metadata_path(path)
+    meta = {
+        "@context": "http://www.w3.org/ns/csvw",
+        "url": path.name,
+        "dc:title": stat.title,
+        "tableSchema": {
+            "columns": [
+                {"name": "code", "datatype": "string"},
+                {"name": "name", "datatype": "string"},
+                {"name": "value", "datatype": "double", "null": ""},
+            ]
+        },
+        _SIDECAR_KEY: asdict(stat.info) | {"missing": list(stat.missing)},
+    }
+    _atomic_write(path, table_csv(stat, atlas))
+    _atomic_write(sidecar, json.dumps(meta, indent=1) + "\n")
+    return path, sidecar
+
+
+def table_csv(stat: Statistic, atlas: Atlas) -> str:
+    """The ``code,name,value`` CSV text of a statistic (full float precision, NaN as an empty cell)."""
+    frame = pd.DataFrame(
+        {
+            "code": stat.values.index,
+            "name": [atlas.names.get(c, c) for c in stat.values.index],
+            "value": [None if math.isnan(v) else repr(float(v)) for v in stat.values],
+        }
+    )
+    return frame.to_csv(index=False, lineterminator="\n")
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)
