@@ -16,6 +16,9 @@ from mapgen.geo.names import UnknownRegionError, build_index, closest, normalize
 from mapgen.legend import Legend
 from mapgen.spec import MapSpec
 
+#: Counterfactual kinds that rename regions (their maps accept only the map's own names and labels).
+RENAMING_KINDS = frozenset({"imaginary", "shuffled"})
+
 #: Relative tolerance under which class widths count as equal ("evenly spaced" legend).
 EVEN_TOLERANCE = 0.05
 
@@ -83,6 +86,11 @@ class Scene:
 
     # --- regions -------------------------------------------------------------------------------------
     @property
+    def renamed(self) -> bool:
+        """True on counterfactual maps whose regions carry invented or swapped names."""
+        return self.counterfactual in RENAMING_KINDS
+
+    @property
     def codes(self) -> tuple[str, ...]:
         return tuple(self.regions)
 
@@ -96,7 +104,7 @@ class Scene:
         code = index.get(normalize_name(name))
         if code is not None:
             return code
-        if self.counterfactual is None:
+        if not self.renamed:
             return self.atlas.resolve(name)
         spellings = [r.name for r in self.regions.values()] + list(self.regions)
         raise UnknownRegionError(str(name), closest(name, spellings), f"map {self.map_id}")
@@ -107,7 +115,7 @@ class Scene:
     def spellings(self, code: str) -> list[str]:
         """Accepted spellings of a region on this map (counterfactual maps accept only their own name/label)."""
         facts = self.regions[code]
-        if self.counterfactual:
+        if self.renamed:
             return list(dict.fromkeys([facts.name, facts.label]))
         return list(dict.fromkeys([facts.name, *self.atlas.spellings(code), facts.label]))
 
@@ -183,6 +191,9 @@ class Scene:
 
 
 def _scene_index(scene: Scene) -> dict[str, str]:
+    """Normalised spelling → code; renamed maps index only their own names and labels."""
+    if scene.renamed:
+        return build_index({c: (r.name, r.label) for c, r in scene.regions.items()})
     return build_index({c: (c, r.name, r.label) for c, r in scene.regions.items()})
 
 

@@ -268,7 +268,7 @@ def align_values(atlas: Atlas, values: pd.Series) -> dict[str, float]:
 
 
 def _default_title(stat: Statistic) -> str:
-    year = f" ({stat.year})" if stat.year else ""
+    year = f" ({stat.year})" if stat.year and str(stat.year) not in stat.title else ""
     return f"{stat.title}{year}"
 
 
@@ -311,11 +311,11 @@ def spec_from_mapwise(meta: dict[str, Any], country: str | None = None, map_id: 
     country = country or country_of_mapwise(meta)
     atlas = load_atlas(country)
     values = {code: math.nan for code in atlas.codes}
-    original: dict[str, float] = {}
+    original: dict[str, float | None] = {}
     for rec in meta["data"]:
         value = rec.get("value")
         value = math.nan if value is None else float(value)
-        original[rec["region"]] = value
+        original[rec["region"]] = None if math.isnan(value) else value  # JSON-safe: null is N/A
         code = atlas.resolve(rec["region"])
         if math.isnan(values[code]):
             values[code] = value
@@ -323,7 +323,7 @@ def spec_from_mapwise(meta: dict[str, Any], country: str | None = None, map_id: 
     for code, parents in _MAPWISE_DERIVED.get(country, {}).items():
         if code not in original and math.isnan(values.get(code, 0.0)):
             for parent in parents:
-                if parent in original and not math.isnan(original[parent]):
+                if original.get(parent) is not None:
                     values[code] = original[parent]
                     derived[code] = parent
                     break
@@ -414,3 +414,18 @@ def _same(original: float, value: float, code: str, derived: dict[str, str]) -> 
     if _isnan(original) or _isnan(value):
         return True
     return math.isclose(original, value) or code in derived
+
+
+def make_hatched(spec: MapSpec) -> MapSpec:
+    """The black-and-white hatched variant of a discrete map: same classes and labels, MAPWise hatch order."""
+    from mapgen.legend import HATCH_COLOR_RANGE, HATCHES, sample_colors
+
+    legend = spec.legend
+    if legend.kind != "discrete":
+        raise ValueError("Hatched maps need a discrete legend; this map has a continuous colour bar.")
+    if legend.k > len(HATCHES):
+        raise ValueError(f"Hatched maps support at most {len(HATCHES)} classes; this legend has {legend.k}.")
+    greys = sample_colors("Greys", legend.k, *HATCH_COLOR_RANGE)
+    classes = tuple(replace(c, color=g, hatch=HATCHES[c.index]) for c, g in zip(legend.classes, greys))
+    return replace(spec, legend=replace(legend, classes=classes, colors=tuple(greys), colormap="Greys",
+                                        reversed=False))

@@ -32,10 +32,12 @@ def main() -> None:
 
 def _register() -> None:
     from mapgen.cli.atlas import atlas
+    from mapgen.cli.eval import eval_command, prompt_command
+    from mapgen.cli.render import render_cmd
     from mapgen.cli.spec import scene, spec
     from mapgen.cli.stats import stats
 
-    for command in (atlas, stats, spec, scene):
+    for command in (atlas, stats, spec, scene, render_cmd, eval_command, prompt_command):
         main.add_command(command)
 
 

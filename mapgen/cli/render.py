@@ -1,0 +1,91 @@
+"""``mapgen render``: draw a map (from a spec file or from a country + statistic) to PNG + mask + JSON."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from mapgen.geo.atlas import BUILTIN
+from mapgen.render import render, render_variants
+from mapgen.spec import MapSpec, load_spec, make_hatched, make_spec
+
+
+@click.command("render")
+@click.argument("source")
+@click.option("--stat", help="Curated statistic id (when SOURCE is a country).")
+@click.option("--legend", type=click.Choice(["discrete", "continuous"]), default="discrete", show_default=True)
+@click.option("--classes", type=int, default=5, show_default=True)
+@click.option("--scheme", default="quantiles", show_default=True,
+              help="quantiles, equal_interval or natural_breaks.")
+@click.option("--order", type=click.Choice(["small_to_large", "large_to_small"]), default="small_to_large")
+@click.option("--colormap", default=None, help="matplotlib/plotly colour scale name; append _r to reverse.")
+@click.option("--reverse", is_flag=True, help="Reverse the colour scale.")
+@click.option("--hatched", is_flag=True, help="Black-and-white hatched classes (discrete maps only).")
+@click.option("--background", default=None, help="white, lightgray, gray, lightsteelblue, … or '#rrggbb'.")
+@click.option("--annotated/--no-annotated", default=None, help="Draw region codes on the map.")
+@click.option("--names", is_flag=True, help="Label regions with full names where they fit.")
+@click.option("--renderer", type=click.Choice(["matplotlib", "plotly"]), default=None)
+@click.option("--legend-position", default=None,
+              type=click.Choice(["right", "left", "bottom", "top", "bottom-left", "bottom-right"]))
+@click.option("--horizontal-legend", is_flag=True, help="Lay the legend out horizontally.")
+@click.option("--no-title", is_flag=True)
+@click.option("--size", default=None, help="WIDTHxHEIGHT in pixels (default 800x600).")
+@click.option("--all-variants", is_flag=True, help="Annotated, unannotated and hatched renders into -o DIR.")
+@click.option("-o", "--output", required=True, type=click.Path(path_type=Path), help="PNG path (or a folder).")
+def render_cmd(source: str, output: Path, stat: str | None, all_variants: bool, **options) -> None:
+    """Render SOURCE (a spec/render JSON, MAPWise metadata, or a country with --stat) to PNG, mask and JSON."""
+    spec = _spec_from_source(source, stat, options)
+    if all_variants:
+        for result in render_variants(spec, output):
+            click.echo(str(result.image))
+        return
+    if output.suffix.lower() != ".png":
+        output = output / f"{spec.map_id}.png"
+    result = render(spec, output)
+    illegible = [c for c, r in result.scene.regions.items() if not r.legible]
+    click.echo(f"{result.image}  (mask {result.mask.name}, facts {result.json.name}; "
+               f"illegible: {' '.join(illegible) or 'none'})")
+
+
+def _spec_from_source(source: str, stat: str | None, options: dict) -> MapSpec:
+    style = _style_options(options)
+    if source.lower() in BUILTIN:
+        if not stat:
+            raise click.UsageError("Give --stat STAT_ID when SOURCE is a country (see `mapgen stats list`).")
+        colormap = options["colormap"] or "Blues"
+        return make_spec(source.lower(), stat, legend=options["legend"], classes=options["classes"],
+                         scheme=options["scheme"], order=options["order"], colormap=colormap,
+                         reverse=options["reverse"], hatched=options["hatched"], **style)
+    path = Path(source)
+    if not path.exists():
+        raise click.UsageError(f"{source!r} is neither a country ({', '.join(BUILTIN)}) nor an existing file.")
+    spec = load_spec(path)
+    spec = spec.with_style(**style) if style else spec
+    return make_hatched(spec) if options["hatched"] else spec
+
+
+def _style_options(options: dict) -> dict:
+    style: dict = {}
+    if options["background"]:
+        style["background"] = options["background"]
+    if options["annotated"] is not None:
+        style["annotated"] = options["annotated"]
+    if options["names"]:
+        style["label_mode"] = "names"
+    if options["renderer"]:
+        style["renderer"] = options["renderer"]
+    if options["legend_position"]:
+        style["legend_position"] = options["legend_position"]
+    if options["horizontal_legend"]:
+        style["legend_orientation"] = "horizontal"
+        style.setdefault("legend_position", "bottom")
+    if options["no_title"]:
+        style["show_title"] = False
+    if options["size"]:
+        try:
+            width, height = (int(v) for v in options["size"].lower().split("x"))
+        except ValueError:
+            raise click.BadParameter(f"--size must look like 800x600, not {options['size']!r}.") from None
+        style |= {"width": width, "height": height}
+    return style

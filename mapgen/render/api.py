@@ -1,0 +1,159 @@
+"""Renderer interface, the per-process canvas cache, and writing a render's files atomically."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Protocol
+
+from mapgen.geo.atlas import Atlas
+from mapgen.render.canvas import AtlasCanvas, build_canvas
+from mapgen.render.pixels import mask_image
+from mapgen.scene import Scene, build_scene
+from mapgen.spec import MapSpec, Style
+
+
+@dataclass
+class RenderResult:
+    """Files and facts of one rendered map."""
+
+    image: Path
+    mask: Path
+    json: Path
+    scene: Scene
+    legend_items: list[dict[str, Any]]
+    labels: dict[str, dict[str, Any]]
+
+
+class Renderer(Protocol):
+    """What a renderer does: draw a spec on a canvas and return PNG bytes, legend item and label boxes."""
+
+    name: str
+
+    def draw(self, spec: MapSpec, canvas: AtlasCanvas) -> tuple[bytes, list[dict[str, Any]], dict[str, Any]]: ...
+
+
+_CANVASES: dict[tuple, AtlasCanvas] = {}
+_RENDERERS: dict[str, Any] = {}
+
+
+def layout_key(atlas: Atlas, style: Style) -> tuple:
+    """Everything the page geometry depends on."""
+    return (atlas.name, atlas.codes, style.width, style.height, style.dpi, style.show_title, style.legend_position)
+
+
+def get_canvas(atlas: Atlas, style: Style) -> AtlasCanvas:
+    """The cached canvas (paths, mask, pixel facts) for this atlas and page layout."""
+    key = layout_key(atlas, style)
+    if key not in _CANVASES:
+        _CANVASES[key] = build_canvas(atlas, style)
+    return _CANVASES[key]
+
+
+def get_renderer(name: str) -> Any:
+    """A long-lived renderer instance by name (``matplotlib`` or ``plotly``)."""
+    if name not in _RENDERERS:
+        if name == "matplotlib":
+            from mapgen.render.mpl_renderer import MatplotlibRenderer
+
+            _RENDERERS[name] = MatplotlibRenderer()
+        elif name == "plotly":
+            from mapgen.render.plotly_renderer import PlotlyRenderer
+
+            _RENDERERS[name] = PlotlyRenderer()
+        else:
+            raise ValueError(f"Unknown renderer {name!r}; choose matplotlib or plotly.")
+    return _RENDERERS[name]
+
+
+def render(spec: MapSpec, path: str | Path, atlas: Atlas | None = None) -> RenderResult:
+    """Render ``spec`` to ``path`` (PNG) plus ``.mask.png`` and ``.json`` beside it."""
+    path = Path(path)
+    if path.suffix.lower() != ".png":
+        raise ValueError(f"Output {str(path)!r} must end in .png.")
+    atlas = atlas or spec.load_atlas()
+    canvas = get_canvas(atlas, spec.style)
+    png, legend_items, labels = get_renderer(spec.style.renderer).draw(spec, canvas)
+    scene = scene_with_pixels(build_scene(spec, atlas), canvas)
+    mask_path = path.with_suffix(".mask.png")
+    json_path = path.with_suffix(".json")
+    record = render_record(spec, canvas, scene, legend_items, labels)
+    _write_all(
+        {path: png, mask_path: _mask_png(canvas), json_path: json.dumps(record, separators=(",", ":"), allow_nan=False).encode()}
+    )
+    return RenderResult(path, mask_path, json_path, scene, legend_items, labels)
+
+
+def render_variants(spec: MapSpec, out_dir: str | Path, stem: str | None = None) -> list[RenderResult]:
+    """Annotated, unannotated and (discrete maps) hatched renders of one spec into ``out_dir``."""
+    from mapgen.spec import make_hatched
+
+    out_dir = Path(out_dir)
+    stem = stem or spec.map_id
+    variants = [("annotated", spec.with_style(annotated=True)), ("unannotated", spec.with_style(annotated=False))]
+    if spec.legend.kind == "discrete":
+        variants.append(("hatched", make_hatched(spec)))
+    return [render(replace(v, map_id=f"{spec.map_id}-{name}"), out_dir / f"{stem}-{name}.png") for name, v in variants]
+
+
+def scene_with_pixels(scene: Scene, canvas: AtlasCanvas) -> Scene:
+    """The scene with each region's pixel facts and legibility from the canvas."""
+    pixels = {c: p.to_dict() for c, p in canvas.pixels.items()}
+    return scene.with_pixels(pixels, {c: p.legible for c, p in canvas.pixels.items()})
+
+
+def render_record(spec, canvas, scene, legend_items, labels) -> dict[str, Any]:
+    lay = canvas.layout
+    return {
+        "spec": spec.to_dict(),
+        "render": {
+            "renderer": spec.style.renderer,
+            "width": lay.width,
+            "height": lay.height,
+            "png_compress_level": spec.style.png_compress_level,
+            "map_box": [lay.map_box.left, lay.map_box.top, lay.map_box.right, lay.map_box.bottom],
+            "mask_ids": {code: i + 1 for i, code in enumerate(canvas.codes)},
+        },
+        "legend_items": legend_items,
+        "labels": labels,
+        "regions": {c: r.pixels | {"legible": r.legible} for c, r in scene.regions.items()},
+    }
+
+
+_MASK_PNG: dict[int, bytes] = {}
+
+
+def _mask_png(canvas: AtlasCanvas) -> bytes:
+    key = id(canvas)
+    if key not in _MASK_PNG:
+        import io
+
+        buf = io.BytesIO()
+        mask_image(canvas.mask).save(buf, format="PNG", optimize=False)
+        _MASK_PNG[key] = buf.getvalue()
+    return _MASK_PNG[key]
+
+
+def _write_all(files: dict[Path, bytes]) -> None:
+    """Write every file to a temp name, then rename all into place; on any failure remove temps and the files
+    already renamed, so a render leaves either all of its files or none."""
+    temps: list[tuple[Path, Path]] = []
+    done: list[Path] = []
+    try:
+        for path, data in files.items():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+            tmp.write_bytes(data)
+            temps.append((tmp, path))
+        for tmp, path in temps:
+            tmp.replace(path)
+            done.append(path)
+    except BaseException:
+        for path in done:
+            path.unlink(missing_ok=True)
+        raise
+    finally:
+        for tmp, _ in temps:
+            tmp.unlink(missing_ok=True)

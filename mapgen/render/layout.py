@@ -1,0 +1,106 @@
+"""Page layout of a map image: where the title, the map and the legend go, and the data → pixel transform.
+
+Every renderer draws into the same :class:`Layout`, so masks and pixel facts computed from it hold for all.
+Pixel coordinates have their origin at the top-left corner of the image, x to the right, y down.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from mapgen.spec import Style
+
+TITLE_BAND = 0.08  # share of the height taken by the title
+SIDE_LEGEND = 0.20  # share of the width taken by a legend on the left/right
+BAND_LEGEND = 0.13  # share of the height taken by a legend at the top/bottom
+PAD_PX = 8
+
+
+@dataclass(frozen=True)
+class Box:
+    """A pixel rectangle (left, top, width, height)."""
+
+    left: float
+    top: float
+    width: float
+    height: float
+
+    @property
+    def right(self) -> float:
+        return self.left + self.width
+
+    @property
+    def bottom(self) -> float:
+        return self.top + self.height
+
+    def figure_fraction(self, width: int, height: int) -> tuple[float, float, float, float]:
+        """matplotlib ``[left, bottom, width, height]`` in figure fractions."""
+        return (self.left / width, 1 - self.bottom / height, self.width / width, self.height / height)
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Boxes of one page and the affine data → pixel transform of the map box."""
+
+    width: int
+    height: int
+    map_box: Box
+    legend_box: Box
+    title_box: Box | None
+    scale: float  # pixels per data unit
+    x0: float  # data x at the map box's left edge
+    y1: float  # data y at the map box's top edge
+
+    @property
+    def xlim(self) -> tuple[float, float]:
+        return (self.x0, self.x0 + self.map_box.width / self.scale)
+
+    @property
+    def ylim(self) -> tuple[float, float]:
+        return (self.y1 - self.map_box.height / self.scale, self.y1)
+
+    def to_pixels(self, xy: np.ndarray) -> np.ndarray:
+        """Data coordinates (n×2) → pixel coordinates (n×2, origin top-left)."""
+        xy = np.asarray(xy, dtype=float)
+        px = self.map_box.left + (xy[:, 0] - self.x0) * self.scale
+        py = self.map_box.top + (self.y1 - xy[:, 1]) * self.scale
+        return np.column_stack([px, py])
+
+
+def compute_layout(bounds: tuple[float, float, float, float], style: Style) -> Layout:
+    """Fit data ``bounds`` (minx, miny, maxx, maxy) into the page left after title and legend."""
+    w, h = style.width, style.height
+    top = TITLE_BAND * h if style.show_title else 0.0
+    title_box = Box(0, 0, w, top) if style.show_title else None
+    body = Box(0, top, w, h - top)
+    map_box, legend_box = _split_body(body, style)
+    inner = Box(map_box.left + PAD_PX, map_box.top + PAD_PX, map_box.width - 2 * PAD_PX, map_box.height - 2 * PAD_PX)
+    minx, miny, maxx, maxy = bounds
+    scale = min(inner.width / (maxx - minx), inner.height / (maxy - miny))
+    # centre the data in the map box
+    x0 = minx - (map_box.width / scale - (maxx - minx)) / 2
+    y1 = maxy + (map_box.height / scale - (maxy - miny)) / 2
+    return Layout(w, h, map_box, legend_box, title_box, scale, x0, y1)
+
+
+def _split_body(body: Box, style: Style) -> tuple[Box, Box]:
+    pos = style.legend_position
+    if pos == "right":
+        lw = SIDE_LEGEND * body.width
+        return Box(body.left, body.top, body.width - lw, body.height), Box(body.right - lw, body.top, lw, body.height)
+    if pos == "left":
+        lw = SIDE_LEGEND * body.width
+        return Box(body.left + lw, body.top, body.width - lw, body.height), Box(body.left, body.top, lw, body.height)
+    if pos == "bottom":
+        lh = BAND_LEGEND * body.height
+        return Box(body.left, body.top, body.width, body.height - lh), Box(body.left, body.bottom - lh, body.width, lh)
+    if pos == "top":
+        lh = BAND_LEGEND * body.height
+        return Box(body.left, body.top + lh, body.width, body.height - lh), Box(body.left, body.top, body.width, lh)
+    # bottom-left / bottom-right: a side strip with the legend in its lower part (never over the map)
+    lw, lh = SIDE_LEGEND * body.width, 0.45 * body.height
+    if pos == "bottom-left":
+        return Box(body.left + lw, body.top, body.width - lw, body.height), Box(body.left, body.bottom - lh, lw, lh)
+    return Box(body.left, body.top, body.width - lw, body.height), Box(body.right - lw, body.bottom - lh, lw, lh)
