@@ -20,3 +20,11 @@ def template_path(*parts: str) -> Traversable:
     for part in parts:
         node = node / part
     return node
+
+
+def config_path(*parts: str) -> Traversable:
+    """Return a path inside the shipped ``configs/`` folder."""
+    node = resources.files("mapgen._configs")
+    for part in parts:
+        node = node / part
+    return node

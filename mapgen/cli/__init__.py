@@ -10,6 +10,7 @@ import sys
 
 import click
 
+from mapgen.build import BuildError
 from mapgen.geo.names import UnknownNameError
 
 
@@ -19,7 +20,7 @@ class MapgenGroup(click.Group):
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
-        except (UnknownNameError, ValueError, FileNotFoundError) as exc:
+        except (UnknownNameError, ValueError, FileNotFoundError, BuildError) as exc:
             click.echo(f"Error: {exc}", err=True)
             sys.exit(2)
 
@@ -32,12 +33,14 @@ def main() -> None:
 
 def _register() -> None:
     from mapgen.cli.atlas import atlas
+    from mapgen.cli.build import build_command, info_command
     from mapgen.cli.eval import eval_command, prompt_command
+    from mapgen.cli.questions import questions, templates
     from mapgen.cli.render import render_cmd
     from mapgen.cli.spec import scene, spec
     from mapgen.cli.stats import stats
 
-    for command in (atlas, stats, spec, scene, render_cmd, eval_command, prompt_command):
+    for command in (atlas, build_command, info_command, stats, spec, scene, render_cmd, eval_command, prompt_command, questions, templates):
         main.add_command(command)
 
 

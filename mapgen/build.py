@@ -1,0 +1,557 @@
+"""Build a benchmark folder from a config: plan work units, run them (in parallel), write manifest and task files.
+
+Layout of a build folder::
+
+    manifest.json            resolved config + digest, mapgen version, counts, sha256 of every file
+    maps/<map_id>.png        each image, with <map_id>.mask.png and <map_id>.json (spec + pixel facts) beside it
+    maps.jsonl               one record per image (variant, country, split, counterfactual, legend type, …)
+    questions.jsonl          Question records + split, variant, country, counterfactual, image
+    captions.jsonl           detailed captions (VRSBench task), when the describe module is present
+    grounding.jsonl          referring expressions with boxes
+    units/<unit_id>.json     per-unit completion records (what resume checks)
+    build_log.json           timings per stage (not part of the manifest: it varies run to run)
+
+Work units are base maps (all variants of one map) and counterfactual maps. A unit's files are written
+atomically and its completion record last, so a crash never leaves a unit that looks complete; ``resume`` reruns
+only units whose record is missing or whose files fail their hash check. Same config + seed → same manifest.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from mapgen import __version__
+from mapgen.config import BuildConfig, load_config
+
+CONFIG_MARKER = ".mapgen-build.json"
+
+
+class BuildError(RuntimeError):
+    """A build that cannot proceed as asked (e.g. the folder holds another config)."""
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One unit of work: a base map with its variants, or one counterfactual map."""
+
+    unit_id: str
+    country: str
+    index: int
+    split: str
+    choice: dict[str, Any]
+    seed: int
+    cf_kind: str | None = None
+
+
+# --- planning -----------------------------------------------------------------------------------------------
+
+
+def plan(config: BuildConfig) -> list[Unit]:
+    """Every unit of the build, deterministic in the config and seed."""
+    units: list[Unit] = []
+    base: dict[tuple[str, int], Unit] = {}
+    for ci, country in enumerate(config.countries):
+        splits = assign_splits(country.maps, config.split.ratios, [config.seed, ci, 99])
+        pool = statistic_pool(config, country)
+        for i in range(country.maps):
+            rng = np.random.default_rng([config.seed, ci, i])
+            unit = Unit(
+                unit_id=f"{country.name}-{i:04d}",
+                country=country.name,
+                index=i,
+                split=splits[i],
+                choice=map_choice(config, rng, i, pool, splits[i]),
+                seed=int(rng.integers(2**31)),
+            )
+            units.append(unit)
+            base[(country.name, i)] = unit
+    cf = config.counterfactual
+    for i in range(cf.maps):
+        src = base[(cf.country, i)]
+        for kind in cf.kinds:
+            units.append(replace(src, unit_id=f"cf-{src.unit_id}-{kind}", cf_kind=kind))
+    return units
+
+
+def assign_splits(n: int, ratios: dict[str, float], seed: list[int]) -> list[str]:
+    """Split labels for ``n`` maps by ratio, over a seeded permutation (whole maps, never parts)."""
+    order = np.random.default_rng(seed).permutation(n)
+    labels = [""] * n
+    names = list(ratios)
+    bounds = np.cumsum([ratios[k] for k in names]) * n
+    for rank, idx in enumerate(order):
+        labels[idx] = names[min(int(np.searchsorted(bounds, rank, side="right")), len(names) - 1)]
+    return labels
+
+
+def statistic_pool(config: BuildConfig, country) -> list[dict[str, Any]]:
+    """Statistic sources a country's maps cycle through: curated ids, user files, synthetic recipes."""
+    from mapgen.data.curated import list_stats
+
+    sources = country.statistics
+    curated = [s.id for s in list_stats(country.name)] if sources.curated == "all" else list(sources.curated)
+    pool: list[dict[str, Any]] = [{"curated": s} for s in curated] + [{"file": f} for f in sources.files]
+    syn = sources.synthetic
+    for k in range(syn.count):
+        pool.append({"synthetic": {
+            "distribution": syn.distributions[k % len(syn.distributions)],
+            "spatial": syn.spatial[k % len(syn.spatial)],
+            "kind": syn.kinds[k % len(syn.kinds)],
+            "seed": config.seed * 100_003 + k,
+        }})
+    if not pool:
+        raise BuildError(f"{country.name}: no statistics to draw from (curated, files and synthetic are all empty).")
+    return pool
+
+
+def map_choice(config: BuildConfig, rng: np.random.Generator, i: int, pool: list, split: str) -> dict[str, Any]:
+    """Legend, style and statistic choices of map ``i`` (legend types alternate; the rest is seeded)."""
+    legend, variants = config.legend, config.variants
+    colormaps = split_colormaps(config)[split]
+    return {
+        "statistic": pool[i % len(pool)],
+        "legend": legend.types[i % len(legend.types)],
+        "classes": int(rng.choice(legend.classes)),
+        "scheme": str(rng.choice(legend.schemes)),
+        "order": str(rng.choice(legend.orders)),
+        "colormap": str(rng.choice(colormaps)),
+        "reverse": bool(rng.random() < variants.reverse_share),
+        "background": str(rng.choice(variants.backgrounds)),
+        "legend_position": str(rng.choice(variants.legend_positions)),
+        "renderer": str(rng.choice(variants.renderers)),
+    }
+
+
+def split_colormaps(config: BuildConfig) -> dict[str, list[str]]:
+    """Colormaps each split may use (disjoint sets when ``split.disjoint_colormaps``, like MapQA-R)."""
+    names, cmaps = list(config.split.ratios), config.variants.colormaps
+    if not config.split.disjoint_colormaps:
+        return {n: list(cmaps) for n in names}
+    return {n: cmaps[k :: len(names)] for k, n in enumerate(names)}
+
+
+# --- running one unit ---------------------------------------------------------------------------------------
+
+
+def base_spec(unit: Unit, config: BuildConfig):
+    """The MapSpec of a unit's base map."""
+    from mapgen.geo.atlas import load_atlas
+    from mapgen.spec import make_spec
+
+    country = next(c for c in config.countries if c.name == unit.country)
+    atlas = load_atlas(unit.country, exclude=country.exclude)
+    ch = unit.choice
+    stat = load_statistic(ch["statistic"], atlas, unit)
+    v = config.variants
+    return make_spec(
+        atlas, stat, legend=ch["legend"], classes=ch["classes"], scheme=ch["scheme"], order=ch["order"],
+        colormap=ch["colormap"], reverse=ch["reverse"], map_id=unit.unit_id, seed=unit.seed,
+        exclude=tuple(country.exclude), background=ch["background"], legend_position=ch["legend_position"],
+        renderer=ch["renderer"], png_compress_level=v.png_compress_level, width=v.width, height=v.height,
+    )
+
+
+def load_statistic(source: dict[str, Any], atlas, unit: Unit):
+    """A Statistic from a pool entry."""
+    if "curated" in source:
+        from mapgen.data.curated import load_curated
+
+        return load_curated(atlas.name, source["curated"])
+    if "file" in source:
+        from mapgen.data.user import load_table
+
+        return load_table(source["file"], atlas)
+    from mapgen.data.synthetic import synthesize
+
+    syn = source["synthetic"]
+    return synthesize(atlas, seed=syn["seed"], distribution=syn["distribution"], spatial=syn["spatial"],
+                      kind=syn["kind"])
+
+
+def unit_variants(unit: Unit, config: BuildConfig) -> list[tuple[str, Any]]:
+    """(variant name, spec) pairs a unit renders."""
+    from mapgen.spec import make_hatched
+
+    spec = base_spec(unit, config)
+    if unit.cf_kind is not None:
+        from mapgen.counterfactual import make_counterfactual, original_control
+
+        annotated = spec.with_style(annotated=True)
+        cf = original_control(annotated) if unit.cf_kind == "original" else make_counterfactual(
+            annotated, unit.cf_kind, unit.seed)
+        return [(unit.cf_kind, replace(cf, map_id=unit.unit_id))]
+    out = []
+    v = config.variants
+    if v.annotated:
+        out.append(("annotated", spec.with_style(annotated=True)))
+    if v.unannotated:
+        out.append(("unannotated", spec.with_style(annotated=False)))
+    if v.hatched and spec.legend.kind == "discrete" and spec.legend.k <= 7:
+        out.append(("hatched", make_hatched(spec.with_style(annotated=True))))
+    return [(name, replace(s, map_id=f"{unit.unit_id}-{name}")) for name, s in out]
+
+
+def run_unit(unit: Unit, config: BuildConfig, out_dir: Path) -> dict[str, Any]:
+    """Render every variant of a unit, generate its questions and task records; write its completion record."""
+    from mapgen.render import render
+
+    timings: Counter[str] = Counter()
+    result: dict[str, Any] = {"unit_id": unit.unit_id, "maps": [], "questions": [], "captions": [],
+                              "grounding": [], "files": {}}
+    for variant, spec in unit_variants(unit, config):
+        start = time.perf_counter()
+        rendered = render(spec, out_dir / "maps" / f"{spec.map_id}.png")
+        timings["render"] += time.perf_counter() - start
+        meta = {"split": unit.split, "variant": variant, "country": unit.country,
+                "counterfactual": unit.cf_kind, "image": f"maps/{spec.map_id}.png"}
+        result["maps"].append({"map_id": spec.map_id, "unit_id": unit.unit_id, "map_type": spec.legend.kind,
+                               "hatched": spec.legend.hatched, "annotated": spec.style.annotated,
+                               "statistic": spec.stat.id, "title": spec.title, **meta})
+        for path in (rendered.image, rendered.mask, rendered.json):
+            result["files"][str(path.relative_to(out_dir))] = sha256_file(path)
+        if "vqa" in config.tasks and config.questions.per_image:
+            start = time.perf_counter()
+            result["questions"] += unit_questions(rendered.scene, unit, config, meta)
+            timings["questions"] += time.perf_counter() - start
+        if {"caption", "grounding"} & set(config.tasks):
+            start = time.perf_counter()
+            captions, grounding = unit_descriptions(rendered.scene, unit, config, meta)
+            result["captions"] += captions
+            result["grounding"] += grounding
+            timings["describe"] += time.perf_counter() - start
+    result["timings"] = dict(timings)
+    write_json_atomic(out_dir / "units" / f"{unit.unit_id}.json", result)
+    return result
+
+
+def unit_questions(scene, unit: Unit, config: BuildConfig, meta: dict[str, Any]) -> list[dict[str, Any]]:
+    """Questions for one image, ``per_image`` of them at most (drawn with the unit's seed from all templates;
+    answer balancing happens across the whole set in :func:`balance_set`)."""
+    from mapgen.questions import generate_questions
+
+    q = config.questions
+    templates = None if q.templates == "all" else q.templates
+    questions = generate_questions(scene, templates=templates, per_template=q.per_template, seed=unit.seed,
+                                   max_answer_share=q.max_answer_share)
+    rng = np.random.default_rng([unit.seed, len(questions)])
+    keep = sorted(rng.choice(len(questions), size=min(q.per_image, len(questions)), replace=False).tolist())
+    records = []
+    for i in keep:
+        record = questions[i].to_dict()
+        record.update({k: v for k, v in meta.items() if k != "counterfactual"})
+        record["counterfactual"] = meta["counterfactual"] if meta["counterfactual"] != "original" else None
+        record["counterfactual_set"] = meta["counterfactual"]
+        records.append(record)
+    return records
+
+
+def unit_descriptions(scene, unit: Unit, config: BuildConfig, meta: dict[str, Any]):
+    """Caption and grounding records for one image (empty when the describe module is unavailable)."""
+    try:
+        from mapgen.describe import describe
+    except ImportError:
+        return [], []
+    notes = describe(scene, seed=unit.seed, n_referring=config.referring_per_map)
+    base = {"map_id": scene.map_id, **meta}
+    captions = []
+    if "caption" in config.tasks:
+        for k, caption in enumerate(notes.get("captions", {}).get("detailed", []) or []):
+            captions.append({"question_id": f"{scene.map_id}-caption-{k}", "caption": caption, **base})
+    grounding = []
+    if "grounding" in config.tasks:
+        grounding = [r | base for r in notes.get("referring", [])]
+    return captions, grounding
+
+
+# --- files and hashes ---------------------------------------------------------------------------------------
+
+
+def sha256_file(path: Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    write_bytes_atomic(path, json.dumps(data, indent=1, sort_keys=True, allow_nan=False).encode())
+
+
+def write_bytes_atomic(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_bytes(data)
+        tmp.replace(path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def write_jsonl_atomic(path: Path, records: Iterable[dict[str, Any]]) -> None:
+    lines = "".join(json.dumps(r, sort_keys=True, allow_nan=False) + "\n" for r in records)
+    write_bytes_atomic(path, lines.encode())
+
+
+def completed(unit: Unit, out_dir: Path) -> dict[str, Any] | None:
+    """The unit's completion record if it exists and every file it lists has its recorded hash."""
+    path = out_dir / "units" / f"{unit.unit_id}.json"
+    if not path.exists():
+        return None
+    try:
+        record = json.loads(path.read_text())
+    except json.JSONDecodeError:
+        return None
+    for rel, digest in record.get("files", {}).items():
+        f = out_dir / rel
+        if not f.exists() or sha256_file(f) != digest:
+            return None
+    return record
+
+
+# --- the build ----------------------------------------------------------------------------------------------
+
+
+@dataclass
+class BuildReport:
+    """What a build did."""
+
+    out_dir: Path
+    manifest: dict[str, Any]
+    built: int
+    reused: int
+    seconds: float
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+def build(
+    config: BuildConfig | str | Path | dict,
+    out_dir: str | Path,
+    workers: int = 1,
+    resume: bool = False,
+    force: bool = False,
+    executor: str = "local",
+    scheduler: str | None = None,
+    progress: bool = True,
+) -> BuildReport:
+    """Build the benchmark of ``config`` into ``out_dir`` (see the module doc for the layout)."""
+    config = config if isinstance(config, BuildConfig) else load_config(config)
+    out_dir = Path(out_dir)
+    start = time.perf_counter()
+    prepare_folder(config, out_dir, resume=resume, force=force)
+    units = plan(config)
+    results: dict[str, dict[str, Any]] = {}
+    todo = []
+    for unit in units:
+        done = completed(unit, out_dir) if resume else None
+        if done is not None:
+            results[unit.unit_id] = done
+        else:
+            todo.append(unit)
+    if executor not in ("local", "dask"):
+        raise BuildError(f"Unknown executor {executor!r}; use 'local' or 'dask'.")
+    run = run_local if executor == "local" else run_dask
+    for result in run(todo, config, out_dir, workers=workers, scheduler=scheduler, progress=progress):
+        results[result["unit_id"]] = result
+    ordered = [results[u.unit_id] for u in units]
+    manifest = finalize(config, out_dir, ordered)
+    timings: Counter[str] = Counter()
+    for r in ordered:
+        if r["unit_id"] in {u.unit_id for u in todo}:
+            timings.update(r.get("timings", {}))
+    seconds = time.perf_counter() - start
+    write_json_atomic(out_dir / "build_log.json", {"seconds": round(seconds, 2), "built": len(todo),
+                                                    "reused": len(units) - len(todo), "workers": workers,
+                                                    "executor": executor,
+                                                    "stage_seconds": {k: round(v, 2) for k, v in timings.items()}})
+    return BuildReport(out_dir, manifest, len(todo), len(units) - len(todo), seconds, dict(timings))
+
+
+def prepare_folder(config: BuildConfig, out_dir: Path, resume: bool, force: bool) -> None:
+    """Create the folder, or refuse one that holds another config (unless ``force``, which clears it)."""
+    marker = out_dir / CONFIG_MARKER
+    if marker.exists():
+        held = json.loads(marker.read_text()).get("digest")
+        if held != config.digest():
+            if not force:
+                raise BuildError(
+                    f"{out_dir} holds a build of a different config (digest {held[:12]}…); use another folder, "
+                    "or --force to replace it."
+                )
+            clear_build(out_dir)
+        elif not resume and not force:
+            raise BuildError(f"{out_dir} already holds this build; use --resume to finish or check it, "
+                             "or --force to rebuild from scratch.")
+        elif force:
+            clear_build(out_dir)
+    elif out_dir.exists() and any(out_dir.iterdir()) and not force:
+        raise BuildError(f"{out_dir} is not empty and holds no mapgen build; choose an empty folder or use --force.")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    write_json_atomic(marker, {"digest": config.digest(), "config": config.model_dump()})
+
+
+def clear_build(out_dir: Path) -> None:
+    for name in ("maps", "units"):
+        shutil.rmtree(out_dir / name, ignore_errors=True)
+    for name in ("manifest.json", "maps.jsonl", "questions.jsonl", "captions.jsonl", "grounding.jsonl",
+                 "build_log.json", CONFIG_MARKER):
+        (out_dir / name).unlink(missing_ok=True)
+
+
+def run_local(units: list[Unit], config: BuildConfig, out_dir: Path, workers: int = 1, scheduler=None,
+              progress: bool = True):
+    """Run units in this process (workers=1) or a process pool; yields results as they finish."""
+    with progress_bar(len(units), progress) as advance:
+        if workers <= 1:
+            for unit in units:
+                result = run_unit(unit, config, out_dir)
+                advance()
+                yield result
+            return
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            futures = [pool.submit(run_unit, unit, config, out_dir) for unit in units]
+            for future in as_completed(futures):
+                advance()
+                yield future.result()
+
+
+def run_dask(units: list[Unit], config: BuildConfig, out_dir: Path, workers: int = 2, scheduler: str | None = None,
+             progress: bool = True):
+    """Run units on a Dask cluster (``scheduler`` address) or a LocalCluster on loopback."""
+    try:
+        from dask.distributed import Client, LocalCluster, as_completed
+    except ImportError:
+        raise BuildError("The dask executor needs dask.distributed: pip install 'mapgen[dask]'.") from None
+    cluster = None
+    if scheduler is None:
+        cluster = LocalCluster(n_workers=max(1, workers), threads_per_worker=1, processes=True, host="127.0.0.1",
+                               dashboard_address=None)
+    client = Client(scheduler or cluster)
+    try:
+        futures = client.map(run_unit, units, config=config, out_dir=out_dir, pure=False)
+        with progress_bar(len(units), progress) as advance:
+            for future in as_completed(futures):
+                advance()
+                yield future.result()
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+class progress_bar:
+    """A rich progress bar (maps/s and ETA); silent when disabled."""
+
+    def __init__(self, total: int, enabled: bool) -> None:
+        self.total, self.enabled = total, enabled and total > 0
+        self._progress = None
+
+    def __enter__(self) -> Callable[[], None]:
+        if not self.enabled:
+            return lambda: None
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+        self._progress = Progress(TextColumn("building"), BarColumn(), MofNCompleteColumn(),
+                                  TextColumn("{task.fields[rate]}"), TimeRemainingColumn(), transient=False)
+        self._progress.start()
+        task = self._progress.add_task("units", total=self.total, rate="")
+        started = time.perf_counter()
+
+        def advance() -> None:
+            done = self._progress.tasks[0].completed + 1
+            rate = done / max(1e-9, time.perf_counter() - started)
+            self._progress.update(task, advance=1, rate=f"{rate:.1f} units/s")
+
+        return advance
+
+    def __exit__(self, *exc) -> None:
+        if self._progress is not None:
+            self._progress.stop()
+
+
+def finalize(config: BuildConfig, out_dir: Path, results: list[dict[str, Any]]) -> dict[str, Any]:
+    """Write the task files and the manifest (deterministic: sorted keys, no timestamps)."""
+    maps = [m for r in results for m in r["maps"]]
+    questions = balance_set([q for r in results for q in r["questions"]], config)
+    captions = [c for r in results for c in r["captions"]]
+    grounding = [g for r in results for g in r["grounding"]]
+    write_jsonl_atomic(out_dir / "maps.jsonl", maps)
+    write_jsonl_atomic(out_dir / "questions.jsonl", questions)
+    if captions:
+        write_jsonl_atomic(out_dir / "captions.jsonl", captions)
+    if grounding:
+        write_jsonl_atomic(out_dir / "grounding.jsonl", grounding)
+    files = {rel: digest for r in results for rel, digest in r["files"].items()}
+    for name in ("maps.jsonl", "questions.jsonl", "captions.jsonl", "grounding.jsonl"):
+        if (out_dir / name).exists():
+            files[name] = sha256_file(out_dir / name)
+    manifest = {
+        "name": config.name,
+        "mapgen_version": __version__,
+        "config_digest": config.digest(),
+        "config": config.model_dump(),
+        "png": {"compress_level": config.variants.png_compress_level, "strategy": "zlib RLE"},
+        "counts": counts(maps, questions, captions, grounding),
+        "files": dict(sorted(files.items())),
+    }
+    write_json_atomic(out_dir / "manifest.json", manifest)
+    return manifest
+
+
+def balance_set(records: list[dict[str, Any]], config: BuildConfig) -> list[dict[str, Any]]:
+    """Answer balancing across the set, per template and split: binary Yes/No equalised, any other answer
+    capped at ``questions.max_answer_share`` (order kept)."""
+    from mapgen.questions import Question, balance
+
+    kept: set[str] = set()
+    for split in sorted({r["split"] for r in records}):
+        subset = [Question.from_dict(r) for r in records if r["split"] == split]
+        kept |= {q.question_id for q in balance(subset, max_share=config.questions.max_answer_share, seed=config.seed)}
+    return [r for r in records if r["question_id"] in kept]
+
+
+def counts(maps, questions, captions, grounding) -> dict[str, Any]:
+    """Counts per country, variant, split, map type, template and answer type."""
+
+    def tally(records, key):
+        return dict(sorted(Counter(str(r.get(key)) for r in records).items()))
+
+    return {
+        "maps": len(maps),
+        "questions": len(questions),
+        "captions": len(captions),
+        "grounding": len(grounding),
+        "maps_by_country": tally(maps, "country"),
+        "maps_by_variant": tally(maps, "variant"),
+        "maps_by_split": tally(maps, "split"),
+        "questions_by_country": tally(questions, "country"),
+        "questions_by_variant": tally(questions, "variant"),
+        "questions_by_split": tally(questions, "split"),
+        "questions_by_map_type": tally(questions, "map_type"),
+        "questions_by_answer_type": tally(questions, "answer_type"),
+        "questions_by_template": tally(questions, "mapwise_template"),
+    }
+
+
+def info(out_dir: str | Path) -> dict[str, Any]:
+    """Summary of a build folder (counts and checksum status) for ``mapgen info``."""
+    out_dir = Path(out_dir)
+    path = out_dir / "manifest.json"
+    if not path.exists():
+        raise BuildError(f"{out_dir} has no manifest.json: not a finished mapgen build (try `mapgen build --resume`).")
+    manifest = json.loads(path.read_text())
+    bad = [rel for rel, digest in manifest["files"].items()
+           if not (out_dir / rel).exists() or sha256_file(out_dir / rel) != digest]
+    return {"name": manifest["name"], "mapgen_version": manifest["mapgen_version"], "counts": manifest["counts"],
+            "files": len(manifest["files"]), "files_failing_checksum": bad}
+
+

@@ -1,0 +1,54 @@
+"""``mapgen build`` and ``mapgen info``: a config → a complete, versioned benchmark folder."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from mapgen.build import build, info
+
+
+@click.command("build")
+@click.argument("config", default="mapwise")
+@click.option("-o", "--output", type=click.Path(path_type=Path), default=None,
+              help="Output folder (default: ./<config name>-bench).")
+@click.option("--workers", type=int, default=1, show_default=True, help="Worker processes.")
+@click.option("--resume", is_flag=True, help="Finish an interrupted build; verifies hashes of finished units.")
+@click.option("--force", is_flag=True, help="Replace a folder that holds another build.")
+@click.option("--executor", type=click.Choice(["local", "dask"]), default="local", show_default=True)
+@click.option("--scheduler", default=None, help="Dask scheduler address, e.g. tcp://host:8786.")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+def build_command(config: str, output: Path | None, workers: int, resume: bool, force: bool, executor: str,
+                  scheduler: str | None, quiet: bool) -> None:
+    """Build the benchmark of CONFIG (a YAML path or a packaged config: mapwise, small)."""
+    output = output or Path(f"{Path(config).stem}-bench")
+    report = build(config, output, workers=workers, resume=resume, force=force, executor=executor,
+                   scheduler=scheduler, progress=not quiet)
+    c = report.manifest["counts"]
+    click.echo(f"Built {report.out_dir}: {c['maps']} images, {c['questions']} questions, {c['captions']} captions, "
+               f"{c['grounding']} grounding records in {report.seconds:.1f} s "
+               f"({report.built} units built, {report.reused} reused).")
+    stages = ", ".join(f"{k} {v:.1f} s" for k, v in sorted(report.timings.items()))
+    if stages:
+        click.echo(f"Stage time (summed over workers): {stages}.")
+    click.echo(f"Look at {report.out_dir / 'maps'} for the images and {report.out_dir / 'questions.jsonl'} "
+               "for the questions; `mapgen info` summarises the folder.")
+
+
+@click.command("info")
+@click.argument("folder", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--json", "as_json", is_flag=True)
+def info_command(folder: Path, as_json: bool) -> None:
+    """Counts per country, variant, template, answer type and split; checksum status."""
+    summary = info(folder)
+    if as_json:
+        click.echo(json.dumps(summary, indent=2))
+        return
+    click.echo(f"{summary['name']} (mapgen {summary['mapgen_version']}), {summary['files']} files, "
+               f"{len(summary['files_failing_checksum'])} failing checksum")
+    for key, value in summary["counts"].items():
+        click.echo(f"{key}: {value}")
+    for rel in summary["files_failing_checksum"]:
+        click.echo(f"  checksum mismatch or missing: {rel}")
