@@ -1,0 +1,107 @@
+"""``mapgen questions`` and ``mapgen templates ...``: generate questions, inspect and lint templates."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from mapgen.questions.engine import generate_questions, instantiate
+from mapgen.questions.functions import FUNCTIONS
+from mapgen.questions.io import load_scene, write_jsonl
+from mapgen.questions.templates import lint_file, load_templates
+
+
+@click.command("questions")
+@click.argument("map_json", type=click.Path(exists=True, dir_okay=False))
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write JSON lines here (default: stdout).")
+@click.option("--per-template", default=2, show_default=True, help="Questions per template.")
+@click.option("--seed", default=0, show_default=True, help="Seed (same map + seed = same questions).")
+@click.option("--templates", "template_files", multiple=True, type=click.Path(exists=True, dir_okay=False),
+              help="Template file(s) to use instead of the built-in MAPWise templates.")
+def questions(map_json: str, output: str | None, per_template: int, seed: int, template_files: tuple[str, ...]) -> None:
+    """Generate questions with computed answers for the map in MAP_JSON."""
+    scene = load_scene(map_json)
+    templates = load_templates(list(template_files)) if template_files else None
+    qs = generate_questions(scene, templates, per_template=per_template, seed=seed)
+    if output:
+        write_jsonl(qs, output)
+        click.echo(f"{len(qs)} questions -> {output}", err=True)
+    else:
+        for q in qs:
+            click.echo(json.dumps(q.to_dict(), ensure_ascii=False))
+
+
+@click.group("templates")
+def templates() -> None:
+    """List, show, preview and lint question templates."""
+
+
+def _set(files: tuple[str, ...]):
+    return load_templates(list(files)) if files else load_templates()
+
+
+_FILES = click.option("--file", "files", multiple=True, type=click.Path(exists=True, dir_okay=False),
+                      help="Template file(s) (default: the built-in MAPWise templates).")
+
+
+@templates.command("list")
+@_FILES
+def templates_list(files: tuple[str, ...]) -> None:
+    """id, MAPWise number, answer type, map types, first text variant."""
+    for t in _set(files):
+        text = next(iter(t.text.values()))[0]
+        click.echo(f"{t.id}\t{t.mapwise or '-'}\t{t.answer_type}\t{'/'.join(t.map_types)}\t{text}")
+
+
+@templates.command("show")
+@click.argument("template")
+@_FILES
+def templates_show(template: str, files: tuple[str, ...]) -> None:
+    """Everything about one template (by id or MAPWise number), with the definitions it uses."""
+    ts = _set(files)
+    t = ts.get(template)
+    record = t.to_dict() | {"definitions": {w: ts.definitions.get(w, "") for w in t.uses}}
+    click.echo(json.dumps(record, indent=2, ensure_ascii=False))
+
+
+@templates.command("preview")
+@click.argument("template")
+@click.option("--map", "map_json", required=True, type=click.Path(exists=True, dir_okay=False))
+@click.option("-n", "count", default=20, show_default=True, help="Instantiations to show.")
+@click.option("--seed", default=0, show_default=True)
+@_FILES
+def templates_preview(template: str, map_json: str, count: int, seed: int, files: tuple[str, ...]) -> None:
+    """Instantiations of one template on a map, each with its answer and program trace."""
+    t = _set(files).get(template)
+    scene = load_scene(map_json)
+    qs = instantiate(t, scene, count, seed, max_answer_share=1.0, attempts=max(200, 40 * count))
+    if not qs:
+        click.echo(f"no valid instantiation of {t.id} on map {scene.map_id} ({scene.map_type})")
+    for q in qs:
+        click.echo(f"Q: {q.question}\nA: {q.answer}  (relative_region={q.relative_region})")
+        for step in q.program:
+            click.echo(f"   {json.dumps(step, ensure_ascii=False)}")
+
+
+@templates.command("lint")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+def templates_lint(paths: tuple[str, ...]) -> None:
+    """Check template files before use (unknown parameters, functions, types, undefined vague words)."""
+    bad = False
+    for path in paths:
+        problems = lint_file(path)
+        for p in problems:
+            click.echo(f"{path}: {p}")
+        if not problems:
+            click.echo(f"{path}: ok")
+        bad |= bool(problems)
+    sys.exit(1 if bad else 0)
+
+
+@templates.command("functions")
+def templates_functions() -> None:
+    """The function library programs may call, with argument types."""
+    for f in sorted(FUNCTIONS.values(), key=lambda f: f.name):
+        click.echo(f"{f.name}({', '.join(f.args)}) -> {f.returns}\t{f.doc.splitlines()[0] if f.doc else ''}")

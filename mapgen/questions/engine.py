@@ -1,0 +1,456 @@
+"""Instantiation: sample typed parameters, run the program on the Scene, reject, balance, render text.
+
+Rejection (CLEVR-style, a rejected draw is simply skipped): a library function returned INVALID (ties where one
+answer is asked, degenerate sets, continuous comparisons closer than the perceptual tolerance), a constraint is
+false, the answer changes when an illegible region the program read takes any other legend level, the same
+question text was already produced, or the answer already fills its share (binary: at most half Yes / half No
+per template and map; other types: at most ``max_answer_share`` of a template's questions on one map).
+Everything is seeded by ``(seed, map_id, template id)``: the same Scene and seed give the same questions.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import random
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from jinja2.sandbox import SandboxedEnvironment
+
+from mapgen.questions.functions import FUNCTIONS, INVALID, Ctx, context, parse_range
+from mapgen.questions.record import Question
+from mapgen.questions.templates import Node, Param, Template, TemplateSet, load_templates, node_text
+from mapgen.scene import Scene
+
+#: Draws per wanted question before giving up on a template/map.
+ATTEMPTS_PER_QUESTION = 30
+MIN_ATTEMPTS = 60
+DEFAULT_MAX_ANSWER_SHARE = 0.5
+
+_DIRECTION_MOST = {"north": "northernmost", "south": "southernmost", "east": "easternmost", "west": "westernmost"}
+_THAN = {"higher": "higher than", "lower": "lower than", "similar": "similar to", "above": "above", "below": "below"}
+_PLURAL = {"state": "states", "province": "provinces", "region": "regions", "county": "counties"}
+
+TEXT_GLOBALS = ("state", "states", "State", "States")
+
+
+def _env() -> SandboxedEnvironment:
+    env = SandboxedEnvironment(autoescape=False, keep_trailing_newline=False)
+    env.filters["most"] = lambda d: _DIRECTION_MOST.get(str(d), f"{d}-most")
+    env.filters["than"] = lambda c: _THAN.get(str(c), str(c))
+    return env
+
+
+ENV = _env()
+
+
+# ---------------------------------------------------------------------------------------------- evaluation
+
+
+def evaluate(ctx: Ctx, node: Node, env: dict[str, Any]) -> Any:
+    """Evaluate a program node; INVALID propagates."""
+    kind = node[0]
+    if kind == "ref":
+        return env[node[1]]
+    if kind == "lit":
+        return node[1]
+    args = []
+    for a in node[2]:
+        v = evaluate(ctx, a, env)
+        if v is INVALID:
+            return INVALID
+        args.append(v)
+    return FUNCTIONS[node[1]].fn(ctx, *args)
+
+
+def run_program(template: Template, ctx: Ctx, params: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+    """Execute the program (and constraints); returns (answer or INVALID, env of step results)."""
+    env = dict(params)
+    ctx.reads = set()
+    for name, node in template.program:
+        value = evaluate(ctx, node, env)
+        if value is INVALID:
+            return INVALID, env
+        env[name] = value
+    for c in template.constraints:
+        ok = evaluate(ctx, c, env)
+        if ok is INVALID or not ok:
+            return INVALID, env
+    return env["answer"], env
+
+
+def _alternatives(ctx: Ctx) -> list[tuple[float | None, float]]:
+    """Other (level, value) pairs an unreadable region could have."""
+    legend = ctx.scene.legend
+    if ctx.discrete:
+        return [(float(c.index), (c.lower + c.upper) / 2) for c in legend.classes] + [(None, math.nan)]
+    lo, hi = legend.vmin, legend.vmax
+    return [(lo, lo), ((lo + hi) / 2, (lo + hi) / 2), (hi, hi), (None, math.nan)]
+
+
+def hinges_on_illegible(template: Template, ctx: Ctx, params: dict[str, Any], answer: Any) -> bool:
+    """True when an illegible region the program read could change the answer."""
+    unreadable = [c for c in ctx.reads if c not in ctx.legible]
+    if not unreadable:
+        return False
+    if any(v in unreadable for v in params.values() if isinstance(v, str)):
+        return True
+    for code in unreadable:
+        for level, value in _alternatives(ctx):
+            alt = ctx.copy_with(code, level, value)
+            other, _ = run_program(template, alt, params)
+            if other is INVALID or _key(other) != _key(answer):
+                return True
+    return False
+
+
+def _key(answer: Any) -> Any:
+    if isinstance(answer, (set, frozenset)):
+        return tuple(sorted(answer))
+    if isinstance(answer, (list, tuple)):
+        return tuple(_key(a) for a in answer)
+    return answer
+
+
+# ---------------------------------------------------------------------------------------------- sampling
+
+
+def _domain(p: Param, ctx: Ctx, env: dict[str, Any]) -> list[Any]:
+    if p.source is not None:
+        key = (id(p), *(env[r] for r in p.refs))
+        dom = ctx.cache.get(key)
+        if dom is None:
+            dom = ctx.cache[key] = _source_domain(p, ctx, env)
+        return dom
+    if p.type == "Region":
+        return _cached(ctx, "readable", lambda: FUNCTIONS["readable_regions"].fn(ctx))
+    if p.type == "RegionGroup":
+        return _cached(ctx, ("groups", p.min_members), lambda: _group_domain(ctx, p.min_members))
+    if p.type == "LegendClass":
+        return list(range(len(ctx.intervals)))
+    if p.type == "Number":
+        return [v for v, _ in ctx.thresholds]
+    return list(p.values)
+
+
+def _source_domain(p: Param, ctx: Ctx, env: dict[str, Any]) -> list[Any]:
+    dom = evaluate(ctx, p.source, env)
+    if dom is INVALID:
+        return []
+    dom = list(dom) if not isinstance(dom, (set, frozenset)) else sorted(dom)
+    if p.type == "Region":
+        dom = [c for c in dom if c in ctx.legible and ctx.level.get(c) is not None]
+    return dom
+
+
+def _cached(ctx: Ctx, key: Any, make: Any) -> Any:
+    if key not in ctx.cache:
+        ctx.cache[key] = make()
+    return ctx.cache[key]
+
+
+def _group_domain(ctx: Ctx, min_members: int) -> list[str]:
+    out = []
+    for name, mem in ctx.groups.items():
+        if len(mem) < min_members:
+            continue
+        if ctx.group_kind[name] == "region_border" and ctx.group_centre.get(name) not in ctx.legible:
+            continue
+        out.append(name)
+    return out
+
+
+def sample_params(template: Template, ctx: Ctx, rng: random.Random) -> dict[str, Any] | None:
+    """One random draw of every parameter (None when some domain is empty)."""
+    env: dict[str, Any] = {}
+    for p in template.params:
+        dom = _domain(p, ctx, env)
+        if not dom:
+            return None
+        if p.prefer_first and rng.random() < p.prefer_first:
+            env[p.name] = dom[0]
+        else:
+            env[p.name] = dom[rng.randrange(len(dom))]
+    return env
+
+
+# ---------------------------------------------------------------------------------------------- text and answers
+
+
+def _region_word(scene: Scene) -> str:
+    return getattr(scene.atlas, "region_word", "region") or "region"
+
+
+def group_phrase(ctx: Ctx, name: str) -> str:
+    """How a group reads after "states …": ``bordering Canada``, ``on the West Coast``, ``in the South region``."""
+    kind = ctx.group_kind.get(name, "")
+    if kind in ("foreign_border", "region_border") or name.startswith("bordering "):
+        return name
+    if kind == "lake" and name.startswith("Lake "):
+        return f"bordering {name}"
+    low = name.lower()
+    if kind in ("coast", "sea") and (low.endswith("coast") or low.endswith("coast states")):
+        return f"on the {name}"
+    for suffix in (" states", " provinces"):
+        if low.endswith(suffix):
+            return f"in the {name[: -len(suffix)]} region"
+    if low.endswith("islands"):
+        return f"among the {name}"
+    return f"in the {name} region"
+
+
+def _phrase(p: Param, value: Any, ctx: Ctx) -> str:
+    if p.type == "Region":
+        return ctx.name(value)
+    if p.type == "RegionGroup":
+        return group_phrase(ctx, value)
+    if p.type == "LegendClass":
+        return ctx.interval_labels[value]
+    if p.type == "Number":
+        return dict(ctx.thresholds).get(value) or ctx.num(value * (ctx.scene.legend.label_scale or 1.0))
+    return str(value)
+
+
+def _interval_ends(ctx: Ctx, idx: int) -> tuple[str, str]:
+    if ctx.discrete:
+        lo, hi = parse_range(ctx.interval_labels[idx])
+        return ctx.num(lo) if lo is not None else "", ctx.num(hi) if hi is not None else ""
+    labels = ctx.scene.legend.tick_labels
+    return labels[idx], labels[idx + 1]
+
+
+def render_text(template: Template, ctx: Ctx, params: dict[str, Any], rng: random.Random) -> str:
+    """Render one randomly chosen text variant."""
+    variants = template.text[ctx.scene.map_type]
+    compiled = template._compiled.get(ctx.scene.map_type)
+    if compiled is None:
+        compiled = [ENV.from_string(t) for t in variants]
+        template._compiled[ctx.scene.map_type] = compiled
+    word = _region_word(ctx.scene)
+    plural = _PLURAL.get(word, word + "s")
+    values = {p.name: _phrase(p, params[p.name], ctx) for p in template.params}
+    for p in template.params:
+        if p.type == "LegendClass":
+            values[f"{p.name}_low"], values[f"{p.name}_high"] = _interval_ends(ctx, params[p.name])
+    values.update(state=word, states=plural, State=word.capitalize(), States=plural.capitalize())
+    text = compiled[rng.randrange(len(compiled))].render(values)
+    return " ".join(text.split())
+
+
+def _jsonable(v: Any) -> Any:
+    if isinstance(v, (set, frozenset)):
+        return sorted(_jsonable(x) for x in v)
+    if isinstance(v, (list, tuple)):
+        return [_jsonable(x) for x in v]
+    if isinstance(v, float) and math.isnan(v):
+        return None
+    return v
+
+
+def _range_answer(ctx: Ctx, value: Any) -> tuple[str, list[float | None]]:
+    if isinstance(value, tuple):
+        return value[0], list(value[1])
+    label = ctx.interval_labels[value]
+    if ctx.discrete:
+        lo, hi = parse_range(label)
+        return label, [lo, hi]
+    labels = ctx.scene.legend.tick_labels
+    return label, [parse_range(labels[value])[0], parse_range(labels[value + 1])[0]]
+
+
+def format_answer(template: Template, ctx: Ctx, answer: Any) -> tuple[Any, dict[str, list[str]], Any]:
+    """(canonical answer, accepted answers, bounds) for a program result."""
+    scene = ctx.scene
+    kind = template.answer_type
+    accepted: dict[str, list[str]] = {}
+
+    def region(code: str) -> str:
+        name = scene.regions[code].name
+        accepted[name] = [s for s in ctx.spellings(code) if s != name]
+        return name
+
+    if kind == "binary":
+        return ("Yes" if answer else "No"), {}, None
+    if kind == "count":
+        return int(answer), {}, None
+    if kind == "range":
+        label, bounds = _range_answer(ctx, answer)
+        accepted[label] = [f"{ctx.num(bounds[0])} - {ctx.num(bounds[1])}"] if None not in bounds else []
+        return label, accepted, bounds
+    if kind == "ranking":
+        return [[region(c) for c in sorted(g)] for g in answer], accepted, None
+    if kind == "list":
+        return sorted(region(c) for c in answer), accepted, None
+    # single
+    if isinstance(answer, str) and answer in scene.regions:
+        return region(answer), accepted, None
+    if isinstance(answer, float):
+        text = dict(ctx.thresholds).get(answer) or ctx.num(answer * (scene.legend.label_scale or 1.0))
+        return text, {}, None
+    text = str(answer)
+    canon = text[:1].upper() + text[1:]
+    return canon, {canon: [text]}, None
+
+
+def _trace(template: Template, env: dict[str, Any]) -> list[dict[str, Any]]:
+    steps = [{"param": p.name, "type": p.type, "value": _jsonable(env[p.name])} for p in template.params]
+    steps += [{"step": name, "call": node_text(node), "result": _jsonable(env[name])} for name, node in template.program]
+    return steps
+
+
+def _uses_region_border_group(template: Template, params: dict[str, Any], ctx: Ctx) -> bool:
+    return any(
+        p.type == "RegionGroup" and ctx.group_kind.get(params[p.name]) == "region_border" for p in template.params
+    )
+
+
+# ---------------------------------------------------------------------------------------------- instantiation
+
+
+def _rng(seed: int, scene: Scene, template: Template) -> random.Random:
+    return random.Random(f"{seed}:{scene.map_id}:{template.id}")
+
+
+def instantiate(
+    template: Template,
+    scene: Scene,
+    n: int = 2,
+    seed: int = 0,
+    max_answer_share: float = DEFAULT_MAX_ANSWER_SHARE,
+    attempts: int | None = None,
+) -> list[Question]:
+    """Up to ``n`` questions of one template on one Scene (fewer when the map cannot support more)."""
+    if not template.applies_to(scene.map_type) or n <= 0:
+        return []
+    ctx = context(scene)
+    rng = _rng(seed, scene, template)
+    budget = attempts or max(MIN_ATTEMPTS, ATTEMPTS_PER_QUESTION * n)
+    cap = max(1, math.ceil(n * (0.5 if template.answer_type == "binary" else max_answer_share)))
+    seen_params: set[tuple] = set()
+    seen_text: set[str] = set()
+    counts: Counter = Counter()
+    kept: list[Question] = []
+    spare: list[tuple[dict, dict, Any]] = []
+    for _ in range(budget):
+        if len(kept) >= n:
+            break
+        params = sample_params(template, ctx, rng)
+        if params is None:
+            continue
+        pkey = tuple(_key(params[p.name]) for p in template.params)
+        if pkey in seen_params:
+            continue
+        seen_params.add(pkey)
+        answer, env = run_program(template, ctx, params)
+        if answer is INVALID or hinges_on_illegible(template, ctx, params, answer):
+            continue
+        akey = _key(answer)
+        if counts[akey] >= cap:
+            if template.answer_type != "binary" and len(spare) < n:
+                spare.append((params, env, answer))
+            continue
+        q = _question(template, ctx, params, env, answer, rng)
+        if q.question in seen_text:
+            continue
+        seen_text.add(q.question)
+        counts[akey] += 1
+        kept.append(q)
+    for params, env, answer in spare:
+        if len(kept) >= n:
+            break
+        q = _question(template, ctx, params, env, answer, rng)
+        if q.question not in seen_text:
+            seen_text.add(q.question)
+            kept.append(q)
+    return kept[:n]
+
+
+def _question(
+    template: Template, ctx: Ctx, params: dict[str, Any], env: dict[str, Any], answer: Any, rng: random.Random
+) -> Question:
+    scene = ctx.scene
+    text = render_text(template, ctx, params, rng)
+    canon, accepted, bounds = format_answer(template, ctx, answer)
+    digest = hashlib.sha1(f"{scene.map_id}|{template.id}|{text}".encode()).hexdigest()[:10]
+    relative = template.relative or _uses_region_border_group(template, params, ctx)
+    return Question(
+        question_id=f"{scene.map_id}-{template.id}-{digest}",
+        map_id=scene.map_id,
+        template_id=template.id,
+        mapwise_template=template.mapwise,
+        question=text,
+        answer=canon,
+        answer_type=template.answer_type,  # type: ignore[arg-type]
+        map_type=scene.map_type,  # type: ignore[arg-type]
+        country=scene.country,
+        accepted_answers=accepted,
+        bounds=bounds,
+        relative_region=relative,
+        hatched=scene.hatched,
+        annotated=scene.annotated,
+        counterfactual=scene.counterfactual,
+        params={p.name: _jsonable(params[p.name]) for p in template.params},
+        program=_trace(template, env),
+        tags=list(template.tags),
+    )
+
+
+def _select(templates: TemplateSet | Iterable[Template] | str | None) -> list[Template]:
+    if templates is None:
+        return list(load_templates())
+    if isinstance(templates, str):
+        return list(load_templates(templates))
+    return list(templates)
+
+
+def generate_questions(
+    scene: Scene,
+    templates: TemplateSet | Iterable[Template] | str | None = None,
+    per_template: int = 2,
+    seed: int = 0,
+    max_answer_share: float = DEFAULT_MAX_ANSWER_SHARE,
+) -> list[Question]:
+    """Questions of every applicable template on a Scene (``templates``: a TemplateSet, list or file path)."""
+    out: list[Question] = []
+    for t in _select(templates):
+        out += instantiate(t, scene, per_template, seed, max_answer_share)
+    return out
+
+
+def balance(questions: Sequence[Question], max_share: float = 0.25, seed: int = 0) -> list[Question]:
+    """Answer balancing across a set: per template, binary answers cut to equal Yes/No counts and any other
+    answer capped at ``max_share`` of the template's questions (at least one each). Order is kept."""
+    rng = random.Random(seed)
+    by_template: dict[str, list[int]] = {}
+    for i, q in enumerate(questions):
+        by_template.setdefault(q.template_id, []).append(i)
+    keep: set[int] = set()
+    for idxs in by_template.values():
+        by_answer: dict[Any, list[int]] = {}
+        for i in idxs:
+            by_answer.setdefault(_key(_hashable(questions[i].answer)), []).append(i)
+        if questions[idxs[0]].answer_type == "binary":
+            cap = min((len(v) for v in by_answer.values()), default=0) if len(by_answer) == 2 else 0
+        else:
+            cap = max(1, int(max_share * len(idxs)))
+        for v in by_answer.values():
+            chosen = v if len(v) <= cap else rng.sample(v, cap)
+            keep.update(chosen)
+    return [q for i, q in enumerate(questions) if i in keep]
+
+
+def _hashable(v: Any) -> Any:
+    if isinstance(v, list):
+        return tuple(_hashable(x) for x in v)
+    return v
+
+
+def question_for(template: Template, scene: Scene, params: dict[str, Any], seed: int = 0) -> Question | None:
+    """The question of one template with given parameter values (None when the program rejects it)."""
+    ctx = context(scene)
+    answer, env = run_program(template, ctx, dict(params))
+    if answer is INVALID or hinges_on_illegible(template, ctx, params, answer):
+        return None
+    return _question(template, ctx, dict(params), env, answer, _rng(seed, scene, template))

@@ -1,0 +1,1116 @@
+"""The function library question programs call (CLEVR-style handlers over a Scene).
+
+Every function takes a :class:`Ctx` (the Scene's facts in fast form) plus typed arguments and returns a value
+or :data:`INVALID` when the question it serves would be ambiguous, degenerate or unreadable; the engine then
+drops that instantiation. Functions are registered by name in :data:`FUNCTIONS` with their argument types so
+template files can be linted without running them.
+
+Definitions applied everywhere (also stated in ``templates/questions/mapwise.yaml``):
+
+- *level* of a region: its legend class index on discrete maps, its value on continuous maps.
+- *tolerance* τ = :data:`PERCEPTUAL_TOLERANCE` × colour-bar span (continuous maps only).
+- *similar*: discrete — same class; continuous — |Δ| ≤ τ. *Higher/lower*: discrete — a higher/lower class;
+  continuous — |Δ| ≥ 2τ. A continuous pair with τ < |Δ| < 2τ cannot be told apart reliably: INVALID.
+- A value is *readable against a mark* (a tick or a number N) when it is at least τ away from it.
+- *Missing* (N/A) regions have no level: they belong to no range and never count as extreme; aggregates
+  (mean, median, majority, "all", outlier, ranking) over a set containing an N/A region are INVALID.
+"""
+
+from __future__ import annotations
+
+import colorsys
+import contextlib
+import math
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from mapgen.legend import format_value, relative_luminance
+from mapgen.legend import parse_range as _parse_range
+from mapgen.scene import Scene
+
+#: Perceptual tolerance on continuous maps, as a share of the colour-bar span (vmax - vmin).
+PERCEPTUAL_TOLERANCE = 0.05
+#: Two regions are told apart by direction only when their positions differ by at least this many degrees.
+DIRECTION_MARGIN_DEG = 0.5
+#: "closest to each other": the best pair's centroid distance must beat the runner-up by this factor.
+CLOSEST_PAIR_MARGIN = 0.9
+#: Hue spread (degrees) under which a legend counts as "shades of the same colour".
+SINGLE_HUE_MAX_SPREAD = 40.0
+#: Colours less saturated than this are greys and carry no hue.
+GREY_SATURATION = 0.12
+#: "evenly spaced": widths within 5 % of the widest and gaps <= 5 % of the span; "significant gaps": widest
+#: >= 1.5 × narrowest or a gap >= 10 % of the span; in between: INVALID.
+EVEN_WIDTH_TOL, EVEN_GAP_TOL, UNEVEN_WIDTH_RATIO, UNEVEN_GAP = 0.05, 0.05, 1.5, 0.10
+#: Outliers: discrete — at least 2 classes outside the others' class range (0 = not an outlier, 1 = INVALID);
+#: continuous — outside the others' range by >= 4τ and by at least the others' spread (inside = not).
+OUTLIER_CLASSES, OUTLIER_TOL_FACTOR = 2, 4.0
+#: Mean comparison on discrete maps uses mean class index: higher/lower if |Δ| >= 0.5 class, similar if <= 0.25.
+MEAN_CLASS_DIFF, MEAN_CLASS_SIMILAR = 0.5, 0.25
+
+
+@lru_cache(maxsize=4096)
+def parse_range(label: str) -> tuple[float | None, float | None]:
+    """Cached :func:`mapgen.legend.parse_range`."""
+    return _parse_range(label)
+
+
+class _Invalid:
+    """Sentinel: the question is ambiguous / degenerate / unreadable (prunes the search)."""
+
+    _instance: _Invalid | None = None
+
+    def __new__(cls) -> _Invalid:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "INVALID"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+INVALID = _Invalid()
+
+
+class Invalid(Exception):
+    """Raised inside a function to return :data:`INVALID` from deep helpers."""
+
+
+# ---------------------------------------------------------------------------------------------- context
+
+
+@dataclass
+class Ctx:
+    """Fast per-scene facts: levels, legibility, groups, legend marks. Build with :func:`context`."""
+
+    scene: Scene
+    discrete: bool
+    level: dict[str, float | None]
+    value: dict[str, float]
+    legible: frozenset[str]
+    tol: float
+    groups: dict[str, frozenset[str]]
+    group_kind: dict[str, str]
+    group_centre: dict[str, str]  # "bordering <region>" group -> that region's code
+    intervals: list[tuple[float, float]]  # value units: classes (discrete) / tick intervals (continuous)
+    interval_labels: list[str]
+    thresholds: list[tuple[float, str]]  # (value, display text)
+    reads: set[str] = field(default_factory=set)
+    cache: dict[Any, Any] = field(default_factory=dict)
+
+    def copy_with(self, code: str, level: float | None, value: float) -> Ctx:
+        """A copy where one region has another level/value (for the illegible-region test)."""
+        lv, vv = dict(self.level), dict(self.value)
+        lv[code], vv[code] = level, value
+        return Ctx(
+            self.scene, self.discrete, lv, vv, self.legible, self.tol, self.groups, self.group_kind,
+            self.group_centre, self.intervals, self.interval_labels, self.thresholds,
+        )  # fmt: skip
+
+    def lv(self, code: str) -> float | None:
+        """Level of a region (records the read); None when missing."""
+        self.reads.add(code)
+        return self.level[code]
+
+    def name(self, code: str) -> str:
+        return self.scene.regions[code].name
+
+    def spellings(self, code: str) -> list[str]:
+        """Accepted spellings of a region (cached)."""
+        key = ("spellings", code)
+        if key not in self.cache:
+            self.cache[key] = self.scene.spellings(code)
+        return self.cache[key]
+
+    def num(self, x: float) -> str:
+        """A display number written like the legend writes numbers."""
+        return number_text(x, self.scene.legend.percent, number_style(self.scene.legend))
+
+
+_CTX_CACHE: dict[int, tuple[Scene, Ctx]] = {}
+
+
+def context(scene: Scene) -> Ctx:
+    """The (cached) :class:`Ctx` of a Scene."""
+    hit = _CTX_CACHE.get(id(scene))
+    if hit is not None and hit[0] is scene:
+        return hit[1]
+    ctx = _build_context(scene)
+    if len(_CTX_CACHE) > 64:
+        _CTX_CACHE.clear()
+    _CTX_CACHE[id(scene)] = (scene, ctx)
+    return ctx
+
+
+def _build_context(scene: Scene) -> Ctx:
+    legend = scene.legend
+    discrete = scene.map_type == "discrete"
+    value = {c: r.value for c, r in scene.regions.items()}
+    if discrete:
+        level = {c: (None if r.class_index is None else float(r.class_index)) for c, r in scene.regions.items()}
+        intervals = [(c.lower, c.upper) for c in legend.classes]
+        labels = [c.label for c in legend.classes]
+        tol = 0.0
+    else:
+        level = {c: (None if math.isnan(v) else v) for c, v in value.items()}
+        ticks = list(legend.ticks)
+        intervals = list(zip(ticks[:-1], ticks[1:]))
+        labels = [_join(a, b) for a, b in zip(legend.tick_labels[:-1], legend.tick_labels[1:])]
+        tol = PERCEPTUAL_TOLERANCE * (legend.vmax - legend.vmin)
+    groups, kinds, centres = _groups(scene)
+    ctx = Ctx(
+        scene, discrete, level, value, frozenset(scene.legible()), tol, groups, kinds, centres, intervals, labels, []
+    )
+    ctx.thresholds = _thresholds(ctx)
+    return ctx
+
+
+def _join(lo: str, hi: str) -> str:
+    return f"{lo} to {hi}" if lo.startswith("-") or hi.startswith("-") else f"{lo}-{hi}"
+
+
+def _groups(scene: Scene) -> tuple[dict[str, frozenset[str]], dict[str, str], dict[str, str]]:
+    """Named groups (curated + foreign borders) and ``bordering <region>`` for every region, display names."""
+    groups: dict[str, frozenset[str]] = {}
+    kinds: dict[str, str] = {}
+    centres: dict[str, str] = {}
+    present = frozenset(scene.regions)
+    for g in scene.atlas.groups.values():
+        groups[g.name] = g.members & present
+        kinds[g.name] = g.kind
+    for code, r in scene.regions.items():
+        name = f"bordering {r.name}"
+        if name not in groups:
+            groups[name] = frozenset(r.neighbors) & present
+            kinds[name] = "region_border"
+            centres[name] = code
+    return groups, kinds, centres
+
+
+def number_style(legend: Any) -> str:
+    """``compact`` (1.2M, 580k) when the legend prints numbers >= 1e6, else ``plain`` — like its labels."""
+    scale = legend.label_scale or 1.0
+    return "compact" if max(abs(legend.vmin), abs(legend.vmax)) * scale >= 1e6 else "plain"
+
+
+def number_text(x: float, percent: bool, style: str = "plain") -> str:
+    """Shortest legend-style text of a display number that reads back as the same number."""
+    for d in range(-6 if style == "compact" else 0, 8):
+        s = format_value(x, percent=percent, style=style, decimals=d)
+        lo, _ = parse_range(s)
+        if lo is not None and math.isclose(lo, x, rel_tol=1e-9, abs_tol=1e-12):
+            return s
+    return format_value(x, percent=percent, style=style, decimals=8)
+
+
+def _thresholds(ctx: Ctx) -> list[tuple[float, str]]:
+    """Numbers N questions compare against: class boundaries (discrete) or tick marks (continuous)."""
+    legend = ctx.scene.legend
+    scale = legend.label_scale or 1.0
+    if not ctx.discrete:
+        return [(t, lab) for t, lab in zip(legend.ticks, legend.tick_labels)]
+    by_class: dict[int, list[float]] = {}
+    for c, lv in ctx.level.items():
+        if lv is not None:
+            by_class.setdefault(int(lv), []).append(ctx.value[c])
+    out = []
+    for i in range(len(legend.classes) - 1):
+        if i not in by_class or i + 1 not in by_class:
+            continue
+        hi, lo = max(by_class[i]) * scale, min(by_class[i + 1]) * scale
+        n = _number_between(hi, lo, legend.classes[i].label, legend.classes[i + 1].label)
+        if n is not None:
+            out.append((n / scale, number_text(n, legend.percent, number_style(legend))))
+    return out
+
+
+def _number_between(hi: float, lo: float, label_i: str, label_j: str) -> float | None:
+    """A round display number strictly between ``hi`` (max of class i) and ``lo`` (min of class i+1)."""
+    cands: list[float | None] = []
+    with contextlib.suppress(ValueError):
+        cands += [parse_range(label_j)[0], parse_range(label_i)[1]]
+    mid = (hi + lo) / 2
+    span = lo - hi
+    if span <= 0:
+        return None
+    digits = math.floor(math.log10(span)) if span > 0 else 0
+    cands += [round(mid, -d) for d in range(digits + 1, digits - 4, -1)]
+    for c in cands:
+        if c is not None and hi < c < lo:
+            return float(c)
+    return None
+
+
+# ---------------------------------------------------------------------------------------------- registry
+
+
+@dataclass(frozen=True)
+class Function:
+    """A library function with its argument and result types (for lint and docs)."""
+
+    name: str
+    fn: Callable[..., Any]
+    args: tuple[str, ...]
+    returns: str
+    doc: str
+    relative: bool = False  # uses the border graph (makes a question "relative_region")
+
+
+FUNCTIONS: dict[str, Function] = {}
+
+
+def register(args: tuple[str, ...] | str, returns: str, relative: bool = False) -> Callable:
+    """Decorator registering a library function under its Python name."""
+    arg_types = tuple(args.split()) if isinstance(args, str) else args
+
+    def deco(fn: Callable) -> Callable:
+        FUNCTIONS[fn.__name__] = Function(fn.__name__, fn, arg_types, returns, (fn.__doc__ or "").strip(), relative)
+        return fn
+
+    return deco
+
+
+# ---------------------------------------------------------------------------------------------- comparisons
+
+
+def order(ctx: Ctx, a: str, b: str) -> int | None:
+    """1 if a is higher than b, -1 if lower, 0 if similar, None if not readable (missing / too close)."""
+    la, lb = ctx.lv(a), ctx.lv(b)
+    return order_levels(ctx, la, lb)
+
+
+def order_levels(ctx: Ctx, la: float | None, lb: float | None) -> int | None:
+    """:func:`order` on levels."""
+    if la is None or lb is None:
+        return None
+    d = la - lb
+    if ctx.discrete:
+        return (d > 0) - (d < 0)
+    if abs(d) <= ctx.tol:
+        return 0
+    if abs(d) >= 2 * ctx.tol:
+        return 1 if d > 0 else -1
+    return None
+
+
+_CMP = {"higher": 1, "lower": -1, "similar": 0, "above": 1, "below": -1}
+
+
+def _sign(cmp: str) -> int:
+    return _CMP[cmp]
+
+
+def _versus_mark(ctx: Ctx, code: str, mark: float) -> int:
+    """1 above, -1 below a number (value units); raises Invalid when missing or not readable."""
+    lv = ctx.lv(code)
+    if lv is None:
+        raise Invalid
+    v = ctx.value[code]
+    if ctx.discrete:
+        if v == mark:
+            raise Invalid
+        return 1 if v > mark else -1
+    if abs(v - mark) < ctx.tol:
+        raise Invalid
+    return 1 if v > mark else -1
+
+
+def _in_interval(ctx: Ctx, code: str, idx: int) -> bool:
+    """Whether a region's value is in range ``idx`` (class or tick interval); Invalid when not readable."""
+    lv = ctx.lv(code)
+    if lv is None:
+        return False
+    if ctx.discrete:
+        return int(lv) == idx
+    lo, hi = ctx.intervals[idx]
+    return _versus_mark(ctx, code, lo) > 0 and _versus_mark(ctx, code, hi) < 0
+
+
+def _guard(fn: Callable[..., Any]) -> Callable[..., Any]:
+    def wrapped(*args: Any) -> Any:
+        try:
+            return fn(*args)
+        except Invalid:
+            return INVALID
+
+    wrapped.__name__ = fn.__name__
+    wrapped.__doc__ = fn.__doc__
+    return wrapped
+
+
+def _valued(ctx: Ctx, regions: Iterable[str]) -> list[str]:
+    return [c for c in regions if ctx.lv(c) is not None]
+
+
+def _all_valued(ctx: Ctx, regions: Iterable[str]) -> list[str]:
+    out = list(regions)
+    if any(ctx.lv(c) is None for c in out):
+        raise Invalid
+    return out
+
+
+# ---------------------------------------------------------------------------------------------- sets
+
+
+@register("RegionGroup", "Regions")
+def members(ctx: Ctx, group: str) -> frozenset[str]:
+    """Members of a named region group (curated, ``bordering <country>`` or ``bordering <region>``)."""
+    return ctx.groups[group]
+
+
+@register("Region", "Regions", relative=True)
+def neighbors(ctx: Ctx, region: str) -> frozenset[str]:
+    """Regions sharing a land border with ``region``."""
+    return ctx.scene.regions[region].neighbors
+
+
+@register("", "Regions")
+def all_regions(ctx: Ctx) -> frozenset[str]:
+    """Every region of the map."""
+    return frozenset(ctx.scene.regions)
+
+
+@register("Regions Region", "Regions")
+def others(ctx: Ctx, regions: frozenset[str], region: str) -> frozenset[str]:
+    """``regions`` without ``region``."""
+    return frozenset(regions) - {region}
+
+
+@register("Regions", "Int")
+def count(ctx: Ctx, regions: Iterable[str]) -> int:
+    """Number of regions in a set."""
+    return len(list(regions))
+
+
+@register("Regions LegendClass", "Regions")
+@_guard
+def in_range(ctx: Ctx, regions: Iterable[str], idx: int) -> frozenset[str]:
+    """Regions whose value lies in a legend range (class, or tick interval on continuous maps)."""
+    return frozenset(c for c in regions if _in_interval(ctx, c, idx))
+
+
+@register("Regions Comparison Number", "Regions")
+@_guard
+def filter_threshold(ctx: Ctx, regions: Iterable[str], cmp: str, number: float) -> frozenset[str]:
+    """Regions with a value higher/lower than a number (missing values never qualify)."""
+    sign = _sign(cmp)
+    return frozenset(c for c in _valued(ctx, regions) if _versus_mark(ctx, c, number) == sign)
+
+
+@register("Regions Comparison Region", "Regions")
+@_guard
+def filter_compare(ctx: Ctx, regions: Iterable[str], cmp: str, region: str) -> frozenset[str]:
+    """Regions (other than ``region``) whose value is higher/lower/similar compared with ``region``."""
+    sign = _sign(cmp)
+    out = []
+    for c in _valued(ctx, regions):
+        if c == region:
+            continue
+        o = order(ctx, c, region)
+        if o is None:
+            raise Invalid
+        if o == sign:
+            out.append(c)
+    return frozenset(out)
+
+
+@register("Region Comparison Region", "Bool")
+def compare(ctx: Ctx, a: str, cmp: str, b: str) -> bool:
+    """Whether ``a`` is higher/lower/similar compared with ``b``."""
+    o = order(ctx, a, b)
+    return INVALID if o is None else o == _sign(cmp)
+
+
+@register("Region LegendClass", "Bool")
+@_guard
+def is_in_range(ctx: Ctx, region: str, idx: int) -> bool:
+    """Whether a region's value lies in a legend range (No for a missing value)."""
+    return _in_interval(ctx, region, idx)
+
+
+@register("Regions Any", "Bool")
+def contains(ctx: Ctx, regions: Iterable[str], item: Any) -> bool:
+    """Membership test."""
+    return item in set(regions)
+
+
+@register("Region Region Region", "Regions")
+def trio(ctx: Ctx, a: str, b: str, c: str) -> frozenset[str]:
+    """The set {a, b, c}."""
+    return frozenset((a, b, c))
+
+
+@register("Regions", "Bool")
+def nonempty(ctx: Ctx, regions: Iterable[str]) -> bool:
+    """True if the set has a member."""
+    return bool(list(regions))
+
+
+@register("Any Any", "Bool")
+def equals(ctx: Ctx, a: Any, b: Any) -> bool:
+    """Equality of two values (sets compare as sets)."""
+    if isinstance(a, (set, frozenset, list, tuple)) and isinstance(b, (set, frozenset, list, tuple)):
+        return set(a) == set(b)
+    return a == b
+
+
+@register("Bool Bool", "Bool")
+def both(ctx: Ctx, a: bool, b: bool) -> bool:
+    """Logical and."""
+    return bool(a) and bool(b)
+
+
+@register("Regions Regions", "Bool")
+def is_majority(ctx: Ctx, subset: Iterable[str], regions: Iterable[str]) -> bool:
+    """Majority: strictly more than half of ``regions`` (all must have values) are in ``subset``."""
+    pool = list(regions)
+    if any(ctx.lv(c) is None for c in pool) or len(pool) < 3:
+        return INVALID
+    return 2 * len(set(subset) & set(pool)) > len(pool)
+
+
+@register("Regions Regions", "Bool")
+def all_of(ctx: Ctx, subset: Iterable[str], regions: Iterable[str]) -> bool:
+    """True when every region of ``regions`` (all must have values) is in ``subset``."""
+    pool = list(regions)
+    if any(ctx.lv(c) is None for c in pool) or len(pool) < 2:
+        return INVALID
+    return set(pool) <= set(subset)
+
+
+# ---------------------------------------------------------------------------------------------- ranks
+
+
+def _sorted_levels(ctx: Ctx, regions: Iterable[str], extreme: str) -> list[str]:
+    vals = _valued(ctx, regions)
+    high = extreme.endswith("highest") or extreme in ("most", "largest")
+    return sorted(vals, key=lambda c: (-ctx.level[c] if high else ctx.level[c], c))
+
+
+def _position(extreme: str) -> int:
+    return 1 if extreme.startswith("second") else 0
+
+
+def _strict(ctx: Ctx, a: str, b: str) -> bool:
+    """True when a is clearly ranked apart from b (not similar, not ambiguous)."""
+    o = order(ctx, a, b)
+    if o is None:
+        raise Invalid
+    return o != 0
+
+
+@register("Regions Extreme", "Region")
+@_guard
+def extreme_region(ctx: Ctx, regions: Iterable[str], extreme: str) -> str:
+    """The region with the highest / lowest / second highest / second lowest value (unique, else INVALID)."""
+    ranked = _sorted_levels(ctx, regions, extreme)
+    k = _position(extreme)
+    if len(ranked) < max(2, k + 2):
+        raise Invalid
+    if k > 0 and not _strict(ctx, ranked[k - 1], ranked[k]):
+        raise Invalid
+    if not _strict(ctx, ranked[k], ranked[k + 1]):
+        raise Invalid
+    return ranked[k]
+
+
+@register("Regions Extreme N", "Regions")
+@_guard
+def top_n(ctx: Ctx, regions: Iterable[str], extreme: str, n: int) -> frozenset[str]:
+    """The ``n`` regions with the highest/lowest values (the n-th must be clearly apart from the next)."""
+    ranked = _sorted_levels(ctx, regions, extreme)
+    if len(ranked) <= n or not _strict(ctx, ranked[n - 1], ranked[n]):
+        raise Invalid
+    return frozenset(ranked[:n])
+
+
+@register("Regions Extreme", "LegendClass")
+@_guard
+def extreme_class(ctx: Ctx, regions: Iterable[str], extreme: str) -> int:
+    """The highest / lowest / second ... legend class among the regions' classes (discrete maps)."""
+    classes = sorted({int(ctx.lv(c)) for c in _valued(ctx, regions)}, reverse=extreme.endswith("highest"))
+    k = _position(extreme)
+    if len(classes) < max(2, k + 1):
+        raise Invalid
+    return classes[k]
+
+
+@register("Regions", "Ranking")
+@_guard
+def ranking(ctx: Ctx, regions: Iterable[str]) -> list[list[str]]:
+    """Tie groups, highest first (ties: same class / within τ; INVALID when not transitive or unreadable)."""
+    ranked = _sorted_levels(ctx, _all_valued(ctx, regions), "highest")
+    groups: list[list[str]] = []
+    for c in ranked:
+        if groups and order(ctx, groups[-1][0], c) == 0:
+            if any(order(ctx, g, c) != 0 for g in groups[-1]):
+                raise Invalid
+            groups[-1].append(c)
+        else:
+            if groups and any(order(ctx, g, c) != 1 for g in groups[-1]):
+                raise Invalid
+            groups.append([c])
+    return groups
+
+
+def _median_level(ctx: Ctx, regions: Iterable[str]) -> float:
+    pool = _all_valued(ctx, regions)
+    if len(pool) < 3:
+        raise Invalid
+    lv = sorted(ctx.level[c] for c in pool)
+    n = len(lv)
+    if n % 2:
+        return lv[n // 2]
+    a, b = lv[n // 2 - 1], lv[n // 2]
+    if ctx.discrete and a != b:
+        raise Invalid  # the median falls between two classes
+    return (a + b) / 2
+
+
+@register("Regions", "LegendClass")
+@_guard
+def median_range(ctx: Ctx, regions: Iterable[str]) -> int:
+    """Range holding the median (middle member by level; even counts need both middle members in one range)."""
+    med = _median_level(ctx, regions)
+    if ctx.discrete:
+        return int(med)
+    for i, (lo, hi) in enumerate(ctx.intervals):
+        if lo + ctx.tol <= med <= hi - ctx.tol:
+            return i
+    raise Invalid
+
+
+@register("Region Comparison Regions", "Bool")
+@_guard
+def versus_median(ctx: Ctx, region: str, side: str, regions: Iterable[str]) -> bool:
+    """Whether ``region`` is above/below the median of ``regions`` (a tie with the median is INVALID)."""
+    med = _median_level(ctx, regions)
+    o = order_levels(ctx, ctx.lv(region), med)
+    if o is None or o == 0:
+        raise Invalid
+    return o == _sign(side)
+
+
+@register("Regions Regions", "Comparison")
+@_guard
+def compare_means(ctx: Ctx, a: Iterable[str], b: Iterable[str]) -> str:
+    """Mean level of ``a`` vs ``b``: ``higher``/``lower``/``similar`` (mean class index on discrete maps)."""
+    pa, pb = _all_valued(ctx, a), _all_valued(ctx, b)
+    if len(pa) < 2 or len(pb) < 2 or set(pa) == set(pb):
+        raise Invalid
+    d = sum(ctx.level[c] for c in pa) / len(pa) - sum(ctx.level[c] for c in pb) / len(pb)
+    hi, sim = (MEAN_CLASS_DIFF, MEAN_CLASS_SIMILAR) if ctx.discrete else (2 * ctx.tol, ctx.tol)
+    if abs(d) <= sim:
+        return "similar"
+    if abs(d) >= hi:
+        return "higher" if d > 0 else "lower"
+    raise Invalid
+
+
+@register("Region Regions", "Bool")
+@_guard
+def is_outlier(ctx: Ctx, region: str, regions: Iterable[str]) -> bool:
+    """Outlier test of ``region`` against the other members (see module constants for the definition)."""
+    rest = _all_valued(ctx, set(regions) - {region})
+    if len(rest) < 3 or ctx.lv(region) is None:
+        raise Invalid
+    lv = [ctx.level[c] for c in rest]
+    lo, hi, x = min(lv), max(lv), ctx.level[region]
+    d = max(lo - x, x - hi, 0.0)
+    if ctx.discrete:
+        if d == 0:
+            return False
+        if d >= OUTLIER_CLASSES:
+            return True
+        raise Invalid
+    if d <= ctx.tol / 2:
+        return False
+    if d >= OUTLIER_TOL_FACTOR * ctx.tol and d >= hi - lo:
+        return True
+    raise Invalid
+
+
+@register("Regions Region Closeness", "Regions")
+@_guard
+def closest_in_value(ctx: Ctx, regions: Iterable[str], region: str, mode: str) -> frozenset[str]:
+    """Members (other than ``region``) with the same/closest or most different value to ``region``.
+
+    Discrete: ``same`` = same class (may be empty); ``most different`` = largest class distance (all tied).
+    Continuous: the unique closest / furthest member, its distance beating the runner-up by τ.
+    """
+    pool = [c for c in _valued(ctx, regions) if c != region]
+    x = ctx.lv(region)
+    if x is None or len(pool) < 2:
+        raise Invalid
+    dist = {c: abs(ctx.level[c] - x) for c in pool}
+    if ctx.discrete:
+        if mode in ("same", "closest"):
+            return frozenset(c for c in pool if dist[c] == 0)
+        best = max(dist.values())
+        if best == 0:
+            raise Invalid
+        return frozenset(c for c in pool if dist[c] == best)
+    ranked = sorted(pool, key=lambda c: dist[c], reverse=mode not in ("same", "closest"))
+    if abs(dist[ranked[0]] - dist[ranked[1]]) < ctx.tol:
+        raise Invalid
+    return frozenset(ranked[:1])
+
+
+@register("Region Number Number", "Number")
+@_guard
+def closer_number(ctx: Ctx, region: str, a: float, b: float) -> float:
+    """Which of two numbers the region's value is closer to (the distances must differ by τ)."""
+    x = ctx.lv(region)
+    if x is None or a == b:
+        raise Invalid
+    da, db = abs(ctx.value[region] - a), abs(ctx.value[region] - b)
+    if abs(da - db) < ctx.tol:
+        raise Invalid
+    return a if da < db else b
+
+
+def _border_diffs(ctx: Ctx) -> list[tuple[float, str, str]]:
+    hit = ctx.cache.get("border_diffs")
+    if hit is not None:
+        ctx.reads.update(ctx.scene.regions)
+        return hit
+    diffs = []
+    for a, r in ctx.scene.regions.items():
+        la = ctx.lv(a)
+        if la is None:
+            continue
+        for b in r.neighbors:
+            if a < b and ctx.lv(b) is not None:
+                diffs.append((abs(la - ctx.level[b]), a, b))
+    diffs.sort(reverse=True)
+    ctx.cache["border_diffs"] = diffs
+    return diffs
+
+
+@register("Region Region", "Bool", relative=True)
+@_guard
+def is_max_border_pair(ctx: Ctx, a: str, b: str) -> bool:
+    """Whether bordering ``a``/``b`` are THE pair of bordering regions with the largest difference (class
+    distance / value). Yes needs a unique maximum (by τ); No needs a clearly smaller difference."""
+    if b not in ctx.scene.regions[a].neighbors:
+        raise Invalid
+    diffs = _border_diffs(ctx)
+    if len(diffs) < 2 or ctx.lv(a) is None or ctx.lv(b) is None:
+        raise Invalid
+    mine = abs(ctx.level[a] - ctx.level[b])
+    top, runner = diffs[0][0], diffs[1][0]
+    if frozenset(diffs[0][1:]) == frozenset((a, b)):
+        if top - runner > (ctx.tol if not ctx.discrete else 0):
+            return True
+        raise Invalid
+    if top - mine > (ctx.tol if not ctx.discrete else 0):
+        return False
+    raise Invalid
+
+
+@register("Region Region", "Pair")
+def pair(ctx: Ctx, a: str, b: str) -> frozenset[str]:
+    """The unordered pair {a, b}."""
+    return frozenset((a, b))
+
+
+# ---------------------------------------------------------------------------------------------- geography
+
+
+def _direction_key(ctx: Ctx, code: str, direction: str) -> float:
+    r = ctx.scene.regions[code]
+    return {"north": r.lat, "south": -r.lat, "east": r.lon, "west": -r.lon}[direction]
+
+
+def _first_in_direction(ctx: Ctx, regions: Iterable[str], direction: str, test: Callable[[str], bool | None]) -> str:
+    """The furthest region in ``direction`` passing ``test``; every region before it must clearly fail,
+    and the answer must lead the next passing region by :data:`DIRECTION_MARGIN_DEG`."""
+    ranked = sorted(regions, key=lambda c: (-_direction_key(ctx, c, direction), c))
+    found = None
+    for c in ranked:
+        ok = test(c)
+        if ok is None:
+            raise Invalid
+        if ok:
+            if found is None:
+                found = c
+            else:
+                if _direction_key(ctx, found, direction) - _direction_key(ctx, c, direction) < DIRECTION_MARGIN_DEG:
+                    raise Invalid
+                return found
+    if found is None:
+        raise Invalid
+    return found
+
+
+@register("Regions Direction", "Region")
+@_guard
+def extreme_direction(ctx: Ctx, regions: Iterable[str], direction: str) -> str:
+    """The north-/south-/east-/west-most region of a set (by the atlas position rule, with a margin)."""
+    pool = list(regions)
+    if len(pool) < 2:
+        raise Invalid
+    return _first_in_direction(ctx, pool, direction, lambda c: True)
+
+
+def _vs_all_neighbors(ctx: Ctx, code: str, cmp: str) -> bool | None:
+    """True/False whether ``code`` is higher/lower/similar than every neighbour; None if unreadable."""
+    nbrs = ctx.scene.regions[code].neighbors
+    if not nbrs or ctx.lv(code) is None:
+        return False
+    sign = _sign(cmp)
+    verdict: bool | None = True
+    for n in nbrs:
+        o = order(ctx, code, n)
+        if o is None:
+            verdict = None
+        elif o != sign:
+            return False
+    return verdict
+
+
+@register("Region Comparison", "Bool", relative=True)
+@_guard
+def versus_all_neighbors(ctx: Ctx, region: str, cmp: str) -> bool:
+    """Whether ``region`` is higher/lower/similar compared with all its neighbours (it must have some)."""
+    if not ctx.scene.regions[region].neighbors:
+        raise Invalid
+    v = _vs_all_neighbors(ctx, region, cmp)
+    if v is None:
+        raise Invalid
+    return v
+
+
+@register("Comparison Direction", "Region", relative=True)
+@_guard
+def extreme_local(ctx: Ctx, cmp: str, direction: str) -> str:
+    """The north-/south-/... most region that is higher/lower/similar compared with all its neighbours."""
+    return _first_in_direction(ctx, ctx.scene.regions, direction, lambda c: _vs_all_neighbors(ctx, c, cmp))
+
+
+@register("LegendClass Direction", "Region")
+@_guard
+def extreme_in_range(ctx: Ctx, idx: int, direction: str) -> str:
+    """The north-/south-/... most region whose value is in a legend range."""
+    return _first_in_direction(ctx, ctx.scene.regions, direction, lambda c: _in_interval(ctx, c, idx))
+
+
+@register("LegendClass Relation LegendClass N", "Region", relative=True)
+@_guard
+def border_relation(ctx: Ctx, pool_idx: int, relation: str, other_idx: int, n: int) -> str:
+    """The unique region in range ``pool_idx`` that borders ``at least n`` / ``only`` / ``no`` regions of
+    range ``other_idx`` (regions without neighbours never qualify for ``only``/``no``)."""
+    found = []
+    for c, r in ctx.scene.regions.items():
+        if not _in_interval(ctx, c, pool_idx) or not r.neighbors:
+            continue
+        hits = sum(1 for b in r.neighbors if _in_interval(ctx, b, other_idx))
+        ok = {"at least": hits >= n, "only": hits == len(r.neighbors), "none": hits == 0}[relation]
+        if ok:
+            found.append(c)
+    if len(found) != 1:
+        raise Invalid
+    return found[0]
+
+
+def _centroids(ctx: Ctx) -> dict[str, tuple[float, float]]:
+    key = "centroids"
+    if key not in ctx.cache:
+        atlas = ctx.scene.atlas
+        cache = getattr(atlas, "_question_centroids", None)
+        if cache is None:
+            cents = atlas.gdf.geometry.centroid
+            cache = {c: (float(p.x), float(p.y)) for c, p in cents.items()}
+            object.__setattr__(atlas, "_question_centroids", cache)
+        ctx.cache[key] = cache
+    return ctx.cache[key]
+
+
+@register("Regions", "Pair")
+@_guard
+def closest_pair(ctx: Ctx, regions: Iterable[str]) -> frozenset[str]:
+    """The two regions whose centroids (projected CRS) are closest; must beat the runner-up by 10 %."""
+    pool = sorted(regions)
+    if len(pool) < 3:
+        raise Invalid
+    cents = _centroids(ctx)
+    dists = sorted(
+        (math.dist(cents[a], cents[b]), a, b) for i, a in enumerate(pool) for b in pool[i + 1 :]
+    )
+    if dists[0][0] > CLOSEST_PAIR_MARGIN * dists[1][0]:
+        raise Invalid
+    return frozenset(dists[0][1:])
+
+
+@register("LegendClass", "Pair")
+@_guard
+def closest_pair_in_range(ctx: Ctx, idx: int) -> frozenset[str]:
+    """:func:`closest_pair` of the regions in a range; regions whose membership is unreadable (continuous,
+    within τ of a tick) must not change the answer whether they count or not."""
+    sure, maybe = [], []
+    for c in ctx.scene.regions:
+        try:
+            if _in_interval(ctx, c, idx):
+                sure.append(c)
+        except Invalid:
+            maybe.append(c)
+    best = closest_pair(ctx, sure)
+    if maybe and (best is INVALID or closest_pair(ctx, sure + maybe) != best):
+        raise Invalid
+    return best
+
+
+# ---------------------------------------------------------------------------------------------- legend
+
+
+@register("Region", "LegendClass")
+@_guard
+def range_of(ctx: Ctx, region: str) -> int:
+    """The legend range of a region (class; tick interval on continuous maps, readable by τ)."""
+    if ctx.lv(region) is None:
+        raise Invalid
+    for i in range(len(ctx.intervals)):
+        if _in_interval(ctx, region, i):
+            return i
+    raise Invalid
+
+
+@register("", "Int")
+def num_classes(ctx: Ctx) -> int:
+    """Number of legend classes (without N/A)."""
+    return ctx.scene.legend_facts.num_classes
+
+
+@register("", "Bool")
+def darker_is_higher(ctx: Ctx) -> bool:
+    """True when darker colours mean higher values."""
+    return ctx.scene.legend_facts.darkness_increases_with_value
+
+
+@register("", "Bool")
+def is_percent(ctx: Ctx) -> bool:
+    """True when the map shows percentages."""
+    return ctx.scene.legend_facts.percent
+
+
+@register("", "Str")
+def legend_kind(ctx: Ctx) -> str:
+    """``discrete`` or ``continuous``."""
+    return ctx.scene.map_type
+
+
+def _legend_colors(ctx: Ctx) -> list[str]:
+    legend = ctx.scene.legend
+    return [c.color for c in legend.classes] if ctx.discrete else list(legend.colors)
+
+
+def hue_spread(colors: Iterable[str]) -> float:
+    """Smallest arc (degrees) holding the hues of the saturated colours (0 when all are grey)."""
+    hues = []
+    for col in colors:
+        r, g, b = (int(col[i : i + 2], 16) / 255 for i in (1, 3, 5))
+        h, _l, s = colorsys.rgb_to_hls(r, g, b)
+        if s >= GREY_SATURATION and 0.08 < _l < 0.92:
+            hues.append(h * 360)
+    if len(hues) < 2:
+        return 0.0
+    hues.sort()
+    gaps = [b - a for a, b in zip(hues, hues[1:])] + [hues[0] + 360 - hues[-1]]
+    return 360 - max(gaps)
+
+
+@register("", "Bool")
+def single_hue(ctx: Ctx) -> bool:
+    """True when the legend uses shades of one colour (hue spread <= SINGLE_HUE_MAX_SPREAD degrees)."""
+    return hue_spread(_legend_colors(ctx)) <= SINGLE_HUE_MAX_SPREAD
+
+
+@register("Shade", "LegendClass")
+@_guard
+def class_by_shade(ctx: Ctx, shade: str) -> int:
+    """Class drawn in the darkest / lightest / second darkest / second lightest shade (discrete)."""
+    lum = sorted((relative_luminance(c.color), c.index) for c in ctx.scene.legend.classes)
+    if len({round(x, 4) for x, _ in lum}) != len(lum):
+        raise Invalid
+    if shade.endswith("lightest"):
+        lum.reverse()
+    k = 1 if shade.startswith("second") else 0
+    if len(lum) < k + 2:
+        raise Invalid
+    return lum[k][1]
+
+
+def _label_bounds(label: str) -> tuple[float | None, float | None]:
+    try:
+        return parse_range(label)
+    except ValueError:
+        return None, None
+
+
+@register("", "Range")
+@_guard
+def legend_span(ctx: Ctx) -> tuple[str, list[float | None]]:
+    """Overall range: first class's lower to last class's upper bound (continuous: first to last tick)."""
+    legend = ctx.scene.legend
+    scale = legend.label_scale or 1.0
+    if ctx.discrete:
+        lo, _ = _label_bounds(legend.classes[0].label)
+        _, hi = _label_bounds(legend.classes[-1].label)
+        if lo is None or hi is None:
+            raise Invalid
+        label = f"{ctx.num(lo)} - {ctx.num(hi)}"
+        return label, [lo, hi]
+    labels = legend.tick_labels
+    if len(labels) < 2:
+        raise Invalid
+    return f"{labels[0]} - {labels[-1]}", [legend.vmin * scale, legend.vmax * scale]
+
+
+@register("Extreme", "LegendClass")
+@_guard
+def widest_class(ctx: Ctx, extreme: str) -> int:
+    """The class with the largest (or smallest) range of values, as its label prints it (unique)."""
+    widths = []
+    for c in ctx.scene.legend.classes:
+        lo, hi = _label_bounds(c.label)
+        if lo is None or hi is None:
+            raise Invalid
+        widths.append((hi - lo, c.index))
+    widths.sort(reverse=extreme.endswith("highest") or extreme == "largest")
+    if len(widths) < 2 or math.isclose(widths[0][0], widths[1][0], rel_tol=1e-6):
+        raise Invalid
+    return widths[0][1]
+
+
+@register("Extreme", "LegendClass")
+@_guard
+def class_by_count(ctx: Ctx, extreme: str) -> int:
+    """The class holding the most / fewest regions (unique)."""
+    counts = {c.index: 0 for c in ctx.scene.legend.classes}
+    for code in ctx.scene.regions:
+        lv = ctx.lv(code)
+        if lv is not None:
+            counts[int(lv)] += 1
+    ranked = sorted(counts.items(), key=lambda kv: kv[1], reverse=extreme.endswith("highest"))
+    if ranked[0][1] == ranked[1][1]:
+        raise Invalid
+    return ranked[0][0]
+
+
+@register("", "Str")
+@_guard
+def legend_spacing(ctx: Ctx) -> str:
+    """``evenly spaced`` or ``significant gaps`` (definitions in the module constants)."""
+    bounds = [_label_bounds(c.label) for c in ctx.scene.legend.classes]
+    if any(lo is None or hi is None for lo, hi in bounds):
+        raise Invalid
+    widths = [hi - lo for lo, hi in bounds]
+    gaps = [b[0] - a[1] for a, b in zip(bounds, bounds[1:])]
+    span = bounds[-1][1] - bounds[0][0]
+    if span <= 0:
+        raise Invalid
+    wmax, wmin = max(widths), min(widths)
+    if wmax - wmin <= EVEN_WIDTH_TOL * wmax and max(gaps, default=0) <= EVEN_GAP_TOL * span:
+        return "evenly spaced"
+    if wmax >= UNEVEN_WIDTH_RATIO * wmin or max(gaps, default=0) >= UNEVEN_GAP * span:
+        return "significant gaps"
+    raise Invalid
+
+
+# ---------------------------------------------------------------------------------------------- domains
+# Functions used in ``from:`` of a parameter: they return candidate values (ordered; the engine samples).
+
+
+@register("", "Regions")
+def readable_regions(ctx: Ctx) -> list[str]:
+    """Legible regions with a value (the default domain of Region parameters)."""
+    return [c for c in ctx.scene.regions if c in ctx.legible and ctx.level[c] is not None]
+
+
+@register("Regions", "Regions")
+def readable(ctx: Ctx, regions: Iterable[str]) -> list[str]:
+    """The legible, valued members of a set (sorted)."""
+    return sorted(c for c in regions if c in ctx.legible and ctx.level[c] is not None)
+
+
+@register("Regions Extreme", "Regions")
+def by_level(ctx: Ctx, regions: Iterable[str], extreme: str) -> list[str]:
+    """Legible, valued regions sorted by level, the given extreme first (domain helper for yes-answers)."""
+    return _sorted_levels(ctx, readable(ctx, regions), extreme)
+
+
+@register("Region", "Regions")
+def by_border_difference(ctx: Ctx, region: str) -> list[str]:
+    """Legible, valued neighbours of ``region``, the most different first (domain helper)."""
+    x = ctx.level[region]
+    pool = readable(ctx, ctx.scene.regions[region].neighbors)
+    return sorted(pool, key=lambda c: (-abs(ctx.level[c] - x), c)) if x is not None else pool
+
+
+@register("", "Regions")
+def regions_by_border_difference(ctx: Ctx) -> list[str]:
+    """Legible, valued regions with neighbours, the one on the largest border difference first."""
+    best: dict[str, float] = {}
+    for a in readable_regions(ctx):
+        diffs = [abs(ctx.level[a] - ctx.level[b]) for b in ctx.scene.regions[a].neighbors if ctx.level[b] is not None]
+        if diffs:
+            best[a] = max(diffs)
+    return sorted(best, key=lambda c: (-best[c], c))
+
+
+@register("Comparison Direction", "Regions", relative=True)
+def local_candidates(ctx: Ctx, cmp: str, direction: str) -> list[str]:
+    """Legible regions with neighbours, those higher/lower/similar to all neighbours first, in direction order."""
+    pool = [c for c in readable_regions(ctx) if ctx.scene.regions[c].neighbors]
+    key = {c: (0 if _vs_all_neighbors(ctx, c, cmp) else 1, -_direction_key(ctx, c, direction), c) for c in pool}
+    return sorted(pool, key=key.__getitem__)
+
+
+@register("", "Regions")
+def with_neighbors(ctx: Ctx) -> list[str]:
+    """Legible, valued regions that have at least one neighbour."""
+    return [c for c in readable_regions(ctx) if ctx.scene.regions[c].neighbors]
+
+
+@register("Number", "Numbers")
+def numbers_above(ctx: Ctx, number: float) -> list[float]:
+    """Legend numbers larger than ``number``."""
+    return [v for v, _ in ctx.thresholds if v > number]
+
+
+@register("Regions", "Regions")
+def by_outlyingness(ctx: Ctx, regions: Iterable[str]) -> list[str]:
+    """Legible, valued members, the one furthest from the others' median level first (domain helper)."""
+    pool = readable(ctx, regions)
+    if len(pool) < 2:
+        return pool
+    lv = sorted(ctx.level[c] for c in pool)
+    med = lv[len(lv) // 2]
+    return sorted(pool, key=lambda c: (-abs(ctx.level[c] - med), c))
+
+
+@register("Regions", "LegendClasses")
+def ranges_by_share(ctx: Ctx, regions: Iterable[str]) -> list[int]:
+    """Legend ranges, the one holding most members first (domain helper for yes-answers)."""
+    counts = Counter()
+    for c in regions:
+        lv = ctx.level[c]
+        if lv is None:
+            continue
+        if ctx.discrete:
+            counts[int(lv)] += 1
+        else:
+            for i, (lo, hi) in enumerate(ctx.intervals):
+                if lo <= ctx.value[c] <= hi:
+                    counts[i] += 1
+    return sorted(range(len(ctx.intervals)), key=lambda i: (-counts[i], i))
+
+
+def call(ctx: Ctx, name: str, *args: Any) -> Any:
+    """Call a library function by name."""
+    return FUNCTIONS[name].fn(ctx, *args)
