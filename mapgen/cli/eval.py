@@ -1,0 +1,156 @@
+"""``mapgen eval`` (score predictions, a model or a baseline on a benchmark) and ``mapgen prompt``."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from mapgen.eval.baselines import BASELINES
+from mapgen.eval.bench_io import load_benchmark
+from mapgen.eval.prompts import list_strategies, render_prompt, task_question
+from mapgen.eval.run import run_eval
+
+
+@click.command("eval")
+@click.argument("bench", type=click.Path(exists=True))
+@click.option(
+    "--predictions", type=click.Path(exists=True, dir_okay=False), help="JSONL of {question_id, prediction}."
+)
+@click.option("--model", help="Model to query, e.g. openai:gpt-4o-mini (any OpenAI-compatible server).")
+@click.option("--baseline", type=click.Choice(BASELINES), help="Answer without the image: random or prior.")
+@click.option(
+    "--base-url",
+    help="Server URL, e.g. http://localhost:8000/v1 (default $MAPGEN_BASE_URL/$OPENAI_BASE_URL).",
+)
+@click.option(
+    "--api-key-env",
+    default=None,
+    help="Environment variable holding the API key (default $MAPGEN_API_KEY/$OPENAI_API_KEY).",
+)
+@click.option(
+    "--prompt",
+    "prompt",
+    default="direct",
+    show_default=True,
+    help="Prompt strategy name or file (see `mapgen prompt --list`).",
+)
+@click.option("--concurrency", default=4, show_default=True, help="Model requests in flight.")
+@click.option("--timeout", default=120.0, show_default=True, help="Seconds per model request.")
+@click.option("--retries", default=3, show_default=True, help="Retries per failed model request.")
+@click.option(
+    "--cache", type=click.Path(dir_okay=False), help="Response cache JSONL (default OUT/model_cache.jsonl)."
+)
+@click.option("--split", help="Evaluate only this split.")
+@click.option("--limit", type=int, help="Evaluate only the first N questions.")
+@click.option("--seed", default=0, show_default=True, help="Seed of the random baseline.")
+@click.option(
+    "--box-scale",
+    type=click.Choice(["percent", "pixels"]),
+    default="percent",
+    show_default=True,
+    help="Unit of predicted grounding boxes.",
+)
+@click.option("--no-plots", is_flag=True, help="Skip the PNG plots.")
+@click.option(
+    "-o", "--out", "out_dir", required=True, type=click.Path(file_okay=False), help="Report folder."
+)
+def eval_command(
+    bench: str,
+    predictions: str | None,
+    model: str | None,
+    baseline: str | None,
+    base_url: str | None,
+    api_key_env: str | None,
+    prompt: str,
+    concurrency: int,
+    timeout: float,
+    retries: int,
+    cache: str | None,
+    split: str | None,
+    limit: int | None,
+    seed: int,
+    box_scale: str,
+    no_plots: bool,
+    out_dir: str,
+) -> None:
+    """Score BENCH against --predictions, a --model or a --baseline and write a report folder."""
+    import os
+
+    if sum(x is not None for x in (predictions, model, baseline)) != 1:
+        raise click.UsageError("give exactly one of --predictions, --model and --baseline")
+    api_key = os.environ.get(api_key_env) if api_key_env else None
+    report = run_eval(
+        bench,
+        predictions=predictions,
+        model=model,
+        baseline=baseline,
+        prompt=prompt,
+        out_dir=out_dir,
+        base_url=base_url,
+        api_key=api_key,
+        concurrency=concurrency,
+        timeout=timeout,
+        max_retries=retries,
+        cache=cache,
+        seed=seed,
+        split=split,
+        limit=limit,
+        box_scale=box_scale,
+        plots=not no_plots,
+    )
+    s = report.summary()
+    click.echo(
+        f"{s['n']} questions, score {s['score']:.4f}; unparsed {s['unparsed']}, missing {s['missing']}, "
+        f"unknown ids {s['unmatched_predictions']}"
+    )
+    for key in ("duplicate_predictions", "invalid_prediction_lines", "model_failures"):
+        if report.extra.get(key):
+            click.echo(f"{key.replace('_', ' ')}: {report.extra[key]}")
+    click.echo(f"report: {out_dir}")
+
+
+@click.command("prompt")
+@click.argument("bench", type=click.Path(exists=True), required=False)
+@click.option("--prompt", "prompt", default="direct", show_default=True, help="Prompt strategy name or file.")
+@click.option("--question", "question_id", help="Question id (or caption/grounding record id).")
+@click.option("--json", "as_json", is_flag=True, help="Print the prompt as JSON.")
+@click.option("--list", "list_only", is_flag=True, help="List the prompt strategies.")
+def prompt_command(
+    bench: str | None, prompt: str, question_id: str | None, as_json: bool, list_only: bool
+) -> None:
+    """Print exactly what a model is sent for one question of BENCH."""
+    if list_only:
+        for name in list_strategies():
+            click.echo(name)
+        return
+    if bench is None or question_id is None:
+        raise click.UsageError("give BENCH and --question (or --list)")
+    b = load_benchmark(bench)
+    records = {
+        str(r.get("question_id")): (task, r)
+        for task, rs in (("caption", b.captions), ("grounding", b.grounding))
+        for r in rs
+    }
+    if question_id in records and question_id not in b.by_id:
+        task, record = records[question_id]
+        rendered = render_prompt(
+            task_question(record, task, b), task if prompt == "direct" else prompt, bench=b
+        )
+    else:
+        try:
+            question = b.question(question_id)
+        except KeyError as exc:
+            raise ValueError(exc.args[0]) from None
+        rendered = render_prompt(question, prompt, bench=b)
+    if as_json:
+        data = {
+            "question_id": rendered.question_id,
+            "strategy": rendered.strategy,
+            "system": rendered.system,
+            "images": [str(p) for p in rendered.images],
+            "text": rendered.text,
+        }
+        click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+    else:
+        click.echo(rendered.show())

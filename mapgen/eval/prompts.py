@@ -1,0 +1,315 @@
+"""Prompt strategies: files in ``templates/prompts/`` rendered for one question.
+
+A strategy is a YAML file ``<name>.yaml`` with ``text`` (a jinja2 template, sandboxed, undefined variables
+are errors), optional ``system``, ``description``, ``vars`` (extra template variables) and
+``example_images`` (paths, relative to the file, of images sent before the map); or a ``<name>.txt`` file
+whose whole content is ``text``. Shipped: ``direct`` (answer only), ``cot`` (zero-shot chain-of-thought),
+``eer`` (MAPWise's Explicit Extraction and Reasoning), ``fewshot_text`` (one worked example on a map
+described in words), ``caption`` and ``grounding`` (VRSBench tasks). Users add strategies by dropping files
+into a folder listed in ``$MAPGEN_PROMPTS`` (``os.pathsep``-separated, searched first) or by passing a file
+path as the strategy.
+
+Template variables: ``question``, ``answer_type``, ``map_type``, ``hatched``, ``annotated``, ``country``,
+``country_name``, ``region``/``regions`` (``state``/``states``, ...), ``map_hint``, ``answer_format``,
+``counterfactual``, ``counterfactual_note`` (with the name dictionary appended), ``name_dictionary``,
+``final_json``, ``final_json_last_line``, plus the strategy's ``vars``. The shared pieces live in
+``templates/prompts/_common.yaml`` and are themselves templates.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+from jinja2 import StrictUndefined
+from jinja2.sandbox import SandboxedEnvironment
+
+from mapgen.questions.record import Question
+from mapgen.resources import template_path
+
+PROMPTS_ENV = "MAPGEN_PROMPTS"
+_ENV = SandboxedEnvironment(undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, autoescape=False)
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """What a model is sent: ``text`` (user turn), the map image, optional system text and example images."""
+
+    text: str
+    image_path: Path | None = None
+    system: str | None = None
+    strategy: str = ""
+    question_id: str = ""
+    example_images: tuple[Path, ...] = field(default=())
+
+    @property
+    def images(self) -> tuple[Path, ...]:
+        """Every image in sending order (examples first, then the map)."""
+        return (*self.example_images, *((self.image_path,) if self.image_path else ()))
+
+    def show(self) -> str:
+        """Human-readable dump (``mapgen prompt`` prints this)."""
+        parts = []
+        if self.system:
+            parts.append(f"[system]\n{self.system}")
+        for i, image in enumerate(self.images, start=1):
+            parts.append(f"[image {i}] {image}")
+        parts.append(f"[user]\n{self.text}")
+        return "\n\n".join(parts)
+
+
+@dataclass(frozen=True)
+class Strategy:
+    """A loaded prompt strategy file."""
+
+    name: str
+    text: str
+    path: Path | None = None
+    system: str | None = None
+    description: str = ""
+    task: str = "vqa"
+    vars: Mapping[str, Any] = field(default_factory=dict)
+    example_images: tuple[Path, ...] = ()
+
+
+# ------------------------------------------------------------------------------------------- loading
+
+
+def _user_dirs() -> list[Path]:
+    raw = os.environ.get(PROMPTS_ENV, "")
+    return [Path(p) for p in raw.split(os.pathsep) if p.strip()]
+
+
+def _shipped_dir() -> Path:
+    return Path(str(template_path("prompts")))
+
+
+def _strategy_files() -> dict[str, Path]:
+    """Strategy name → file, user folders overriding shipped ones."""
+    found: dict[str, Path] = {}
+    for folder in [_shipped_dir(), *reversed(_user_dirs())]:
+        if not folder.is_dir():
+            continue
+        for path in sorted(folder.iterdir()):
+            if path.suffix in (".yaml", ".yml", ".txt") and not path.name.startswith("_"):
+                found[path.stem] = path
+    return found
+
+
+def list_strategies() -> list[str]:
+    """Names of every available prompt strategy."""
+    return sorted(_strategy_files())
+
+
+def _read_strategy(path: Path) -> Strategy:
+    if path.suffix == ".txt":
+        return Strategy(name=path.stem, text=path.read_text(encoding="utf-8"), path=path)
+    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    if not isinstance(data, dict) or not isinstance(data.get("text"), str):
+        raise ValueError(f"prompt strategy {path} needs a 'text' template")
+    images = tuple((path.parent / p).resolve() for p in data.get("example_images") or ())
+    return Strategy(
+        name=str(data.get("name") or path.stem),
+        text=data["text"],
+        path=path,
+        system=data.get("system"),
+        description=str(data.get("description") or ""),
+        task=str(data.get("task") or "vqa"),
+        vars=data.get("vars") or {},
+        example_images=images,
+    )
+
+
+def load_strategy(strategy: str | Path | Strategy) -> Strategy:
+    """A strategy by name (see :func:`list_strategies`) or by file path."""
+    if isinstance(strategy, Strategy):
+        return strategy
+    path = Path(strategy)
+    if path.suffix in (".yaml", ".yml", ".txt") and path.is_file():
+        return _read_strategy(path)
+    files = _strategy_files()
+    if str(strategy) not in files:
+        raise ValueError(f"unknown prompt strategy {str(strategy)!r}; known: {', '.join(sorted(files))}")
+    return _read_strategy(files[str(strategy)])
+
+
+@lru_cache(maxsize=1)
+def _common() -> dict[str, Any]:
+    return yaml.safe_load((_shipped_dir() / "_common.yaml").read_text(encoding="utf-8"))
+
+
+# ------------------------------------------------------------------------------------------- names
+
+
+@lru_cache(maxsize=8)
+def _atlas_names(atlas: str) -> dict[str, str]:
+    try:
+        from mapgen.geo.atlas import load_atlas
+
+        return dict(load_atlas(atlas).names)
+    except Exception:  # an unknown or user atlas: fall back to codes
+        return {}
+
+
+def _spec_dictionary(spec: Mapping[str, Any]) -> dict[str, str]:
+    """``{real name: "name (label)"}`` via :func:`mapgen.counterfactual.name_dictionary` (``{}`` if unreadable)."""
+    try:
+        from mapgen.counterfactual import name_dictionary as cf_dictionary
+        from mapgen.spec import MapSpec
+
+        regions = cf_dictionary(MapSpec.from_dict(dict(spec)))["regions"]
+    except Exception:  # a spec this mapgen cannot load: fall back to its raw names
+        return {}
+    return {
+        real: f"{e['name']} ({e['label']})" if e.get("label") else str(e["name"])
+        for real, e in regions.items()
+    }
+
+
+def name_dictionary(question: Question, spec: Mapping[str, Any] | None = None) -> dict[str, str]:
+    """``{real name: name on the map}`` for a counterfactual question, ``{}`` when there is none.
+
+    Looked up in order: a ``name_dictionary`` attribute or ``params["name_dictionary"]`` of the question, then
+    the map spec (:func:`mapgen.counterfactual.name_dictionary`: ``"name (label drawn on the map)"``), then the
+    spec's raw ``counterfactual.names`` (``{code: name}``; codes become real names through the atlas).
+    """
+    own = getattr(question, "name_dictionary", None) or (question.params or {}).get("name_dictionary")
+    if isinstance(own, Mapping) and own:
+        return {str(k): str(v) for k, v in own.items()}
+    cf = (spec or {}).get("counterfactual") or {}
+    names = cf.get("names") if isinstance(cf, Mapping) else None
+    if not names:
+        return {}
+    from_spec = _spec_dictionary(spec or {})
+    if from_spec:
+        return from_spec
+    real = _atlas_names(str((spec or {}).get("atlas") or question.country))
+    return {real.get(code, code): str(name) for code, name in sorted(names.items())}
+
+
+# ------------------------------------------------------------------------------------------- rendering
+
+
+@lru_cache(maxsize=256)
+def _compiled(template: str) -> Any:
+    return _ENV.from_string(template)
+
+
+def _render(template: str, context: Mapping[str, Any]) -> str:
+    return _compiled(template).render(**context).strip()
+
+
+def _answer_format(common: Mapping[str, Any], answer_type: str, map_type: str) -> str:
+    fmt = common["answer_formats"].get(answer_type)
+    if fmt is None:
+        raise ValueError(f"no answer format for answer type {answer_type!r}")
+    return fmt.get(map_type, fmt.get("discrete", "")) if isinstance(fmt, Mapping) else fmt
+
+
+def _counterfactual_note(common: Mapping[str, Any], kind: str | None, names: Mapping[str, str]) -> str:
+    if not kind:
+        return ""
+    notes = common["counterfactual_notes"]
+    note = notes.get(kind, notes["default"])
+    if names:
+        note += (
+            "\n" + common["dictionary_intro"] + "\n" + json.dumps(dict(names), ensure_ascii=False, indent=1)
+        )
+    return note
+
+
+def prompt_context(
+    question: Question, strategy: Strategy, names: Mapping[str, str] | None = None
+) -> dict[str, Any]:
+    """Every variable a strategy template can use."""
+    common = _common()
+    country = str(question.country or "").lower()
+    words = common["region_words"].get(country, common["region_words"]["default"])
+    ctx: dict[str, Any] = {
+        **dict(strategy.vars),
+        "question": question.question,
+        "question_id": question.question_id,
+        "answer_type": question.answer_type,
+        "map_type": question.map_type,
+        "hatched": bool(question.hatched),
+        "annotated": bool(question.annotated),
+        "country": country,
+        "country_name": common["countries"].get(country, str(question.country or "a country")),
+        "region": words[0],
+        "regions": words[1],
+        "counterfactual": question.counterfactual,
+        "name_dictionary": dict(names or {}),
+    }
+    hint_key = "hatched" if question.hatched and question.map_type == "discrete" else question.map_type
+    pieces = {
+        "map_hint": common["map_hints"].get(hint_key, ""),
+        "answer_format": _answer_format(common, question.answer_type, question.map_type)
+        if strategy.task == "vqa"
+        else "",
+        "counterfactual_note": _counterfactual_note(common, question.counterfactual, names or {}),
+        "final_json": common["final_json"],
+        "final_json_last_line": common["final_json_last_line"],
+    }
+    for key, value in pieces.items():
+        ctx[key] = _render(value, ctx)
+    return ctx
+
+
+def render_prompt(
+    question: Question | Mapping[str, Any],
+    strategy: str | Path | Strategy = "direct",
+    *,
+    bench: Any = None,
+    image_path: str | Path | None = None,
+    names: Mapping[str, str] | None = None,
+) -> Prompt:
+    """The prompt for ``question`` under ``strategy``.
+
+    ``bench`` (a :class:`~mapgen.eval.bench_io.Benchmark`) supplies the image and the map spec (for the
+    counterfactual name dictionary); ``image_path`` and ``names`` override them.
+    """
+    q = question if isinstance(question, Question) else Question.from_dict(dict(question))
+    strat = load_strategy(strategy)
+    if bench is not None:
+        image_path = image_path or bench.image_path(q.map_id)
+        if names is None and q.counterfactual:
+            names = name_dictionary(q, bench.spec(q.map_id))
+    if names is None and q.counterfactual:
+        names = name_dictionary(q)
+    ctx = prompt_context(q, strat, names)
+    return Prompt(
+        text=_render(strat.text, ctx),
+        image_path=Path(image_path) if image_path else None,
+        system=_render(strat.system, ctx) if strat.system else None,
+        strategy=strat.name,
+        question_id=q.question_id,
+        example_images=strat.example_images,
+    )
+
+
+def task_question(record: Mapping[str, Any], task: str, bench: Any = None) -> Question:
+    """A stand-in Question for a caption/grounding record so the same renderer can prompt it.
+
+    The country comes from the record, else from the map spec's atlas when ``bench`` is given.
+    """
+    map_id = str(record.get("map_id") or Path(str(record.get("image_id") or "")).stem)
+    country = record.get("country") or (
+        (bench.spec(map_id) or {}).get("atlas") if bench is not None else None
+    )
+    return Question(
+        question_id=str(record.get("question_id") or record.get("id") or ""),
+        map_id=map_id,
+        template_id=task,
+        mapwise_template=None,
+        question=str(record.get("question") or record.get("ref") or ""),
+        answer=None,
+        answer_type="single",
+        map_type=str(record.get("map_type") or "discrete"),  # type: ignore[arg-type]
+        country=str(country or ""),
+    )

@@ -1,0 +1,317 @@
+"""Report folder: per-question scores, a JSON summary, MAPWise-style Markdown tables and bar plots.
+
+Files written by :func:`write_report` (byte-identical for identical inputs):
+
+- ``scores.csv``: one row per question (ids, grouping attributes, gold answer, extracted answer, flags, every
+  metric); list/tuple cells as JSON.
+- ``summary.json``: counts (questions, unparsed, missing, unmatched/duplicate predictions, model failures),
+  overall score, mean of every metric per answer type, the paper tables as nested dicts, plus whatever the
+  caller adds (``extra``: captions, grounding, run settings).
+- ``tables.md``: the MAPWise layout — one table per breakdown (overall, map type = discrete / continuous /
+  hatched, annotated, country, relative region, counterfactual kind), rows the groups, columns Binary Acc,
+  Single Recall, Count Acc, Range Acc, List Precision, List Recall, Rank RWP (in %, "-" when a group has no
+  question of that type); then the ranking metrics (RWP, MRR, MAP, Spearman, Kendall) like the paper's
+  Tables 14-15, caption and grounding tables when present, and the problems found.
+- ``plots/answer_type.png`` (main score per answer type) and ``plots/by_<breakdown>.png`` (grouped bars:
+  answer type × group), rendered with matplotlib's Agg backend and no timestamp metadata.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from mapgen.eval.metrics import METRICS_BY_TYPE
+from mapgen.eval.score import Report
+
+PAPER_COLUMNS: tuple[tuple[str, str, str], ...] = (
+    ("Binary Acc", "binary", "binary_exact"),
+    ("Single Recall", "single", "single_recall"),
+    ("Count Acc", "count", "count_exact"),
+    ("Range Acc", "range", "range_score"),
+    ("List Precision", "list", "list_precision"),
+    ("List Recall", "list", "list_recall"),
+    ("Rank RWP", "ranking", "ranking_rwp"),
+)
+"""(column title, answer type, metric) of the MAPWise result tables."""
+
+BREAKDOWNS: dict[str, str] = {
+    "map_variant": "Map type",
+    "annotated": "Annotated",
+    "country": "Country",
+    "relative_region": "Relative region",
+    "counterfactual": "Counterfactual",
+}
+"""Frame column → table title; ``map_variant`` is ``hatched`` for hatched maps, else the map type."""
+
+RANKING_COLUMNS = ("ranking_rwp", "ranking_mrr", "ranking_map", "ranking_spearman", "ranking_kendall")
+
+
+def with_variant(frame: pd.DataFrame) -> pd.DataFrame:
+    """The frame plus ``map_variant`` (discrete / continuous / hatched)."""
+    out = frame.copy()
+    hatched = out["hatched"].fillna(False).astype(bool) if "hatched" in out else False
+    out["map_variant"] = out["map_type"].where(~hatched, "hatched") if len(out) else out.get("map_type")
+    return out
+
+
+def _group_label(value: Any, column: str) -> str:
+    if isinstance(value, bool) or column in ("annotated", "relative_region", "hatched"):
+        if column == "annotated":
+            return "with annotations" if value else "without annotations"
+        if column == "relative_region":
+            return "relative" if value else "non-relative"
+        return "yes" if value else "no"
+    return str(value)
+
+
+def paper_table(frame: pd.DataFrame, by: str | None = None) -> pd.DataFrame:
+    """Scores in % per group (rows) and MAPWise column (NaN where a group has no question of the type)."""
+    frame = with_variant(frame)
+    groups = (
+        [("all", frame)] if by is None else [(k, g) for k, g in frame.groupby(by, sort=True, dropna=False)]
+    )
+    rows = []
+    for key, g in groups:
+        row: dict[str, Any] = {"group": "all" if by is None else _group_label(key, by), "n": int(len(g))}
+        for title, answer_type, metric in PAPER_COLUMNS:
+            sub = g.loc[g["answer_type"] == answer_type, metric]
+            row[title] = float(sub.mean()) * 100 if len(sub) else math.nan
+        rows.append(row)
+    return pd.DataFrame(rows, columns=["group", "n", *[c[0] for c in PAPER_COLUMNS]])
+
+
+def ranking_table(frame: pd.DataFrame, by: str | None = None) -> pd.DataFrame:
+    """Ranking metrics in % (RWP, MRR, MAP, Spearman, Kendall) per group, ranking questions only."""
+    sub = with_variant(frame[frame["answer_type"] == "ranking"])
+    if not len(sub):
+        return pd.DataFrame(columns=["group", "n", *RANKING_COLUMNS])
+    groups = [("all", sub)] if by is None else list(sub.groupby(by, sort=True, dropna=False))
+    rows = [
+        {"group": "all" if by is None else _group_label(k, by), "n": int(len(g))}
+        | {m: float(g[m].mean()) * 100 for m in RANKING_COLUMNS}
+        for k, g in groups
+    ]
+    return pd.DataFrame(rows)
+
+
+# ------------------------------------------------------------------------------------------- markdown
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, float):
+        return "-" if math.isnan(value) else f"{value:.2f}"
+    return str(value)
+
+
+def markdown_table(df: pd.DataFrame) -> str:
+    """A GitHub Markdown table (floats with 2 decimals, NaN as ``-``)."""
+    header = "| " + " | ".join(str(c) for c in df.columns) + " |"
+    rule = "| " + " | ".join("---" if i == 0 else "---:" for i in range(len(df.columns))) + " |"
+    body = ["| " + " | ".join(_cell(v) for v in row) + " |" for row in df.itertuples(index=False)]
+    return "\n".join([header, rule, *body])
+
+
+def _problems(summary: Mapping[str, Any]) -> list[str]:
+    lines = []
+    for key, label in (
+        ("unparsed", "answers that could not be parsed (scored 0)"),
+        ("missing", "questions without a prediction (scored 0)"),
+        ("unmatched_predictions", "predictions for unknown question ids (ignored)"),
+        ("duplicate_predictions", "duplicate predictions (the last one kept)"),
+        ("invalid_prediction_lines", "unreadable prediction lines (skipped)"),
+        ("model_failures", "model requests that failed after retries (scored as missing)"),
+    ):
+        if summary.get(key):
+            lines.append(f"- {summary[key]} {label}")
+    return lines
+
+
+def render_markdown(report: Report, summary: Mapping[str, Any], extra: Mapping[str, Any]) -> str:
+    """The ``tables.md`` text."""
+    frame = report.frame
+    title = extra.get("title") or "mapgen evaluation"
+    out = [f"# {title}", ""]
+    score = summary.get("score")
+    out.append(
+        f"{summary.get('n', 0)} questions, mean score {_cell(float(score) * 100 if score is not None else math.nan)} %."
+    )
+    out += ["", *(_problems(summary) or ["- no parsing problems, no missing answers"]), ""]
+    out += ["## Overall", "", markdown_table(paper_table(frame)), ""]
+    for column, label in BREAKDOWNS.items():
+        out += [f"## By {label.lower()}", "", markdown_table(paper_table(frame, column)), ""]
+    ranking = ranking_table(frame)
+    if len(ranking):
+        out += ["## Ranking metrics (%)", "", markdown_table(ranking_table(frame, "country")), ""]
+    captions = extra.get("captions")
+    if captions:
+        cap = pd.DataFrame([{k: captions[k] for k in captions if k not in ("tokenizer",)}])
+        out += ["## Captions (VRSBench)", "", markdown_table(cap), ""]
+    grounding = extra.get("grounding")
+    if grounding:
+        out += ["## Grounding (VRSBench)", "", markdown_table(grounding_table(grounding)), ""]
+    failures = extra.get("failures") or []
+    if failures:
+        out += ["## Model failures", ""]
+        out += [f"- `{f['question_id']}`: {f['error']}" for f in failures[:50]]
+        if len(failures) > 50:
+            out.append(f"- … and {len(failures) - 50} more (see summary.json)")
+        out.append("")
+    return "\n".join(out).rstrip() + "\n"
+
+
+def grounding_table(summary: Mapping[str, Any]) -> pd.DataFrame:
+    """Rows all / unique / non-unique; columns Acc@0.5, Acc@0.7 and mean IoU in %, and the count."""
+    rows = []
+    for prefix, label in (("", "all"), ("unique/", "unique"), ("non_unique/", "non-unique")):
+        if summary.get(f"{prefix}n"):
+            rows.append(
+                {
+                    "referent": label,
+                    "n": int(summary[f"{prefix}n"]),
+                    "Acc@0.5": summary.get(f"{prefix}acc@0.5", math.nan) * 100,
+                    "Acc@0.7": summary.get(f"{prefix}acc@0.7", math.nan) * 100,
+                    "mean IoU": summary.get(f"{prefix}mean_iou", math.nan) * 100,
+                }
+            )
+    return pd.DataFrame(rows, columns=["referent", "n", "Acc@0.5", "Acc@0.7", "mean IoU"])
+
+
+# ------------------------------------------------------------------------------------------- json / csv
+
+
+def _json_safe(value: Any) -> Any:
+    if isinstance(value, float):
+        return None if math.isnan(value) or math.isinf(value) else round(value, 6)
+    if isinstance(value, Mapping):
+        return {str(k): _json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_safe(v) for v in value]
+    if hasattr(value, "item"):  # numpy scalars
+        return _json_safe(value.item())
+    return value
+
+
+def _table_dict(df: pd.DataFrame) -> dict[str, dict[str, Any]]:
+    return {str(row["group"]): {k: row[k] for k in df.columns if k != "group"} for _, row in df.iterrows()}
+
+
+def build_summary(report: Report, extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The ``summary.json`` content."""
+    frame = report.frame
+    summary: dict[str, Any] = dict(report.summary())
+    per_type = {}
+    for answer_type, metrics in METRICS_BY_TYPE.items():
+        sub = frame[frame["answer_type"] == answer_type]
+        if len(sub):
+            per_type[answer_type] = {"n": int(len(sub))} | {m: float(sub[m].mean()) for m in metrics}
+    summary["by_answer_type"] = per_type
+    summary["tables"] = {"overall": _table_dict(paper_table(frame))} | {
+        column: _table_dict(paper_table(frame, column)) for column in BREAKDOWNS
+    }
+    summary.update(dict(extra or {}))
+    return _json_safe(summary)
+
+
+def _csv_cell(value: Any) -> Any:
+    if isinstance(value, (list, tuple, dict)):
+        return json.dumps(value, ensure_ascii=False)
+    return value
+
+
+def scores_frame(report: Report) -> pd.DataFrame:
+    """``report.frame`` with list/tuple cells JSON-encoded (what ``scores.csv`` holds)."""
+    frame = report.frame.copy()
+    for column in ("answer", "extracted"):
+        if column in frame:
+            frame[column] = frame[column].map(_csv_cell)
+    return frame
+
+
+# ------------------------------------------------------------------------------------------- plots
+
+
+def _bar_plot(table: pd.DataFrame, title: str, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8, 4), dpi=100)
+    table.plot.bar(ax=ax, rot=0, width=0.8)
+    ax.set_ylim(0, 100)
+    ax.set_ylabel("score (%)")
+    ax.set_title(title)
+    if table.shape[1] > 1:
+        ax.legend(fontsize=8, loc="upper right")
+    elif ax.get_legend() is not None:
+        ax.get_legend().remove()
+    fig.tight_layout()
+    fig.savefig(path, metadata={"Software": None}, pil_kwargs={"compress_level": 6})
+    plt.close(fig)
+
+
+def _type_by_group(frame: pd.DataFrame, column: str) -> pd.DataFrame:
+    pivot = with_variant(frame).pivot_table(
+        index="answer_type", columns=column, values="main", aggfunc="mean"
+    )
+    pivot.columns = [_group_label(c, column) for c in pivot.columns]
+    return pivot * 100
+
+
+def write_plots(report: Report, folder: Path) -> list[Path]:
+    """Bar charts of the main score per answer type, overall and by each breakdown."""
+    frame = report.frame
+    folder.mkdir(parents=True, exist_ok=True)
+    if not len(frame):
+        return []
+    written = []
+    overall = frame.groupby("answer_type", sort=True)["main"].mean().to_frame("score") * 100
+    path = folder / "answer_type.png"
+    _bar_plot(overall, "Main score per answer type", path)
+    written.append(path)
+    for column, label in BREAKDOWNS.items():
+        path = folder / f"by_{column}.png"
+        _bar_plot(_type_by_group(frame, column), f"Main score per answer type by {label.lower()}", path)
+        written.append(path)
+    return written
+
+
+# ------------------------------------------------------------------------------------------- entry point
+
+
+def write_report(
+    report: Report,
+    out_dir: str | Path,
+    extra: Mapping[str, Any] | None = None,
+    plots: bool = True,
+    item_tables: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
+) -> dict[str, Path]:
+    """Write the report folder; returns the paths written by name.
+
+    ``item_tables``: extra per-item CSVs by name (e.g. ``caption_scores``, ``grounding_scores``).
+    """
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    extra = dict(extra or {})
+    summary = build_summary(report, extra)
+    paths = {"scores": out / "scores.csv", "summary": out / "summary.json", "tables": out / "tables.md"}
+    scores_frame(report).to_csv(paths["scores"], index=False, lineterminator="\n")
+    paths["summary"].write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    paths["tables"].write_text(render_markdown(report, summary, extra), encoding="utf-8")
+    for name, rows in (item_tables or {}).items():
+        if rows:
+            path = out / f"{name}.csv"
+            pd.DataFrame([{k: _csv_cell(v) for k, v in r.items()} for r in rows]).to_csv(
+                path, index=False, lineterminator="\n"
+            )
+            paths[name] = path
+    if plots:
+        for path in write_plots(report, out / "plots"):
+            paths[f"plot_{path.stem}"] = path
+    return paths

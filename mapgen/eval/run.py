@@ -1,0 +1,304 @@
+"""Evaluation runs: benchmark + (predictions file | model | baseline) → scores → report folder.
+
+:func:`run_eval` loads the benchmark, gets predictions from exactly one source, scores the questions
+(:func:`~mapgen.eval.score.evaluate`), the VRSBench caption and grounding tasks when the benchmark has them and
+predictions exist for them, and writes the report (:func:`~mapgen.eval.report.write_report`) when ``out_dir``
+is given. Bad input never stops a run: unreadable prediction lines, duplicates (the last one wins), unknown
+ids, unparseable answers and failed model requests are counted and listed in the summary.
+
+Prediction files: JSONL with one ``{"question_id": ..., "prediction": ...}`` per line (``id`` for the id and
+``response``/``output``/``text``/``answer`` for the text are accepted too; a non-string value is read as its
+JSON text), or a JSON object ``{question_id: prediction}``.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mapgen.eval.baselines import run_baseline
+from mapgen.eval.bench_io import Benchmark, load_benchmark
+from mapgen.eval.captions import caption_scores, grounding_scores, image_size_of, record_id
+from mapgen.eval.clients import Completion, OpenAIClient, make_client
+from mapgen.eval.prompts import Prompt, render_prompt, task_question
+from mapgen.eval.report import write_report
+from mapgen.eval.score import Report, evaluate
+from mapgen.questions.record import Question
+
+ID_KEYS = ("question_id", "id")
+TEXT_KEYS = ("prediction", "response", "output", "text", "answer")
+PREDICTIONS_OUT = "predictions.jsonl"
+CACHE_OUT = "model_cache.jsonl"
+
+
+@dataclass
+class EvalReport(Report):
+    """A :class:`~mapgen.eval.score.Report` plus run information (``extra`` goes into ``summary.json``)."""
+
+    extra: dict[str, Any] = field(default_factory=dict)
+    paths: dict[str, Path] = field(default_factory=dict)
+
+
+@dataclass
+class Predictions:
+    """Predictions read from a file, with what was wrong in it."""
+
+    texts: dict[str, str | None] = field(default_factory=dict)
+    duplicates: list[str] = field(default_factory=list)
+    invalid: list[str] = field(default_factory=list)
+
+
+# ------------------------------------------------------------------------------------------- predictions
+
+
+def _as_text(value: Any) -> str | None:
+    if value is None or isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _first(record: Mapping[str, Any], keys: Sequence[str]) -> tuple[bool, Any]:
+    for key in keys:
+        if key in record:
+            return True, record[key]
+    return False, None
+
+
+def _add(preds: Predictions, qid: Any, value: Any) -> None:
+    key = str(qid)
+    if key in preds.texts:
+        preds.duplicates.append(key)
+    preds.texts[key] = _as_text(value)
+
+
+def _add_record(preds: Predictions, where: str, record: Any) -> None:
+    has_id, qid = _first(record, ID_KEYS) if isinstance(record, dict) else (False, None)
+    if not has_id or qid is None:
+        preds.invalid.append(f"{where}: no question_id")
+        return
+    has_text, value = _first(record, TEXT_KEYS)
+    if not has_text:
+        preds.invalid.append(f"{where}: no prediction for {qid!r}")
+    _add(preds, qid, value)
+
+
+def load_predictions(path: str | Path) -> Predictions:
+    """Read a predictions file (JSONL records, a JSON list of records or a JSON ``{id: text}`` object).
+
+    Bad lines are recorded in ``invalid`` rather than raised; a record without a text counts as missing.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"predictions file not found: {path}")
+    preds = Predictions()
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".json":
+        data = json.loads(text)
+        if isinstance(data, dict):
+            for qid, value in data.items():
+                _add(preds, qid, value)
+        elif isinstance(data, list):
+            for number, record in enumerate(data, start=1):
+                _add_record(preds, f"record {number}", record)
+        else:
+            raise ValueError(f"{path}: expected a JSON object or a list of records")
+        return preds
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            preds.invalid.append(f"line {number}: not valid JSON ({exc.msg})")
+            continue
+        _add_record(preds, f"line {number}", record)
+    return preds
+
+
+def write_predictions(path: str | Path, rows: Iterable[Mapping[str, Any]]) -> Path:
+    """Write ``{question_id, prediction, ...}`` records as JSONL."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8") as fh:
+        for row in rows:
+            fh.write(json.dumps(dict(row), ensure_ascii=False) + "\n")
+    return path
+
+
+# ------------------------------------------------------------------------------------------- model
+
+
+def build_prompts(
+    bench: Benchmark, questions: Sequence[Question], prompt: str, tasks: Sequence[str]
+) -> list[Prompt]:
+    """Every prompt a model run sends: the questions, then caption and grounding records."""
+    prompts = [render_prompt(q, prompt, bench=bench) for q in questions] if "vqa" in tasks else []
+    for task, records in (("caption", bench.captions), ("grounding", bench.grounding)):
+        if task in tasks:
+            prompts += [render_prompt(task_question(r, task, bench), task, bench=bench) for r in records]
+    return prompts
+
+
+def model_predictions(
+    client: OpenAIClient, prompts: Sequence[Prompt], concurrency: int = 4
+) -> tuple[dict[str, str | None], list[dict[str, str]], list[Completion]]:
+    """Ask the model every prompt; returns predictions, failures ``{question_id, error}`` and completions."""
+    lock = threading.Lock()
+    done: list[Completion] = []
+
+    def keep(result: Completion) -> None:
+        with lock:
+            done.append(result)
+
+    results = client.complete_many(prompts, concurrency=concurrency, on_result=keep)
+    texts = {r.question_id: r.text for r in results}
+    failures = [{"question_id": r.question_id, "error": r.error or ""} for r in results if not r.ok]
+    return texts, failures, results
+
+
+# ------------------------------------------------------------------------------------------- tasks
+
+
+def _caption_refs(record: Mapping[str, Any]) -> list[str]:
+    value = record.get("ground_truth", record.get("caption", record.get("captions", "")))
+    return [value] if isinstance(value, str) else [str(v) for v in value]
+
+
+def _score_captions(bench: Benchmark, texts: Mapping[str, str | None]) -> tuple[dict[str, Any], list[dict]]:
+    ids = {record_id(r) for r in bench.captions}
+    if not ids & set(texts):
+        return {}, []
+    refs = {record_id(r): _caption_refs(r) for r in bench.captions}
+    try:
+        result = caption_scores(refs, {i: texts.get(i) for i in refs})
+    except ImportError as exc:
+        return {"error": f"caption metrics need pycocoevalcap (pip install 'mapgen[eval]'): {exc}"}, []
+    return result.scores | {"tokenizer": result.tokenizer}, result.per_item
+
+
+def _score_grounding(
+    bench: Benchmark, texts: Mapping[str, str | None], box_scale: str
+) -> tuple[dict[str, Any], list[dict]]:
+    ids = {record_id(r) for r in bench.grounding}
+    if not ids & set(texts):
+        return {}, []
+
+    def size(record: Mapping[str, Any]) -> tuple[int, int] | None:
+        if record.get("width") and record.get("height"):
+            return int(record["width"]), int(record["height"])
+        from mapgen.eval.bench_io import record_image_id
+
+        return image_size_of(bench.image_path(record_image_id(dict(record))))
+
+    summary, rows = grounding_scores(bench.grounding, texts, size, box_scale)
+    return summary | {"box_scale": box_scale}, rows
+
+
+# ------------------------------------------------------------------------------------------- entry point
+
+
+def select_questions(bench: Benchmark, split: str | None = None, limit: int | None = None) -> list[Question]:
+    """The questions to evaluate (one split, the first ``limit``)."""
+    questions = [q for q in bench.questions if split is None or q.split == split]
+    return questions[:limit] if limit is not None else questions
+
+
+def run_eval(
+    bench: str | Path | Benchmark,
+    predictions: str | Path | Mapping[str, str | None] | None = None,
+    model: str | None = None,
+    baseline: str | None = None,
+    prompt: str = "direct",
+    out_dir: str | Path | None = None,
+    *,
+    client: OpenAIClient | None = None,
+    base_url: str | None = None,
+    api_key: str | None = None,
+    concurrency: int = 4,
+    timeout: float = 120.0,
+    max_retries: int = 3,
+    cache: str | Path | None = None,
+    seed: int = 0,
+    split: str | None = None,
+    limit: int | None = None,
+    tasks: Sequence[str] = ("vqa", "caption", "grounding"),
+    box_scale: str = "percent",
+    plots: bool = True,
+) -> EvalReport:
+    """Evaluate one prediction source on a benchmark; writes the report folder when ``out_dir`` is given.
+
+    Exactly one of ``predictions`` (a file or a ``{question_id: text}`` mapping), ``model`` (``openai:NAME``,
+    served at ``base_url``), ``client`` or ``baseline`` (``random`` or ``prior``) must be given.
+    """
+    sources = [s for s in (predictions, model, baseline, client) if s is not None]
+    if len(sources) != 1:
+        raise ValueError("give exactly one of predictions, model (or client) and baseline")
+    bench = bench if isinstance(bench, Benchmark) else load_benchmark(bench)
+    questions = select_questions(bench, split, limit)
+    out = Path(out_dir) if out_dir is not None else None
+    extra: dict[str, Any] = {"benchmark": str(bench.root), "split": split}
+    failures: list[dict[str, str]] = []
+    if predictions is not None:
+        if isinstance(predictions, Mapping):
+            preds = Predictions(texts={str(k): _as_text(v) for k, v in predictions.items()})
+            extra["source"] = "predictions (in memory)"
+        else:
+            preds = load_predictions(predictions)
+            extra["source"] = f"predictions: {predictions}"
+        texts = preds.texts
+        extra["duplicate_predictions"] = len(preds.duplicates)
+        extra["invalid_prediction_lines"] = len(preds.invalid)
+        extra["prediction_problems"] = (preds.invalid + [f"duplicate {d!r}" for d in preds.duplicates])[:100]
+    elif baseline is not None:
+        texts = dict(run_baseline(baseline, questions, seed=seed, spec_of=bench.spec, train=_train(bench)))
+        extra |= {"source": f"baseline: {baseline}", "seed": seed}
+    else:
+        if client is None:
+            cache_path = cache if cache is not None else (out / CACHE_OUT if out is not None else None)
+            client = make_client(
+                str(model),
+                base_url=base_url,
+                api_key=api_key,
+                timeout=timeout,
+                max_retries=max_retries,
+                cache=cache_path,
+            )
+        prompts = build_prompts(bench, questions, prompt, tasks)
+        texts, failures, results = model_predictions(client, prompts, concurrency)
+        extra |= {"source": f"model: {client.model}", "prompt": prompt, "base_url": client.base_url}
+        extra |= {
+            "model_failures": len(failures),
+            "failures": failures,
+            "cached_responses": sum(r.cached for r in results),
+        }
+        if out is not None:
+            rows = [{"question_id": r.question_id, "prediction": r.text, "error": r.error} for r in results]
+            write_predictions(out / PREDICTIONS_OUT, rows)
+    task_ids = {record_id(r) for r in (*bench.captions, *bench.grounding)}
+    vqa_texts = {k: v for k, v in texts.items() if k not in task_ids}
+    base = evaluate(questions, vqa_texts)
+    report = EvalReport(frame=base.frame, unmatched_predictions=base.unmatched_predictions, extra=extra)
+    captions, caption_rows = _score_captions(bench, texts) if bench.captions else ({}, [])
+    grounding, grounding_rows = _score_grounding(bench, texts, box_scale) if bench.grounding else ({}, [])
+    if captions:
+        extra["captions"] = captions
+    if grounding:
+        extra["grounding"] = grounding
+    if out is not None:
+        report.paths = write_report(
+            report,
+            out,
+            extra,
+            plots=plots,
+            item_tables={"caption_scores": caption_rows, "grounding_scores": grounding_rows},
+        )
+    return report
+
+
+def _train(bench: Benchmark) -> list[Question] | None:
+    train = [q for q in bench.questions if q.split == "train"]
+    return train or None

@@ -1,0 +1,180 @@
+"""Prompt strategies (mapgen.eval.prompts): files, answer formats, counterfactual notes, user strategies."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+import yaml
+from jinja2.exceptions import UndefinedError
+
+from mapgen.eval.bench_io import load_benchmark
+from mapgen.eval.extract import extract_answer
+from mapgen.eval.prompts import (
+    PROMPTS_ENV,
+    list_strategies,
+    load_strategy,
+    name_dictionary,
+    render_prompt,
+)
+from mapgen.questions.record import Question
+from mapgen.resources import template_path
+
+
+def make_q(answer_type: str = "binary", answer=None, **kw) -> Question:
+    base = dict(
+        question_id="Q1",
+        map_id="m1",
+        template_id="t",
+        mapwise_template=1,
+        question="Does Texas have a higher value than Ohio?",
+        answer="Yes" if answer is None else answer,
+        answer_type=answer_type,
+        map_type="discrete",
+        country="usa",
+    )
+    base.update(kw)
+    return Question(**base)
+
+
+def test_shipped_strategies():
+    names = list_strategies()
+    for name in ("direct", "cot", "eer", "fewshot_text", "caption", "grounding"):
+        assert name in names
+    assert not any(n.startswith("_") for n in names)
+
+
+def test_direct_asks_for_json_only():
+    p = render_prompt(make_q(), "direct", image_path="map.png")
+    assert "Question: Does Texas have a higher value than Ohio?" in p.text
+    assert '{"answer": "Yes"} or {"answer": "No"}' in p.text
+    assert "nothing else" in p.text
+    assert "step" not in p.text.lower()
+    assert str(p.image_path) == "map.png" and p.images == (p.image_path,)
+    assert p.strategy == "direct" and p.question_id == "Q1"
+
+
+def test_cot_reasons_then_answers():
+    text = render_prompt(make_q(), "cot").text
+    assert "step by step" in text
+    assert text.rstrip().endswith('{"answer": ...}.')
+
+
+def test_eer_has_the_four_mapwise_steps():
+    text = render_prompt(make_q(), "eer").text
+    steps = re.findall(r"^Step (\d) - (\w+)", text, flags=re.MULTILINE)
+    assert steps == [("1", "Regions"), ("2", "Places"), ("3", "Values"), ("4", "Reasoning")]
+    assert "describe the legend" in text
+    assert "colour bar" in render_prompt(make_q(map_type="continuous"), "eer").text
+    assert "pattern" in render_prompt(make_q(hatched=True), "eer").text
+
+
+@pytest.mark.parametrize(
+    ("answer_type", "answer", "needle"),
+    [
+        ("binary", "Yes", "Yes or No"),
+        ("count", 3, "whole number"),
+        ("single", "Texas", "one name"),
+        ("list", ["Texas"], "JSON array"),
+        ("ranking", [["Texas"], ["Ohio"]], '">" between ranks and "="'),
+        ("range", "1k-2k", "one legend label"),
+    ],
+)
+def test_answer_type_formats(answer_type, answer, needle):
+    text = render_prompt(make_q(answer_type, answer), "direct").text
+    assert needle in text
+
+
+def test_range_format_depends_on_map_type():
+    discrete = render_prompt(make_q("range", "1k-2k"), "direct").text
+    continuous = render_prompt(make_q("range", "0.4-0.45", map_type="continuous"), "direct").text
+    assert "legend label" in discrete and "tick marks" not in discrete
+    assert "tick marks" in continuous
+
+
+def test_format_examples_are_extractable():
+    """The example answers in the shared formats parse as answers of their own type."""
+    common = yaml.safe_load((template_path("prompts") / "_common.yaml").read_text())
+    for answer_type, fmt in common["answer_formats"].items():
+        for text in fmt.values() if isinstance(fmt, dict) else [fmt]:
+            example = re.findall(r'\{"answer": .*?\}(?=\.|\s|$)', text)[-1]
+            assert extract_answer(example, answer_type).ok, (answer_type, example)
+
+
+def test_fewshot_example_matches_answer_type():
+    for answer_type, answer in (("count", 2), ("list", ["A"]), ("ranking", [["A"], ["B"]]), ("range", "1-2")):
+        text = render_prompt(make_q(answer_type, answer), "fewshot_text").text
+        assert "Australia" in text
+        example = re.search(r"^Example answer: (.*)$", text, flags=re.MULTILINE).group(1)
+        assert extract_answer(example, answer_type).ok
+    assert '{"answer": "Yes"}' in render_prompt(make_q(), "fewshot_text").text
+
+
+def test_region_words_per_country():
+    assert "Each state or union territory" in render_prompt(make_q(country="india"), "direct").text
+    assert "province" in render_prompt(make_q(country="china"), "direct").text
+    assert "of the USA" in render_prompt(make_q(), "direct").text
+
+
+def test_counterfactual_note_and_dictionary():
+    q = make_q(counterfactual="imaginary", params={"name_dictionary": {"Texas": "Zorvia", "Ohio": "Belmar"}})
+    text = render_prompt(q, "cot").text
+    assert "fictional names" in text
+    payload = text[text.index("{", text.index("Name dictionary:")) : text.index("}") + 1]
+    assert json.loads(payload) == {"Texas": "Zorvia", "Ohio": "Belmar"}
+    jumbled = render_prompt(make_q(counterfactual="jumbled"), "direct").text
+    assert "counterfactual" in jumbled and "Name dictionary" not in jumbled
+    assert "dictionary" not in render_prompt(make_q(), "direct").text
+
+
+def test_name_dictionary_from_raw_spec_names():
+    spec = {"atlas": "usa", "counterfactual": {"kind": "imaginary", "names": {"TX": "Zorvia"}}}
+    assert name_dictionary(make_q(counterfactual="imaginary"), spec) == {"Texas": "Zorvia"}
+    assert name_dictionary(make_q(), None) == {}
+
+
+def test_user_strategies(tmp_path, monkeypatch):
+    folder = tmp_path / "prompts"
+    folder.mkdir()
+    (folder / "terse.txt").write_text("Q: {{ question }} ({{ answer_type }})")
+    (folder / "sys.yaml").write_text(
+        "name: sys\nsystem: You read {{ country_name }} maps.\nvars:\n  tone: briefly\ntext: 'Answer {{ tone }}: {{ question }}'\n"
+    )
+    monkeypatch.setenv(PROMPTS_ENV, str(folder))
+    assert {"terse", "sys"} <= set(list_strategies())
+    assert render_prompt(make_q(), "terse").text == "Q: Does Texas have a higher value than Ohio? (binary)"
+    p = render_prompt(make_q(), "sys")
+    assert p.system == "You read the USA maps." and p.text.startswith("Answer briefly:")
+    assert "[system]" in p.show()
+    # a file path works without the environment variable
+    monkeypatch.delenv(PROMPTS_ENV)
+    assert load_strategy(folder / "terse.txt").name == "terse"
+
+
+def test_bad_strategies(tmp_path):
+    with pytest.raises(ValueError, match="unknown prompt strategy 'nope'.*direct"):
+        render_prompt(make_q(), "nope")
+    bad = tmp_path / "bad.txt"
+    bad.write_text("{{ not_a_variable }}")
+    with pytest.raises(UndefinedError):
+        render_prompt(make_q(), bad)
+    empty = tmp_path / "empty.yaml"
+    empty.write_text("name: empty\n")
+    with pytest.raises(ValueError, match="needs a 'text'"):
+        load_strategy(empty)
+
+
+def test_prompt_from_benchmark(tmp_path):
+    from PIL import Image
+
+    (tmp_path / "maps").mkdir()
+    Image.new("RGB", (10, 10), "white").save(tmp_path / "maps" / "m1.png")
+    spec = {"atlas": "usa", "counterfactual": {"kind": "shuffled", "names": {"OH": "Texas", "TX": "Ohio"}}}
+    (tmp_path / "maps" / "m1.json").write_text(json.dumps(spec))
+    q = make_q(counterfactual="shuffled")
+    (tmp_path / "questions.jsonl").write_text(json.dumps(q.to_dict()) + "\n")
+    bench = load_benchmark(tmp_path)
+    p = render_prompt(bench.question("Q1"), "eer", bench=bench)
+    assert p.image_path == tmp_path / "maps" / "m1.png"
+    assert '"Texas": "Ohio"' in p.text and "shuffled names" in p.text
