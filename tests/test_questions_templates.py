@@ -1,0 +1,311 @@
+"""Every template's answers on small hand-built Scenes; expected answers are worked out by hand below.
+
+D1 (USA, discrete, breaks 10/20; every state 5 unless listed):
+  WA 2, UT 8 -> class 0 "2-8" (with the 5s); NE 11, NV 12, WY 12, AZ 14, OR 15, NM 18 -> class 1 "11-18";
+  CO 22, CA 25, MA 28, TX 30 -> class 2 "22-30".
+D2 (USA, discrete, breaks 100/200; every state 150 unless listed):
+  FL 50, GA 60, VT 90 -> "50-90"; MS 120, LA 180 (+150s) -> "120-180"; AL 250, TN 270, NH 310, ME 320 -> "250-320".
+C1 (USA, continuous; every state 50 unless listed): WA 0, OR 30, UT 30, NV 52, AZ 70, NM 72, CO 90, TX 96,
+  CA 100. Colour bar 0-100, ticks every 20, tolerance tau = 5.
+C2 (USA, continuous; every state 500 unless listed): AK 0, HI 1000, OR 250, CA 890. Ticks every 200, tau = 50.
+Positions (atlas rule, lat/lon): WA 47.4/-120.4, OR 43.9/-120.6, CA 37.2/-119.5, CO 39.0/-105.5,
+TX 31.5/-99.3, MA 42.3/-71.8, WY 43.0/-107.6, AZ 34.3/-111.7, NM 34.4/-106.1.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from mapgen.data.statistic import StatInfo, Statistic
+from mapgen.geo.atlas import load_atlas
+from mapgen.questions import load_templates, question_for
+from mapgen.scene import build_scene
+from mapgen.spec import make_spec
+
+
+def _stat(default: float, values: dict[str, float], kind: str = "absolute") -> Statistic:
+    codes = load_atlas("usa").codes
+    series = pd.Series({c: values.get(c, default) for c in codes}, dtype=float)
+    return Statistic(values=series, info=StatInfo(id="hand", country="usa", title="Hand", unit="", kind=kind))
+
+
+D1_VALUES = {"WA": 2, "UT": 8, "NE": 11, "NV": 12, "WY": 12, "AZ": 14, "OR": 15, "NM": 18,
+             "CO": 22, "CA": 25, "MA": 28, "TX": 30}  # fmt: skip
+D2_VALUES = {"FL": 50, "GA": 60, "VT": 90, "MS": 120, "LA": 180, "AL": 250, "TN": 270, "NH": 310, "ME": 320}
+C1_VALUES = {"WA": 0, "OR": 30, "UT": 30, "NV": 52, "AZ": 70, "NM": 72, "CO": 90, "TX": 96, "CA": 100}
+C2_VALUES = {"AK": 0, "HI": 1000, "OR": 250, "CA": 890}
+
+
+@cache
+def hand_scene(name: str):
+    if name == "D1":
+        return build_scene(make_spec("usa", _stat(5, D1_VALUES), breaks=[10, 20]))
+    if name == "D2":
+        return build_scene(make_spec("usa", _stat(150, D2_VALUES), breaks=[100, 200]))
+    if name == "C1":
+        return build_scene(make_spec("usa", _stat(50, C1_VALUES), legend="continuous"))
+    return build_scene(make_spec("usa", _stat(500, C2_VALUES), legend="continuous"))
+
+
+def ask(template: str, scene: str, **params: Any) -> Any:
+    """The computed answer (None when the engine rejects the instantiation)."""
+    q = question_for(load_templates().get(template), hand_scene(scene), params)
+    return None if q is None else q.answer
+
+
+WC, FC, MEX, NE_, MA_ = "West Coast", "Four Corners states", "bordering Mexico", "New England", "Middle Atlantic"
+
+CASES: list[tuple[str, str, dict[str, Any], Any]] = [
+    # 1 legend classes
+    ("legend_class_count", "D1", {}, 3),
+    ("legend_class_count", "D2", {}, 3),
+    # 2 darkness (Blues: darker = higher)
+    ("legend_darkness_direction", "D1", {"W": "darkness", "P": "directly"}, "Yes"),
+    ("legend_darkness_direction", "C1", {"W": "intensity", "P": "inversely"}, "No"),
+    # 3 overall range
+    ("legend_overall_range", "D1", {}, "2 - 30"),
+    ("legend_overall_range", "D2", {}, "50 - 320"),
+    ("legend_overall_range", "C1", {}, "0 - 100"),
+    # 4 shades
+    ("legend_shade_range", "D1", {"S": "darkest"}, "22-30"),
+    ("legend_shade_range", "D1", {"S": "lightest"}, "2-8"),
+    ("legend_shade_range", "D2", {"S": "second lightest"}, "120-180"),
+    # 5 one hue
+    ("legend_colour_kind", "D1", {"K": "different shades of the same colour"}, "Yes"),
+    ("legend_colour_kind", "C1", {"K": "multiple distinct colours"}, "No"),
+    # 6 percentages
+    ("map_percent_or_absolute", "D1", {"K": "percentages"}, "No"),
+    ("map_percent_or_absolute", "C1", {"K": "absolute values"}, "Yes"),
+    # 7 kind
+    ("legend_kind", "D1", {}, "Discrete"),
+    ("legend_kind", "C1", {}, "Continuous"),
+    # 8 widest class: widths 6/7/8 (D1), 40/60/70 (D2)
+    ("legend_widest_class", "D1", {}, "22-30"),
+    ("legend_widest_class", "D2", {}, "250-320"),
+    # 9 in range
+    ("region_in_range", "D1", {"X": "CA", "Y": 2}, "Yes"),
+    ("region_in_range", "D1", {"X": "WA", "Y": 1}, "No"),
+    ("region_in_range", "C1", {"X": "NV", "Y": 2}, "Yes"),
+    ("region_in_range", "C1", {"X": "OR", "Y": 2}, "No"),
+    # 10 closer to (OR 30: |30-20|=10 vs 70; CO 90: 50 vs 10)
+    ("region_closer_to_number", "C1", {"X": "OR", "A": 20.0, "B": 100.0}, "20"),
+    ("region_closer_to_number", "C1", {"X": "CO", "A": 40.0, "B": 100.0}, "100"),
+    ("region_closer_to_number", "C1", {"X": "NV", "A": 40.0, "B": 60.0}, None),  # 12 vs 8: closer than tau
+    ("region_closer_to_number", "C2", {"X": "OR", "A": 200.0, "B": 600.0}, "200"),
+    # 11 members in range
+    ("group_regions_in_range", "D1", {"R": WC, "Y": 1}, ["Oregon"]),
+    ("group_regions_in_range", "D1", {"R": WC, "Y": 0}, ["Washington"]),
+    ("group_regions_in_range", "C1", {"R": FC, "Y": 3}, ["Arizona", "New Mexico"]),
+    ("group_regions_in_range", "C1", {"R": WC, "Y": 0}, None),  # WA sits on the 0 tick
+    # 12 extreme range of a group
+    ("group_extreme_range", "D1", {"R": WC, "E": "highest"}, "22-30"),
+    ("group_extreme_range", "D2", {"R": "bordering Florida", "E": "lowest"}, "50-90"),
+    # 13 extreme region
+    ("group_extreme_region", "D1", {"R": FC, "E": "highest"}, "Colorado"),
+    ("group_extreme_region", "D1", {"R": FC, "E": "lowest"}, "Utah"),
+    ("group_extreme_region", "D1", {"R": FC, "E": "second highest"}, None),  # AZ and NM share a class
+    ("group_extreme_region", "C1", {"R": WC, "E": "lowest"}, "Washington"),
+    ("group_extreme_region", "C1", {"R": FC, "E": "second highest"}, None),  # AZ 70 vs NM 72 within tau
+    # 14 vs all neighbours
+    ("region_vs_all_neighbours", "D1", {"C": "higher", "X": "CO"}, "Yes"),
+    ("region_vs_all_neighbours", "D1", {"C": "higher", "X": "UT"}, "No"),
+    ("region_vs_all_neighbours", "C1", {"C": "higher", "X": "CO"}, "Yes"),
+    ("region_vs_all_neighbours", "C1", {"C": "similar", "X": "NV"}, "No"),
+    # 15 top N
+    ("group_top_n", "D1", {"R": WC, "E": "highest", "N": 2}, ["California", "Oregon"]),
+    ("group_top_n", "D1", {"R": FC, "E": "highest", "N": 2}, None),  # AZ/NM tie for 2nd
+    ("group_top_n", "C1", {"R": WC, "E": "lowest", "N": 2}, ["Oregon", "Washington"]),
+    # 16 range of a region
+    ("region_range", "D1", {"X": "CA"}, "22-30"),
+    ("region_range", "D1", {"X": "UT"}, "2-8"),
+    ("region_range", "C1", {"X": "NV"}, "40-60"),
+    ("region_range", "C1", {"X": "OR"}, "20-40"),
+    # 17 count in range
+    ("group_count_in_range", "D1", {"R": WC, "Y": 0}, 1),
+    ("group_count_in_range", "D1", {"R": FC, "Y": 1}, 2),
+    ("group_count_in_range", "C1", {"R": FC, "Y": 3}, 2),
+    # 18 neighbour comparison
+    ("neighbour_comparison", "D1", {"X": "CA", "Y": "OR", "C": "higher"}, "Yes"),
+    ("neighbour_comparison", "D1", {"X": "OR", "Y": "WA", "C": "similar"}, "No"),
+    ("neighbour_comparison", "C1", {"X": "AZ", "Y": "NM", "C": "similar"}, "Yes"),
+    ("neighbour_comparison", "C1", {"X": "AZ", "Y": "NV", "C": "lower"}, "No"),
+    # 19 any two regions
+    ("region_comparison", "D1", {"X": "TX", "Y": "CO", "C": "similar"}, "Yes"),
+    ("region_comparison", "D1", {"X": "WA", "Y": "TX", "C": "higher"}, "No"),
+    ("region_comparison", "C1", {"X": "TX", "Y": "CA", "C": "similar"}, "Yes"),
+    ("region_comparison", "C1", {"X": "TX", "Y": "CO", "C": "similar"}, None),  # |6| between tau and 2 tau
+    # 20 direction-most local maximum (D1: CA, CO, TX, MA; C1: CA, CO, TX)
+    ("direction_local_extreme", "D1", {"C": "higher", "D": "north"}, "Massachusetts"),
+    ("direction_local_extreme", "D1", {"C": "higher", "D": "west"}, "California"),
+    ("direction_local_extreme", "C1", {"C": "higher", "D": "north"}, "Colorado"),
+    ("direction_local_extreme", "C1", {"C": "higher", "D": "south"}, "Texas"),
+    # 21 is extreme
+    ("group_is_extreme", "D1", {"R": WC, "E": "highest", "X": "CA"}, "Yes"),
+    ("group_is_extreme", "D1", {"R": WC, "E": "highest", "X": "OR"}, "No"),
+    ("group_is_extreme", "C1", {"R": FC, "E": "lowest", "X": "UT"}, "Yes"),
+    # 22 means: D1 WC (0+1+2)/3 = 1, FC (1+2+1+0)/4 = 1, Mexico (1+2+1+2)/4 = 1.5; C1 WC 43.3, FC 65.5
+    ("group_mean_comparison", "D1", {"R1": WC, "R2": FC, "C": "similar"}, "Yes"),
+    ("group_mean_comparison", "D1", {"R1": MEX, "R2": WC, "C": "higher"}, "Yes"),
+    ("group_mean_comparison", "C1", {"R1": WC, "R2": FC, "C": "lower"}, "Yes"),
+    ("group_mean_comparison", "C1", {"R1": WC, "R2": FC, "C": "similar"}, "No"),
+    # 23 count vs threshold (D1: class 0 max 8, class 1 min 11 -> N = 10)
+    ("group_count_threshold", "D1", {"R": FC, "C": "higher", "N": 10.0}, 3),
+    ("group_count_threshold", "D1", {"R": FC, "C": "lower", "N": 10.0}, 1),
+    ("group_count_threshold", "C1", {"R": WC, "C": "lower", "N": 40.0}, 2),
+    ("group_count_in_range_23", "D1", {"R": FC, "Y": 1}, 2),
+    ("group_count_in_range_23", "C1", {"R": FC, "Y": 3}, 2),
+    # 24 median (D1 FC classes 0,1,1,2 -> class 1; C1 FC (70+72)/2 = 71 -> 60-80)
+    ("group_median_in_range", "D1", {"R": FC, "Y": 1}, "Yes"),
+    ("group_median_in_range", "D1", {"R": FC, "Y": 2}, "No"),
+    ("group_median_in_range", "C1", {"R": FC, "Y": 3}, "Yes"),
+    ("group_median_in_range", "C1", {"R": FC, "Y": 2}, "No"),
+    # 25 median range
+    ("group_median_range", "D1", {"R": FC}, "11-18"),
+    ("group_median_range", "D1", {"R": MEX}, None),  # 1,1,2,2: middle two in different classes
+    ("group_median_range", "D2", {"R": NE_}, "120-180"),  # 0,1,1,1,2,2
+    # 26 members vs threshold
+    ("group_regions_threshold", "D1", {"R": FC, "C": "higher", "N": 10.0}, ["Arizona", "Colorado", "New Mexico"]),
+    ("group_regions_threshold", "D1", {"R": WC, "C": "lower", "N": 10.0}, ["Washington"]),
+    ("group_regions_threshold", "C1", {"R": WC, "C": "lower", "N": 40.0}, ["Oregon", "Washington"]),
+    # 27 members vs region
+    ("group_regions_vs_region", "D1", {"R": WC, "C": "higher", "X": "NV"}, ["California"]),
+    ("group_regions_vs_region", "D1", {"R": WC, "C": "similar", "X": "NV"}, ["Oregon"]),
+    ("group_regions_vs_region", "C1", {"R": FC, "C": "similar", "X": "AZ"}, ["New Mexico"]),
+    ("group_regions_vs_region", "C1", {"R": FC, "C": "higher", "X": "NV"}, ["Arizona", "Colorado", "New Mexico"]),
+    # 28 same / most different
+    ("group_regions_closest_value", "D1", {"R": WC, "M": "same", "X": "NV"}, ["Oregon"]),
+    ("group_regions_closest_value", "D1", {"R": WC, "M": "most different", "X": "WA"}, ["California"]),
+    ("group_regions_closest_value", "C1", {"R": WC, "M": "same", "X": "NV"}, ["Oregon"]),
+    ("group_regions_closest_value", "C1", {"R": WC, "M": "most different", "X": "NV"}, None),  # 52 vs 48
+    # 29 range with most / fewest regions (D1 43/5/4; D2 3/44/4)
+    ("range_with_extreme_count", "D1", {"E": "highest"}, "2-8"),
+    ("range_with_extreme_count", "D1", {"E": "lowest"}, "22-30"),
+    ("range_with_extreme_count", "D2", {"E": "lowest"}, "50-90"),
+    # 30 same / most different amongst a group
+    ("group_is_closest_value", "D1", {"R": FC, "M": "same", "X": "AZ", "Y": "NM"}, "Yes"),
+    ("group_is_closest_value", "D1", {"R": FC, "M": "most different", "X": "CO", "Y": "UT"}, "Yes"),
+    ("group_is_closest_value", "D1", {"R": FC, "M": "most different", "X": "AZ", "Y": "UT"}, "No"),
+    ("group_is_closest_value", "C1", {"R": FC, "M": "same", "X": "NM", "Y": "AZ"}, "Yes"),
+    ("group_is_closest_value", "C1", {"R": FC, "M": "same", "X": "CO", "Y": "AZ"}, "No"),
+    # 31 majority
+    ("group_majority_threshold", "D1", {"R": FC, "C": "higher", "N": 10.0}, "Yes"),
+    ("group_majority_threshold", "D1", {"R": FC, "C": "lower", "N": 10.0}, "No"),
+    ("group_majority_threshold", "C1", {"R": FC, "C": "higher", "N": 60.0}, "Yes"),
+    ("group_majority_in_range", "D1", {"R": FC, "Y": 1}, "No"),  # 2 of 4 is not a majority
+    ("group_majority_in_range", "D1", {"R": MA_, "Y": 0}, "Yes"),
+    ("group_majority_in_range", "D2", {"R": NE_, "Y": 2}, "No"),
+    # 32 outlier
+    ("group_outlier", "D1", {"R": NE_, "X": "MA"}, "Yes"),  # others all class 0, MA class 2
+    ("group_outlier", "D1", {"R": NE_, "X": "ME"}, "No"),
+    ("group_outlier", "D1", {"R": FC, "X": "CO"}, None),  # one class outside: ambiguous
+    ("group_outlier", "C1", {"R": FC, "X": "UT"}, "Yes"),  # 40 below 70-90, spread 20, 4 tau = 20
+    ("group_outlier", "C1", {"R": FC, "X": "AZ"}, "No"),
+    # 33 bordering pair with the highest difference (C1: CA-OR 70, next CO-UT 60)
+    ("bordering_pair_max_difference", "D1", {"X": "CA", "Y": "OR"}, "No"),
+    ("bordering_pair_max_difference", "D1", {"X": "CO", "Y": "UT"}, None),  # many pairs differ by 2 classes
+    ("bordering_pair_max_difference", "C1", {"X": "CA", "Y": "OR"}, "Yes"),
+    ("bordering_pair_max_difference", "C1", {"X": "CO", "Y": "UT"}, "No"),
+    # 34
+    ("is_direction_local_extreme", "D1", {"C": "higher", "D": "north", "X": "MA"}, "Yes"),
+    ("is_direction_local_extreme", "D1", {"C": "higher", "D": "north", "X": "CO"}, "No"),
+    ("is_direction_local_extreme", "C1", {"C": "higher", "D": "north", "X": "CO"}, "Yes"),
+    ("is_direction_local_extreme", "C1", {"C": "higher", "D": "north", "X": "CA"}, "No"),
+    # 35 count vs region
+    ("group_count_vs_region", "D1", {"R": FC, "C": "higher", "X": "UT"}, 3),
+    ("group_count_vs_region", "D1", {"R": FC, "C": "similar", "X": "AZ"}, 1),
+    ("group_count_vs_region", "C1", {"R": FC, "C": "higher", "X": "UT"}, 3),
+    ("group_count_vs_region", "C1", {"R": FC, "C": "similar", "X": "AZ"}, 1),
+    # 36 direction-most in a range
+    ("direction_extreme_in_range", "D1", {"Y": 2, "D": "west"}, "California"),
+    ("direction_extreme_in_range", "D1", {"Y": 1, "D": "north"}, "Oregon"),  # OR 43.9 vs WY 43.0
+    ("direction_extreme_in_range", "C1", {"Y": 3, "D": "east"}, "New Mexico"),
+    ("direction_extreme_in_range", "C1", {"Y": 3, "D": "north"}, None),  # AZ 34.3 vs NM 34.4: too close
+    # 37 border relations
+    ("range_border_relation", "D1", {"X": 2, "Rel": "only", "Y": 0, "N": 2}, "Massachusetts"),
+    ("range_border_relation", "D1", {"X": 2, "Rel": "none", "Y": 0, "N": 2}, "California"),
+    ("range_border_relation", "D1", {"X": 2, "Rel": "at least", "Y": 1, "N": 2}, None),  # CA and CO
+    ("range_border_relation", "D2", {"X": 2, "Rel": "none", "Y": 0, "N": 2}, "Maine"),
+    ("range_border_relation", "D2", {"X": 0, "Rel": "at least", "Y": 2, "N": 2}, "Georgia"),
+    # 38 vs median
+    ("region_vs_group_median", "D1", {"R": FC, "X": "CO", "S": "above"}, "Yes"),
+    ("region_vs_group_median", "D1", {"R": FC, "X": "UT", "S": "above"}, "No"),
+    ("region_vs_group_median", "D1", {"R": FC, "X": "AZ", "S": "above"}, None),
+    ("region_vs_group_median", "C1", {"R": FC, "X": "CO", "S": "above"}, "Yes"),
+    ("region_vs_group_median", "C1", {"R": FC, "X": "AZ", "S": "below"}, None),  # 70 vs 71
+    # 39 all
+    ("group_all_threshold", "D1", {"R": FC, "S": "above", "N": 10.0}, "No"),
+    ("group_all_threshold", "D1", {"R": MEX, "S": "above", "N": 10.0}, "Yes"),
+    ("group_all_threshold", "C1", {"R": FC, "S": "above", "N": 20.0}, "Yes"),
+    ("group_all_threshold", "C1", {"R": FC, "S": "above", "N": 60.0}, "No"),
+    ("group_all_in_range", "D1", {"R": MA_, "Y": 0}, "Yes"),
+    ("group_all_in_range", "D2", {"R": "bordering Florida", "Y": 0}, "No"),
+    # 40 closest pair (centroids: CO-TX ~1000 km vs CA-CO ~1250 km; ME-NH ~270 km vs AL-TN ~345 km)
+    ("range_closest_pair", "D1", {"Y": 2}, ["Colorado", "Texas"]),
+    ("range_closest_pair", "D1", {"Y": 1}, ["Arizona", "New Mexico"]),
+    ("range_closest_pair", "D2", {"Y": 2}, ["Maine", "New Hampshire"]),
+    # 41 spacing (D1 gap 4 of span 28; D2 gap 70 of 270)
+    ("legend_spacing", "D1", {}, "Significant gaps"),
+    ("legend_spacing", "D2", {}, "Significant gaps"),
+    # 42 two comparisons
+    ("two_comparisons", "D1", {"X": "CO", "Y": "AZ", "Z": "TX", "C1": "higher", "C2": "similar"}, "Yes"),
+    ("two_comparisons", "D1", {"X": "CO", "Y": "UT", "Z": "TX", "C1": "higher", "C2": "higher"}, "No"),
+    ("two_comparisons", "C1", {"X": "CO", "Y": "UT", "Z": "NV", "C1": "higher", "C2": "higher"}, "Yes"),
+    ("two_comparisons", "C1", {"X": "NM", "Y": "AZ", "Z": "CO", "C1": "similar", "C2": "higher"}, "No"),
+    # 43 ranking, highest first, ties share a rank
+    ("group_ranking", "D1", {"R": FC, "X": "CO", "Y": "AZ", "Z": "UT"}, [["Colorado"], ["Arizona"], ["Utah"]]),
+    ("group_ranking", "D1", {"R": FC, "X": "AZ", "Y": "NM", "Z": "UT"}, [["Arizona", "New Mexico"], ["Utah"]]),
+    ("group_ranking", "C1", {"R": FC, "X": "AZ", "Y": "NM", "Z": "UT"}, [["Arizona", "New Mexico"], ["Utah"]]),
+    ("group_ranking", "C1", {"R": FC, "X": "CO", "Y": "AZ", "Z": "UT"}, [["Colorado"], ["Arizona"], ["Utah"]]),
+]
+
+
+@pytest.mark.parametrize(("template", "scene", "params", "expected"), CASES, ids=[f"{c[0]}-{c[1]}-{i}" for i, c in enumerate(CASES)])
+def test_template_answer_by_hand(template: str, scene: str, params: dict[str, Any], expected: Any) -> None:
+    assert ask(template, scene, **params) == expected
+
+
+def test_every_template_has_cases_on_two_scenes() -> None:
+    scenes: dict[str, set[str]] = {}
+    for tid, scene, _, expected in CASES:
+        if expected is not None:
+            scenes.setdefault(tid, set()).add(scene)
+    for t in load_templates():
+        assert len(scenes.get(t.id, ())) >= 2 or (t.id == "region_closer_to_number" and scenes[t.id]), t.id
+
+
+def test_evenly_spaced_legend() -> None:
+    # widths 10/10/10, gaps 1 of span 32 (3 %) -> evenly spaced
+    vals = {"WA": 0, "OR": 10, "CA": 11, "NV": 21, "AZ": 22, "UT": 32}
+    scene = build_scene(make_spec("usa", _stat(5, vals), breaks=[10, 21]))
+    q = question_for(load_templates().get("legend_spacing"), scene, {})
+    assert q is not None and q.answer == "Evenly spaced"
+
+
+def test_answers_never_hinge_on_an_illegible_region() -> None:
+    base = hand_scene("D1")
+    hidden = base.with_pixels({}, {"NM": False})
+    t = load_templates()
+    # NM's class decides the Four Corners ranking / count, so both are rejected once NM is illegible
+    assert question_for(t.get("group_count_in_range"), hidden, {"R": FC, "Y": 1}) is None
+    # NM could be in class 2 too, tying with CO: "highest" is rejected
+    assert question_for(t.get("group_extreme_region"), hidden, {"R": FC, "E": "highest"}) is None
+    # NM is read, but no class it could have changes which range holds the most states (43 in class 0)
+    q = question_for(t.get("range_with_extreme_count"), hidden, {"E": "highest"})
+    assert q is not None and q.answer == "2-8"
+
+
+def test_jumbled_values_change_answers_exactly_where_values_moved() -> None:
+    t = load_templates().get("region_range")
+    swapped = dict(D1_VALUES, CA=D1_VALUES["WA"], WA=D1_VALUES["CA"])
+    a = hand_scene("D1")
+    b = build_scene(make_spec("usa", _stat(5, swapped), breaks=[10, 20]))
+    for code in a.regions:
+        qa, qb = question_for(t, a, {"X": code}), question_for(t, b, {"X": code})
+        if code in ("CA", "WA"):
+            assert qa.answer != qb.answer
+        else:
+            assert qa.answer == qb.answer
