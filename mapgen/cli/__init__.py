@@ -34,13 +34,14 @@ def main() -> None:
 def _register() -> None:
     from mapgen.cli.atlas import atlas
     from mapgen.cli.build import build_command, info_command
+    from mapgen.cli.describe import describe_cmd
     from mapgen.cli.eval import eval_command, prompt_command
     from mapgen.cli.questions import questions, templates
     from mapgen.cli.render import render_cmd
     from mapgen.cli.spec import scene, spec
     from mapgen.cli.stats import stats
 
-    for command in (atlas, build_command, info_command, stats, spec, scene, render_cmd, eval_command, prompt_command, questions, templates):
+    for command in (atlas, build_command, info_command, stats, spec, scene, render_cmd, eval_command, prompt_command, questions, templates, describe_cmd):
         main.add_command(command)
 
 

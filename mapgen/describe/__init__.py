@@ -1,1 +1,80 @@
-"""mapgen.describe."""
+"""VRSBench tasks on maps: per-region attributes, referring expressions with boxes, captions, VQA types.
+
+``describe(scene, seed=0, n_referring=8)`` → JSON-ready ``{map_id, width, height, attributes, referring,
+captions, size_rule}`` for a *rendered* scene (``render(spec, path).scene``, or a render JSON via
+:func:`scene_from_render_json`). Reads only the Scene (DESIGN.md §1): never imports ``render`` or ``questions``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from mapgen.describe.attributes import box_from_100, box_to_100, image_size, region_attributes, size_rule
+from mapgen.describe.captions import caption_sentences, captions, short_caption
+from mapgen.describe.records import (
+    caption_eval_record,
+    grounding_eval_records,
+    training_records,
+    vqa_eval_records,
+    write_jsonl,
+)
+from mapgen.describe.referring import evaluate, make_context, referring_expressions, verify
+from mapgen.describe.vqa import MAPWISE_VQA_TYPE, VQA_TYPES, vqa_type
+from mapgen.scene import Scene, build_scene
+from mapgen.spec import load_spec
+
+__all__ = [
+    "MAPWISE_VQA_TYPE",
+    "VQA_TYPES",
+    "box_from_100",
+    "box_to_100",
+    "caption_eval_record",
+    "caption_sentences",
+    "captions",
+    "describe",
+    "evaluate",
+    "grounding_eval_records",
+    "make_context",
+    "referring_expressions",
+    "region_attributes",
+    "scene_from_render_json",
+    "short_caption",
+    "training_records",
+    "verify",
+    "vqa_eval_records",
+    "vqa_type",
+    "write_jsonl",
+]
+
+
+def describe(scene: Scene, seed: int = 0, n_referring: int = 8) -> dict[str, Any]:
+    """Attributes, verified referring expressions and captions of one rendered map (deterministic per seed)."""
+    attributes = region_attributes(scene)
+    width, height = image_size(scene)
+    return {
+        "map_id": scene.map_id,
+        "width": width,
+        "height": height,
+        "seed": seed,
+        "size_rule": size_rule(scene),
+        "attributes": attributes,
+        "referring": referring_expressions(scene, attributes, seed=seed, n=n_referring),
+        "captions": captions(scene, seed=seed),
+    }
+
+
+def scene_from_render_json(path: str | Path) -> Scene:
+    """The Scene of a render's JSON (``map.json`` beside ``map.png``) with its pixel facts merged in."""
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    if "regions" not in data or "render" not in data:
+        raise ValueError(f"{path} is not a render JSON (no 'regions'/'render'); render the map first.")
+    scene = build_scene(load_spec(path))
+    pixels = {c: {k: v for k, v in facts.items() if k != "legible"} for c, facts in data["regions"].items()}
+    legible = {c: bool(facts.get("legible", True)) for c, facts in data["regions"].items()}
+    width, height = data["render"]["width"], data["render"]["height"]
+    style = scene.spec.style
+    if (style.width, style.height) != (width, height):
+        raise ValueError(f"{path}: render size {width}x{height} differs from the spec's {style.width}x{style.height}.")
+    return scene.with_pixels(pixels, legible)
