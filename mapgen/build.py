@@ -257,20 +257,22 @@ def unit_questions(scene, unit: Unit, config: BuildConfig, meta: dict[str, Any])
 
 
 def unit_descriptions(scene, unit: Unit, config: BuildConfig, meta: dict[str, Any]):
-    """Caption and grounding records for one image (empty when the describe module is unavailable)."""
-    try:
-        from mapgen.describe import describe
-    except ImportError:
-        return [], []
+    """VRSBench caption and grounding eval records for one image (computed by :mod:`mapgen.describe`)."""
+    from mapgen.describe import describe
+    from mapgen.describe.records import caption_eval_record, grounding_eval_records
+
     notes = describe(scene, seed=unit.seed, n_referring=config.referring_per_map)
-    base = {"map_id": scene.map_id, **meta}
-    captions = []
+    image = meta["image"]
+    captions, grounding = [], []
     if "caption" in config.tasks:
-        for k, caption in enumerate(notes.get("captions", {}).get("detailed", []) or []):
-            captions.append({"question_id": f"{scene.map_id}-caption-{k}", "caption": caption, **base})
-    grounding = []
+        record = caption_eval_record(notes, image) | meta
+        captions.append(record | {"short_caption": notes["captions"]["short"]})
     if "grounding" in config.tasks:
-        grounding = [r | base for r in notes.get("referring", [])]
+        referring = {r["question_id"]: r for r in notes["referring"]}
+        for record in grounding_eval_records(notes, image):
+            ref = referring[record["question_id"]]
+            grounding.append(record | meta | {"target_code": ref["target_code"], "expression_type": ref["type"],
+                                              "program": ref["program"]})
     return captions, grounding
 
 
