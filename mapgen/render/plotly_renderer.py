@@ -1,0 +1,511 @@
+"""The plotly renderer: the MAPWise look (plotly + kaleido + headless Chromium), same page as matplotlib.
+
+Approach. One cartesian plot whose axes span exactly the page in pixels (``xaxis.range=[0, width]``,
+``yaxis.range=[height, 0]``, no margins, ``layout.width/height`` = page size), so data coordinates ARE the pixel
+coordinates of the :class:`~mapgen.render.canvas.AtlasCanvas`: placement is exact by construction and the canvas's
+region-id mask and pixel facts hold unchanged. Regions are drawn from the canvas's pixel-space geometry:
+
+- colour maps: one layout shape per region (``type="path"``, an SVG path, even-odd fill so holes stay open,
+  white border): plotly handles path shapes about twice as fast as scatter traces with the same vertices;
+- hatched maps: one ``go.Scatter(fill="toself", fillpattern=...)`` per legend class (shapes cannot carry
+  patterns; rings re-oriented so the nonzero rule keeps holes open), black borders.
+
+Outlines are simplified by :data:`SIMPLIFY_PX` (a quarter pixel: invisible, about half the vertices). A
+``go.Choropleth`` in a linear projection was the alternative; it was not chosen because a geo subplot adds its
+own frame and fitting (pixel placement then rests on plotly.js internals), fetches topojson, and choropleths
+cannot fill with patterns.
+
+Content matches the matplotlib renderer: same colours, legend geometry (swatches or colour bar in the layout's
+legend box, labels from the :class:`~mapgen.legend.Legend`; the colour bar is an exact-size gradient image),
+title (same truncation), region labels from ``canvas.places`` with leader lines and the texts of
+:func:`~mapgen.render.mpl_renderer.label_texts`; legend item and label boxes are the same numbers. Text is set
+in DejaVu Sans (Debian ``fonts-dejavu-core``) at the pixel sizes the label plan measured with PIL: plotly's
+default stack (``"Open Sans", verdana, arial``) resolves differently per machine, which would break both
+reproducibility and the planned label boxes.
+
+Hatched maps: plotly's pattern shapes are ``- | / \\ x + .``; MAPWise's order ``- + x \\ * o O`` maps to
+``- + x \\ / . |`` (the first four exist; ``*`` stars → ``/``, ``o`` small circles → ``.`` dots, ``O`` large
+circles → ``|``): see :data:`PLOTLY_HATCH`. Black pattern on the class's grey face.
+
+Speed: one long-lived Chromium (kaleido 1.x) per process, driven from a private event-loop thread, MathJax off,
+topojson pointed at a local folder of empty topologies (never a download; only geo traces would ask). kaleido
+reloads its page after every image; this renderer reloads only every :data:`RELOAD_EVERY` images
+(``Plotly.toImage`` draws into a temporary div that it purges, so nothing carries over). A crashed browser is
+replaced once per draw. Chromium's PNG is decoded and re-encoded with PIL (RGB, no metadata, the spec's
+compression level), so the same spec gives byte-identical files.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import base64
+import contextlib
+import io
+import os
+import shutil
+import threading
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import shapely
+from PIL import Image
+
+from mapgen.legend import Legend, relative_luminance
+from mapgen.render.canvas import AtlasCanvas
+from mapgen.render.layout import Box
+from mapgen.render.mpl_renderer import (
+    BORDER_COLOR,
+    HATCH_BORDER_COLOR,
+    LEGEND_FONT_PT,
+    NA_HATCH_FACE,
+    MatplotlibFigure,
+    _legend_entries,
+    label_texts,
+)
+from mapgen.render.text import TextItem, text_size
+from mapgen.spec import MapSpec, background_color
+
+FONT_FAMILY = "DejaVu Sans"
+BORDER_PX = 0.7  # matplotlib's 0.5 pt at 100 dpi
+#: MAPWise hatch symbol → closest plotly ``fillpattern.shape``.
+PLOTLY_HATCH = {"-": "-", "+": "+", "x": "x", "\\": "\\", "*": "/", "o": ".", "O": "|"}
+HATCH_SIZE_PX = 7
+RELOAD_EVERY = 200
+SIMPLIFY_PX = 0.25  # outline simplification: invisible at this size, halves the vertices plotly handles
+BROWSER_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome")
+TOPOJSON_NAMES = tuple(
+    f"{scope}_{res}"
+    for scope in ("world", "usa", "europe", "asia", "africa", "north-america", "south-america")
+    for res in ("110m", "50m")
+)
+EMPTY_TOPOLOGY = '{"type":"Topology","objects":{},"arcs":[]}'
+INSTALL_HINT = (
+    "The plotly renderer needs Chromium: install it with `apt-get install chromium` (Debian/Ubuntu) or point "
+    "BROWSER_PATH at a Chrome/Chromium executable; or use the matplotlib renderer (`--renderer matplotlib`)."
+)
+
+
+class ChromiumNotFoundError(FileNotFoundError):
+    """No usable Chromium/Chrome executable for kaleido (a FileNotFoundError: the CLI prints it as one line)."""
+
+
+# --- figure ------------------------------------------------------------------------------------------------
+
+
+def build_figure(spec: MapSpec, canvas: AtlasCanvas) -> tuple[dict[str, Any], list[dict], dict[str, Any]]:
+    """The plotly figure (as a dict) of one map, its legend item boxes and its label boxes (pixels)."""
+    style, legend, lay = spec.style, spec.legend, canvas.layout
+    bg = background_color(style.background)
+    dpi_px = style.dpi / 72.0
+    hatched = legend.hatched
+    traces = _hatched_traces(spec, canvas) if hatched else []
+    shapes = [] if hatched else _region_shapes(spec, canvas)
+    annotations: list[dict[str, Any]] = []
+    labels: dict[str, dict[str, Any]] = {}
+    if style.annotated:
+        traces += _label_traces(spec, canvas, labels)
+    if style.show_title and lay.title_box is not None and spec.title:
+        annotations.append(_annotation(MatplotlibFigure._title(None, spec.title, lay.title_box)))  # type: ignore[arg-type]
+    legend_traces, images, legend_items = _legend(legend, lay.legend_box, style.legend_orientation,
+                                                  LEGEND_FONT_PT * dpi_px, annotations)
+    traces += legend_traces
+    axis = {"visible": False, "showgrid": False, "zeroline": False, "fixedrange": True}
+    layout = {
+        "width": lay.width,
+        "height": lay.height,
+        "autosize": False,
+        "margin": {"l": 0, "r": 0, "t": 0, "b": 0, "pad": 0},
+        "paper_bgcolor": bg,
+        "plot_bgcolor": bg,
+        "showlegend": False,
+        "xaxis": axis | {"range": [0, lay.width]},
+        "yaxis": axis | {"range": [lay.height, 0]},
+        "font": {"family": FONT_FAMILY, "color": "#000000"},
+        "annotations": annotations,
+        "images": images,
+        "shapes": shapes,
+    }
+    return {"data": traces, "layout": layout}, legend_items, labels
+
+
+@dataclass
+class CanvasShapes:
+    """Plotly-ready region outlines of one canvas, simplified by :data:`SIMPLIFY_PX` (computed once)."""
+
+    paths: dict[str, str]  # SVG path per region (shapes)
+    rings: dict[str, tuple[list, list]]  # None-separated ring coordinates per region (scatter traces)
+
+
+_SHAPES: dict[int, tuple[AtlasCanvas, CanvasShapes]] = {}
+
+
+def canvas_shapes(canvas: AtlasCanvas) -> CanvasShapes:
+    """The cached :class:`CanvasShapes` of a canvas."""
+    hit = _SHAPES.get(id(canvas))
+    if hit is None or hit[0] is not canvas:
+        rings = {c: _rings(shapely.orient_polygons(g.simplify(SIMPLIFY_PX))) for c, g in canvas.geoms.items()}
+        hit = (canvas, CanvasShapes({c: _svg_path(*xy) for c, xy in rings.items()}, rings))
+        _SHAPES[id(canvas)] = hit
+    return hit[1]
+
+
+def _rings(geom) -> tuple[list, list]:
+    xs: list = []
+    ys: list = []
+    for part in getattr(geom, "geoms", [geom]):
+        for ring in (part.exterior, *part.interiors):
+            xy = np.round(np.asarray(ring.coords), 1)
+            xs += [*xy[:, 0].tolist(), None]
+            ys += [*xy[:, 1].tolist(), None]
+    return xs, ys
+
+
+def _svg_path(xs: list, ys: list) -> str:
+    out, start = [], True
+    for x, y in zip(xs, ys):
+        if x is None:
+            out.append("Z")
+            start = True
+            continue
+        out.append(f"{'M' if start else 'L'}{x:g},{y:g}")
+        start = False
+    return "".join(out)
+
+
+def _region_shapes(spec: MapSpec, canvas: AtlasCanvas) -> list[dict[str, Any]]:
+    """One filled SVG-path shape per region (colour maps): the fastest way plotly draws many vertices."""
+    paths, legend = canvas_shapes(canvas).paths, spec.legend
+    line = {"color": BORDER_COLOR, "width": BORDER_PX}
+    return [
+        {"type": "path", "path": paths[c], "xref": "x", "yref": "y", "layer": "below", "fillrule": "evenodd",
+         "fillcolor": legend.color_of(spec.values.get(c, float("nan"))), "line": line}
+        for c in canvas.codes
+    ]
+
+
+def _hatched_traces(spec: MapSpec, canvas: AtlasCanvas) -> list[dict[str, Any]]:
+    """One filled path trace per legend class with its plotly pattern (shapes cannot carry patterns)."""
+    legend, rings = spec.legend, canvas_shapes(canvas).rings
+    groups: dict[int, list[str]] = {}
+    for code in canvas.codes:
+        idx = legend.class_of(spec.values.get(code, float("nan")))
+        groups.setdefault(-1 if idx is None else idx, []).append(code)
+    traces = []
+    for idx, codes in sorted(groups.items()):
+        cls = legend.classes[idx] if idx >= 0 else None
+        xs = [v for c in codes for v in rings[c][0]]
+        ys = [v for c in codes for v in rings[c][1]]
+        trace = _path_trace(xs, ys, cls.color if cls else NA_HATCH_FACE, HATCH_BORDER_COLOR, BORDER_PX)
+        if cls and cls.hatch:
+            trace["fillpattern"] = _pattern(cls.hatch, cls.color)
+        traces.append(trace)
+    return traces
+
+
+def _path_trace(xs: list, ys: list, fill: str, line: str, width: float) -> dict[str, Any]:
+    return {
+        "type": "scatter",
+        "x": xs,
+        "y": ys,
+        "mode": "lines",
+        "fill": "toself",
+        "fillcolor": fill,
+        "line": {"color": line, "width": width, "simplify": False},
+        "hoverinfo": "skip",
+        "connectgaps": False,
+    }
+
+
+def _pattern(hatch: str, face: str) -> dict[str, Any]:
+    return {"shape": PLOTLY_HATCH.get(hatch, hatch), "fgcolor": "#000000", "bgcolor": face,
+            "size": HATCH_SIZE_PX, "solidity": 0.25, "fillmode": "replace"}
+
+
+def _label_traces(spec: MapSpec, canvas: AtlasCanvas, out: dict[str, Any]) -> list[dict[str, Any]]:
+    """Leader lines, white boxes (hatched maps) and the label texts; fills ``out`` with label boxes."""
+    hatched, legend = spec.legend.hatched, spec.legend
+    texts = label_texts(spec, canvas)
+    tx, ty, tt, tc = [], [], [], []
+    lines_x: list = []
+    lines_y: list = []
+    boxes_x: list = []
+    boxes_y: list = []
+    for code in canvas.codes:
+        place = canvas.places.get(code)
+        if place is None:
+            continue
+        face = legend.color_of(spec.values.get(code, float("nan")))
+        dark = relative_luminance(face) < 0.3 and not hatched and place.kind == "inside"
+        box = canvas.text_box(texts[code], place.xy)
+        tx.append(place.xy[0])
+        ty.append(place.xy[1])
+        tt.append(texts[code])
+        tc.append("#ffffff" if dark else "#000000")
+        if len(place.line) > 1:
+            lines_x += [*(p[0] for p in place.line), None]
+            lines_y += [*(p[1] for p in place.line), None]
+        if hatched and place.kind == "inside":
+            x1, y1, x2, y2 = box
+            boxes_x += [x1 - 1, x2 + 1, x2 + 1, x1 - 1, None]
+            boxes_y += [y1 - 1, y1 - 1, y2 + 1, y2 + 1, None]
+        out[code] = {"text": texts[code], "kind": place.kind, "box": list(box)}
+    traces = []
+    if lines_x:
+        traces.append({"type": "scatter", "x": lines_x, "y": lines_y, "mode": "lines", "hoverinfo": "skip",
+                       "line": {"color": "#444444", "width": 0.8, "simplify": False}})
+    if boxes_x:
+        traces.append(_path_trace(boxes_x, boxes_y, "#ffffff", "rgba(0,0,0,0)", 0))
+    if tx:
+        traces.append(_text_trace(tx, ty, tt, tc, canvas.label_px))
+    return traces
+
+
+def _text_trace(xs, ys, texts, colors, size_px: float, position: str = "middle center") -> dict[str, Any]:
+    return {"type": "scatter", "x": xs, "y": ys, "mode": "text", "text": texts, "textposition": position,
+            "textfont": {"family": FONT_FAMILY, "size": max(1, round(size_px)), "color": colors},
+            "hoverinfo": "skip", "cliponaxis": False}
+
+
+def _annotation(item: TextItem) -> dict[str, Any]:
+    """A plotly annotation placed like a PIL text item (anchor ``mm``, ``lm`` or ``mt``)."""
+    xanchor = {"l": "left", "m": "center", "r": "right"}[item.anchor[0]]
+    yanchor = {"m": "middle", "t": "top", "b": "bottom"}.get(item.anchor[1], "middle")
+    return {"x": item.x, "y": item.y, "xref": "x", "yref": "y", "text": _escape(item.text), "showarrow": False,
+            "xanchor": xanchor, "yanchor": yanchor, "borderpad": 0,
+            "font": {"family": FONT_FAMILY, "size": max(1, round(item.size_px)), "color": item.color}}
+
+
+def _escape(text: str) -> str:
+    """Plotly annotation text is HTML-ish: escape the few characters it interprets."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+# --- legends -------------------------------------------------------------------------------------------------
+
+
+def _legend(legend: Legend, box: Box, orientation: str, font_px: float, annotations: list):
+    if legend.kind == "continuous":
+        return _colorbar(legend, box, orientation, font_px, annotations)
+    return _swatches(legend, box, orientation, font_px, annotations)
+
+
+def _swatches(legend: Legend, box: Box, orientation: str, font_px: float, annotations: list):
+    """Swatches with the matplotlib renderer's geometry; returns traces, images and legend item boxes."""
+    entries = _legend_entries(legend)
+    sw, sh, gap = 24.0, 17.0, 6.0
+    widths = [sw + 6 + text_size(e[0], font_px)[0] + 16 for e in entries]
+    if orientation == "vertical":
+        x, y = box.left + 12, box.top + max(8.0, (box.height - len(entries) * (sh + gap)) / 2)
+    else:
+        x, y = box.left + max(8.0, (box.width - sum(widths)) / 2), box.top + (box.height - sh) / 2
+    traces, out = [], []
+    for (label, color, hatch, index), width in zip(entries, widths):
+        trace = _path_trace([x, x + sw, x + sw, x, x], [y, y, y + sh, y + sh, y], color, "#555555", 0.8)
+        if hatch:
+            trace["fillpattern"] = _pattern(hatch, color)
+        traces.append(trace)
+        annotations.append(_annotation(TextItem(x + sw + 6, y + sh / 2, label, font_px, anchor="lm")))
+        out.append({"label": label, "class": index, "swatch": [x, y, x + sw, y + sh],
+                    "box": [x, y, x + width - 16, y + sh]})
+        if orientation == "vertical":
+            y += sh + gap
+        else:
+            x += width
+    return traces, [], out
+
+
+def _colorbar(legend: Legend, box: Box, orientation: str, font_px: float, annotations: list):
+    """Colour bar (an exact-size gradient image) with ticks and tick labels, as the matplotlib renderer."""
+    span = legend.vmax - legend.vmin
+    vertical = orientation == "vertical"
+    if vertical:
+        bw, bh = 18.0, min(box.height * 0.7, 320.0)
+        x0, y0 = box.left + 14, box.top + (box.height - bh) / 2
+    else:
+        bw, bh = min(box.width * 0.7, 480.0), 16.0
+        x0, y0 = box.left + (box.width - bw) / 2, box.top + box.height * 0.25
+    image = {"source": _gradient_uri(legend.colors, round(bw), round(bh), vertical), "xref": "x", "yref": "y",
+             "x": x0, "y": y0, "sizex": bw, "sizey": bh, "xanchor": "left", "yanchor": "top",
+             "sizing": "stretch", "layer": "above"}
+    frame = _path_trace([x0, x0 + bw, x0 + bw, x0, x0], [y0, y0, y0 + bh, y0 + bh, y0], "rgba(0,0,0,0)",
+                        "#555555", 0.8)
+    frame["fill"] = "none"
+    out: list[dict[str, Any]] = [{"colorbar": [x0, y0, x0 + bw, y0 + bh], "orientation": orientation,
+                                  "vmin": legend.vmin, "vmax": legend.vmax}]
+    tick_x: list = []
+    tick_y: list = []
+    for tick, label in zip(legend.ticks, legend.tick_labels):
+        frac = (tick - legend.vmin) / span if span else 0.0
+        if vertical:
+            ty = y0 + bh - frac * bh
+            tick_x += [x0 + bw, x0 + bw + 4, None]
+            tick_y += [ty, ty, None]
+            annotations.append(_annotation(TextItem(x0 + bw + 7, ty, label, font_px, anchor="lm")))
+            out.append({"label": label, "tick": tick, "xy": [x0 + bw, ty]})
+        else:
+            tx = x0 + frac * bw
+            tick_x += [tx, tx, None]
+            tick_y += [y0 + bh, y0 + bh + 4, None]
+            annotations.append(_annotation(TextItem(tx, y0 + bh + 6, label, font_px, anchor="mt")))
+            out.append({"label": label, "tick": tick, "xy": [tx, y0 + bh]})
+    ticks = {"type": "scatter", "x": tick_x, "y": tick_y, "mode": "lines", "hoverinfo": "skip",
+             "line": {"color": "#333333", "width": 1.1}}
+    return [frame, ticks], [image], out
+
+
+def _gradient_uri(colors: tuple[str, ...], width: int, height: int, vertical: bool) -> str:
+    """PNG data URI of the colour scale, linearly interpolated, vmax at the top (vertical) or right."""
+    rgb = np.array([[int(c[i : i + 2], 16) for i in (1, 3, 5)] for c in colors], dtype=float)
+    n = max(1, height if vertical else width)
+    pos = (np.arange(n) + 0.5) / n * (len(rgb) - 1)
+    ramp = np.stack([np.interp(pos, np.arange(len(rgb)), rgb[:, k]) for k in range(3)], axis=1)
+    ramp = np.round(ramp).astype(np.uint8)
+    pixels = ramp[::-1][:, None, :].repeat(max(1, width), 1) if vertical else ramp[None].repeat(max(1, height), 0)
+    buf = io.BytesIO()
+    Image.fromarray(np.ascontiguousarray(pixels), "RGB").save(buf, format="PNG")
+    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode()
+
+
+# --- browser -------------------------------------------------------------------------------------------------
+
+
+def find_browser() -> str:
+    """Path of the Chromium/Chrome executable kaleido will use (``BROWSER_PATH`` first), or a clear error."""
+    env = os.environ.get("BROWSER_PATH")
+    if env:
+        if Path(env).is_file() and os.access(env, os.X_OK):
+            return env
+        raise ChromiumNotFoundError(f"BROWSER_PATH={env!r} is not an executable file. {INSTALL_HINT}")
+    for name in BROWSER_NAMES:
+        path = shutil.which(name)
+        if path:
+            return path
+    raise ChromiumNotFoundError(f"No Chromium/Chrome found on PATH. {INSTALL_HINT}")
+
+
+def topojson_dir() -> Path:
+    """A local folder of empty topologies, so plotly.js never fetches topojson from a CDN (DESIGN.md §4)."""
+    root = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "mapgen" / "topojson"
+    root.mkdir(parents=True, exist_ok=True)
+    for name in TOPOJSON_NAMES:
+        path = root / f"{name}.json"
+        if not path.exists():
+            tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+            tmp.write_text(EMPTY_TOPOLOGY)
+            tmp.replace(path)
+    return root
+
+
+class BrowserSession:
+    """One long-lived headless Chromium (kaleido) driven from a private event-loop thread."""
+
+    def __init__(self, timeout: float = 90.0, reload_every: int = RELOAD_EVERY) -> None:
+        self.browser = find_browser()
+        self.topojson = topojson_dir().as_uri() + "/"
+        self.timeout, self.reload_every = timeout, reload_every
+        self.pid = os.getpid()
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, name="mapgen-kaleido", daemon=True)
+        self.thread.start()
+        self.kaleido: Any = None
+        try:
+            self.kaleido = self._call(self._open())
+        except BaseException:
+            self._stop_loop()
+            raise
+        atexit.register(self.close)
+
+    async def _open(self):
+        from kaleido import Kaleido
+
+        class _Kaleido(Kaleido):
+            """Reloads a tab only every ``reload_every`` images instead of after each one."""
+
+            renders = 0
+
+            async def _return_kaleido_tab(inner, tab) -> None:  # noqa: N805
+                inner.renders += 1
+                if inner.renders % self.reload_every == 0:
+                    await tab.reload()
+                await inner.tabs_ready.put(tab)
+
+        try:
+            k = _Kaleido(n=1, timeout=self.timeout, mathjax=False, path=self.browser)
+            await k.open()
+        except Exception as exc:  # choreographer raises its own types for a missing/broken browser
+            raise ChromiumNotFoundError(f"Could not start {self.browser}: {exc}. {INSTALL_HINT}") from exc
+        return k
+
+    def _call(self, coro):
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result()
+
+    def png(self, figure: dict[str, Any], width: int, height: int) -> bytes:
+        """PNG bytes of a figure at exactly ``width``×``height`` pixels."""
+        opts = {"format": "png", "width": width, "height": height, "scale": 1}
+        return self._call(self.kaleido.calc_fig(figure, opts=opts, topojson=self.topojson))
+
+    def close(self) -> None:
+        """Close the browser and stop the loop thread (idempotent)."""
+        if self.kaleido is None or os.getpid() != self.pid:
+            return
+        try:
+            self._call(self.kaleido.close())
+        finally:
+            self.kaleido = None
+            self._stop_loop()
+
+    def _stop_loop(self) -> None:
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(timeout=10)
+
+
+def reencode_png(raw: bytes, compress_level: int) -> bytes:
+    """Decode Chromium's PNG and re-encode the RGB pixels without metadata (byte-stable output)."""
+    with Image.open(io.BytesIO(raw)) as img:
+        rgb = img.convert("RGB")
+    buf = io.BytesIO()
+    rgb.save(buf, format="PNG", compress_level=compress_level, compress_type=zlib.Z_RLE)
+    return buf.getvalue()
+
+
+class PlotlyRenderer:
+    """Draws maps with plotly through one long-lived Chromium (started on first use)."""
+
+    name = "plotly"
+
+    def __init__(self) -> None:
+        self._session: BrowserSession | None = None
+
+    def session(self) -> BrowserSession:
+        """The browser session of this process (a new one after a fork)."""
+        if self._session is None or self._session.pid != os.getpid():
+            self._session = BrowserSession()
+        return self._session
+
+    def figure(self, spec: MapSpec, canvas: AtlasCanvas) -> tuple[dict[str, Any], list[dict], dict[str, Any]]:
+        """The plotly figure dict of a map (for inspection or ``plotly.io.write_image``)."""
+        return build_figure(spec, canvas)
+
+    def draw(self, spec: MapSpec, canvas: AtlasCanvas) -> tuple[bytes, list[dict[str, Any]], dict[str, Any]]:
+        figure, legend_items, labels = build_figure(spec, canvas)
+        lay = canvas.layout
+        try:
+            raw = self.session().png(figure, lay.width, lay.height)
+        except ChromiumNotFoundError:
+            raise
+        except Exception:  # a crashed or wedged browser: start a fresh one and retry once
+            self.close()
+            raw = self.session().png(figure, lay.width, lay.height)
+        return reencode_png(raw, spec.style.png_compress_level), legend_items, labels
+
+    def close(self) -> None:
+        """Close this process's browser (a later draw starts a new one)."""
+        session, self._session = self._session, None
+        if session is not None:
+            with contextlib.suppress(Exception):  # closing a dead browser may fail; it is gone either way
+                session.close()
+
