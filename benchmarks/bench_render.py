@@ -76,7 +76,10 @@ def main() -> None:
         naive = rate("naive geopandas .plot + savefig", naive_geopandas, specs(min(args.n, 20)), out)
         print(f"speed-up of mapgen unannotated (level 6) over naive geopandas: {results[('plain', 6)] / naive:.1f}x")
         if args.plotly:
-            from benchmarks_plotly import main as plotly_main  # optional, see bench_plotly.py
+            import sys
+
+            sys.path.insert(0, str(Path(__file__).parent))
+            from bench_plotly import main as plotly_main  # needs Chromium (see bench_plotly.py)
 
             plotly_main(args.n)
 
