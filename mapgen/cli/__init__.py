@@ -36,12 +36,13 @@ def _register() -> None:
     from mapgen.cli.build import build_command, info_command
     from mapgen.cli.describe import describe_cmd
     from mapgen.cli.eval import eval_command, prompt_command
+    from mapgen.cli.export import export_command
     from mapgen.cli.questions import questions, templates
     from mapgen.cli.render import render_cmd
     from mapgen.cli.spec import scene, spec
     from mapgen.cli.stats import stats
 
-    for command in (atlas, build_command, info_command, stats, spec, scene, render_cmd, eval_command, prompt_command, questions, templates, describe_cmd):
+    for command in (atlas, build_command, info_command, stats, spec, scene, render_cmd, eval_command, prompt_command, questions, templates, describe_cmd, export_command):
         main.add_command(command)
 
 

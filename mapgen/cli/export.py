@@ -1,0 +1,26 @@
+"""``mapgen export``: a build folder → a format evaluation harnesses or training code read."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from mapgen.export import FORMATS, export
+
+
+@click.command("export")
+@click.argument("bench", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(list(FORMATS)), required=True, help="Output format.")
+@click.option("-o", "--output", type=click.Path(path_type=Path), required=True,
+              help="Destination folder (must be new or empty, unless --force).")
+@click.option("--split", default=None, help="Split to export (lmms-eval, vlmevalkit; default: test).")
+@click.option("--force", is_flag=True, help="Replace a non-empty destination folder.")
+def export_command(bench: Path, fmt: str, output: Path, split: str | None, force: bool) -> None:
+    """Export the benchmark in BENCH (a finished `mapgen build` folder) as --format into -o DEST."""
+    options = {"split": split} if split is not None else {}
+    out = export(bench, fmt, output, force=force, **options)
+    files = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
+    shown = [f for f in files if not f.startswith(("images/", "data/")) and "/images/" not in f][:8]
+    click.echo(f"Exported {bench} as {fmt} to {out} ({len(files)} files): {', '.join(shown)}"
+               f"{', …' if len(files) > len(shown) else ''}")

@@ -1,0 +1,374 @@
+"""What every exporter shares: reading a build folder, flat rows per task, answer text, atomic output folders.
+
+Rows are flat records with one type per column (what parquet, TSV and Croissant need): answers that are lists,
+rankings or numbers are kept twice, as display text (``answer``) and as JSON (``answer_json``), so a consumer
+can score with :func:`mapgen.eval.score.score` after :func:`question_from_row`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+TASKS: tuple[str, ...] = ("vqa", "caption", "grounding")
+TASK_FILES: dict[str, str] = {"vqa": "questions.jsonl", "caption": "captions.jsonl", "grounding": "grounding.jsonl"}
+
+QUESTION_COLUMNS: tuple[str, ...] = (
+    "question_id", "map_id", "image", "split", "country", "variant", "counterfactual", "counterfactual_set",
+    "template_id",
+    "mapwise_template", "question", "answer", "answer_json", "answer_type", "accepted_answers", "bounds",
+    "map_type", "relative_region", "hatched", "annotated", "prompt",
+)
+CAPTION_COLUMNS: tuple[str, ...] = (
+    "question_id", "map_id", "image", "split", "country", "variant", "counterfactual", "counterfactual_set",
+    "caption", "prompt",
+)
+GROUNDING_COLUMNS: tuple[str, ...] = (
+    "question_id", "map_id", "image", "split", "country", "variant", "counterfactual", "counterfactual_set",
+    "expression", "box",
+    "box_norm", "box_percent", "answer", "unique", "type", "target_code", "prompt",
+)
+COLUMNS: dict[str, tuple[str, ...]] = {"vqa": QUESTION_COLUMNS, "caption": CAPTION_COLUMNS,
+                                       "grounding": GROUNDING_COLUMNS}
+
+CAPTION_PROMPT = "Describe this map in detail."
+GROUNDING_PROMPT = ("Give the bounding box of the region described below as [x1, y1, x2, y2], integers from 0 to 100 "
+                    "as percentages of the image width and height.\nDescription: {expression}")
+
+
+class ExportError(ValueError):
+    """An export that cannot proceed (not a build folder, occupied destination, unknown format)."""
+
+
+# --- the build folder ---------------------------------------------------------------------------------------
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    """Records of a JSONL file (empty when the file does not exist)."""
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+@dataclass
+class Bench:
+    """A finished build folder (see :mod:`mapgen.build`)."""
+
+    root: Path
+    manifest: dict[str, Any]
+    maps: list[dict[str, Any]]
+    tasks: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    _map_json: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
+
+    @property
+    def name(self) -> str:
+        return str(self.manifest.get("name") or self.root.name)
+
+    @property
+    def questions(self) -> list[dict[str, Any]]:
+        return self.tasks.get("vqa", [])
+
+    @cached_property
+    def map_index(self) -> dict[str, dict[str, Any]]:
+        return {m["map_id"]: m for m in self.maps}
+
+    def image_rel(self, map_id: str) -> str:
+        """The image of a map, relative to the build folder."""
+        return str(self.map_index.get(map_id, {}).get("image") or f"maps/{map_id}.png")
+
+    def image_path(self, map_id: str) -> Path:
+        return self.root / self.image_rel(map_id)
+
+    def image_bytes(self, map_id: str) -> bytes:
+        return self.image_path(map_id).read_bytes()
+
+    def sha256(self, rel: str) -> str | None:
+        """The manifest's hash of a file (relative path), if listed."""
+        return self.manifest.get("files", {}).get(rel)
+
+    def map_json(self, map_id: str) -> dict[str, Any]:
+        """The JSON beside a map's image (spec + pixel facts), read once."""
+        if map_id not in self._map_json:
+            path = self.root / "maps" / f"{map_id}.json"
+            self._map_json[map_id] = json.loads(path.read_text(encoding="utf-8"))
+        return self._map_json[map_id]
+
+    def map_ids(self, tasks: tuple[str, ...] = TASKS) -> list[str]:
+        """Maps that have at least one record in ``tasks`` (build order)."""
+        used = {r["map_id"] for t in tasks for r in self.tasks.get(t, [])}
+        return [m["map_id"] for m in self.maps if m["map_id"] in used]
+
+    def splits(self) -> list[str]:
+        """Split names in the order the config lists them."""
+        ratios = self.manifest.get("config", {}).get("split", {}).get("ratios") or {}
+        seen = [s for s in ratios]
+        for m in self.maps:
+            if m.get("split") not in seen:
+                seen.append(m.get("split"))
+        return [s for s in seen if s]
+
+
+def load_bench(path: str | Path) -> Bench:
+    """Read a build folder; refuses a folder without ``manifest.json`` (an unfinished build)."""
+    root = Path(path)
+    manifest_path = root / "manifest.json"
+    if not manifest_path.exists():
+        raise ExportError(f"{root} has no manifest.json: not a finished mapgen build (see `mapgen build`).")
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    tasks = {task: read_jsonl(root / name) for task, name in TASK_FILES.items()}
+    return Bench(root=root, manifest=manifest, maps=read_jsonl(root / "maps.jsonl"),
+                 tasks={t: r for t, r in tasks.items() if r})
+
+
+# --- answers and prompts ------------------------------------------------------------------------------------
+
+
+def answer_text(answer: Any, answer_type: str, empty: str = "None") -> str:
+    """An answer as plain text: lists comma-separated, rankings ``A > B = C`` (best first)."""
+    if answer is None:
+        return empty
+    if answer_type == "ranking" and isinstance(answer, (list, tuple)):
+        groups = [g if isinstance(g, (list, tuple)) else [g] for g in answer]
+        return " > ".join(" = ".join(str(i) for i in g) for g in groups) or empty
+    if isinstance(answer, (list, tuple)):
+        return ", ".join(str(a) for a in answer) or empty
+    if isinstance(answer, bool):
+        return "Yes" if answer else "No"
+    return str(answer)
+
+
+def vqa_prompt(record: dict[str, Any], bench: Bench | None = None) -> str:
+    """The evaluation prompt of a question: mapgen's ``direct`` strategy when the prompt module is present,
+    else the question with an answer-format hint."""
+    try:
+        from mapgen.eval.prompts import name_dictionary, render_prompt
+    except ImportError:
+        return f"{record['question']}\n{_FALLBACK_HINTS.get(record['answer_type'], '')}".strip()
+    names = None
+    if record.get("counterfactual") and bench is not None:
+        from mapgen.questions.record import Question
+
+        spec = bench.map_json(record["map_id"]).get("spec")
+        names = name_dictionary(Question.from_dict(question_record(record)), spec)
+    return render_prompt(question_record(record), "direct", names=names).text
+
+
+_FALLBACK_HINTS = {
+    "binary": 'Answer Yes or No as {"answer": "Yes"}.',
+    "count": 'Answer with a whole number as {"answer": 3}.',
+    "single": 'Answer with one name as written on the map as {"answer": "Name"}.',
+    "list": 'Answer with a JSON array of names as {"answer": ["Name 1", "Name 2"]}.',
+    "ranking": 'Answer best first as {"answer": "Name 1 > Name 2 = Name 3"}.',
+    "range": 'Answer with a legend range as {"answer": "1k-2k"}.',
+}
+
+
+def question_record(record: dict[str, Any]) -> dict[str, Any]:
+    """The Question-shaped part of a record (for :func:`mapgen.eval.score.score` and prompts)."""
+    from mapgen.questions.record import Question
+
+    return {k: record[k] for k in Question.__dataclass_fields__ if k in record}
+
+
+# --- flat rows ----------------------------------------------------------------------------------------------
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def _common(record: dict[str, Any], bench: Bench) -> dict[str, Any]:
+    cf = record.get("counterfactual")
+    return {
+        "question_id": str(record.get("question_id") or ""),
+        "map_id": record["map_id"],
+        "image": record.get("image") or bench.image_rel(record["map_id"]),
+        "split": str(record.get("split") or ""),
+        "country": str(record.get("country") or ""),
+        "variant": str(record.get("variant") or ""),
+        "counterfactual": "" if cf in (None, "original") else str(cf),
+        "counterfactual_set": str(record.get("counterfactual_set") or cf or ""),
+    }
+
+
+def question_row(record: dict[str, Any], bench: Bench) -> dict[str, Any]:
+    """A flat row for one question (see :data:`QUESTION_COLUMNS`)."""
+    row = _common(record, bench)
+    template = record.get("mapwise_template")
+    row.update(
+        template_id=str(record.get("template_id") or ""),
+        mapwise_template=int(template) if template is not None else -1,
+        question=record["question"],
+        answer=answer_text(record["answer"], record["answer_type"]),
+        answer_json=_dumps(record["answer"]),
+        answer_type=record["answer_type"],
+        accepted_answers=_dumps(record.get("accepted_answers") or {}),
+        bounds=_dumps(record.get("bounds")),
+        map_type=str(record.get("map_type") or ""),
+        relative_region=bool(record.get("relative_region")),
+        hatched=bool(record.get("hatched")),
+        annotated=bool(record.get("annotated", True)),
+        prompt=vqa_prompt(record, bench),
+    )
+    return row
+
+
+def question_from_row(row: dict[str, Any]) -> dict[str, Any]:
+    """Inverse of :func:`question_row`: a dict :func:`mapgen.eval.score.score` accepts."""
+    out = {k: row[k] for k in ("question_id", "map_id", "template_id", "question", "answer_type", "map_type",
+                               "country", "relative_region", "hatched", "annotated", "split") if k in row}
+    out["answer"] = json.loads(row["answer_json"])
+    out["accepted_answers"] = json.loads(row.get("accepted_answers") or "{}")
+    out["bounds"] = json.loads(row.get("bounds") or "null")
+    template = int(row.get("mapwise_template", -1))
+    out["mapwise_template"] = template if template >= 0 else None
+    out["counterfactual"] = row.get("counterfactual") or None
+    return out
+
+
+def task_prompt(record: dict[str, Any], task: str, text: str) -> str:
+    """The prompt of a caption/grounding record: mapgen's ``caption``/``grounding`` strategy when the prompt
+    module is present, else a built-in one."""
+    try:
+        from mapgen.eval.prompts import render_prompt, task_question
+    except ImportError:
+        return CAPTION_PROMPT if task == "caption" else GROUNDING_PROMPT.format(expression=text)
+    return render_prompt(task_question(record | {"question": text}, task), task).text
+
+
+def caption_text(record: dict[str, Any]) -> str:
+    """The caption of a caption record (VRSBench eval records keep it in ``ground_truth``)."""
+    return str(record.get("caption") or record.get("ground_truth") or "")
+
+
+def expression_text(record: dict[str, Any]) -> str:
+    """The referring expression of a grounding record (VRSBench eval records keep it in ``question``)."""
+    return str(record.get("expression") or record.get("question") or "")
+
+
+def caption_row(record: dict[str, Any], bench: Bench) -> dict[str, Any]:
+    """A flat row for one caption record."""
+    return _common(record, bench) | {"caption": caption_text(record), "prompt": task_prompt(record, "caption", "")}
+
+
+def box_percent(record: dict[str, Any], bench: Bench) -> list[int]:
+    """The box as integers on a 0–100 scale of the image width and height (VRSBench convention)."""
+    gold = record.get("ground_truth")
+    if isinstance(gold, list) and len(gold) == 4:
+        return [int(v) for v in gold]
+    norm = record.get("box_norm")
+    if not norm:
+        from PIL import Image
+
+        with Image.open(bench.image_path(record["map_id"])) as img:
+            w, h = img.size
+        x1, y1, x2, y2 = record["box"]
+        norm = [x1 / w, y1 / h, (x2 + 1) / w, (y2 + 1) / h]
+    return [min(100, max(0, round(float(v) * 100))) for v in norm]
+
+
+def box_text(box: list[int]) -> str:
+    """VRSBench's answer form ``{<x1><y1><x2><y2>}``."""
+    return "{" + "".join(f"<{v}>" for v in box) + "}"
+
+
+def grounding_row(record: dict[str, Any], bench: Bench) -> dict[str, Any]:
+    """A flat row for one referring expression with its box."""
+    pct = box_percent(record, bench)
+    expression = expression_text(record)
+    return _common(record, bench) | {
+        "expression": expression,
+        "box": [float(v) for v in record["box"]],
+        "box_norm": [float(v) for v in record.get("box_norm") or [v / 100 for v in pct]],
+        "box_percent": pct,
+        "answer": str(pct),
+        "unique": bool(record.get("unique", True)),
+        "type": str(record.get("expression_type") or record.get("type") or ""),
+        "target_code": str(record.get("target_code") or ""),
+        "prompt": task_prompt(record, "grounding", expression),
+    }
+
+
+ROW_FUNCTIONS = {"vqa": question_row, "caption": caption_row, "grounding": grounding_row}
+
+
+def task_rows(bench: Bench, task: str) -> list[dict[str, Any]]:
+    """Flat rows of one task, in build order."""
+    return [ROW_FUNCTIONS[task](r, bench) for r in bench.tasks.get(task, [])]
+
+
+# --- output folders -----------------------------------------------------------------------------------------
+
+
+def _occupied(path: Path) -> bool:
+    return path.exists() and (not path.is_dir() or any(path.iterdir()))
+
+
+@contextmanager
+def staging(out_dir: str | Path, force: bool = False) -> Iterator[Path]:
+    """A fresh temporary folder beside ``out_dir`` that replaces ``out_dir`` only when the block succeeds.
+
+    Refuses a non-empty ``out_dir`` unless ``force``.
+    """
+    out = Path(out_dir).absolute()
+    if _occupied(out) and not force:
+        raise ExportError(f"{out} is not empty; choose a new folder or use --force to replace it.")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(f".{out.name}.export-{os.getpid()}.tmp")
+    _remove(tmp)
+    tmp.mkdir()
+    try:
+        yield tmp
+    except BaseException:
+        _remove(tmp)
+        raise
+    old = out.with_name(f".{out.name}.old-{os.getpid()}")
+    if out.exists():
+        out.rename(old)
+    tmp.rename(out)
+    _remove(old)
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+    elif path.exists() or path.is_symlink():
+        path.unlink()
+
+
+def place_file(src: Path, dst: Path) -> None:
+    """Hard-link ``src`` to ``dst`` (same file system), else copy it."""
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.link(src, dst)
+    except OSError:
+        shutil.copyfile(src, dst)
+
+
+def copy_images(bench: Bench, dest: Path, map_ids: list[str], folder: str = "images") -> dict[str, str]:
+    """Place each map's PNG at ``dest/folder/<map_id>.png``; returns map_id → path relative to ``dest``."""
+    out = {}
+    for map_id in map_ids:
+        rel = f"{folder}/{map_id}.png"
+        place_file(bench.image_path(map_id), dest / rel)
+        out[map_id] = rel
+    return out
+
+
+def write_jsonl(path: Path, records: list[dict[str, Any]]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8") as f:
+        for r in records:
+            f.write(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n")
+
+
+def write_json(path: Path, data: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")

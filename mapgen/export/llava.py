@@ -1,0 +1,62 @@
+"""LLaVA training conversations (VRSBench's training layout) for every task of the build.
+
+Layout::
+
+    DEST/llava_<split>.json      a JSON list per split of {id, image, conversations: [human, gpt]}
+    DEST/images/<map_id>.png     the images (``image`` paths are relative to DEST)
+
+Turns: VQA ``"<image>\\n<question>"`` → the answer as text (lists comma-separated, rankings ``A > B = C``);
+captions ``"<image>\\n[caption] Describe this map in detail."`` → the caption; grounding
+``"<image>\\n[refer] give me the location of <p>expression</p>"`` → ``{<x1><y1><x2><y2>}`` with integers on a
+0–100 scale of the image width and height (VRSBench convention).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from mapgen.export.common import (
+    Bench,
+    answer_text,
+    box_percent,
+    box_text,
+    caption_text,
+    copy_images,
+    expression_text,
+    write_json,
+)
+
+
+def conversation(record_id: str, image: str, human: str, gpt: str) -> dict[str, Any]:
+    return {"id": record_id, "image": image,
+            "conversations": [{"from": "human", "value": f"<image>\n{human}"}, {"from": "gpt", "value": gpt}]}
+
+
+def vqa_turns(r: dict[str, Any], bench: Bench) -> tuple[str, str]:
+    return r["question"], answer_text(r["answer"], r["answer_type"])
+
+
+def caption_turns(r: dict[str, Any], bench: Bench) -> tuple[str, str]:
+    return "[caption] Describe this map in detail.", caption_text(r)
+
+
+def grounding_turns(r: dict[str, Any], bench: Bench) -> tuple[str, str]:
+    return f"[refer] give me the location of <p>{expression_text(r)}</p>", box_text(box_percent(r, bench))
+
+
+TURNS = {"vqa": vqa_turns, "caption": caption_turns, "grounding": grounding_turns}
+
+
+def write(bench: Bench, dest: Path, tasks: tuple[str, ...] | None = None, **_: Any) -> None:
+    """Write one conversation file per split into ``dest``."""
+    tasks = tasks or tuple(bench.tasks)
+    images = copy_images(bench, dest, bench.map_ids(tasks))
+    by_split: dict[str, list[dict[str, Any]]] = {s: [] for s in bench.splits()}
+    for task in tasks:
+        for r in bench.tasks.get(task, []):
+            human, gpt = TURNS[task](r, bench)
+            by_split.setdefault(r["split"], []).append(conversation(r["question_id"], images[r["map_id"]], human, gpt))
+    for split, records in by_split.items():
+        if records:
+            write_json(dest / f"llava_{split}.json", records)

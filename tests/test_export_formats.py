@@ -1,0 +1,249 @@
+"""Exporters: each format written from a tiny build and read back by its consumer library."""
+
+from __future__ import annotations
+
+import base64
+import importlib.util
+import io
+import json
+import os
+import re
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pandas as pd
+import pytest
+import yaml
+from PIL import Image
+
+from mapgen.build import build
+from mapgen.eval.score import score
+from mapgen.export import ExportError, export
+from mapgen.export.common import question_from_row
+
+os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+TINY = {
+    "name": "export tiny",
+    "seed": 5,
+    "countries": [{"name": "usa", "maps": 2}],
+    "counterfactual": {"country": "usa", "maps": 1, "kinds": ["imaginary"]},
+    "questions": {"per_image": 4},
+    "split": {"ratios": {"train": 0.5, "test": 0.5}},
+}
+
+
+def _lines(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+@pytest.fixture(scope="module")
+def bench(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("export") / "bench"
+    build(TINY, out, progress=False)
+    return out
+
+
+@pytest.fixture(scope="module")
+def questions(bench: Path) -> list[dict[str, Any]]:
+    return _lines(bench / "questions.jsonl")
+
+
+def _import(path: Path, name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _perfect(row: dict[str, Any]) -> str:
+    return json.dumps({"answer": json.loads(row["answer_json"])})
+
+
+# --- jsonl, llava, mapwise ----------------------------------------------------------------------------------
+
+
+def test_jsonl_paths_are_relative_to_dest(bench: Path, questions, tmp_path: Path) -> None:
+    dest = export(bench, "jsonl", tmp_path / "jsonl")
+    for name in ("questions.jsonl", "captions.jsonl", "grounding.jsonl", "maps.jsonl"):
+        records = _lines(dest / name)
+        assert records and all((dest / r["image"]).is_file() and r["image"].startswith("images/") for r in records)
+    assert len(_lines(dest / "questions.jsonl")) == len(questions)
+    assert all(0 <= v <= 100 for r in _lines(dest / "grounding.jsonl") for v in r["box_percent"])
+
+
+def test_llava_conversations(bench: Path, questions, tmp_path: Path) -> None:
+    dest = export(bench, "llava", tmp_path / "llava")
+    records = [r for split in ("train", "test") for r in json.loads((dest / f"llava_{split}.json").read_text())]
+    assert {r["id"] for r in records} >= {q["question_id"] for q in questions}
+    for r in records:
+        human, gpt = r["conversations"]
+        assert human["from"] == "human" and human["value"].startswith("<image>\n") and gpt["from"] == "gpt"
+        assert (dest / r["image"]).is_file()
+    boxes = [r["conversations"][1]["value"] for r in records if "[refer]" in r["conversations"][0]["value"]]
+    assert boxes
+    for text in boxes:
+        values = [int(v) for v in re.fullmatch(r"\{<(\d+)><(\d+)><(\d+)><(\d+)>\}", text).groups()]
+        assert all(0 <= v <= 100 for v in values) and values[0] < values[2] and values[1] < values[3]
+
+
+def test_mapwise_layout_and_conventions(bench: Path, questions, tmp_path: Path) -> None:
+    from mapgen.spec import load_spec
+
+    dest = export(bench, "mapwise", tmp_path / "mapwise")
+    frame = pd.read_csv(dest / "usa" / "questions.csv")
+    assert list(frame.columns[:6]) == ["map_id", "template_no", "question", "ground_truth", "c_or_d",
+                                       "relative_region"]
+    assert len(frame) == len(questions)
+    assert set(frame["c_or_d"]) <= {"c", "d"} and set(frame["relative_region"]) <= {"Y", "N"}
+    for map_id in frame["map_id"].unique():
+        meta = json.loads((dest / "usa" / "metadata" / f"{map_id}.json").read_text())
+        assert {"map_id", "legend_type", "data", "title"} <= set(meta)
+        assert (dest / "usa" / "images" / f"{map_id}.png").is_file()
+        spec = load_spec(dest / "usa" / "metadata" / f"{map_id}.json")  # MAPWise metadata reads back as a spec
+        assert spec.legend.kind == ("continuous" if meta["legend_type"] == "Continuous" else "discrete")
+
+
+# --- Hugging Face datasets and lmms-eval --------------------------------------------------------------------
+
+
+def test_hf_parquet_loads_with_images(bench: Path, questions, tmp_path: Path) -> None:
+    datasets = pytest.importorskip("datasets")
+    dest = export(bench, "hf", tmp_path / "hf")
+    vqa = datasets.load_dataset(str(dest), "vqa")
+    assert set(vqa) == {"train", "test"}
+    assert sum(len(vqa[s]) for s in vqa) == len(questions)
+    row = vqa["test"][0]
+    assert isinstance(row["image"], Image.Image) and row["image"].size == (800, 600)
+    assert score(question_from_row(row), _perfect(row)).main == 1.0
+    files = sorted(str(p) for p in (dest / "grounding").glob("*.parquet"))
+    grounding = datasets.load_dataset("parquet", data_files=files, split="train")
+    assert len(grounding[0]["box_percent"]) == 4 and grounding[0]["image"].size == (800, 600)
+
+
+class TaskLoader(yaml.SafeLoader):
+    """A YAML loader resolving lmms-eval's ``!function module.name`` tags against the task folder."""
+
+    folder: Path = Path(".")
+
+
+def _function(loader: TaskLoader, node: yaml.Node):
+    module_name, name = loader.construct_scalar(node).rsplit(".", 1)
+    return getattr(_import(loader.folder / f"{module_name}.py", f"lmms_{module_name}"), name)
+
+
+TaskLoader.add_constructor("!function", _function)
+
+
+def _load_task(path: Path) -> dict[str, Any]:
+    loader = type("Loader", (TaskLoader,), {"folder": path.parent})
+    return yaml.load(path.read_text(), Loader=loader)  # noqa: S506 - a SafeLoader subclass
+
+
+def test_lmms_eval_task_scores_with_mapgen(bench: Path, tmp_path: Path) -> None:
+    datasets = pytest.importorskip("datasets")
+    dest = export(bench, "lmms-eval", tmp_path / "lmms")
+    task = _load_task(dest / "export_tiny_vqa.yaml")
+    assert task["task"] == "export_tiny_vqa" and task["test_split"] == "test"
+    docs = datasets.load_dataset(task["dataset_path"], **task["dataset_kwargs"])[task["test_split"]]
+    doc = docs[0]
+    assert isinstance(task["doc_to_visual"](doc)[0], Image.Image)
+    assert doc["question"] in task["doc_to_text"](doc, task["lmms_eval_specific_kwargs"]["default"])
+    right = task["process_results"](doc, [_perfect(doc)])
+    wrong = task["process_results"](doc, ["I cannot tell."])
+    metric = task["metric_list"][0]
+    assert metric["metric"] == "mapgen_score" and metric["higher_is_better"] is True
+    assert metric["aggregation"]([right["mapgen_score"], wrong["mapgen_score"]]) == 0.5
+    grounding = _load_task(dest / "export_tiny_grounding.yaml")
+    gdoc = datasets.load_dataset(grounding["dataset_path"], **grounding["dataset_kwargs"])["test"][0]
+    hit = grounding["process_results"](gdoc, [json.dumps({"answer": gdoc["box_percent"]})])
+    assert hit["grounding_acc50"] == 1.0
+
+
+# --- VLMEvalKit and Croissant -------------------------------------------------------------------------------
+
+
+def test_vlmevalkit_tsv_and_dataset_class(bench: Path, questions, tmp_path: Path, monkeypatch) -> None:
+    dest = export(bench, "vlmevalkit", tmp_path / "vlm", split="test")
+    tsv = dest / "MAPGEN_EXPORT_TINY_TEST.tsv"
+    frame = pd.read_csv(tsv, sep="\t")
+    assert list(frame.columns[:5]) == ["index", "image", "question", "answer", "category"]
+    assert len(frame) == sum(q["split"] == "test" for q in questions)
+    image = Image.open(io.BytesIO(base64.b64decode(frame["image"][0])))
+    assert image.size == (800, 600)
+    module = _import(dest / "mapgen_dataset.py", "mapgen_vlmeval_dataset")
+    monkeypatch.setenv("MAPGEN_TSV", str(tsv))
+    dataset = module.MapgenDataset(module.DATASET_NAME)
+    msgs = dataset.build_prompt(len(frame) - 1)  # the last row usually references an earlier row's image
+    assert msgs[0]["type"] == "image" and Image.open(msgs[0]["value"]).size == (800, 600)
+    assert msgs[1]["type"] == "text"
+    predictions = dataset.data.drop(columns=["image"]).assign(prediction=[_perfect(r) for _, r in frame.iterrows()])
+    predictions.to_csv(tmp_path / "pred.tsv", sep="\t", index=False)
+    result = dataset.evaluate(str(tmp_path / "pred.tsv"))
+    assert result["Overall"][0] == 1.0
+
+
+def test_croissant_validates_and_reads_back(bench: Path, questions, tmp_path: Path) -> None:
+    mlc = pytest.importorskip("mlcroissant")
+    dest = export(bench, "croissant", tmp_path / "croissant")
+    dataset = mlc.Dataset(jsonld=str(dest / "croissant.json"))
+    records = list(dataset.records("questions"))
+    assert len(records) == len(questions)
+    first = records[0]
+    assert first["questions/question_id"].decode() == questions[0]["question_id"]
+    assert json.loads(first["questions/answer_json"].decode()) == questions[0]["answer"]
+    image = next(iter(dataset.records("images")))["images/image"]
+    assert image.size == (800, 600)
+    manifest = json.loads((bench / "manifest.json").read_text())
+    objects = {d["contentUrl"]: d for d in json.loads((dest / "croissant.json").read_text())["distribution"]
+               if d["@type"] == "cr:FileObject"}
+    map_id = questions[0]["map_id"]
+    assert objects[f"images/{map_id}.png"]["sha256"] == manifest["files"][f"maps/{map_id}.png"]
+
+
+# --- destination folder safety ------------------------------------------------------------------------------
+
+
+def test_non_empty_destination_is_refused_unless_forced(bench: Path, tmp_path: Path) -> None:
+    dest = tmp_path / "dest"
+    dest.mkdir()
+    (dest / "keep.txt").write_text("keep")
+    with pytest.raises(ExportError, match="not empty"):
+        export(bench, "jsonl", dest)
+    assert (dest / "keep.txt").exists()
+    export(bench, "jsonl", dest, force=True)
+    assert not (dest / "keep.txt").exists() and (dest / "questions.jsonl").exists()
+
+
+def test_failed_export_leaves_nothing(bench: Path, tmp_path: Path, monkeypatch) -> None:
+    import mapgen.export.jsonl as jsonl
+
+    def broken(bench, dest, **_):
+        (dest / "questions.jsonl").write_text("half")
+        raise OSError("disk full")
+
+    monkeypatch.setattr(jsonl, "write", broken)
+    with pytest.raises(OSError, match="disk full"):
+        export(bench, "jsonl", tmp_path / "dest")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_unknown_format_and_unfinished_build(bench: Path, tmp_path: Path) -> None:
+    with pytest.raises(ExportError, match="Unknown export format"):
+        export(bench, "xml", tmp_path / "x")
+    with pytest.raises(ExportError, match="manifest.json"):
+        export(tmp_path, "jsonl", tmp_path / "y")
+
+
+def test_cli_export(bench: Path, tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from mapgen.cli import main
+
+    result = CliRunner().invoke(main, ["export", str(bench), "--format", "mapwise", "-o", str(tmp_path / "mw")])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "mw" / "usa" / "questions.csv").exists()
+    again = CliRunner().invoke(main, ["export", str(bench), "--format", "mapwise", "-o", str(tmp_path / "mw")])
+    assert again.exit_code == 2 and "not empty" in again.output
