@@ -34,6 +34,7 @@ def main() -> None:
 def _register() -> None:
     from mapgen.cli.atlas import atlas
     from mapgen.cli.build import build_command, info_command
+    from mapgen.cli.counterfactual import counterfactual_cmd
     from mapgen.cli.describe import describe_cmd
     from mapgen.cli.eval import eval_command, prompt_command
     from mapgen.cli.export import export_command
@@ -42,7 +43,7 @@ def _register() -> None:
     from mapgen.cli.spec import scene, spec
     from mapgen.cli.stats import stats
 
-    for command in (atlas, build_command, info_command, stats, spec, scene, render_cmd, eval_command, prompt_command, questions, templates, describe_cmd, export_command):
+    for command in (atlas, build_command, info_command, stats, spec, scene, render_cmd, eval_command, prompt_command, questions, templates, describe_cmd, counterfactual_cmd, export_command):
         main.add_command(command)
 
 

@@ -1,0 +1,71 @@
+"""``mapgen counterfactual``: counterfactual map sets (imaginary / shuffled / jumbled + the original control)."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+
+import click
+
+from mapgen.counterfactual import CONTROL, make_counterfactual_set
+from mapgen.questions import Question, load_templates
+
+
+def benchmark_sources(folder: Path) -> list[Path]:
+    """Render JSONs of a benchmark's base maps: its ``annotated`` variants, else every non-counterfactual map."""
+    path = folder / "maps.jsonl"
+    if not path.exists():
+        raise FileNotFoundError(f"{folder} has no maps.jsonl: not a mapgen benchmark folder.")
+    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    chosen = [r for r in records if r.get("variant") == "annotated"]
+    if not chosen:
+        chosen = [r for r in records if not r.get("counterfactual") and r.get("variant") != CONTROL]
+    if not chosen:
+        raise ValueError(f"{folder}: no base maps to make counterfactuals from.")
+    return [folder / "maps" / f"{r['map_id']}.json" for r in chosen]
+
+
+def benchmark_questions(folder: Path) -> dict[str, list[Question]]:
+    """The benchmark's questions grouped by map id (empty when it has none)."""
+    path = folder / "questions.jsonl"
+    grouped: dict[str, list[Question]] = defaultdict(list)
+    if path.exists():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                q = Question.from_dict(json.loads(line))
+                grouped[q.map_id].append(q)
+    return dict(grouped)
+
+
+@click.command("counterfactual")
+@click.argument("source", type=click.Path(exists=True, path_type=Path))
+@click.option("--kind", "kinds", default="imaginary,shuffled,jumbled", show_default=True,
+              help="Comma list of kinds: imaginary, shuffled, jumbled.")
+@click.option("--seed", default=0, show_default=True, help="Seed of the transforms and of fresh questions.")
+@click.option("-o", "--output", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="Folder of the set (maps/, questions.jsonl, dictionaries/, set.json).")
+@click.option("--no-original", is_flag=True, help="Leave out the original control maps.")
+@click.option("--per-template", default=1, show_default=True, help="Fresh questions per template and map.")
+@click.option("--templates", "template_files", multiple=True, type=click.Path(exists=True, dir_okay=False),
+              help="Template file(s) instead of the built-in MAPWise templates.")
+@click.option("--fresh-questions", is_flag=True,
+              help="Benchmark SOURCE: generate new questions instead of re-asking the benchmark's own.")
+def counterfactual_cmd(source: Path, kinds: str, seed: int, output: Path, no_original: bool, per_template: int,
+                       template_files: tuple[str, ...], fresh_questions: bool) -> None:
+    """Counterfactual set of SOURCE: a spec/render JSON, or a benchmark folder (every annotated base map)."""
+    originals = None
+    if source.is_dir():
+        sources = benchmark_sources(source)
+        originals = None if fresh_questions else benchmark_questions(source)
+    else:
+        sources = [source]
+    result = make_counterfactual_set(
+        sources, kinds.split(","), seed=seed, out_dir=output, per_template=per_template,
+        templates=load_templates(list(template_files)) if template_files else None, include_original=not no_original, original_questions=originals,
+    )
+    for kind, c in result.summary().items():
+        skipped = ", ".join(f"{k} {n}" for k, n in c["skipped"].items()) or "none"
+        click.echo(f"{kind}: {c['maps']} maps, {c['questions']} questions, {c['answer_changed']} answers changed "
+                   f"({c['answer_changed_beyond_names']} beyond renaming), skipped: {skipped}")
+    click.echo(f"-> {output}")
