@@ -21,13 +21,12 @@ from PIL import Image, ImageDraw
 
 from mapgen.legend import Legend, relative_luminance
 from mapgen.render.canvas import AtlasCanvas
-from mapgen.render.layout import Box
-from mapgen.render.text import TextItem, draw_texts, text_size
+from mapgen.render.legend_layout import NA_HATCH_FACE, legend_layout
+from mapgen.render.text import TextItem, draw_texts, title_item
 from mapgen.spec import MapSpec, background_color
 
 BORDER_COLOR = "#ffffff"
 HATCH_BORDER_COLOR = "#000000"
-NA_HATCH_FACE = "#ffffff"
 LEGEND_FONT_PT = 8.5
 #: Pattern density per MAPWise hatch symbol (denser patterns are easier to tell apart at 800×600).
 HATCH_DENSITY = {"-": "---", "+": "++", "x": "xx", "\\": "\\\\\\", "*": "**", "o": "oo", "O": "O"}
@@ -76,7 +75,7 @@ class MatplotlibFigure:
             temp += self._labels(texts, faces, legend.hatched, items, labels)
         title_box = self.canvas.layout.title_box
         if style.show_title and title_box is not None and spec.title:
-            items.append(self._title(spec.title, title_box))
+            items.append(title_item(spec.title, title_box))
         shapes, legend_items = legend_artists(self, legend, style.legend_orientation, items)
         temp += shapes
         self.agg.draw()
@@ -129,94 +128,32 @@ class MatplotlibFigure:
         self.ax.add_collection(coll)
         return [coll]
 
-    def _title(self, title: str, box: Box) -> TextItem:
-        size = max(11.0, min(20.0, box.height * 0.45))
-        text = title
-        while len(text) > 8 and text_size(text, size)[0] > box.width - 20:
-            text = text[: -2].rstrip() + "…" if text.endswith("…") else text[:-1] + "…"
-            text = text.replace("……", "…")
-        return TextItem(box.left + box.width / 2, box.top + box.height / 2, text, size)
-
 
 # --- legends -------------------------------------------------------------------------------------------------
 
 
 def legend_artists(fig: MatplotlibFigure, legend: Legend, orientation: str, items: list[TextItem]):
-    """Legend shapes (matplotlib) and texts (appended to ``items``); returns shapes and item boxes."""
-    box = fig.canvas.layout.legend_box
-    if legend.kind == "continuous":
-        return _colorbar(fig, legend, box, orientation, items)
-    return _swatches(fig, legend, box, orientation, items)
-
-
-def _legend_entries(legend: Legend) -> list[tuple[str, str, str | None, int | None]]:
-    entries = [(c.label, c.color, c.hatch, c.index) for c in legend.display_classes()]
-    if legend.na_label:
-        entries.append((legend.na_label, NA_HATCH_FACE if legend.hatched else legend.na_color, None, None))
-    return entries
-
-
-def _swatches(fig: MatplotlibFigure, legend: Legend, box: Box, orientation: str, items: list[TextItem]):
-    entries = _legend_entries(legend)
-    font_px = fig.px(LEGEND_FONT_PT)
-    sw, sh, gap = 24.0, 17.0, 6.0
-    widths = [sw + 6 + text_size(e[0], font_px)[0] + 16 for e in entries]
-    if orientation == "vertical":
-        x, y = box.left + 12, box.top + max(8.0, (box.height - len(entries) * (sh + gap)) / 2)
-    else:
-        x, y = box.left + max(8.0, (box.width - sum(widths)) / 2), box.top + (box.height - sh) / 2
-    shapes, out = [], []
-    for (label, color, hatch, index), width in zip(entries, widths):
-        rect = Rectangle((x, y), sw, sh, facecolor=color, edgecolor="#555555", linewidth=0.6,
-                         hatch=hatch_pattern(hatch), zorder=5)
+    """Draw the legend geometry of :func:`legend_layout`; texts go to ``items``. Returns shapes and item boxes."""
+    layout = legend_layout(legend, fig.canvas.layout.legend_box, orientation, fig.px(LEGEND_FONT_PT))
+    shapes: list[Any] = []
+    for sw in layout.swatches:
+        rect = Rectangle((sw.x, sw.y), sw.w, sw.h, facecolor=sw.color, edgecolor="#555555", linewidth=0.6,
+                         hatch=hatch_pattern(sw.hatch), zorder=5)
         fig.ax.add_artist(rect)
         shapes.append(rect)
-        items.append(TextItem(x + sw + 6, y + sh / 2, label, font_px, anchor="lm"))
-        out.append({"label": label, "class": index, "swatch": [x, y, x + sw, y + sh],
-                    "box": [x, y, x + width - 16, y + sh]})
-        if orientation == "vertical":
-            y += sh + gap
-        else:
-            x += width
-    return shapes, out
-
-
-def _colorbar(fig: MatplotlibFigure, legend: Legend, box: Box, orientation: str, items: list[TextItem]):
-    rgb = np.array([[int(c[i : i + 2], 16) for i in (1, 3, 5)] for c in legend.colors], dtype=np.uint8)
-    font_px = fig.px(LEGEND_FONT_PT)
-    span = legend.vmax - legend.vmin
-    if orientation == "vertical":
-        bw, bh = 18.0, min(box.height * 0.7, 320.0)
-        x0, y0 = box.left + 14, box.top + (box.height - bh) / 2
-        image = rgb[::-1][:, None, :]  # top = vmax
-    else:
-        bw, bh = min(box.width * 0.7, 480.0), 16.0
-        x0, y0 = box.left + (box.width - bw) / 2, box.top + box.height * 0.25
-        image = rgb[None, :, :]
-    shapes = [fig.ax.imshow(image, extent=(x0, x0 + bw, y0 + bh, y0), aspect="auto", interpolation="bilinear",
-                            zorder=5)]
-    frame = Rectangle((x0, y0), bw, bh, fill=False, edgecolor="#555555", linewidth=0.6, zorder=6)
-    fig.ax.add_artist(frame)
-    shapes.append(frame)
-    out: list[dict[str, Any]] = [{"colorbar": [x0, y0, x0 + bw, y0 + bh], "orientation": orientation,
-                                  "vmin": legend.vmin, "vmax": legend.vmax}]
-    ticks = []
-    for tick, label in zip(legend.ticks, legend.tick_labels):
-        frac = (tick - legend.vmin) / span if span else 0.0
-        if orientation == "vertical":
-            ty = y0 + bh - frac * bh
-            ticks.append([(x0 + bw, ty), (x0 + bw + 4, ty)])
-            items.append(TextItem(x0 + bw + 7, ty, label, font_px, anchor="lm"))
-            out.append({"label": label, "tick": tick, "xy": [x0 + bw, ty]})
-        else:
-            tx = x0 + frac * bw
-            ticks.append([(tx, y0 + bh), (tx, y0 + bh + 4)])
-            items.append(TextItem(tx, y0 + bh + 6, label, font_px, anchor="mt"))
-            out.append({"label": label, "tick": tick, "xy": [tx, y0 + bh]})
-    tick_lines = LineCollection(ticks, colors="#333333", linewidths=0.8, zorder=6)
-    fig.ax.add_collection(tick_lines)
-    shapes.append(tick_lines)
-    return shapes, out
+    bar = layout.colorbar
+    if bar is not None:
+        rgb = np.array([[int(c[i : i + 2], 16) for i in (1, 3, 5)] for c in legend.colors], dtype=np.uint8)
+        image = rgb[::-1][:, None, :] if bar.vertical else rgb[None, :, :]  # vmax at the top / right
+        shapes.append(fig.ax.imshow(image, extent=(bar.x, bar.x + bar.w, bar.y + bar.h, bar.y), aspect="auto",
+                                    interpolation="bilinear", zorder=5))
+        frame = Rectangle((bar.x, bar.y), bar.w, bar.h, fill=False, edgecolor="#555555", linewidth=0.6, zorder=6)
+        fig.ax.add_artist(frame)
+        tick_lines = LineCollection(list(bar.ticks), colors="#333333", linewidths=0.8, zorder=6)
+        fig.ax.add_collection(tick_lines)
+        shapes += [frame, tick_lines]
+    items.extend(layout.texts)
+    return shapes, list(layout.items)
 
 
 class MatplotlibRenderer:

@@ -57,16 +57,15 @@ from PIL import Image
 from mapgen.legend import Legend, relative_luminance
 from mapgen.render.canvas import AtlasCanvas
 from mapgen.render.layout import Box
+from mapgen.render.legend_layout import legend_layout
 from mapgen.render.mpl_renderer import (
     BORDER_COLOR,
     HATCH_BORDER_COLOR,
     LEGEND_FONT_PT,
     NA_HATCH_FACE,
-    MatplotlibFigure,
-    _legend_entries,
     label_texts,
 )
-from mapgen.render.text import TextItem, text_size
+from mapgen.render.text import TextItem, title_item
 from mapgen.spec import MapSpec, background_color
 
 FONT_FAMILY = "DejaVu Sans"
@@ -109,7 +108,7 @@ def build_figure(spec: MapSpec, canvas: AtlasCanvas) -> tuple[dict[str, Any], li
     if style.annotated:
         traces += _label_traces(spec, canvas, labels)
     if style.show_title and lay.title_box is not None and spec.title:
-        annotations.append(_annotation(MatplotlibFigure._title(None, spec.title, lay.title_box)))  # type: ignore[arg-type]
+        annotations.append(_annotation(title_item(spec.title, lay.title_box)))
     legend_traces, images, legend_items = _legend(legend, lay.legend_box, style.legend_orientation,
                                                   LEGEND_FONT_PT * dpi_px, annotations)
     traces += legend_traces
@@ -288,73 +287,29 @@ def _escape(text: str) -> str:
 
 
 def _legend(legend: Legend, box: Box, orientation: str, font_px: float, annotations: list):
-    if legend.kind == "continuous":
-        return _colorbar(legend, box, orientation, font_px, annotations)
-    return _swatches(legend, box, orientation, font_px, annotations)
-
-
-def _swatches(legend: Legend, box: Box, orientation: str, font_px: float, annotations: list):
-    """Swatches with the matplotlib renderer's geometry; returns traces, images and legend item boxes."""
-    entries = _legend_entries(legend)
-    sw, sh, gap = 24.0, 17.0, 6.0
-    widths = [sw + 6 + text_size(e[0], font_px)[0] + 16 for e in entries]
-    if orientation == "vertical":
-        x, y = box.left + 12, box.top + max(8.0, (box.height - len(entries) * (sh + gap)) / 2)
-    else:
-        x, y = box.left + max(8.0, (box.width - sum(widths)) / 2), box.top + (box.height - sh) / 2
-    traces, out = [], []
-    for (label, color, hatch, index), width in zip(entries, widths):
-        trace = _path_trace([x, x + sw, x + sw, x, x], [y, y, y + sh, y + sh, y], color, "#555555", 0.8)
-        if hatch:
-            trace["fillpattern"] = _pattern(hatch, color)
+    """Traces, images and item boxes drawing :func:`legend_layout` (the matplotlib renderer's geometry)."""
+    layout = legend_layout(legend, box, orientation, font_px)
+    traces, images = [], []
+    for sw in layout.swatches:
+        xs, ys = [sw.x, sw.x + sw.w, sw.x + sw.w, sw.x, sw.x], [sw.y, sw.y, sw.y + sw.h, sw.y + sw.h, sw.y]
+        trace = _path_trace(xs, ys, sw.color, "#555555", 0.8)
+        if sw.hatch:
+            trace["fillpattern"] = _pattern(sw.hatch, sw.color)
         traces.append(trace)
-        annotations.append(_annotation(TextItem(x + sw + 6, y + sh / 2, label, font_px, anchor="lm")))
-        out.append({"label": label, "class": index, "swatch": [x, y, x + sw, y + sh],
-                    "box": [x, y, x + width - 16, y + sh]})
-        if orientation == "vertical":
-            y += sh + gap
-        else:
-            x += width
-    return traces, [], out
-
-
-def _colorbar(legend: Legend, box: Box, orientation: str, font_px: float, annotations: list):
-    """Colour bar (an exact-size gradient image) with ticks and tick labels, as the matplotlib renderer."""
-    span = legend.vmax - legend.vmin
-    vertical = orientation == "vertical"
-    if vertical:
-        bw, bh = 18.0, min(box.height * 0.7, 320.0)
-        x0, y0 = box.left + 14, box.top + (box.height - bh) / 2
-    else:
-        bw, bh = min(box.width * 0.7, 480.0), 16.0
-        x0, y0 = box.left + (box.width - bw) / 2, box.top + box.height * 0.25
-    image = {"source": _gradient_uri(legend.colors, round(bw), round(bh), vertical), "xref": "x", "yref": "y",
-             "x": x0, "y": y0, "sizex": bw, "sizey": bh, "xanchor": "left", "yanchor": "top",
-             "sizing": "stretch", "layer": "above"}
-    frame = _path_trace([x0, x0 + bw, x0 + bw, x0, x0], [y0, y0, y0 + bh, y0 + bh, y0], "rgba(0,0,0,0)",
-                        "#555555", 0.8)
-    frame["fill"] = "none"
-    out: list[dict[str, Any]] = [{"colorbar": [x0, y0, x0 + bw, y0 + bh], "orientation": orientation,
-                                  "vmin": legend.vmin, "vmax": legend.vmax}]
-    tick_x: list = []
-    tick_y: list = []
-    for tick, label in zip(legend.ticks, legend.tick_labels):
-        frac = (tick - legend.vmin) / span if span else 0.0
-        if vertical:
-            ty = y0 + bh - frac * bh
-            tick_x += [x0 + bw, x0 + bw + 4, None]
-            tick_y += [ty, ty, None]
-            annotations.append(_annotation(TextItem(x0 + bw + 7, ty, label, font_px, anchor="lm")))
-            out.append({"label": label, "tick": tick, "xy": [x0 + bw, ty]})
-        else:
-            tx = x0 + frac * bw
-            tick_x += [tx, tx, None]
-            tick_y += [y0 + bh, y0 + bh + 4, None]
-            annotations.append(_annotation(TextItem(tx, y0 + bh + 6, label, font_px, anchor="mt")))
-            out.append({"label": label, "tick": tick, "xy": [tx, y0 + bh]})
-    ticks = {"type": "scatter", "x": tick_x, "y": tick_y, "mode": "lines", "hoverinfo": "skip",
-             "line": {"color": "#333333", "width": 1.1}}
-    return [frame, ticks], [image], out
+    bar = layout.colorbar
+    if bar is not None:
+        images.append({"source": _gradient_uri(legend.colors, round(bar.w), round(bar.h), bar.vertical),
+                       "xref": "x", "yref": "y", "x": bar.x, "y": bar.y, "sizex": bar.w, "sizey": bar.h,
+                       "xanchor": "left", "yanchor": "top", "sizing": "stretch", "layer": "above"})
+        xs, ys = [bar.x, bar.x + bar.w, bar.x + bar.w, bar.x, bar.x], [bar.y, bar.y, bar.y + bar.h, bar.y + bar.h, bar.y]
+        frame = _path_trace(xs, ys, "rgba(0,0,0,0)", "#555555", 0.8)
+        frame["fill"] = "none"
+        tick_x = [v for (a, b) in bar.ticks for v in (a[0], b[0], None)]
+        tick_y = [v for (a, b) in bar.ticks for v in (a[1], b[1], None)]
+        traces += [frame, {"type": "scatter", "x": tick_x, "y": tick_y, "mode": "lines", "hoverinfo": "skip",
+                           "line": {"color": "#333333", "width": 1.1}}]
+    annotations.extend(_annotation(item) for item in layout.texts)
+    return traces, images, list(layout.items)
 
 
 def _gradient_uri(colors: tuple[str, ...], width: int, height: int, vertical: bool) -> str:

@@ -50,3 +50,12 @@ def draw_texts(draw: ImageDraw.ImageDraw, items: list[TextItem]) -> None:
             x1, y1, x2, y2 = text_box(item)
             draw.rectangle((x1 - 1, y1 - 1, x2 + 1, y2 + 1), fill=item.background)
         draw.text((item.x, item.y), item.text, font=font(item.size_px), fill=item.color, anchor=item.anchor)
+
+
+def title_item(title: str, box) -> TextItem:
+    """The title centred in its box, sized to the band and shortened with an ellipsis to fit its width."""
+    size = max(11.0, min(20.0, box.height * 0.45))
+    text = title
+    while len(text) > 8 and text_size(text, size)[0] > box.width - 20:
+        text = text.rstrip("…")[:-1].rstrip() + "…"
+    return TextItem(box.left + box.width / 2, box.top + box.height / 2, text, size)
