@@ -33,6 +33,8 @@ from mapgen.scene import Scene
 
 #: Perceptual tolerance on continuous maps, as a share of the colour-bar span (vmax - vmin).
 PERCEPTUAL_TOLERANCE = 0.05
+#: On rendered maps the answer must also lead as drawn, by at least this many pixels (bbox centres).
+DIRECTION_MARGIN_PX = 8.0
 #: Two regions are told apart by direction only when their positions differ by at least this many degrees.
 DIRECTION_MARGIN_DEG = 0.5
 #: "closest to each other": the best pair's centroid distance must beat the runner-up by this factor.
@@ -727,10 +729,32 @@ def _direction_key(ctx: Ctx, code: str, direction: str) -> float:
     return {"north": r.lat, "south": -r.lat, "east": r.lon, "west": -r.lon}[direction]
 
 
+def _image_key(ctx: Ctx, code: str, direction: str) -> float | None:
+    """How far ``direction`` a region is drawn (bbox centre, pixels); None before a render."""
+    pixels = ctx.scene.regions[code].pixels
+    if not pixels:
+        return None
+    x1, y1, x2, y2 = pixels["bbox"]
+    cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+    return {"north": -cy, "south": cy, "east": cx, "west": -cx}[direction]
+
+
 def _first_in_direction(ctx: Ctx, regions: Iterable[str], direction: str, test: Callable[[str], bool | None]) -> str:
     """The furthest region in ``direction`` passing ``test``; every region before it must clearly fail,
-    and the answer must lead the next passing region by :data:`DIRECTION_MARGIN_DEG`."""
-    ranked = sorted(regions, key=lambda c: (-_direction_key(ctx, c, direction), c))
+    and the answer must lead the next passing region by :data:`DIRECTION_MARGIN_DEG`. On a rendered map the
+    same region must also be furthest as drawn (by :data:`DIRECTION_MARGIN_PX`), so insets such as Alaska and
+    Hawaii never make a direction question disagree with the image."""
+    pool = list(regions)
+    found = _furthest(pool, test, lambda c: _direction_key(ctx, c, direction), DIRECTION_MARGIN_DEG)
+    if all(_image_key(ctx, c, direction) is not None for c in pool):
+        drawn = _furthest(pool, test, lambda c: _image_key(ctx, c, direction), DIRECTION_MARGIN_PX)
+        if drawn != found:
+            raise Invalid
+    return found
+
+
+def _furthest(pool: list[str], test: Callable[[str], bool | None], key: Callable[[str], float], margin: float) -> str:
+    ranked = sorted(pool, key=lambda c: (-key(c), c))
     found = None
     for c in ranked:
         ok = test(c)
@@ -740,7 +764,7 @@ def _first_in_direction(ctx: Ctx, regions: Iterable[str], direction: str, test: 
             if found is None:
                 found = c
             else:
-                if _direction_key(ctx, found, direction) - _direction_key(ctx, c, direction) < DIRECTION_MARGIN_DEG:
+                if key(found) - key(c) < margin:
                     raise Invalid
                 return found
     if found is None:
