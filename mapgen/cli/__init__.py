@@ -33,6 +33,7 @@ def main() -> None:
 
 def _register() -> None:
     from mapgen.cli.atlas import atlas
+    from mapgen.cli.audit import audit_command, report_command
     from mapgen.cli.build import build_command, info_command
     from mapgen.cli.counterfactual import counterfactual_cmd
     from mapgen.cli.describe import describe_cmd
@@ -43,7 +44,7 @@ def _register() -> None:
     from mapgen.cli.spec import scene, spec
     from mapgen.cli.stats import stats
 
-    for command in (atlas, build_command, info_command, stats, spec, scene, render_cmd, eval_command, prompt_command, questions, templates, describe_cmd, counterfactual_cmd, export_command):
+    for command in (atlas, build_command, info_command, stats, spec, scene, render_cmd, eval_command, prompt_command, questions, templates, describe_cmd, counterfactual_cmd, export_command, audit_command, report_command):
         main.add_command(command)
 
 

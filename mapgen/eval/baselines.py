@@ -219,7 +219,7 @@ def prior_baseline(questions: Iterable[Question], train: Iterable[Question] | No
     return out
 
 
-BASELINES = ("random", "prior")
+BASELINES = ("random", "prior", "pixel")
 
 
 def run_baseline(
@@ -229,9 +229,14 @@ def run_baseline(
     spec_of: SpecLookup | None = None,
     train: Iterable[Question] | None = None,
 ) -> dict[str, str]:
-    """Predictions of baseline ``name`` (``random`` or ``prior``)."""
+    """Predictions of baseline ``name`` (``random``, ``prior``, or ``pixel``: the pixel-reading oracle of
+    :mod:`mapgen.audit`, which reads the benchmark's images through ``spec_of``'s benchmark)."""
     if name == "random":
         return random_baseline(questions, seed=seed, spec_of=spec_of)
     if name == "prior":
         return prior_baseline(questions, train=train)
+    if name == "pixel":
+        from mapgen.audit.oracle import pixel_baseline
+
+        return pixel_baseline(questions, spec_of=spec_of)
     raise ValueError(f"unknown baseline {name!r}; known: {', '.join(BASELINES)}")

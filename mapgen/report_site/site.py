@@ -1,0 +1,244 @@
+"""Static HTML report of a benchmark: map browser, questions, captions, grounding boxes, eval and audit tables.
+
+``build_site(bench, out_dir, eval_dir=None, audit_dir=None)`` writes::
+
+    site/index.html       the page (open it directly: no server, relative paths only)
+    site/data.js          window.MAPGEN_SITE = {maps: [...]} (a script, so file:// pages can load it)
+    site/assets/app.js    filters (country, variant, template, answer type, text), map detail view
+    site/assets/style.css
+    site/maps/*.png       the benchmark images (copied; masks are not)
+    site/eval/plots/*.png the eval report's plots, when ``eval_dir`` is given
+
+Per map: its questions with answers (plus the model prediction and score from ``eval_dir/scores.csv``, and the
+pixel oracle's answer and failure reasons from ``audit_dir/audit.jsonl``), captions, and grounding boxes drawn
+over the image as an SVG overlay in image pixel coordinates.
+"""
+
+from __future__ import annotations
+
+import csv
+import html
+import json
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment
+
+from mapgen.resources import template_path
+
+ASSETS = ("app.js", "style.css")
+
+
+def _read_jsonl(path: Path) -> list[dict[str, Any]]:
+    if not path.is_file():
+        return []
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def _cell(value: str) -> Any:
+    """A scores.csv cell back to a value (JSON lists, numbers; empty → None)."""
+    if value == "":
+        return None
+    try:
+        return json.loads(value)
+    except (json.JSONDecodeError, ValueError):
+        return value
+
+
+def eval_scores(eval_dir: Path) -> dict[str, dict[str, Any]]:
+    """Prediction (extracted answer) and main score per question id from an eval report folder."""
+    path = eval_dir / "scores.csv"
+    if not path.is_file():
+        return {}
+    with path.open(encoding="utf-8", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    out = {}
+    for r in rows:
+        score = _cell(r.get("main", ""))
+        out[r["question_id"]] = {"pred": _cell(r.get("extracted", "")),
+                                 "score": score if isinstance(score, (int, float)) else None}
+    return out
+
+
+def audit_rows(audit_dir: Path) -> dict[str, dict[str, Any]]:
+    """Oracle answer, correctness and reasons per question id from an audit folder."""
+    return {r["question_id"]: {"oracle": r["oracle_answer"], "oracle_ok": r["oracle_correct"],
+                               "reasons": r["reasons"] or r["flags"]}
+            for r in _read_jsonl(audit_dir / "audit.jsonl")}
+
+
+def site_maps(root: Path, scores: dict[str, dict[str, Any]], audit: dict[str, dict[str, Any]]) -> list[dict]:
+    """One record per map for data.js."""
+    questions, captions, grounding = (_read_jsonl(root / f) for f in
+                                      ("questions.jsonl", "captions.jsonl", "grounding.jsonl"))
+    maps = _read_jsonl(root / "maps.jsonl")
+    if not maps:  # a questions-only benchmark: one entry per map id seen
+        maps = [{"map_id": m, "image": f"maps/{m}.png"} for m in dict.fromkeys(q["map_id"] for q in questions)]
+    by_q, by_c, by_g = _by_map(questions), _by_map(captions), _by_map(grounding)
+    out = []
+    for m in maps:
+        mid = m["map_id"]
+        size = _image_size(root / "maps" / f"{mid}.json")
+        qs = [_question(q, scores.get(q["question_id"]), audit.get(q["question_id"])) for q in by_q.get(mid, [])]
+        caps = [{"text": c.get("ground_truth", ""), "short": c.get("short_caption")} for c in by_c.get(mid, [])]
+        boxes = [{"text": g.get("question", ""), "box": g["box"]} for g in by_g.get(mid, []) if g.get("box")]
+        out.append({"id": mid, "image": f"maps/{mid}.png", "w": size[0], "h": size[1],
+                    "country": m.get("country") or (qs[0]["country"] if qs else ""),
+                    "variant": m.get("variant") or "", "map_type": m.get("map_type") or "",
+                    "split": m.get("split") or "", "title": m.get("title") or mid,
+                    "q": qs, "captions": caps, "boxes": boxes})
+    return out
+
+
+def _by_map(records: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    out: dict[str, list[dict[str, Any]]] = {}
+    for r in records:
+        out.setdefault(str(r.get("map_id")), []).append(r)
+    return out
+
+
+def _image_size(render_json: Path) -> tuple[int, int]:
+    if render_json.is_file():
+        r = json.loads(render_json.read_text(encoding="utf-8")).get("render", {})
+        return int(r.get("width", 800)), int(r.get("height", 600))
+    return 800, 600
+
+
+def _question(q: dict[str, Any], score: dict[str, Any] | None, audit: dict[str, Any] | None) -> dict[str, Any]:
+    row = {"id": q["question_id"], "t": q["template_id"], "at": q["answer_type"], "text": q["question"],
+           "answer": q["answer"], "country": q.get("country")}
+    return row | (score or {}) | (audit or {})
+
+
+# ------------------------------------------------------------------------------------------------ markdown
+
+
+def markdown_to_html(text: str, plots: dict[str, str] | None = None) -> str:
+    """The small Markdown subset the eval and audit reports use: headings, pipe tables, bullets, paragraphs."""
+    out: list[str] = []
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        line = lines[i].rstrip()
+        if line.startswith("|"):
+            block = []
+            while i < len(lines) and lines[i].startswith("|"):
+                block.append(lines[i])
+                i += 1
+            out.append(_table_html(block))
+            continue
+        if line.startswith("#"):
+            level = min(len(line) - len(line.lstrip("#")) + 1, 6)
+            out.append(f"<h{level}>{_inline(line.lstrip('#').strip())}</h{level}>")
+        elif line.startswith("- "):
+            items = []
+            while i < len(lines) and lines[i].startswith("- "):
+                items.append(f"<li>{_inline(lines[i][2:])}</li>")
+                i += 1
+            out.append("<ul>" + "".join(items) + "</ul>")
+            continue
+        elif line:
+            out.append(f"<p>{_inline(line)}</p>")
+        i += 1
+    return "\n".join(out)
+
+
+def _inline(text: str) -> str:
+    escaped = html.escape(text, quote=False)
+    escaped = re.sub(r"`([^`]+)`", r"<code>\1</code>", escaped)
+    return re.sub(r"\*\*([^*]+)\*\*", r"<b>\1</b>", escaped)
+
+
+def _table_html(block: list[str]) -> str:
+    rows = [[c.strip() for c in r.strip().strip("|").split("|")] for r in block]
+    aligns = []
+    if len(rows) > 1 and all(re.fullmatch(r":?-+:?", c) for c in rows[1]):
+        aligns = ["num" if c.endswith(":") else "" for c in rows[1]]
+        rows = [rows[0], *rows[2:]]
+    head = "".join(f"<th>{_inline(c)}</th>" for c in rows[0])
+    body = "".join("<tr>" + "".join(f'<td class="{aligns[j] if j < len(aligns) else ""}">{_inline(c)}</td>'
+                                    for j, c in enumerate(r)) + "</tr>" for r in rows[1:])
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+# ------------------------------------------------------------------------------------------------ site
+
+
+def _template(name: str) -> str:
+    return template_path("site", f"{name}.j2").read_text(encoding="utf-8")
+
+
+def eval_section(eval_dir: Path, out: Path) -> str:
+    """HTML of the eval report (tables.md) plus its plots, copied into ``out/eval/plots``."""
+    parts = []
+    tables = eval_dir / "tables.md"
+    if tables.is_file():
+        parts.append(markdown_to_html(tables.read_text(encoding="utf-8")))
+    plots = sorted((eval_dir / "plots").glob("*.png")) if (eval_dir / "plots").is_dir() else []
+    if plots:
+        dest = out / "eval" / "plots"
+        dest.mkdir(parents=True, exist_ok=True)
+        imgs = []
+        for p in plots:
+            shutil.copyfile(p, dest / p.name)
+            imgs.append(f'<img src="eval/plots/{html.escape(p.name)}" alt="{html.escape(p.stem)}">')
+        parts.append('<h2>Plots</h2><div class="plots">' + "".join(imgs) + "</div>")
+    return "\n".join(parts) or "<p>The eval folder holds no tables.md or plots.</p>"
+
+
+def build_site(
+    bench: str | Path,
+    out_dir: str | Path,
+    eval_dir: str | Path | None = None,
+    audit_dir: str | Path | None = None,
+    title: str | None = None,
+) -> Path:
+    """Write the static site for ``bench`` into ``out_dir``; returns the path of ``index.html``."""
+    from mapgen import __version__
+
+    root, out = Path(bench), Path(out_dir)
+    if not (root / "questions.jsonl").is_file() and not (root / "maps.jsonl").is_file():
+        raise FileNotFoundError(f"{root} holds no maps.jsonl or questions.jsonl: not a mapgen benchmark")
+    out.mkdir(parents=True, exist_ok=True)
+    scores = eval_scores(Path(eval_dir)) if eval_dir else {}
+    audit = audit_rows(Path(audit_dir)) if audit_dir else {}
+    maps = site_maps(root, scores, audit)
+    _copy_images(root, out, [m["id"] for m in maps])
+    (out / "assets").mkdir(exist_ok=True)
+    for name in ASSETS:
+        (out / "assets" / name).write_text(_template(name), encoding="utf-8")
+    data = json.dumps({"maps": maps}, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    (out / "data.js").write_text(f"window.MAPGEN_SITE = {data};\n", encoding="utf-8")
+    manifest = _read_json(root / "manifest.json")
+    n_q = sum(len(m["q"]) for m in maps)
+    page = Environment(autoescape=True).from_string(_template("index.html")).render(
+        title=title or manifest.get("name") or root.name,
+        subtitle=f"{len(maps)} maps, {n_q} questions",
+        has_eval=bool(eval_dir), eval_html=eval_section(Path(eval_dir), out) if eval_dir else "",
+        has_audit=bool(audit_dir), audit_html=_audit_section(Path(audit_dir)) if audit_dir else "",
+        version=__version__, bench=str(root),
+    )
+    index = out / "index.html"
+    index.write_text(page, encoding="utf-8")
+    return index
+
+
+def _audit_section(audit_dir: Path) -> str:
+    md = audit_dir / "audit.md"
+    return markdown_to_html(md.read_text(encoding="utf-8")) if md.is_file() else "<p>No audit.md found.</p>"
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+
+
+def _copy_images(root: Path, out: Path, map_ids: list[str]) -> None:
+    dest = out / "maps"
+    dest.mkdir(exist_ok=True)
+    for mid in map_ids:
+        src = root / "maps" / f"{mid}.png"
+        target = dest / src.name
+        if src.is_file() and (not target.exists() or target.stat().st_size != src.stat().st_size):
+            shutil.copyfile(src, target)

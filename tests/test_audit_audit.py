@@ -1,0 +1,92 @@
+"""Audit: oracle vs ground truth per question with reasons, the illegible-map flag, CLI and pixel baseline."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from mapgen.audit.audit import REASONS, audit_benchmark, audit_map, audit_question
+from mapgen.build import build
+from mapgen.cli import main
+from mapgen.questions import generate_questions, load_templates
+from mapgen.render import render
+from mapgen.spec import make_spec
+
+
+@pytest.fixture(scope="module")
+def bench(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("bench") / "tiny"
+    config = {"name": "tiny", "seed": 2, "countries": [{"name": "usa", "maps": 2}, {"name": "india", "maps": 2}],
+              "questions": {"per_template": 1, "per_image": 8}}
+    build(config, out, progress=False)
+    return out
+
+
+def test_audit_benchmark_writes_rows_summary_and_markdown(bench: Path, tmp_path: Path) -> None:
+    result = audit_benchmark(bench, tmp_path / "audit")
+    questions = [json.loads(line) for line in (bench / "questions.jsonl").read_text().splitlines()]
+    assert len(result.rows) == len(questions) > 20
+    rows = [json.loads(line) for line in (tmp_path / "audit" / "audit.jsonl").read_text().splitlines()]
+    assert {r["question_id"] for r in rows} == {q["question_id"] for q in questions}
+    summary = json.loads((tmp_path / "audit" / "summary.json").read_text())
+    for kind in ("discrete", "hatched", "continuous"):
+        assert summary["by_map_kind"][kind]["questions"] > 0
+        assert summary["targets"][kind]["met"], summary["targets"]
+    assert set(summary["by_variant"]) == {"annotated", "unannotated", "hatched"}
+    assert set(summary["by_country"]) == {"usa", "india"}
+    for r in rows:
+        assert set(r["reasons"]) <= set(REASONS)
+        assert r["oracle_correct"] or r["reasons"]  # every failure is explained
+    assert "# Pixel audit" in (tmp_path / "audit" / "audit.md").read_text()
+
+
+def test_near_identical_class_colours_are_flagged(tmp_path: Path) -> None:
+    spec = make_spec("usa", "population_2020", classes=4, map_id="illegible")
+    colors = ["#6496c8", "#6597c8", "#6698c9", "#6799ca"]  # 1-2 RGB units apart
+    classes = tuple(replace(c, color=col) for c, col in zip(spec.legend.classes, colors))
+    spec = replace(spec, legend=replace(spec.legend, classes=classes, colors=tuple(colors)))
+    png = render(spec, tmp_path / "illegible.png").image
+    ma = audit_map(png)
+    assert "colours too close" in ma.flags
+    assert ma.legend["min_class_de"] < 1.5
+    questions = generate_questions(ma.oracle.truth, per_template=1, seed=0)
+    rows = [audit_question(q.to_dict(), ma, load_templates()) for q in questions]
+    reading_rows = [r for r in rows if r["flags"]]
+    assert reading_rows and not any(r["recoverable"] for r in reading_rows)
+
+
+def test_a_legible_map_has_no_flags(tmp_path: Path) -> None:
+    spec = make_spec("usa", "population_2020", classes=5, colormap="viridis")
+    ma = audit_map(render(spec, tmp_path / "ok.png").image)
+    assert ma.flags == [] and ma.legend["min_class_de"] > 6
+    assert all(not m["legible"] for m in ma.misread.values())
+
+
+def test_cli_audit_and_pixel_baseline(bench: Path, tmp_path: Path) -> None:
+    runner = CliRunner()
+    res = runner.invoke(main, ["audit", str(bench), "-o", str(tmp_path / "audit"), "--quiet"])
+    assert res.exit_code == 0, res.output
+    assert "pixel oracle" in res.output and (tmp_path / "audit" / "summary.json").exists()
+    res = runner.invoke(main, ["eval", str(bench), "--baseline", "pixel", "-o", str(tmp_path / "eval"), "--no-plots"])
+    assert res.exit_code == 0, res.output
+    summary = json.loads((tmp_path / "eval" / "summary.json").read_text())
+    audit = json.loads((tmp_path / "audit" / "summary.json").read_text())
+    assert audit["overall"]["oracle_accuracy"] >= 0.95
+    assert summary["source"] == "baseline: pixel"
+    assert summary["score"] >= 0.9
+
+
+def test_pixel_baseline_answers_in_prompt_format(bench: Path) -> None:
+    from mapgen.eval.baselines import run_baseline
+    from mapgen.eval.bench_io import load_benchmark
+
+    b = load_benchmark(bench)
+    preds = run_baseline("pixel", b.questions, spec_of=b.spec)
+    assert set(preds) == {q.question_id for q in b.questions}
+    assert all(json.loads(t).keys() == {"answer"} for t in preds.values())
+    with pytest.raises(ValueError):
+        run_baseline("pixel", b.questions)
