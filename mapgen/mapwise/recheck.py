@@ -1,0 +1,525 @@
+"""Recompute every MAPWise answer with the question engine and compare it with MAPWise's ground truth.
+
+Verdicts (one per question):
+
+- ``agree`` — MAPWise's answer scores 1 on every metric of the answer type (eval normalisation: names, aliases,
+  yes/no words, ranges, rankings);
+- ``disagree`` — it does not; the record carries the deciding facts (values, classes, colours of the regions
+  involved, the legend, the program trace);
+- ``ambiguous`` — the engine rejects the question as ill-posed (a tie, values within the perceptual tolerance on
+  a continuous map, N/A members, a number inside a class, a parameter outside the template's domain), or
+  MAPWise gives no answer; the reason says which;
+- ``unparsed`` — the question does not parse (reason from :mod:`mapgen.mapwise.parse`).
+
+:func:`recheck` returns :class:`Verdict` records; :func:`write_recheck` writes ``verdicts.jsonl``,
+``summary.csv`` (country × template), ``report.md`` and ``corrected_questions.csv`` in MAPWise's own layout.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from dataclasses import replace as dc_replace
+from pathlib import Path
+from typing import Any
+
+from mapgen.eval.extract import parse_binary
+from mapgen.eval.metrics import all_metrics, gold_ranges
+from mapgen.eval.normalize import normalize_name, normalize_yes_no
+from mapgen.eval.normalize import parse_range as text_range
+from mapgen.eval.score import score
+from mapgen.geo.names import UnknownNameError
+from mapgen.legend import relative_luminance
+from mapgen.mapwise.aliases import MapwiseAliases, load_aliases
+from mapgen.mapwise.importer import ImportedSet, RawQuestion, read_csv_rows
+from mapgen.mapwise.parse import Parsed, parse_question
+from mapgen.questions.engine import evaluate, question_for, run_program
+from mapgen.questions.functions import INVALID, SINGLE_HUE_MAX_SPREAD, Ctx, context, hue_spread
+from mapgen.questions.record import Question
+from mapgen.questions.templates import node_text
+from mapgen.scene import Scene, build_scene
+
+VERDICTS = ("agree", "disagree", "ambiguous", "unparsed")
+
+
+@dataclass
+class Verdict:
+    """The recheck of one MAPWise question."""
+
+    country: str
+    row: int
+    map_ref: str
+    map_id: str
+    template_no: int | None
+    question: str
+    ground_truth: str
+    verdict: str
+    reason: str = ""
+    template_id: str | None = None
+    mapwise_template: int | None = None
+    params: dict[str, Any] = field(default_factory=dict)
+    readings: dict[str, str] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    our_answer: str | None = None
+    metrics: dict[str, float] = field(default_factory=dict)
+    facts: dict[str, Any] = field(default_factory=dict)
+    program: list[dict[str, Any]] = field(default_factory=list)
+    verified: str | None = None
+    verified_verdict: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+# ---------------------------------------------------------------------------------------------- facts
+
+
+def _display(scene: Scene, value: float) -> float | None:
+    if math.isnan(value):
+        return None
+    return float(f"{value * (scene.legend.label_scale or 1.0):.6g}")
+
+
+def region_fact(scene: Scene, code: str) -> dict[str, Any]:
+    """Value (display units), legend class label and colour of one region."""
+    r = scene.regions[code]
+    return {"code": code, "name": r.name, "value": _display(scene, r.value),
+            "class": r.class_label or None, "colour": r.color}
+
+
+def legend_fact(scene: Scene) -> dict[str, Any]:
+    """The legend as a reader sees it: ranges (lowest first) with colours and luminance, tolerance."""
+    legend = scene.legend
+    out: dict[str, Any] = {"kind": legend.kind, "darker_is_higher": scene.legend_facts.darkness_increases_with_value}
+    colours = [c.color for c in legend.classes] if legend.kind == "discrete" else list(legend.colors)
+    out["hue_spread_deg"] = round(hue_spread(colours), 1)
+    if legend.kind == "discrete":
+        out["classes"] = [{"label": c.label, "colour": c.color, "luminance": round(relative_luminance(c.color), 3)}
+                          for c in legend.classes]
+    else:
+        ctx = context(scene)
+        out["ticks"] = list(legend.tick_labels)
+        out["tolerance"] = _display(scene, ctx.tol)
+        out["span"] = [_display(scene, legend.vmin), _display(scene, legend.vmax)]
+    return out
+
+
+def _codes_in(scene: Scene, parsed: Parsed | None, names: list[str]) -> list[str]:
+    codes: list[str] = []
+    if parsed is not None:
+        ctx = context(scene)
+        for p in parsed.template.params:
+            v = parsed.params.get(p.name)
+            if p.type == "Region" and v in scene.regions:
+                codes.append(v)
+            elif p.type == "RegionGroup" and v in ctx.groups:
+                codes += sorted(ctx.groups[v])
+    for name in names:
+        try:
+            codes.append(scene.resolve(name))
+        except (UnknownNameError, ValueError):
+            continue
+    return list(dict.fromkeys(codes))
+
+
+def deciding_facts(scene: Scene, parsed: Parsed | None, names: list[str]) -> dict[str, Any]:
+    """Regions involved (parameters, group members, both answers' regions) and the legend."""
+    facts: dict[str, Any] = {"legend": legend_fact(scene)}
+    codes = _codes_in(scene, parsed, names)
+    if codes:
+        facts["regions"] = [region_fact(scene, c) for c in codes]
+    return facts
+
+
+# ---------------------------------------------------------------------------------------------- checks
+
+
+def domain_problems(parsed: Parsed, scene: Scene) -> list[str]:
+    """Why region parameters fall outside the template's domains (X not in R, Y not a neighbour of X, ...).
+
+    Group sizes (``min_members``) are a generation preference, not a defect of a given question: not checked.
+    """
+    ctx = context(scene)
+    problems = []
+    for p in parsed.template.params:
+        value = parsed.params[p.name]
+        if p.type == "Region" and p.source is not None:
+            domain = evaluate(ctx, p.source, dict(parsed.params))
+            if domain is not INVALID and value not in set(domain):
+                problems.append(f"{p.name} = {scene.regions[value].name} is outside {node_text(p.source)}")
+    return problems
+
+
+def number_problems(parsed: Parsed, scene: Scene) -> list[str]:
+    """On discrete maps a number N inside a class cannot be read against regions of that class."""
+    ctx = context(scene)
+    if not ctx.discrete:
+        return []
+    pool = _pool(parsed, ctx)
+    out = []
+    for p in parsed.template.params:
+        if p.type != "Number":
+            continue
+        n = parsed.params[p.name]
+        for i, (lo, hi) in enumerate(ctx.intervals):
+            inside = [c for c in pool if ctx.level.get(c) == i]
+            if lo < n < hi and inside:
+                names = ", ".join(scene.regions[c].name for c in inside)
+                out.append(f"N = {_display(scene, n)} lies inside class {ctx.interval_labels[i]}: "
+                           f"{names} cannot be placed against it from the map")
+    return out
+
+
+def _pool(parsed: Parsed, ctx: Ctx) -> list[str]:
+    pool: list[str] = []
+    for p in parsed.template.params:
+        v = parsed.params[p.name]
+        if p.type == "RegionGroup":
+            pool += sorted(ctx.groups.get(v, ()))
+        elif p.type == "Region":
+            pool.append(v)
+    return pool or list(ctx.scene.regions)
+
+
+def explain_rejection(parsed: Parsed, scene: Scene) -> tuple[str, list[dict[str, Any]]]:
+    """Which program step the engine rejected, and the partial trace."""
+    ctx = context(scene)
+    _, env = run_program(parsed.template, ctx, dict(parsed.params))
+    trace = [{"param": k, "value": _jsonable(v)} for k, v in parsed.params.items()]
+    failed = "a constraint"
+    for name, node in parsed.template.program:
+        if name not in env:
+            failed = f"{name} = {node_text(node)}"
+            break
+        trace.append({"step": name, "call": node_text(node), "result": _jsonable(env[name])})
+    why = "a tie, an N/A member, or too few members"
+    if not ctx.discrete:
+        why = f"values closer than the perceptual tolerance τ = {_display(scene, ctx.tol)}, a tie, or N/A"
+    details = _continuous_details(parsed, scene) if not ctx.discrete else []
+    text = f"engine rejects the question as ill-posed: {failed} is not asked ({why})"
+    return text + ("; " + "; ".join(details) if details else ""), trace
+
+
+def _continuous_details(parsed: Parsed, scene: Scene) -> list[str]:
+    """Where region parameters sit against the ticks and each other on a continuous map."""
+    ctx = context(scene)
+    ticks = list(scene.legend.ticks)
+    codes = [parsed.params[p.name] for p in parsed.template.params if p.type == "Region"]
+    out = []
+    for c in codes:
+        v = ctx.value[c]
+        if math.isnan(v):
+            out.append(f"{scene.regions[c].name} has no value")
+        elif ticks and (v < ticks[0] or v > ticks[-1]):
+            out.append(f"{scene.regions[c].name} = {_display(scene, v)} lies outside the labelled ticks "
+                       f"{scene.legend.tick_labels[0]}-{scene.legend.tick_labels[-1]}")
+        else:
+            near = [t for t in ticks if abs(v - t) < ctx.tol]
+            if near:
+                out.append(f"{scene.regions[c].name} = {_display(scene, v)} is within τ of tick {_display(scene, near[0])}")
+    for i, a in enumerate(codes):
+        for b in codes[i + 1:]:
+            d = abs(ctx.value[a] - ctx.value[b])
+            if ctx.tol < d < 2 * ctx.tol:
+                out.append(f"{scene.regions[a].name} and {scene.regions[b].name} differ by {_display(scene, d)}: "
+                           f"between τ and 2τ")
+    return out
+
+
+def _jsonable(v: Any) -> Any:
+    if isinstance(v, (set, frozenset)):
+        return sorted(v)
+    if isinstance(v, float) and math.isnan(v):
+        return None
+    return v
+
+
+# ---------------------------------------------------------------------------------------------- comparison
+
+
+def mapwise_style(q: Question, ground_truth: str = "") -> str:
+    """Our answer written the way MAPWise writes answers (lists comma-joined, rankings as a chain)."""
+    a = q.answer
+    if q.answer_type == "list":
+        return ", ".join(a)
+    if q.answer_type == "ranking":
+        groups = [" = ".join(g) for g in a]
+        return " < ".join(reversed(groups)) if "<" in ground_truth else " > ".join(groups)
+    return str(a)
+
+
+def _with_aliases(q: Question, aliases: MapwiseAliases, scene: Scene) -> Question:
+    """The question with MAPWise's alias spellings (and, for derived regions, the parent's) accepted."""
+    extra = {normalize_name(k): v for k, v in aliases.regions.get(scene.country, {}).items()}
+    derived = scene.spec.extra.get("derived") or {}
+    if not extra and not derived:
+        return q
+    accepted = {k: list(v) for k, v in q.accepted_answers.items()}
+    for name in accepted:
+        try:
+            code = scene.resolve(name)
+        except (UnknownNameError, ValueError):
+            continue
+        accepted[name] += [alias for alias, target in extra.items() if scene.resolve(target) == code]
+        if code in derived:  # MAPWise's map draws the parent region (e.g. J&K including Ladakh)
+            accepted[name] += list(scene.atlas.spellings(derived[code]))
+    q.accepted_answers = accepted
+    return q
+
+
+def compare_answer(q: Question, theirs: str, yes_if: str | None = None) -> tuple[str, dict[str, float], str]:
+    """(verdict, metrics, reason) for MAPWise's answer text against our Question."""
+    if yes_if is not None:
+        ours = "Yes" if normalize_name(str(q.answer)) == normalize_name(yes_if) else "No"
+        their = normalize_yes_no(theirs) or parse_binary(theirs).value
+        if their is None:
+            return "disagree", {}, f"MAPWise's answer {theirs!r} is not yes/no"
+        return ("agree" if their == ours else "disagree"), {"binary_exact": float(their == ours)}, ""
+    if not theirs.strip():
+        if q.answer_type == "list":
+            metrics = all_metrics([], q)
+        else:
+            return "ambiguous", {}, "MAPWise gives no answer"
+    else:
+        s = score(q, theirs)
+        if not s.parse_ok:
+            return "disagree", dict(s.metrics), f"MAPWise's answer {theirs!r} is not a {q.answer_type} answer"
+        metrics = dict(s.metrics)
+    ok = all(v == 1.0 for v in metrics.values())
+    return ("agree" if ok else "disagree"), metrics, ""
+
+
+#: Regions drawn as insets (their place on the image is not their geographic position).
+INSETS: dict[str, frozenset[str]] = {"usa": frozenset({"AK", "HI"})}
+#: Hue spreads (degrees) this close to the engine's one-hue threshold are a judgement call.
+HUE_BAND = (20.0, 60.0)
+_DIRECTION_TEMPLATES = {"direction_local_extreme", "is_direction_local_extreme", "direction_extreme_in_range"}
+
+
+def judgement_call(parsed: Parsed, q: Question, scene: Scene, theirs: str) -> str | None:
+    """Why a disagreement is really a matter of definition or perception (None when it is a plain error)."""
+    tid = parsed.template_id
+    if tid == "legend_class_count" and scene.legend_facts.has_na:
+        n = _int(theirs)
+        if n is not None and n == int(q.answer) + 1:
+            return "MAPWise counts the N/A legend entry as a category"
+    if tid == "legend_colour_kind":
+        spread = hue_spread(c.color for c in scene.legend.classes) if scene.map_type == "discrete" else \
+            hue_spread(scene.legend.colors)
+        if HUE_BAND[0] <= spread <= HUE_BAND[1]:
+            return f"hue spread {spread:.0f}° is close to the {SINGLE_HUE_MAX_SPREAD:.0f}° line between one hue and several"
+    if q.answer_type == "range" and scene.map_type == "continuous" and _within_tolerance(q, scene, theirs):
+        return "MAPWise's range is within the perceptual tolerance τ of ours (colour-bar ends read by eye)"
+    if tid in _DIRECTION_TEMPLATES:
+        insets = INSETS.get(scene.country, frozenset())
+        involved = set(_codes_in(scene, parsed, [*_answer_names(theirs), str(q.answer)]))
+        if involved & insets:
+            names = ", ".join(scene.regions[c].name for c in sorted(involved & insets))
+            return f"{names} drawn as an inset: its place on the image is not its geographic position"
+    return None
+
+
+def _int(text: str) -> int | None:
+    try:
+        return int(str(text).strip())
+    except ValueError:
+        return None
+
+
+def _within_tolerance(q: Question, scene: Scene, theirs: str) -> bool:
+    got = text_range(theirs)
+    if got is None or None in got:
+        return False
+    tol = context(scene).tol * (scene.legend.label_scale or 1.0)
+    return any(None not in r and abs(got[0] - r[0]) <= tol and abs(got[1] - r[1]) <= tol for r in gold_ranges(q))
+
+
+def reduced_scene(scene: Scene) -> Scene | None:
+    """The map without the regions derived for MAPWise's India layout (None when nothing was derived)."""
+    derived = tuple(scene.spec.extra.get("derived") or ())
+    if not derived:
+        return None
+    spec = scene.spec
+    values = {c: v for c, v in spec.values.items() if c not in derived}
+    return build_scene(dc_replace(spec, values=values, exclude=tuple(spec.exclude) + derived))
+
+
+def _layout_answer(parsed: Parsed, scene: Scene) -> Question | None:
+    reduced = reduced_scene(scene)
+    if reduced is None:
+        return None
+    try:
+        return question_for(parsed.template, reduced, parsed.params)
+    except (KeyError, ValueError):
+        return None
+
+
+def _answer_names(text: str) -> list[str]:
+    import re
+
+    return [p.strip() for p in re.split(r",|<|>|=|\band\b", text or "") if p.strip()]
+
+
+def recheck_question(
+    raw: RawQuestion, scene: Scene, aliases: MapwiseAliases | None = None
+) -> Verdict:
+    """Parse, recompute and compare one question."""
+    aliases = aliases or load_aliases()
+    v = Verdict(raw.country, raw.row, raw.map_ref, raw.map_id, raw.template_no, raw.question, raw.ground_truth,
+                "unparsed", verified=raw.verified)
+    parsed = parse_question(raw.question, scene, raw.template_no, aliases=aliases)
+    if not parsed.ok:
+        v.reason, v.template_id = parsed.reason, parsed.template_id
+        return v
+    v.template_id, v.mapwise_template = parsed.template_id, parsed.mapwise
+    v.params = {k: _jsonable(x) for k, x in parsed.params.items()}
+    v.readings, v.notes = parsed.readings, list(parsed.notes)
+    names = _answer_names(raw.ground_truth)
+    problems = domain_problems(parsed, scene) + number_problems(parsed, scene)
+    q = question_for(parsed.template, scene, parsed.params)
+    if q is None:
+        v.verdict = "ambiguous"
+        v.reason, v.program = explain_rejection(parsed, scene)
+        if problems:
+            v.reason += "; " + "; ".join(problems)
+        v.facts = deciding_facts(scene, parsed, names)
+        return v
+    q = _with_aliases(q, aliases, scene)
+    v.program = q.program
+    v.our_answer = "Yes" if parsed.yes_if and normalize_name(str(q.answer)) == normalize_name(parsed.yes_if) else (
+        "No" if parsed.yes_if else mapwise_style(q, raw.ground_truth))
+    v.verdict, v.metrics, v.reason = compare_answer(q, raw.ground_truth, parsed.yes_if)
+    if v.verdict == "disagree":
+        _second_look(v, parsed, q, scene, raw)
+    if problems:
+        literal = f" (read literally, MAPWise's answer would {v.verdict})" if raw.ground_truth else ""
+        v.verdict = "ambiguous"
+        v.reason = "ill-posed: " + "; ".join(problems) + literal
+    if raw.verified is not None:
+        v.verified_verdict = compare_answer(q, raw.verified, parsed.yes_if)[0]
+    answer_names = names + ([*q.answer] if q.answer_type == "list" else [str(q.answer)])
+    if q.answer_type == "ranking":
+        answer_names = names + [n for g in q.answer for n in g]
+    v.facts = deciding_facts(scene, parsed, answer_names)
+    return v
+
+
+def _second_look(v: Verdict, parsed: Parsed, q: Question, scene: Scene, raw: RawQuestion) -> None:
+    """Turn a disagreement into ambiguous (judgement call, layout) or agree (MAPWise's India layout)."""
+    why = judgement_call(parsed, q, scene, raw.ground_truth)
+    if why:
+        v.verdict, v.reason = "ambiguous", why
+        return
+    other = _layout_answer(parsed, scene)
+    derived = scene.spec.extra.get("derived") or {}
+    layout = ", ".join(f"{c} from {p}" for c, p in derived.items())
+    if other is None or mapwise_style(other, raw.ground_truth) == v.our_answer:
+        return
+    if compare_answer(other, raw.ground_truth, parsed.yes_if)[0] == "agree":
+        v.verdict = "agree"
+        v.notes.append(f"agrees on MAPWise's 2014-2019 layout (without the derived regions {layout})")
+    else:
+        v.verdict = "ambiguous"
+        v.reason = (f"the answer depends on the regions derived for the 2014-2019 layout ({layout}): "
+                    f"{v.our_answer!r} with them, {mapwise_style(other, raw.ground_truth)!r} without")
+
+
+def recheck(data: ImportedSet, aliases: MapwiseAliases | None = None) -> list[Verdict]:
+    """Verdicts for every question of an imported set (questions on maps without metadata are unparsed)."""
+    scenes = {ref: build_scene(spec) for ref, spec in data.specs.items()}
+    out = []
+    for raw in data.questions:
+        scene = scenes.get(raw.map_ref)
+        if scene is None:
+            out.append(Verdict(raw.country, raw.row, raw.map_ref, raw.map_id, raw.template_no, raw.question,
+                               raw.ground_truth, "unparsed", reason="no metadata for this map"))
+            continue
+        out.append(recheck_question(raw, scene, aliases))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------- outputs
+
+
+def summary_rows(verdicts: list[Verdict]) -> list[dict[str, Any]]:
+    """Counts per country × MAPWise template number (as MAPWise labels it), plus per-country totals."""
+    keys = sorted({(v.country, v.template_no or 0) for v in verdicts})
+    rows = []
+    for country, t in keys + sorted({(v.country, "all") for v in verdicts}):  # type: ignore[operator]
+        sel = [v for v in verdicts if v.country == country and (t == "all" or (v.template_no or 0) == t)]
+        c = Counter(v.verdict for v in sel)
+        n = len(sel)
+        rows.append({"country": country, "template_no": t, "n": n, "parsed": n - c["unparsed"],
+                     "parsed_pct": round(100 * (n - c["unparsed"]) / n, 1) if n else 0.0,
+                     **{k: c[k] for k in VERDICTS}})
+    return rows
+
+
+def corrected_rows(source_csv: str | Path, layout_answer_col: str, verdicts: list[Verdict]) -> tuple[list[str],
+                                                                                                  list[list[str]]]:
+    """MAPWise's CSV with the ground truth replaced where we disagree (or MAPWise gave none)."""
+    header, rows = read_csv_rows(source_csv)
+    col = header.index(layout_answer_col)
+    by_row = {v.row: v for v in verdicts}
+    for i, row in enumerate(rows, start=1):
+        v = by_row.get(i)
+        if v is None or v.our_answer is None:
+            continue
+        if v.verdict == "disagree" or (v.verdict == "ambiguous" and not v.ground_truth.strip()):
+            row[col] = v.our_answer
+    return header, rows
+
+
+def report_markdown(verdicts: list[Verdict]) -> str:
+    """Figures per country and every disagreement with its deciding facts."""
+    lines = ["# MAPWise recheck", "", "| country | n | parsed | parsed % | agree | disagree | ambiguous | unparsed |",
+             "|---|---|---|---|---|---|---|---|"]
+    for r in summary_rows(verdicts):
+        if r["template_no"] == "all":
+            lines.append(f"| {r['country']} | {r['n']} | {r['parsed']} | {r['parsed_pct']} | {r['agree']} | "
+                         f"{r['disagree']} | {r['ambiguous']} | {r['unparsed']} |")
+    for kind in ("disagree", "ambiguous", "unparsed"):
+        lines += ["", f"## {kind}", ""]
+        for v in verdicts:
+            if v.verdict != kind:
+                continue
+            lines.append(f"- **{v.country} {v.map_ref} row {v.row}** (T{v.template_no} → {v.template_id}): "
+                         f"{v.question}")
+            lines.append(f"  - MAPWise: `{v.ground_truth}` · ours: `{v.our_answer}` {v.reason}")
+            if kind == "disagree":
+                for r in v.facts.get("regions", []):
+                    lines.append(f"  - {r['name']} ({r['code']}): value {r['value']}, class {r['class']}, "
+                                 f"colour {r['colour']}")
+                leg = v.facts.get("legend", {})
+                lines.append(f"  - legend hue spread {leg.get('hue_spread_deg')}°, darker is higher: "
+                             f"{leg.get('darker_is_higher')}")
+                if leg.get("classes"):
+                    lines.append("  - legend: " + "; ".join(f"{c['label']} {c['colour']} (L={c['luminance']})"
+                                                            for c in leg["classes"]))
+                elif leg.get("ticks"):
+                    lines.append(f"  - colour bar ticks {leg['ticks']}, τ = {leg.get('tolerance')}")
+    return "\n".join(lines) + "\n"
+
+
+def write_recheck(data: ImportedSet, verdicts: list[Verdict], out: str | Path, source_csv: str | Path) -> Path:
+    """Write verdicts.jsonl, summary.csv, report.md and corrected_questions.csv into ``out``."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    with open(out / "verdicts.jsonl", "w", encoding="utf-8") as fh:
+        for v in verdicts:
+            fh.write(json.dumps(v.to_dict(), ensure_ascii=False) + "\n")
+    rows = summary_rows(verdicts)
+    with open(out / "summary.csv", "w", newline="", encoding="utf-8") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    (out / "report.md").write_text(report_markdown(verdicts), encoding="utf-8")
+    header, corrected = corrected_rows(source_csv, data.layout.answer_col, verdicts)
+    with open(out / "corrected_questions.csv", "w", newline="", encoding="utf-8") as fh:
+        w2 = csv.writer(fh)
+        w2.writerow(header)
+        w2.writerows(corrected)
+    return out

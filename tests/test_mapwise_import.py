@@ -1,0 +1,73 @@
+"""MAPWise import: the three CSV layouts, metadata files, specs, round trip through the written folder, CLI."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+SAMPLE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "mapwise" / "sample"
+pytestmark = pytest.mark.skipif(not SAMPLE.is_dir(), reason="shared MAPWise sample not available")
+
+
+@pytest.mark.parametrize(("country", "map_col", "verified"), [("usa", "map_no", "verified answer"),
+                                                              ("india", "map_id", None), ("china", "map_no", None)])
+def test_read_sample_layouts(country: str, map_col: str, verified: str | None):
+    from mapgen.mapwise.importer import read_sample
+
+    data = read_sample(SAMPLE / country)
+    assert data.country == country and len(data.specs) == 10 and not data.missing_maps
+    assert data.layout.map_col == map_col and data.layout.verified_col == verified
+    assert len(data.questions) >= 100
+    q = data.questions[0]
+    assert q.row == 1 and q.template_no is not None and q.question and q.map_id == f"mapwise-{country}-{q.map_ref}"
+
+
+def test_specs_unique_ids_and_layout_regions():
+    from mapgen.mapwise.importer import read_sample
+
+    india = read_sample(SAMPLE / "india")
+    assert india.specs["110_0D"].map_id != india.specs["110_5C"].map_id  # same MAPWise map_id "110"
+    assert india.specs["10_8C"].extra["derived"] == {"LA": "JK"}
+    china = read_sample(SAMPLE / "china").specs["10_3D"]
+    assert china.exclude == ("TW",) and "TW" not in china.values  # not listed in the metadata: not drawn
+
+
+def test_import_writes_and_reloads(tmp_path: Path):
+    from mapgen.mapwise.importer import import_mapwise, load_imported
+
+    import_mapwise(SAMPLE / "china", tmp_path / "imp")
+    manifest = json.loads((tmp_path / "imp" / "manifest.json").read_text())
+    assert manifest["country"] == "china" and manifest["questions"] == 100
+    back = load_imported(tmp_path / "imp")
+    assert set(back.specs) == set(manifest["maps"]) and back.questions[5].question
+    assert back.specs["11_1D"].legend.k == 6
+
+
+def test_cli_import_and_recheck(tmp_path: Path):
+    from click.testing import CliRunner
+
+    from mapgen.cli import main
+
+    runner = CliRunner()
+    res = runner.invoke(main, ["import", "mapwise", str(SAMPLE / "usa"), "-o", str(tmp_path / "imp")])
+    assert res.exit_code == 0, res.output
+    res = runner.invoke(main, ["recheck", str(tmp_path / "imp"), "-o", str(tmp_path / "rc")])
+    assert res.exit_code == 0, res.output
+    for name in ("verdicts.jsonl", "summary.csv", "report.md", "corrected_questions.csv"):
+        assert (tmp_path / "rc" / name).is_file()
+    with open(tmp_path / "rc" / "corrected_questions.csv", newline="") as fh:
+        rows = list(csv.reader(fh))
+    with open(SAMPLE / "usa" / "questions.csv", newline="") as fh:
+        source = list(csv.reader(fh))
+    assert rows[0] == source[0] and len(rows) == len(source)  # MAPWise's own layout
+    header = rows[0]
+    gt = header.index("ground_truth")
+    lake = next(r for r in rows if r[2] == "Which states bordering Lake Michigan have the highest value?")
+    assert lake[gt] == "Indiana"
+    verdicts = [json.loads(line) for line in (tmp_path / "rc" / "verdicts.jsonl").read_text().splitlines()]
+    parsed = sum(v["verdict"] != "unparsed" for v in verdicts)
+    assert parsed / len(verdicts) >= 0.7
+    assert all(v["facts"] for v in verdicts if v["verdict"] == "disagree")

@@ -1,0 +1,85 @@
+"""MAPWise question parsing: exact parameters or a reason, never a guess."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+SAMPLE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "mapwise" / "sample"
+pytestmark = pytest.mark.skipif(not SAMPLE.is_dir(), reason="shared MAPWise sample not available")
+
+
+@cache
+def scene(country: str, ref: str):
+    from mapgen.mapwise.importer import read_sample
+    from mapgen.scene import build_scene
+
+    return build_scene(read_sample(SAMPLE / country).specs[ref])
+
+
+def parse(country: str, ref: str, text: str, template_no: int | None = None):
+    from mapgen.mapwise.parse import parse_question
+
+    return parse_question(text, scene(country, ref), template_no)
+
+
+def test_region_group_and_class_resolve_exactly():
+    p = parse("usa", "104", "Which states in the west coast region belong to the second highest range?", 11)
+    assert p.ok and p.template_id == "group_regions_in_range"
+    assert p.params == {"R": "West Coast", "Y": 2}  # 4 classes: second highest = index 2
+
+
+def test_label_as_printed_and_percent_number():
+    p = parse("usa", "10436", "Which states along Canada border have a value lower than 13.6%?", 26)
+    assert p.ok and p.params["R"] == "bordering Canada" and p.params["C"] == "lower"
+    assert p.params["N"] == pytest.approx(0.136)  # value units: fractions on this map
+    p = parse("usa", "1136", "What value range does state New York fall in?", 16)
+    assert p.ok and p.params == {"X": "NY"}
+
+
+def test_aliases_and_typos_from_data_file():
+    p = parse("china", "10_3D", "Yes or no: the value of Hunan is higher than its neighbouring state Chingqing.", 18)
+    assert p.ok and p.params["Y"] == "CQ"
+    p = parse("china", "10_3D", "What is the higest value range along Russia's border?", 12)
+    assert p.ok and p.params == {"E": "highest", "R": "bordering Russia"}
+
+
+def test_wording_of_another_template_is_noted():
+    p = parse("china", "11_5C", "Yes or no: the map depicts absolute values.", 17)
+    assert p.ok and p.mapwise == 6 and "template 17" in p.notes[0]
+
+
+def test_never_guess_unknown_group_or_foreign_range():
+    p = parse("china", "12_2D", "What is the least value range in the South east region?", 12)
+    assert not p.ok and "unknown group" in p.reason
+    p = parse("india", "112_7D", "Does Maharashtra fall in range 4384.00 - 11553.00?", 9)
+    assert not p.ok and "not a legend range of this map" in p.reason  # 112_2D's legend, not this map's
+    p = parse("india", "10_8C", "Which states bordering Nepal belong to the range below 2k?", 11)
+    assert not p.ok and "tick intervals" in p.reason
+
+
+def test_engine_gaps_are_named():
+    p = parse("usa", "1034", "Which states have missing data?", 37)
+    assert not p.ok and p.reason.startswith("engine gap")
+    p = parse("india", "10_8C", "Is the value of Tamil Nadu closer to Bihar or Gujarat?", 10)
+    assert not p.ok and "engine gap" in p.reason
+
+
+def test_rank_words_refused_on_continuous_maps():
+    p = parse("china", "12_4C", "Name the East most state in the highest range.", 36)
+    assert not p.ok and "continuous" in p.reason
+
+
+def test_sample_parse_rate_at_least_70_percent():
+    from mapgen.mapwise.importer import read_sample
+    from mapgen.mapwise.parse import parse_question
+
+    n = ok = 0
+    for country in ("usa", "india", "china"):
+        data = read_sample(SAMPLE / country)
+        for q in data.questions:
+            n += 1
+            ok += parse_question(q.question, scene(country, q.map_ref), q.template_no).ok
+    assert ok / n >= 0.7
