@@ -39,12 +39,13 @@ def _register() -> None:
     from mapgen.cli.describe import describe_cmd
     from mapgen.cli.eval import eval_command, prompt_command
     from mapgen.cli.export import export_command
+    from mapgen.cli.mapwise import import_group, recheck_command
     from mapgen.cli.questions import questions, templates
     from mapgen.cli.render import render_cmd
     from mapgen.cli.spec import scene, spec
     from mapgen.cli.stats import stats
 
-    for command in (atlas, build_command, info_command, stats, spec, scene, render_cmd, eval_command, prompt_command, questions, templates, describe_cmd, counterfactual_cmd, export_command, audit_command, report_command):
+    for command in (atlas, build_command, info_command, stats, spec, scene, render_cmd, eval_command, prompt_command, questions, templates, describe_cmd, counterfactual_cmd, export_command, audit_command, report_command, import_group, recheck_command):
         main.add_command(command)
 
 
