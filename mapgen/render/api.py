@@ -35,6 +35,9 @@ class Renderer(Protocol):
     def draw(self, spec: MapSpec, canvas: AtlasCanvas) -> tuple[bytes, list[dict[str, Any]], dict[str, Any]]: ...
 
 
+#: A hatch pattern repeats every few pixels: reading it needs a patch at least this wide (radius, px).
+HATCH_MIN_RADIUS_PX = 6.0
+
 _CANVASES: dict[tuple, AtlasCanvas] = {}
 _RENDERERS: dict[str, Any] = {}
 
@@ -99,9 +102,12 @@ def render_variants(spec: MapSpec, out_dir: str | Path, stem: str | None = None)
 
 
 def scene_with_pixels(scene: Scene, canvas: AtlasCanvas) -> Scene:
-    """The scene with each region's pixel facts and legibility from the canvas."""
-    pixels = {c: p.to_dict() for c, p in canvas.pixels.items()}
-    return scene.with_pixels(pixels, {c: p.legible for c, p in canvas.pixels.items()})
+    """The scene with each region's pixel facts and legibility from the canvas. On hatched maps a region must
+    also hold a whole hatch period around its sample point (:data:`HATCH_MIN_RADIUS_PX`) to count as legible."""
+    min_radius = HATCH_MIN_RADIUS_PX if scene.hatched else 0.0
+    legible = {c: p.legible and p.sample_radius >= min_radius for c, p in canvas.pixels.items()}
+    pixels = {c: p.to_dict() | {"legible": legible[c]} for c, p in canvas.pixels.items()}
+    return scene.with_pixels(pixels, legible)
 
 
 def render_record(spec, canvas, scene, legend_items, labels) -> dict[str, Any]:
