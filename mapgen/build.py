@@ -222,8 +222,13 @@ def run_unit(unit: Unit, config: BuildConfig, out_dir: Path) -> dict[str, Any]:
             result["files"][str(path.relative_to(out_dir))] = sha256_file(path)
         if "vqa" in config.tasks and config.questions.per_image:
             start = time.perf_counter()
-            result["questions"] += unit_questions(rendered.scene, unit, config, meta)
+            questions = unit_questions(rendered.scene, unit, config, meta)
             timings["questions"] += time.perf_counter() - start
+            if config.audit != "off":
+                start = time.perf_counter()
+                questions = audit_questions(rendered.image, questions, config.audit)
+                timings["audit"] += time.perf_counter() - start
+            result["questions"] += questions
         if {"caption", "grounding"} & set(config.tasks):
             start = time.perf_counter()
             captions, grounding = unit_descriptions(rendered.scene, unit, config, meta)
@@ -254,6 +259,27 @@ def unit_questions(scene, unit: Unit, config: BuildConfig, meta: dict[str, Any])
         record["counterfactual_set"] = meta["counterfactual"]
         records.append(record)
     return records
+
+
+def audit_questions(image: Path, records: list[dict[str, Any]], mode: str) -> list[dict[str, Any]]:
+    """Pixel-oracle audit of one image's questions: ``flag`` adds an ``audit`` field, ``drop`` keeps only the
+    questions the oracle recovers from the image."""
+    from mapgen.audit.audit import audit_map, audit_question
+    from mapgen.questions import load_templates
+
+    if not records:
+        return records
+    map_audit, templates = audit_map(image), load_templates()
+    kept = []
+    for record in records:
+        row = audit_question(record, map_audit, templates)
+        if mode == "drop" and not row["recoverable"]:
+            continue
+        if mode == "flag":
+            record = record | {"audit": {"recoverable": row["recoverable"], "reasons": row["reasons"],
+                                         "flags": row["flags"]}}
+        kept.append(record)
+    return kept
 
 
 def unit_descriptions(scene, unit: Unit, config: BuildConfig, meta: dict[str, Any]):

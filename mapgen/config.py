@@ -147,6 +147,9 @@ class BuildConfig(Strict):
     tasks: list[Literal["vqa", "caption", "grounding"]] = ["vqa", "caption", "grounding"]
     split: SplitConfig = SplitConfig()
     referring_per_map: int = Field(4, ge=0)
+    #: Pixel-oracle audit of every question during the build: off, flag (add an ``audit`` field) or drop
+    #: (leave out questions the oracle cannot recover from the image).
+    audit: Literal["off", "flag", "drop"] = "off"
 
     @field_validator("countries")
     @classmethod

@@ -114,3 +114,14 @@ def test_non_build_folder_is_refused(tmp_path: Path) -> None:
     with pytest.raises(BuildError, match="not empty"):
         build(TINY, tmp_path, progress=False)
     assert (tmp_path / "precious.txt").exists()
+
+
+def test_audit_flag_and_drop(built: Path, tmp_path: Path) -> None:
+    flagged = build(TINY | {"audit": "flag"}, tmp_path / "flag", progress=False)
+    rows = [json.loads(line) for line in (tmp_path / "flag" / "questions.jsonl").read_text().splitlines()]
+    assert rows and all(set(r["audit"]) == {"recoverable", "reasons", "flags"} for r in rows)
+    build(TINY | {"audit": "drop"}, tmp_path / "drop", progress=False)
+    kept = [json.loads(line) for line in (tmp_path / "drop" / "questions.jsonl").read_text().splitlines()]
+    recoverable = {r["question_id"] for r in rows if r["audit"]["recoverable"]}
+    assert {r["question_id"] for r in kept} <= {r["question_id"] for r in rows}
+    assert flagged.manifest["counts"]["questions"] >= len(kept) >= len(recoverable) * 0.9

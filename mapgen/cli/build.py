@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from mapgen.build import build, info
+from mapgen.config import load_config
 
 
 @click.command("build")
@@ -19,12 +20,17 @@ from mapgen.build import build, info
 @click.option("--force", is_flag=True, help="Replace a folder that holds another build.")
 @click.option("--executor", type=click.Choice(["local", "dask"]), default="local", show_default=True)
 @click.option("--scheduler", default=None, help="Dask scheduler address, e.g. tcp://host:8786.")
+@click.option("--audit", type=click.Choice(["off", "flag", "drop"]), default=None,
+              help="Pixel-oracle audit of every question: flag unrecoverable ones, or drop them (overrides the config).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def build_command(config: str, output: Path | None, workers: int, resume: bool, force: bool, executor: str,
-                  scheduler: str | None, quiet: bool) -> None:
+                  scheduler: str | None, audit: str | None, quiet: bool) -> None:
     """Build the benchmark of CONFIG (a YAML path or a packaged config: mapwise, small)."""
     output = output or Path(f"{Path(config).stem}-bench")
-    report = build(config, output, workers=workers, resume=resume, force=force, executor=executor,
+    resolved = load_config(config)
+    if audit is not None:
+        resolved = resolved.model_copy(update={"audit": audit})
+    report = build(resolved, output, workers=workers, resume=resume, force=force, executor=executor,
                    scheduler=scheduler, progress=not quiet)
     c = report.manifest["counts"]
     click.echo(f"Built {report.out_dir}: {c['maps']} images, {c['questions']} questions, {c['captions']} captions, "
