@@ -12,12 +12,16 @@ from mapgen.eval.metrics import (
     grounding_summary,
     iou,
     kendall,
+    kendall_tau_b,
     list_metrics,
+    list_precision_recall,
     mean_average_precision,
     mean_reciprocal_rank,
+    range_score,
     rank_wise_precision,
     register_metric,
     spearman,
+    spearman_rho,
 )
 from mapgen.eval.score import evaluate, score
 from mapgen.questions.record import Question
@@ -152,53 +156,125 @@ PAPER_CASE_2 = [["California"], ["Oregon", "Washington"]]
 
 def test_paper_appendix_c_example():
     # Rank 1 scores 1, rank 3 scores 0 (nothing predicted there); rank 2 as stated in the paper.
-    assert rank_wise_precision(PAPER_CASE_1, PAPER_GOLD) == pytest.approx((1 + 0.5 + 0) / 3)
-    assert rank_wise_precision(PAPER_CASE_2, PAPER_GOLD) == pytest.approx((1 + 0.5 + 0) / 3)
-    assert mean_reciprocal_rank(PAPER_CASE_1, PAPER_GOLD) == pytest.approx((1 + 1 + 0) / 3)
-    assert mean_reciprocal_rank(PAPER_CASE_2, PAPER_GOLD) == pytest.approx((1 + 0.5 + 0) / 3)
-    assert mean_average_precision(PAPER_CASE_1, PAPER_GOLD) == pytest.approx((1 + 0.75 + 0) / 3)
-    assert mean_average_precision(PAPER_CASE_2, PAPER_GOLD) == pytest.approx((1 + 0.25 + 0) / 3)
+    assert rank_wise_precision(PAPER_GOLD, PAPER_CASE_1) == pytest.approx((1 + 0.5 + 0) / 3)
+    assert rank_wise_precision(PAPER_GOLD, PAPER_CASE_2) == pytest.approx((1 + 0.5 + 0) / 3)
+    assert mean_reciprocal_rank(PAPER_GOLD, PAPER_CASE_1) == pytest.approx((1 + 1 + 0) / 3)
+    assert mean_reciprocal_rank(PAPER_GOLD, PAPER_CASE_2) == pytest.approx((1 + 0.5 + 0) / 3)
+    assert mean_average_precision(PAPER_GOLD, PAPER_CASE_1) == pytest.approx((1 + 0.75 + 0) / 3)
+    assert mean_average_precision(PAPER_GOLD, PAPER_CASE_2) == pytest.approx((1 + 0.25 + 0) / 3)
 
 
 def test_rwp_mrr_map_with_ties_on_both_sides():
     gold = [["A"], ["B", "C"], ["D"]]
     pred = [["A", "B"], ["C"], ["D", "E"]]
     # RWP: {A,B}vs{A} = 1/2, {C}vs{B,C} = 1, {D,E}vs{D} = 1/2
-    assert rank_wise_precision(pred, gold) == pytest.approx(2 / 3)
+    assert rank_wise_precision(gold, pred) == pytest.approx(2 / 3)
     # MRR: first hit at position 1 in every rank
-    assert mean_reciprocal_rank(pred, gold) == pytest.approx(1.0)
+    assert mean_reciprocal_rank(gold, pred) == pytest.approx(1.0)
     # MAP: [A,B] -> (1 + 1/2)/2 = .75; [C] -> 1; [D,E] -> .75
-    assert mean_average_precision(pred, gold) == pytest.approx(2.5 / 3)
+    assert mean_average_precision(gold, pred) == pytest.approx(2.5 / 3)
 
 
 def test_rwp_ignores_order_within_a_tie_and_extra_ranks():
     gold = [["A"], ["B", "C"]]
-    assert rank_wise_precision([["A"], ["C", "B"], ["Z"]], gold) == 1.0
-    assert rank_wise_precision([["A", "B", "C"]], gold) == pytest.approx((1 / 3 + 0) / 2)
-    assert rank_wise_precision([], gold) == 0.0
+    assert rank_wise_precision(gold, [["A"], ["C", "B"], ["Z"]]) == 1.0
+    assert rank_wise_precision(gold, [["A", "B", "C"]]) == pytest.approx((1 / 3 + 0) / 2)
+    assert rank_wise_precision(gold, []) == 0.0
 
 
 def test_ranking_with_missing_and_extra_item():
     gold = [["A"], ["B"], ["C"], ["D"]]
     pred = [["B"], ["A"], ["X"], ["D"]]  # C missing, X extra
-    assert rank_wise_precision(pred, gold) == pytest.approx(0.25)
-    assert mean_reciprocal_rank(pred, gold) == pytest.approx(0.25)
+    assert rank_wise_precision(gold, pred) == pytest.approx(0.25)
+    assert mean_reciprocal_rank(gold, pred) == pytest.approx(0.25)
     # positions: gold A0 B1 C2 D3; pred A1 B0 C->4 (after the 4 groups) D3 -> d^2 = 4 -> 1 - 24/60
-    assert spearman(pred, gold) == pytest.approx(0.6)
+    assert spearman(gold, pred) == pytest.approx(0.6)
     # pairs: (A,B) and (C,D) discordant, 4 concordant -> (4 - 2) / 6
-    assert kendall(pred, gold) == pytest.approx(1 / 3)
+    assert kendall(gold, pred) == pytest.approx(1 / 3)
 
 
 def test_spearman_kendall_known_values_with_ties():
     gold = [["A"], ["B", "C"], ["D"]]
     pred = [["A"], ["B"], ["C"], ["D"]]
-    assert spearman(pred, gold) == pytest.approx(math.sqrt(0.9))
-    assert kendall(pred, gold) == pytest.approx(5 / math.sqrt(30))
-    assert spearman([["C"], ["B"], ["A"]], [["A"], ["B"], ["C"]]) == pytest.approx(-1.0)
-    assert kendall([["C"], ["B"], ["A"]], [["A"], ["B"], ["C"]]) == pytest.approx(-1.0)
+    assert spearman(gold, pred) == pytest.approx(math.sqrt(0.9))
+    assert kendall(gold, pred) == pytest.approx(5 / math.sqrt(30))
+    assert spearman([["A"], ["B"], ["C"]], [["C"], ["B"], ["A"]]) == pytest.approx(-1.0)
+    assert kendall([["A"], ["B"], ["C"]], [["C"], ["B"], ["A"]]) == pytest.approx(-1.0)
     assert spearman(gold, gold) == 1.0
-    assert spearman([["A", "B", "C", "D"]], gold) == 0.0  # constant prediction
-    assert spearman([], gold) == 0.0
+    assert spearman(gold, [["A", "B", "C", "D"]]) == 0.0  # constant prediction
+    assert spearman(gold, []) == 0.0
+
+
+# ------------------------------------------------------------------------------------------- public names
+
+
+def test_rank_wise_precision_truth_first_with_ties():
+    truth = [["CA"], ["WA", "OR"]]
+    assert rank_wise_precision(truth, [["CA"], ["OR", "WA"]]) == 1.0  # order inside a tie is free
+    # rank 1: {CA} vs {CA} = 1; rank 2: predicted {WA} ⊂ {WA, OR} -> 1/1 = 1; rank 3 ignored (past truth)
+    assert rank_wise_precision(truth, [["CA"], ["WA"], ["OR"]]) == 1.0
+    # predicted tie at rank 1 {CA, WA}: 1/2; rank 2 {OR}: 1 -> 0.75
+    assert rank_wise_precision(truth, [["CA", "WA"], ["OR"]]) == pytest.approx(0.75)
+    # the argument order matters: the truth's ranks are averaged over
+    assert rank_wise_precision([["CA"], ["WA"], ["OR"]], truth) == pytest.approx((1 + 0.5 + 0) / 3)
+    assert rank_wise_precision(truth, [["OR"], ["CA"]]) == 0.0
+    assert rank_wise_precision([], []) == 1.0 and rank_wise_precision([], [["CA"]]) == 0.0
+
+
+@pytest.mark.parametrize(
+    ("truth", "pred", "continuous", "expected"),
+    [
+        ("1k-2k", "1000-2000", False, 1.0),
+        ("1k-2k", "1 to 2 thousand", True, 1.0),
+        ("1k-2k", "1.5k-3k", True, 0.5),  # overlap: partial credit on continuous maps only
+        ("1k-2k", "1.5k-3k", False, 0.0),
+        ("1k-2k", "2k-3k", True, 0.0),  # touching ends do not overlap
+        (">0.55", "above 0.55", False, 1.0),
+        (">0.55", "0.6-0.7", True, 0.5),  # inside the open range
+        (">0.55", "0.55-0.7", False, 0.0),  # an open end is not a closed one
+        ("<10%", "less than 10", False, 1.0),
+        ("1.2M-2.3M", "1,200,000 - 2,300,000", False, 1.0),
+        ("1k-2k", "no idea", True, 0.0),
+        ("1k-2k", None, True, 0.0),
+        ((1000.0, 2000.0), "1k-2k", False, 1.0),
+    ],
+)
+def test_range_score_on_printed_strings(truth, pred, continuous, expected):
+    assert range_score(truth, pred, continuous=continuous) == expected
+
+
+def test_range_score_rejects_an_unreadable_truth():
+    with pytest.raises(ValueError, match="not a range"):
+        range_score("Texas", "1-2")
+
+
+def test_list_precision_recall_on_names():
+    truth = ["Texas", "Ohio", "Iowa", "Utah"]
+    assert list_precision_recall(truth, ["texas", "The State of Ohio", "Maine"]) == pytest.approx((2 / 3, 2 / 4))
+    assert list_precision_recall(truth, truth[::-1]) == (1.0, 1.0)
+    assert list_precision_recall(truth, ["Texas", "TEXAS"]) == (1.0, 0.25)  # duplicates count once
+    assert list_precision_recall(truth, []) == (0.0, 0.0)
+    assert list_precision_recall([], []) == (1.0, 1.0)
+    assert list_precision_recall([], ["Ohio"]) == (0.0, 1.0)
+    aliases = {"Texas": ["TX"], "Ohio": ["OH"]}
+    assert list_precision_recall(["Texas", "Ohio"], ["TX", "OH", "CA"], aliases=aliases) == pytest.approx(
+        (2 / 3, 1.0)
+    )
+
+
+def test_pure_python_correlations_match_scipy():
+    import random
+
+    from scipy import stats
+
+    rng = random.Random(7)
+    for _ in range(200):
+        n = rng.randint(2, 9)
+        x = [rng.randint(0, 4) for _ in range(n)]
+        y = [rng.randint(0, 4) for _ in range(n)]
+        rho, tau = float(stats.spearmanr(x, y)[0]), float(stats.kendalltau(x, y)[0])
+        for ours, ref in ((spearman_rho(x, y), rho), (kendall_tau_b(x, y), tau)):
+            assert (math.isnan(ours) and math.isnan(ref)) or ours == pytest.approx(ref)
 
 
 def test_registered_ranking_metrics_use_aliases_and_rescale():

@@ -5,7 +5,7 @@ Order of attempts (the first that yields something wins; never raises):
 1. the LAST JSON object carrying an ``"answer"`` key (also inside ```json fences, with single quotes or
    trailing commas, followed by more text, or nested inside another object);
 2. a malformed ``{"answer": ...`` (unclosed brace, unquoted items): the text after the key up to ``}`` or the
-   end of the line;
+   end of the line; a response that is only a JSON array (``[["A"], ["B", "C"]]``) is read as the answer;
 3. the last ``Final answer: …`` / ``Answer: …`` / ``the answer is …`` line (bullets on the next lines are
    used when the line itself is empty);
 4. a type-specific reading of the whole text (see :func:`parse_text`).
@@ -22,6 +22,7 @@ import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from mapgen.eval.normalize import find_ranges, normalize_yes_no, number_word, parse_range
@@ -30,7 +31,7 @@ _DECODER = json.JSONDecoder()
 _MISSING = object()
 
 
-@dataclass
+@dataclass(slots=True)
 class Extracted:
     """Result of :func:`extract_answer`."""
 
@@ -168,29 +169,51 @@ def find_answer_line(text: str) -> str | None:
 _ENUM = re.compile(r"^\s*(?:[-*•·+]|\d+\s*[.)]|[a-z]\))\s+", re.IGNORECASE)
 _BULLET_LINE = re.compile(r"^\s*(?:[-*•·+]|\d+\s*[.)])\s+\S", re.MULTILINE)
 _EMPTY_LIST = re.compile(
-    r"^(?:none|nothing|n/?a|nan|null|\[\s*\]|no\s+(?:such\s+)?(?:states?|regions?|provinces?|countries|"
-    r"districts?|counties|territories|items?|answer)(?:\s.*)?)\.?$",
+    r"^(?:none(?:\s+of\s.*)?|nothing|n/?a|nan|null|\[\s*\]|no\s+(?:such\s+)?(?:states?|regions?|provinces?|"
+    r"countries|districts?|counties|territories|items?|answer)(?:\s.*)?)\.?$",
+    re.IGNORECASE,
+)
+_LEAD_IN = re.compile(
+    r"^(?:(?:the|these|those)\b[\w\s-]{0,60}?\s|they\s+)?(?:are|is|include|includes|would\s+be)\s*:?\s+(?=\S)",
     re.IGNORECASE,
 )
 
 
+_MARKUP = re.compile(r"\*\*|__|`")
+_PAREN = re.compile(r"\([^)]*\)")
+_LEAD_CONJ = re.compile(r"^\s*(?:and|or)\s+")
+_WS = re.compile(r"\s+")
+
+
 def clean_item(text: str) -> str:
     """One list item without bullets, markdown, quotes, parentheticals or trailing punctuation."""
-    s = _ENUM.sub("", str(text))
-    s = re.sub(r"\*\*|__|`", "", s)
-    s = re.sub(r"\([^)]*\)", " ", s)
-    s = re.sub(r"^\s*(?:and|or)\s+", "", s.strip())
+    return _clean_item(text if isinstance(text, str) else str(text))
+
+
+@lru_cache(maxsize=1 << 16)
+def _clean_item(text: str) -> str:
+    s = _ENUM.sub("", text)
+    s = _PAREN.sub(" ", _MARKUP.sub("", s))
+    s = _LEAD_CONJ.sub("", s.strip())
     s = s.strip().strip("\"'“”‘’[]{}").strip()
-    return re.sub(r"\s+", " ", s).rstrip(".;:!?,").strip()
+    return _WS.sub(" ", s).rstrip(".;:!?,").strip()
+
+
+_SEPARATOR = re.compile(r",|;|&|\s(?:and|or)\s")
+
+
+@lru_cache(maxsize=4096)
+def _protected_names(vocabulary: tuple[str, ...]) -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """Names containing separators, longest first, with their case-insensitive patterns."""
+    names = sorted({n for n in vocabulary if _SEPARATOR.search(n)}, key=len, reverse=True)
+    return tuple((n, re.compile(re.escape(n), re.IGNORECASE)) for n in names)
 
 
 def _protect(text: str, vocabulary: Iterable[str]) -> tuple[str, list[str]]:
     """Replace known names that contain separators by placeholders."""
     kept: list[str] = []
-    for name in sorted(set(vocabulary), key=len, reverse=True):
-        if not re.search(r",|;|&|\s(?:and|or)\s", name):
-            continue
-        pattern = re.compile(re.escape(name), re.IGNORECASE)
+    vocab = vocabulary if isinstance(vocabulary, tuple) else tuple(vocabulary)
+    for name, pattern in _protected_names(vocab):
         if pattern.search(text):
             text = pattern.sub(f"\x00{len(kept)}\x00", text)
             kept.append(name)
@@ -289,7 +312,13 @@ def parse_list(text: str, vocabulary: Iterable[str] = ()) -> Extracted:
         return Extracted(value=bullets, ok=True, span=text)
     if "\n" in s or len(s.split()) > 40 or re.search(r"[.!?]\s+\w", s):
         return _fail("no list found", span=text)
-    return Extracted(value=split_items(s, vocabulary), ok=True, span=text)
+    return Extracted(value=split_items(_drop_lead_in(s), vocabulary), ok=True, span=text)
+
+
+def _drop_lead_in(text: str) -> str:
+    """``The states are A, B and C`` → ``A, B and C`` (only when the lead-in comes before the first comma)."""
+    m = _LEAD_IN.match(text)
+    return text[m.end() :] if m and "," not in text[: m.end()] else text
 
 
 _RANK_LINE = re.compile(
@@ -453,10 +482,28 @@ def parse_box(text: str | None) -> tuple[float, float, float, float] | None:
 # ------------------------------------------------------------------------------------------- entry point
 
 
-def _extract(text: str, answer_type: str, vocabulary: list[str]) -> Extracted:
+_FENCE = re.compile(r"^```[a-z]*\s*|\s*```$", re.IGNORECASE)
+
+
+def _bare_json_list(text: str) -> list[Any] | None:
+    """The response when it is nothing but a JSON array (optionally fenced), else ``None``."""
+    s = _FENCE.sub("", text.strip())
+    if not (s.startswith("[") and s.endswith("]")):
+        return None
+    try:
+        value = json.loads(s)
+    except ValueError:
+        return None
+    return value if isinstance(value, list) else None
+
+
+def _extract(text: str, answer_type: str, vocabulary: tuple[str, ...]) -> Extracted:
     value = find_json_answer(text)
     if value is not _MISSING:
-        result = coerce_value(value, answer_type, vocabulary)
+        if isinstance(value, str):  # short strings repeat a lot ("Yes", "Texas", "1k-2k"): memoised
+            result = _copy(_parse_cached(value, answer_type, vocabulary))
+        else:
+            result = coerce_value(value, answer_type, vocabulary)
         result.source = "json"
         return result
     raw = find_malformed_answer(text)
@@ -464,6 +511,12 @@ def _extract(text: str, answer_type: str, vocabulary: list[str]) -> Extracted:
         result = parse_text(raw, answer_type, vocabulary)
         if result.ok:
             result.source = "json-malformed"
+            return result
+    bare = _bare_json_list(text)
+    if bare is not None:
+        result = coerce_value(bare, answer_type, vocabulary)
+        if result.ok:
+            result.source = "json-bare"
             return result
     line = find_answer_line(text)
     if line is not None:
@@ -476,14 +529,47 @@ def _extract(text: str, answer_type: str, vocabulary: list[str]) -> Extracted:
     return result
 
 
+CACHE_MAX_CHARS = 1000
+"""Responses up to this length are memoised (model answers repeat a lot: ``{"answer": "Yes"}``)."""
+
+
+def _copy(result: Extracted) -> Extracted:
+    """A copy whose list values can be changed without touching the memoised one."""
+    value = result.value
+    if isinstance(value, list):
+        value = [list(v) if isinstance(v, list) else v for v in value]
+    return Extracted(value, result.ok, result.reason, result.source, result.span)
+
+
+@lru_cache(maxsize=1 << 15)
+def _parse_cached(text: str, answer_type: str, vocabulary: tuple[str, ...]) -> Extracted:
+    return parse_text(text, answer_type, vocabulary)
+
+
+@lru_cache(maxsize=1 << 15)
+def _extract_cached(text: str, answer_type: str, vocabulary: tuple[str, ...]) -> Extracted:
+    return _extract_safe(text, answer_type, vocabulary)
+
+
+def _extract_safe(text: str, answer_type: str, vocabulary: tuple[str, ...]) -> Extracted:
+    try:
+        return _extract(text, answer_type, vocabulary)
+    except Exception as exc:  # extraction must never take an evaluation run down
+        return _fail(f"extraction error: {type(exc).__name__}: {exc}")
+
+
 def extract_answer(text: str | None, answer_type: str, vocabulary: Iterable[str] = ()) -> Extracted:
     """Extract an answer of ``answer_type`` from a model's free text; never raises.
 
     ``vocabulary``: known names (answers and aliases) that may contain ``and``/commas and must not be split.
+    Short responses are memoised per ``(text, answer_type, vocabulary)`` (:data:`CACHE_MAX_CHARS`).
     """
-    if text is None or not str(text).strip():
+    if text is None:
         return _fail("empty response")
-    try:
-        return _extract(str(text), answer_type, list(vocabulary))
-    except Exception as exc:  # extraction must never take an evaluation run down
-        return _fail(f"extraction error: {type(exc).__name__}: {exc}")
+    text = text if isinstance(text, str) else str(text)
+    if not text or text.isspace():
+        return _fail("empty response")
+    vocab = vocabulary if isinstance(vocabulary, tuple) else tuple(vocabulary)
+    if len(text) <= CACHE_MAX_CHARS:
+        return _copy(_extract_cached(text, answer_type, vocab))
+    return _extract_safe(text, answer_type, vocab)

@@ -35,6 +35,14 @@ Definitions (MAPWise §3.3 and Appendix C, DESIGN.md §6):
     dropped. Identical rankings → 1; a constant side otherwise → 0. The registered metrics rescale the
     coefficient to ``(rho + 1) / 2``; :func:`spearman` and :func:`kendall` return the raw value in ``[-1, 1]``.
 
+Functions on plain values take the truth first: :func:`rank_wise_precision` ``(truth, pred)`` (and
+:func:`mean_reciprocal_rank`, :func:`mean_average_precision`, :func:`spearman`, :func:`kendall`) on rankings as
+lists of tie groups (``[["CA"], ["WA", "OR"]]``, best first); :func:`range_score` ``(truth, pred,
+continuous=False)`` on range labels as printed (``"1k-2k"``, ``">0.55"``); :func:`list_precision_recall`
+``(truth, pred) -> (precision, recall)`` on lists of names. The registered ``range_score`` metric is
+:func:`range_metric`. For speed, :func:`gold_of` compiles a question's answer once (alias map, canonical items,
+ranges) and :func:`all_metrics` computes every metric of an answer type in one pass.
+
 Grounding (VRSBench): :func:`iou` of ``(x1, y1, x2, y2)`` boxes and :func:`accuracy_at` (share of IoU
 ``>= threshold``, a missing box counting as a miss), :func:`grounding_summary` for Acc@0.5/Acc@0.7 split by
 unique/non-unique referent.
@@ -43,15 +51,15 @@ unique/non-unique referent.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
-
-from scipy import stats
 
 from mapgen.eval.extract import parse_binary, parse_count, parse_list, parse_ranking, split_items
 from mapgen.eval.normalize import (
     AliasMap,
     Range,
+    normalize_name,
     normalize_yes_no,
     parse_number,
     parse_range,
@@ -62,6 +70,7 @@ from mapgen.questions.record import Question
 
 MetricFn = Callable[[Any, Question], float]
 Groups = list[list[str]]
+Ranking = Sequence[Sequence[str]]
 
 _METRICS: dict[str, MetricFn] = {}
 
@@ -101,51 +110,45 @@ def list_metrics() -> list[str]:
     return sorted(_METRICS)
 
 
-# ---------------------------------------------------------------------------------------------- helpers
+# ---------------------------------------------------------------------------------------------- gold answers
 
 
 def _flatten(answer: Any) -> list[str]:
     if answer is None:
         return []
+    if isinstance(answer, str):
+        return [answer]
     if isinstance(answer, (list, tuple)):
+        if all(type(a) is str for a in answer):
+            return list(answer)
         return [s for a in answer for s in _flatten(a)]
     return [str(answer)]
 
 
 def alias_map(question: Question) -> AliasMap:
     """Alias map from ``question.accepted_answers`` plus every item of its answer."""
-    return AliasMap.from_aliases(question.accepted_answers, _flatten(question.answer))
+    return gold_of(question).amap
 
 
 def vocabulary(question: Question) -> list[str]:
     """Every spelling of every answer item (to keep names containing ``and`` whole when splitting)."""
+    return list(_vocabulary(question))
+
+
+def _vocabulary(question: Question) -> tuple[str, ...]:
     names = _flatten(question.answer)
     for key, alts in (question.accepted_answers or {}).items():
         names.append(key)
         names.extend(alts or ())
-    return names
+    return tuple(dict.fromkeys(names))
 
 
-def _as_groups(value: Any, question: Question | None = None) -> Groups:
-    """Tie groups from groups, a flat list (one item per rank) or ranking text."""
-    if value is None:
-        return []
-    if isinstance(value, str):
-        parsed = parse_ranking(value, vocabulary(question) if question else ())
-        return parsed.value if parsed.ok else []
-    return [[str(i) for i in g] if isinstance(g, (list, tuple, set)) else [str(g)] for g in value]
+def _has_separator(name: str) -> bool:
+    """True for names that list splitting would cut (``Jammu and Kashmir``, ``Dadra & Nagar Haveli``)."""
+    return "," in name or ";" in name or "&" in name or " and " in name or " or " in name
 
 
-def _as_items(value: Any, question: Question) -> list[str]:
-    if value is None:
-        return []
-    if isinstance(value, str):
-        parsed = parse_list(value, vocabulary(question))
-        return parsed.value if parsed.ok else split_items(value, vocabulary(question))
-    return _flatten(value)
-
-
-def _canonical_groups(groups: Groups, amap: AliasMap) -> Groups:
+def _canonical_groups(groups: Ranking, amap: AliasMap) -> Groups:
     out: Groups = []
     for group in groups:
         keys: list[str] = []
@@ -157,52 +160,28 @@ def _canonical_groups(groups: Groups, amap: AliasMap) -> Groups:
     return out
 
 
-# ---------------------------------------------------------------------------------------------- exact
+def _as_group_list(value: Any) -> Groups:
+    return [[str(i) for i in g] if isinstance(g, (list, tuple, set)) else [str(g)] for g in value]
 
 
-@register_metric("binary_exact")
-def binary_exact(prediction: Any, question: Question) -> float:
-    """1 if the yes/no prediction equals the answer."""
-    pred = normalize_yes_no(prediction) if prediction is not None else None
-    if pred is None and isinstance(prediction, str):
-        pred = parse_binary(prediction).value
-    gold = normalize_yes_no(question.answer)
-    return float(pred is not None and pred == gold)
+@dataclass(slots=True)
+class Gold:
+    """A question's answer compiled once for scoring (only the fields its answer type needs are filled).
 
+    ``vocabulary`` keeps only the accepted names that contain list separators (the ones extraction must not
+    split); ``items`` and ``groups`` hold canonical keys of the alias map.
+    """
 
-@register_metric("count_exact")
-def count_exact(prediction: Any, question: Question) -> float:
-    """1 if the predicted count equals the answer."""
-    if isinstance(prediction, str):
-        prediction = parse_count(prediction).value
-    if prediction is None or isinstance(prediction, bool):
-        return 0.0
-    try:
-        return float(math.isclose(float(prediction), float(question.answer)))
-    except (TypeError, ValueError):
-        return 0.0
-
-
-@register_metric("single_recall")
-def single_recall(prediction: Any, question: Question) -> float:
-    """1 if the prediction matches the answer or any accepted alias (codes and full names)."""
-    if prediction is None:
-        return 0.0
-    pred = ", ".join(_flatten(prediction))
-    amap = alias_map(question)
-    gold = _flatten(question.answer)
-    if amap.canonical(pred) in amap.canonical_set(gold):
-        return 1.0
-    value = parse_number(pred)
-    return float(value is not None and any(_same_number(value, g) for g in gold))
-
-
-def _same_number(value: float, label: str) -> bool:
-    gold = parse_number(label)
-    return gold is not None and math.isclose(value, gold, rel_tol=1e-6, abs_tol=1e-12)
-
-
-# ---------------------------------------------------------------------------------------------- range
+    answer_type: str
+    amap: AliasMap = field(default_factory=AliasMap)
+    vocabulary: tuple[str, ...] = ()
+    items: frozenset[str] = frozenset()
+    numbers: tuple[float, ...] = ()
+    groups: Groups = field(default_factory=list)
+    ranges: tuple[Range, ...] = ()
+    yes_no: str | None = None
+    count: float | None = None
+    continuous: bool = False
 
 
 def gold_ranges(question: Question) -> list[Range]:
@@ -218,38 +197,189 @@ def gold_ranges(question: Question) -> list[Range]:
     return out
 
 
+def _gold_count(answer: Any) -> float | None:
+    if isinstance(answer, bool) or answer is None:
+        return None
+    try:
+        return float(answer)
+    except (TypeError, ValueError):
+        return None
+
+
+def compile_gold(question: Question) -> Gold:
+    """Everything the metrics of the question's answer type need, computed once."""
+    kind = question.answer_type
+    if kind == "binary":
+        return Gold(kind, yes_no=normalize_yes_no(question.answer))
+    if kind == "count":
+        return Gold(kind, count=_gold_count(question.answer))
+    if kind == "range":
+        return Gold(kind, ranges=tuple(gold_ranges(question)), continuous=question.map_type == "continuous")
+    items = _flatten(question.answer)
+    amap = AliasMap.from_aliases(question.accepted_answers, items)
+    numbers = tuple(n for n in map(parse_number, items) if n is not None) if kind == "single" else ()
+    groups = (
+        _canonical_groups(_as_group_list(question.answer), amap)
+        if kind == "ranking" and isinstance(question.answer, (list, tuple))
+        else []
+    )
+    return Gold(
+        kind,
+        amap=amap,
+        vocabulary=tuple(n for n in _vocabulary(question) if _has_separator(n)),
+        items=frozenset(amap.canonical_set(items)),
+        numbers=numbers,
+        groups=groups,
+    )
+
+
+_GOLD_CACHE: dict[int, tuple[Question, Gold]] = {}
+_GOLD_CACHE_SIZE = 200_000
+
+
+def gold_of(question: Question) -> Gold:
+    """The compiled gold of ``question``, cached per Question object (do not mutate a scored question)."""
+    entry = _GOLD_CACHE.get(id(question))
+    if entry is not None and entry[0] is question:
+        return entry[1]
+    gold = compile_gold(question)
+    if len(_GOLD_CACHE) >= _GOLD_CACHE_SIZE:
+        _GOLD_CACHE.clear()
+    _GOLD_CACHE[id(question)] = (question, gold)
+    return gold
+
+
+# ---------------------------------------------------------------------------------------------- coercion
+
+
+def _as_groups(value: Any, vocab: Iterable[str] = ()) -> Groups:
+    """Tie groups from groups, a flat list (one item per rank) or ranking text."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        parsed = parse_ranking(value, vocab)
+        return parsed.value if parsed.ok else []
+    return _as_group_list(value)
+
+
+def _as_items(value: Any, vocab: Sequence[str]) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        parsed = parse_list(value, vocab)
+        return parsed.value if parsed.ok else split_items(value, vocab)
+    return _flatten(value)
+
+
 def _as_range(prediction: Any) -> Range | None:
     if prediction is None:
         return None
-    if isinstance(prediction, tuple) and len(prediction) == 2:
+    if (
+        isinstance(prediction, tuple)
+        and len(prediction) == 2
+        and all(v is None or isinstance(v, (int, float)) for v in prediction)
+    ):
         return prediction
     return parse_range(prediction)
+
+
+# ---------------------------------------------------------------------------------------------- exact
+
+
+def _binary(prediction: Any, gold: Gold) -> float:
+    if prediction == gold.yes_no and prediction is not None:
+        return 1.0
+    pred = normalize_yes_no(prediction) if prediction is not None else None
+    if pred is None and isinstance(prediction, str):
+        pred = parse_binary(prediction).value
+    return float(pred is not None and pred == gold.yes_no)
+
+
+def _count(prediction: Any, gold: Gold) -> float:
+    if isinstance(prediction, str):
+        prediction = parse_count(prediction).value
+    if prediction is None or isinstance(prediction, bool) or gold.count is None:
+        return 0.0
+    try:
+        return float(math.isclose(float(prediction), gold.count))
+    except (TypeError, ValueError):
+        return 0.0
+
+
+def _single(prediction: Any, gold: Gold) -> float:
+    if prediction is None:
+        return 0.0
+    pred = prediction if isinstance(prediction, str) else ", ".join(_flatten(prediction))
+    if gold.amap.canonical(pred) in gold.items:
+        return 1.0
+    if not gold.numbers:
+        return 0.0
+    value = parse_number(pred)
+    return float(
+        value is not None and any(math.isclose(value, g, rel_tol=1e-6, abs_tol=1e-12) for g in gold.numbers)
+    )
+
+
+@register_metric("binary_exact")
+def binary_exact(prediction: Any, question: Question) -> float:
+    """1 if the yes/no prediction equals the answer."""
+    return _binary(prediction, gold_of(question))
+
+
+@register_metric("count_exact")
+def count_exact(prediction: Any, question: Question) -> float:
+    """1 if the predicted count equals the answer."""
+    return _count(prediction, gold_of(question))
+
+
+@register_metric("single_recall")
+def single_recall(prediction: Any, question: Question) -> float:
+    """1 if the prediction matches the answer or any accepted alias (codes and full names)."""
+    return _single(prediction, gold_of(question))
+
+
+# ---------------------------------------------------------------------------------------------- range
+
+
+def _range_credit(pred: Range | None, truths: Sequence[Range], continuous: bool) -> float:
+    if pred is None or not truths:
+        return 0.0
+    if any(ranges_equal(pred, t) for t in truths):
+        return 1.0
+    return 0.5 if continuous and any(ranges_overlap(pred, t) for t in truths) else 0.0
+
+
+def range_score(truth: Any, pred: Any, continuous: bool = False) -> float:
+    """1 for the same range, 0.5 for an overlapping range when ``continuous``, else 0.
+
+    ``truth`` and ``pred`` are range labels as printed (``"1k-2k"``, ``">0.55"``, ``"1 to 2 million"``) or
+    ``(lower, upper)`` pairs; an unreadable prediction scores 0, an unreadable truth is a ``ValueError``.
+    """
+    gold = _as_range(truth)
+    if gold is None:
+        raise ValueError(f"truth {truth!r} is not a range")
+    return _range_credit(_as_range(pred), (gold,), continuous)
 
 
 @register_metric("range_exact")
 def range_exact(prediction: Any, question: Question) -> float:
     """1 if both bounds match the answer label or the true bounds."""
-    pred = _as_range(prediction)
-    return float(pred is not None and any(ranges_equal(pred, g) for g in gold_ranges(question)))
+    return float(_range_credit(_as_range(prediction), gold_of(question).ranges, False) == 1.0)
 
 
 @register_metric("range_score")
-def range_score(prediction: Any, question: Question) -> float:
-    """1 for an exact range, 0.5 for an overlapping range on a continuous map, else 0."""
-    if range_exact(prediction, question):
-        return 1.0
-    pred = _as_range(prediction)
-    if pred is None or question.map_type != "continuous":
-        return 0.0
-    return 0.5 if any(ranges_overlap(pred, g) for g in gold_ranges(question)) else 0.0
+def range_metric(prediction: Any, question: Question) -> float:
+    """Registered ``range_score``: :func:`range_score` against the answer label or the true bounds."""
+    gold = gold_of(question)
+    return _range_credit(_as_range(prediction), gold.ranges, gold.continuous)
 
 
 # ---------------------------------------------------------------------------------------------- lists
 
 
-def set_precision_recall(pred: Iterable[str], gold: Iterable[str]) -> tuple[float, float]:
+def set_precision_recall(truth: Iterable[str], pred: Iterable[str]) -> tuple[float, float]:
     """Precision and recall of two sets (empty-set conventions in the module docstring)."""
-    p, g = set(pred), set(gold)
+    g, p = set(truth), set(pred)
     if not p and not g:
         return 1.0, 1.0
     if not p:
@@ -260,64 +390,82 @@ def set_precision_recall(pred: Iterable[str], gold: Iterable[str]) -> tuple[floa
     return hit / len(p), hit / len(g)
 
 
+def list_precision_recall(
+    truth: Iterable[str], pred: Iterable[str], aliases: Mapping[str, Iterable[str]] | None = None
+) -> tuple[float, float]:
+    """``(precision, recall)`` of predicted names against the true names.
+
+    Names are compared after :func:`~mapgen.eval.normalize.normalize_name` (and through ``aliases``,
+    ``{name: [code, ...]}``, when given); duplicates count once.
+    """
+    truth = list(truth)
+    amap = AliasMap.from_aliases(aliases, truth) if aliases else None
+    key = amap.canonical if amap else normalize_name
+    return set_precision_recall({key(t) for t in truth} - {""}, {key(p) for p in pred} - {""})
+
+
 def f1(precision: float, recall: float) -> float:
     """Harmonic mean (0 when both are 0)."""
     return 0.0 if precision + recall == 0 else 2 * precision * recall / (precision + recall)
 
 
-def _list_pr(prediction: Any, question: Question) -> tuple[float, float]:
-    amap = alias_map(question)
-    pred = amap.canonical_set(_as_items(prediction, question))
-    gold = amap.canonical_set(_flatten(question.answer))
-    return set_precision_recall(pred, gold)
+def _list_pr(prediction: Any, gold: Gold) -> tuple[float, float]:
+    pred = gold.amap.canonical_set(_as_items(prediction, gold.vocabulary))
+    return set_precision_recall(gold.items, pred)
 
 
 @register_metric("list_precision")
 def list_precision(prediction: Any, question: Question) -> float:
     """Share of predicted items that are in the answer."""
-    return 0.0 if prediction is None else _list_pr(prediction, question)[0]
+    return 0.0 if prediction is None else _list_pr(prediction, gold_of(question))[0]
 
 
 @register_metric("list_recall")
 def list_recall(prediction: Any, question: Question) -> float:
     """Share of answer items that were predicted."""
-    return 0.0 if prediction is None else _list_pr(prediction, question)[1]
+    return 0.0 if prediction is None else _list_pr(prediction, gold_of(question))[1]
 
 
 @register_metric("list_f1")
 def list_f1(prediction: Any, question: Question) -> float:
     """F1 of list precision and recall."""
-    return 0.0 if prediction is None else f1(*_list_pr(prediction, question))
+    return 0.0 if prediction is None else f1(*_list_pr(prediction, gold_of(question)))
 
 
 # ---------------------------------------------------------------------------------------------- rankings
 
 
-def _group_at(groups: Sequence[Sequence[str]], k: int) -> list[str]:
-    return list(groups[k]) if k < len(groups) else []
+def _group_at(groups: Ranking, k: int) -> Sequence[str]:
+    return groups[k] if k < len(groups) else ()
 
 
-def rank_wise_precision(pred: Sequence[Sequence[str]], gold: Sequence[Sequence[str]]) -> float:
-    """MAPWise Rank-wise Precision: mean over gold ranks of the precision of the predicted group there."""
-    if not gold:
+def rank_wise_precision(truth: Ranking, pred: Ranking) -> float:
+    """MAPWise Rank-wise Precision: mean over true ranks of the precision of the predicted group there.
+
+    Rankings are lists of tie groups, best first (``[["CA"], ["WA", "OR"]]``).
+    """
+    if not truth:
         return float(not pred)
-    scores = []
-    for k, gold_group in enumerate(gold):
+    total = 0.0
+    for k, gold_group in enumerate(truth):
         p = set(_group_at(pred, k))
-        scores.append(len(p & set(gold_group)) / len(p) if p else 0.0)
-    return sum(scores) / len(scores)
+        if p:
+            total += len(p.intersection(gold_group)) / len(p)
+    return total / len(truth)
 
 
-def mean_reciprocal_rank(pred: Sequence[Sequence[str]], gold: Sequence[Sequence[str]]) -> float:
-    """Mean over gold ranks of 1/position of the first correct item in the predicted group there."""
-    if not gold:
+def mean_reciprocal_rank(truth: Ranking, pred: Ranking) -> float:
+    """Mean over true ranks of 1/position of the first correct item in the predicted group there."""
+    if not truth:
         return float(not pred)
-    scores = []
-    for k, gold_group in enumerate(gold):
+    total = 0.0
+    for k, gold_group in enumerate(truth):
         g = set(gold_group)
-        hits = [i for i, item in enumerate(_group_at(pred, k), start=1) if item in g]
-        scores.append(1.0 / hits[0] if hits else 0.0)
-    return sum(scores) / len(scores)
+        for i, item in enumerate(_group_at(pred, k), start=1):
+            if item in g:
+                total += 1.0 / i
+                break
+    return total / len(truth)
 
 
 def _mean_precision_at_i(group: Sequence[str], gold_group: set[str]) -> float:
@@ -330,85 +478,166 @@ def _mean_precision_at_i(group: Sequence[str], gold_group: set[str]) -> float:
     return total / len(group)
 
 
-def mean_average_precision(pred: Sequence[Sequence[str]], gold: Sequence[Sequence[str]]) -> float:
-    """Mean over gold ranks of the mean precision@i of the predicted group there (paper's MAP)."""
-    if not gold:
+def mean_average_precision(truth: Ranking, pred: Ranking) -> float:
+    """Mean over true ranks of the mean precision@i of the predicted group there (paper's MAP)."""
+    if not truth:
         return float(not pred)
-    scores = [_mean_precision_at_i(_group_at(pred, k), set(g)) for k, g in enumerate(gold)]
+    scores = [_mean_precision_at_i(_group_at(pred, k), set(g)) for k, g in enumerate(truth)]
     return sum(scores) / len(scores)
 
 
-def rank_positions(
-    pred: Sequence[Sequence[str]], gold: Sequence[Sequence[str]]
-) -> tuple[list[int], list[int]]:
-    """Gold and predicted rank indices for every gold item (missing items after the last predicted group)."""
-    gold_rank = {item: k for k, group in enumerate(gold) for item in group}
+def rank_positions(truth: Ranking, pred: Ranking) -> tuple[list[int], list[int]]:
+    """True and predicted rank indices for every true item (missing items after the last predicted group)."""
+    gold_rank = {item: k for k, group in enumerate(truth) for item in group}
     pred_rank: dict[str, int] = {}
     for k, group in enumerate(pred):
         for item in group:
             pred_rank.setdefault(item, k)
     missing = len(pred)
-    items = list(gold_rank)
-    return [gold_rank[i] for i in items], [pred_rank.get(i, missing) for i in items]
+    return list(gold_rank.values()), [pred_rank.get(i, missing) for i in gold_rank]
 
 
-def _correlation(pred: Sequence[Sequence[str]], gold: Sequence[Sequence[str]], fn: Callable) -> float:
-    g, p = rank_positions(pred, gold)
+def _average_ranks(values: Sequence[int]) -> list[float]:
+    """1-based ranks with ties sharing their average rank (scipy's ``rankdata(method="average")``)."""
+    order = sorted(range(len(values)), key=values.__getitem__)
+    ranks = [0.0] * len(values)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            ranks[order[k]] = (i + j) / 2 + 1
+        i = j + 1
+    return ranks
+
+
+def spearman_rho(x: Sequence[float], y: Sequence[float]) -> float:
+    """Spearman's rho of two samples (average ranks for ties); NaN when a side is constant."""
+    rx, ry = _average_ranks(x), _average_ranks(y)
+    n = len(rx)
+    mx, my = sum(rx) / n, sum(ry) / n
+    sxy = sum((a - mx) * (b - my) for a, b in zip(rx, ry))
+    sxx = sum((a - mx) ** 2 for a in rx)
+    syy = sum((b - my) ** 2 for b in ry)
+    return sxy / math.sqrt(sxx * syy) if sxx and syy else math.nan
+
+
+def kendall_tau_b(x: Sequence[float], y: Sequence[float]) -> float:
+    """Kendall's tau-b of two samples (scipy's default); NaN when a side is constant."""
+    n = len(x)
+    concordant = discordant = tie_x = tie_y = 0
+    for i in range(n):
+        for j in range(i + 1, n):
+            dx, dy = x[i] - x[j], y[i] - y[j]
+            if dx == 0 and dy == 0:
+                continue
+            if dx == 0:
+                tie_x += 1
+            elif dy == 0:
+                tie_y += 1
+            elif (dx > 0) == (dy > 0):
+                concordant += 1
+            else:
+                discordant += 1
+    denom = math.sqrt((concordant + discordant + tie_x) * (concordant + discordant + tie_y))
+    return (concordant - discordant) / denom if denom else math.nan
+
+
+def _correlation(truth: Ranking, pred: Ranking, fn: Callable[[list[int], list[int]], float]) -> float:
+    g, p = rank_positions(truth, pred)
     if not g or all(k == len(pred) for k in p):
         return 0.0
     if g == p or (len(set(g)) == 1 and len(set(p)) == 1):
         return 1.0
     if len(g) < 2 or len(set(g)) == 1 or len(set(p)) == 1:
         return 0.0
-    value = float(fn(g, p)[0])
+    value = fn(g, p)
     return 0.0 if math.isnan(value) else value
 
 
-def spearman(pred: Sequence[Sequence[str]], gold: Sequence[Sequence[str]]) -> float:
-    """Spearman's rho over gold items, in [-1, 1] (ties: average ranks)."""
-    return _correlation(pred, gold, stats.spearmanr)
+def spearman(truth: Ranking, pred: Ranking) -> float:
+    """Spearman's rho over true items, in [-1, 1] (ties: average ranks)."""
+    return _correlation(truth, pred, spearman_rho)
 
 
-def kendall(pred: Sequence[Sequence[str]], gold: Sequence[Sequence[str]]) -> float:
-    """Kendall's tau-b over gold items, in [-1, 1]."""
-    return _correlation(pred, gold, stats.kendalltau)
+def kendall(truth: Ranking, pred: Ranking) -> float:
+    """Kendall's tau-b over true items, in [-1, 1]."""
+    return _correlation(truth, pred, kendall_tau_b)
 
 
-def _ranking_inputs(prediction: Any, question: Question) -> tuple[Groups, Groups]:
-    amap = alias_map(question)
-    pred = _canonical_groups(_as_groups(prediction, question), amap)
-    gold = _canonical_groups(_as_groups(question.answer), amap)
-    return pred, gold
+def _pred_groups(prediction: Any, gold: Gold) -> Groups:
+    return _canonical_groups(_as_groups(prediction, gold.vocabulary), gold.amap)
 
 
-@register_metric("ranking_rwp")
-def ranking_rwp(prediction: Any, question: Question) -> float:
-    """Rank-wise Precision."""
-    return 0.0 if prediction is None else rank_wise_precision(*_ranking_inputs(prediction, question))
+def _ranking_metric(fn: Callable[[Ranking, Ranking], float], rescale: bool = False) -> MetricFn:
+    def metric(prediction: Any, question: Question) -> float:
+        if prediction is None:
+            return 0.0
+        gold = gold_of(question)
+        value = fn(gold.groups, _pred_groups(prediction, gold))
+        return (value + 1) / 2 if rescale else value
+
+    metric.__doc__ = f"Registered ranking metric on :func:`{fn.__name__}`" + (
+        " rescaled to [0, 1]." if rescale else "."
+    )
+    return metric
 
 
-@register_metric("ranking_mrr")
-def ranking_mrr(prediction: Any, question: Question) -> float:
-    """Per-rank mean reciprocal rank."""
-    return 0.0 if prediction is None else mean_reciprocal_rank(*_ranking_inputs(prediction, question))
+ranking_rwp = register_metric("ranking_rwp")(_ranking_metric(rank_wise_precision))
+ranking_mrr = register_metric("ranking_mrr")(_ranking_metric(mean_reciprocal_rank))
+ranking_map = register_metric("ranking_map")(_ranking_metric(mean_average_precision))
+ranking_spearman = register_metric("ranking_spearman")(_ranking_metric(spearman, rescale=True))
+ranking_kendall = register_metric("ranking_kendall")(_ranking_metric(kendall, rescale=True))
 
 
-@register_metric("ranking_map")
-def ranking_map(prediction: Any, question: Question) -> float:
-    """Per-rank mean precision (paper's MAP)."""
-    return 0.0 if prediction is None else mean_average_precision(*_ranking_inputs(prediction, question))
+# ---------------------------------------------------------------------------------------------- all at once
 
 
-@register_metric("ranking_spearman")
-def ranking_spearman(prediction: Any, question: Question) -> float:
-    """Spearman's rho rescaled to [0, 1]."""
-    return 0.0 if prediction is None else (spearman(*_ranking_inputs(prediction, question)) + 1) / 2
+def _ranking_all(prediction: Any, gold: Gold) -> dict[str, float]:
+    truth, pred = gold.groups, _pred_groups(prediction, gold)
+    return {
+        "ranking_rwp": rank_wise_precision(truth, pred),
+        "ranking_mrr": mean_reciprocal_rank(truth, pred),
+        "ranking_map": mean_average_precision(truth, pred),
+        "ranking_spearman": (spearman(truth, pred) + 1) / 2,
+        "ranking_kendall": (kendall(truth, pred) + 1) / 2,
+    }
 
 
-@register_metric("ranking_kendall")
-def ranking_kendall(prediction: Any, question: Question) -> float:
-    """Kendall's tau-b rescaled to [0, 1]."""
-    return 0.0 if prediction is None else (kendall(*_ranking_inputs(prediction, question)) + 1) / 2
+def _list_all(prediction: Any, gold: Gold) -> dict[str, float]:
+    p, r = _list_pr(prediction, gold)
+    return {"list_f1": f1(p, r), "list_precision": p, "list_recall": r}
+
+
+def _range_all(prediction: Any, gold: Gold) -> dict[str, float]:
+    value = _range_credit(_as_range(prediction), gold.ranges, gold.continuous)
+    exact = value if value == 1.0 else _range_credit(_as_range(prediction), gold.ranges, False)
+    return {"range_score": value, "range_exact": exact}
+
+
+_ALL: dict[str, Callable[[Any, Gold], dict[str, float]]] = {
+    "binary": lambda p, g: {"binary_exact": _binary(p, g)},
+    "count": lambda p, g: {"count_exact": _count(p, g)},
+    "single": lambda p, g: {"single_recall": _single(p, g)},
+    "range": _range_all,
+    "list": _list_all,
+    "ranking": _ranking_all,
+}
+
+
+def all_metrics(prediction: Any, question: Question, gold: Gold | None = None) -> dict[str, float]:
+    """Every metric of the question's answer type (:data:`METRICS_BY_TYPE`) in one pass; 0 for ``None``."""
+    names = METRICS_BY_TYPE[question.answer_type]
+    if prediction is None:
+        return dict.fromkeys(names, 0.0)
+    values = _ALL[question.answer_type](prediction, gold or gold_of(question))
+    if len(values) != len(names) or any(name not in values for name in names):
+        for name in names:  # metrics a user put into METRICS_BY_TYPE
+            if name not in values:
+                values[name] = get_metric(name)(prediction, question)
+        values = {name: values[name] for name in names}
+    return values
 
 
 # ---------------------------------------------------------------------------------------------- grounding

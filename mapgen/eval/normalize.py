@@ -26,6 +26,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 Range = tuple[float | None, float | None]
 
@@ -94,13 +95,21 @@ def strip_accents(text: str) -> str:
 _LEADING_WORDS = re.compile(r"^(?:the\s+)?(?:(?:state|province|region|territory)\s+of\s+)?(?:the\s+)?")
 
 
+_APOSTROPHES = re.compile(r"['’`]")
+_PUNCT = re.compile(r"[^\w\s]|_")
+_SPACES = re.compile(r"\s+")
+
+
 def normalize_name(text: str) -> str:
-    """Canonical comparison key for a region name, code, colour word or label."""
-    s = strip_accents(str(text)).lower().replace("&", " and ")
-    s = re.sub(r"['’`]", "", s)
-    s = re.sub(r"[^\w\s]", " ", s)
-    s = re.sub(r"_", " ", s)
-    s = re.sub(r"\s+", " ", s).strip()
+    """Canonical comparison key for a region name, code, colour word or label (cached)."""
+    return _normalize_name(text if isinstance(text, str) else str(text))
+
+
+@lru_cache(maxsize=1 << 16)
+def _normalize_name(text: str) -> str:
+    s = text.lower() if text.isascii() else strip_accents(text).lower()
+    s = _APOSTROPHES.sub("", s.replace("&", " and "))
+    s = _SPACES.sub(" ", _PUNCT.sub(" ", s)).strip()
     return _LEADING_WORDS.sub("", s, count=1).strip()
 
 
@@ -113,24 +122,28 @@ class AliasMap:
     @classmethod
     def from_aliases(cls, aliases: Mapping[str, Iterable[str]] | None, canon: Iterable[str] = ()) -> AliasMap:
         """Build from ``{canonical: [alternatives]}`` plus extra canonical names."""
+        norm = _normalize_name
         lookup: dict[str, str] = {}
-        for name in canon:
-            lookup.setdefault(normalize_name(name), normalize_name(name))
+        for name in map(norm, map(str, canon)):
+            lookup.setdefault(name, name)
         for name, alts in (aliases or {}).items():
-            key = normalize_name(name)
+            key = norm(str(name))
             lookup[key] = key
-            for alt in alts or ():
-                lookup.setdefault(normalize_name(alt), key)
+            for alt in map(norm, map(str, alts or ())):
+                lookup.setdefault(alt, key)
         return cls(lookup)
 
     def canonical(self, text: str) -> str:
         """Normalised canonical key of ``text`` (its own normalised form when unknown)."""
-        key = normalize_name(text)
+        key = _normalize_name(text if isinstance(text, str) else str(text))
         return self.lookup.get(key, key)
 
     def canonical_set(self, items: Iterable[str]) -> set[str]:
         """Canonical keys of many items (empty strings dropped)."""
-        return {c for c in (self.canonical(i) for i in items) if c}
+        get = self.lookup.get
+        out = {get(k, k) for k in map(_normalize_name, map(str, items))}
+        out.discard("")
+        return out
 
     def names(self) -> list[str]:
         """Every known spelling (normalised)."""
@@ -184,7 +197,12 @@ def parse_number(text: object) -> float | None:
         return None
     if isinstance(text, (int, float)):
         return float(text) if math.isfinite(text) else None
-    s = clean_numeric_text(str(text)).strip()
+    return _parse_number_text(str(text))
+
+
+@lru_cache(maxsize=1 << 14)
+def _parse_number_text(text: str) -> float | None:
+    s = clean_numeric_text(text).strip()
     s = re.sub(r"\s+", " ", s)
     m = re.fullmatch(rf"(?P<num>-?{_NUM_RE})\s*(?P<unit>{_UNIT_RE})?\.?", s)
     if not m:
@@ -234,6 +252,11 @@ def _open_from_match(m: re.Match[str]) -> Range:
 
 def find_ranges(text: str) -> list[Range]:
     """Every range mentioned in ``text``, in order (pairs first, then open ends, then bare numbers)."""
+    return list(_find_ranges(str(text)))
+
+
+@lru_cache(maxsize=1 << 14)
+def _find_ranges(text: str) -> tuple[Range, ...]:
     s = normalize_range_text(text)
     found: list[tuple[int, Range]] = []
     taken: list[tuple[int, int]] = []
@@ -248,7 +271,7 @@ def find_ranges(text: str) -> list[Range]:
         for m in _NUM_UNIT.finditer(s):
             value = _scaled(m.group("num"), m.group("unit"))
             found.append((m.start(), (value, value)))
-    return [r for _, r in sorted(found, key=lambda t: t[0])]
+    return tuple(r for _, r in sorted(found, key=lambda t: t[0]))
 
 
 def parse_range(value: object) -> Range | None:
@@ -272,7 +295,7 @@ def parse_range(value: object) -> Range | None:
         if len(value) == 1:
             return parse_range(value[0])
         return None
-    ranges = find_ranges(str(value))
+    ranges = _find_ranges(str(value))
     return ranges[0] if ranges else None
 
 

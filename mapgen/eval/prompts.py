@@ -5,7 +5,11 @@ are errors), optional ``system``, ``description``, ``vars`` (extra template vari
 ``example_images`` (paths, relative to the file, of images sent before the map); or a ``<name>.txt`` file
 whose whole content is ``text``. Shipped: ``direct`` (answer only), ``cot`` (zero-shot chain-of-thought),
 ``eer`` (MAPWise's Explicit Extraction and Reasoning), ``fewshot_text`` (one worked example on a map
-described in words), ``caption`` and ``grounding`` (VRSBench tasks). Users add strategies by dropping files
+described in words), ``fewshot_image`` (one worked example on a separate example image that mapgen renders
+from a country not in the benchmark, with an answer computed by the question engine; see
+:mod:`mapgen.eval.examples`), ``caption`` and ``grounding`` (VRSBench tasks). A strategy file with
+``generated_example: true`` gets that example: its image is sent first and the template sees ``example``
+(``question``, ``answer`` as ``{"answer": ...}``, ``country_name``, ``region``, ``regions``). Users add strategies by dropping files
 into a folder listed in ``$MAPGEN_PROMPTS`` (``os.pathsep``-separated, searched first) or by passing a file
 path as the strategy.
 
@@ -20,7 +24,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -76,6 +80,7 @@ class Strategy:
     task: str = "vqa"
     vars: Mapping[str, Any] = field(default_factory=dict)
     example_images: tuple[Path, ...] = ()
+    generated_example: bool = False
 
 
 # ------------------------------------------------------------------------------------------- loading
@@ -123,6 +128,7 @@ def _read_strategy(path: Path) -> Strategy:
         task=str(data.get("task") or "vqa"),
         vars=data.get("vars") or {},
         example_images=images,
+        generated_example=bool(data.get("generated_example", False)),
     )
 
 
@@ -261,6 +267,32 @@ def prompt_context(
     return ctx
 
 
+def _benchmark_countries(bench: Any) -> list[str]:
+    countries = getattr(bench, "countries", None)
+    if isinstance(countries, (list, tuple)):
+        return list(countries)
+    return sorted({str(q.country).lower() for q in getattr(bench, "questions", ())})
+
+
+def example_context(question: Question, countries: Sequence[str]) -> tuple[dict[str, Any], Path]:
+    """Template variables of the generated worked example (``example``) and its image."""
+    from mapgen.eval.examples import example_for
+
+    ex = example_for(question, countries)
+    words = _common()["region_words"]
+    singular, plural = words.get(ex.country, words["default"])
+    context = {
+        "question": ex.question.question,
+        "answer": ex.answer_text,
+        "answer_type": ex.question.answer_type,
+        "country": ex.country,
+        "country_name": ex.country_name,
+        "region": singular,
+        "regions": plural,
+    }
+    return context, ex.image
+
+
 def render_prompt(
     question: Question | Mapping[str, Any],
     strategy: str | Path | Strategy = "direct",
@@ -268,11 +300,13 @@ def render_prompt(
     bench: Any = None,
     image_path: str | Path | None = None,
     names: Mapping[str, str] | None = None,
+    countries: Sequence[str] | None = None,
 ) -> Prompt:
     """The prompt for ``question`` under ``strategy``.
 
-    ``bench`` (a :class:`~mapgen.eval.bench_io.Benchmark`) supplies the image and the map spec (for the
-    counterfactual name dictionary); ``image_path`` and ``names`` override them.
+    ``bench`` (a :class:`~mapgen.eval.bench_io.Benchmark`) supplies the image, the map spec (for the
+    counterfactual name dictionary) and the benchmark's countries (a generated example avoids them);
+    ``image_path``, ``names`` and ``countries`` override them.
     """
     q = question if isinstance(question, Question) else Question.from_dict(dict(question))
     strat = load_strategy(strategy)
@@ -283,13 +317,19 @@ def render_prompt(
     if names is None and q.counterfactual:
         names = name_dictionary(q)
     ctx = prompt_context(q, strat, names)
+    examples = strat.example_images
+    if strat.generated_example:
+        if countries is None:
+            countries = _benchmark_countries(bench) if bench is not None else [str(q.country)]
+        ctx["example"], image = example_context(q, countries)
+        examples = (image, *examples)
     return Prompt(
         text=_render(strat.text, ctx),
         image_path=Path(image_path) if image_path else None,
         system=_render(strat.system, ctx) if strat.system else None,
         strategy=strat.name,
         question_id=q.question_id,
-        example_images=strat.example_images,
+        example_images=examples,
     )
 
 

@@ -8,7 +8,9 @@ Files written by :func:`write_report` (byte-identical for identical inputs):
   overall score, mean of every metric per answer type, the paper tables as nested dicts, plus whatever the
   caller adds (``extra``: captions, grounding, run settings).
 - ``tables.md``: the MAPWise layout — one table per breakdown (overall, map type = discrete / continuous /
-  hatched, annotated, country, relative region, counterfactual kind), rows the groups, columns Binary Acc,
+  hatched, annotated, country, relative region, counterfactual set: ``original`` (the control maps of the
+  counterfactual study, MAPWise's "Original" row), ``imaginary``, ``shuffled``, ``jumbled``, then ``none`` for
+  the ordinary maps), rows the groups, columns Binary Acc,
   Single Recall, Count Acc, Range Acc, List Precision, List Recall, Rank RWP (in %, "-" when a group has no
   question of that type); then the ranking metrics (RWP, MRR, MAP, Spearman, Kendall) like the paper's
   Tables 14-15, caption and grounding tables when present, and the problems found.
@@ -49,6 +51,9 @@ BREAKDOWNS: dict[str, str] = {
 }
 """Frame column → table title; ``map_variant`` is ``hatched`` for hatched maps, else the map type."""
 
+COUNTERFACTUAL_ORDER: tuple[str, ...] = ("original", "imaginary", "shuffled", "jumbled", "none")
+"""Row order of the counterfactual table: MAPWise's Original control first, then the counterfactual sets."""
+
 RANKING_COLUMNS = ("ranking_rwp", "ranking_mrr", "ranking_map", "ranking_spearman", "ranking_kendall")
 
 
@@ -83,7 +88,16 @@ def paper_table(frame: pd.DataFrame, by: str | None = None) -> pd.DataFrame:
             sub = g.loc[g["answer_type"] == answer_type, metric]
             row[title] = float(sub.mean()) * 100 if len(sub) else math.nan
         rows.append(row)
-    return pd.DataFrame(rows, columns=["group", "n", *[c[0] for c in PAPER_COLUMNS]])
+    return _ordered(pd.DataFrame(rows, columns=["group", "n", *[c[0] for c in PAPER_COLUMNS]]), by)
+
+
+def _ordered(table: pd.DataFrame, by: str | None) -> pd.DataFrame:
+    """Counterfactual rows in :data:`COUNTERFACTUAL_ORDER` (unknown sets after them); other tables as they are."""
+    if by != "counterfactual" or not len(table):
+        return table
+    rank = {name: i for i, name in enumerate(COUNTERFACTUAL_ORDER)}
+    keys = table["group"].map(lambda g: (rank.get(str(g), len(rank)), str(g)))
+    return table.iloc[sorted(range(len(table)), key=lambda i: keys.iloc[i])].reset_index(drop=True)
 
 
 def ranking_table(frame: pd.DataFrame, by: str | None = None) -> pd.DataFrame:
@@ -97,7 +111,7 @@ def ranking_table(frame: pd.DataFrame, by: str | None = None) -> pd.DataFrame:
         | {m: float(g[m].mean()) * 100 for m in RANKING_COLUMNS}
         for k, g in groups
     ]
-    return pd.DataFrame(rows)
+    return _ordered(pd.DataFrame(rows), by)
 
 
 # ------------------------------------------------------------------------------------------- markdown
