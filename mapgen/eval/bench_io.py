@@ -2,7 +2,7 @@
 
 Layout (only ``questions.jsonl`` is needed for VQA scoring; every other file is optional)::
 
-    bench/questions.jsonl      one Question record per line (+ counterfactual_set, variant: see BenchQuestion)
+    bench/questions.jsonl      one Question record per line (the build adds split, variant, counterfactual_set, image)
     bench/maps/<map_id>.png    the image a model is shown (+ <map_id>.json, the MapSpec)
     bench/manifest.json
     bench/captions.jsonl       VRSBench caption task: {image_id|map_id, question_id, ground_truth, ...}
@@ -45,14 +45,6 @@ def read_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
             yield number, record
 
 
-@dataclass
-class BenchQuestion(Question):
-    """A :class:`Question` plus the benchmark fields eval reads (``mapgen.build`` writes them next to it)."""
-
-    counterfactual_set: str | None = None
-    variant: str | None = None
-
-
 def _read_optional_jsonl(path: Path) -> list[dict[str, Any]]:
     return [record for _, record in read_jsonl(path)] if path.is_file() else []
 
@@ -63,7 +55,7 @@ def _read_questions(path: Path) -> list[Question]:
     questions, seen = [], set()
     for number, record in read_jsonl(path):
         try:
-            q = BenchQuestion.from_dict(record)
+            q = Question.from_dict(record)
         except TypeError as exc:
             raise ValueError(f"{path}:{number}: not a Question record ({exc})") from None
         if q.question_id in seen:

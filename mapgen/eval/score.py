@@ -27,7 +27,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from mapgen.eval.bench_io import BenchQuestion
 from mapgen.eval.extract import extract_answer
 from mapgen.eval.metrics import MAIN_METRIC, METRICS_BY_TYPE, all_metrics, gold_of
 from mapgen.questions.record import Question
@@ -71,7 +70,7 @@ class Score:
 
 def as_question(question: Question | Mapping[str, Any]) -> Question:
     """A :class:`Question` from a Question or its dict form (benchmark extras such as ``counterfactual_set`` kept)."""
-    return question if isinstance(question, Question) else BenchQuestion.from_dict(dict(question))
+    return question if isinstance(question, Question) else Question.from_dict(dict(question))
 
 
 def counterfactual_group(question: Question) -> str:

@@ -48,6 +48,9 @@ class Question:
     program: list[dict[str, Any]] = field(default_factory=list)
     tags: list[str] = field(default_factory=list)
     split: str | None = None
+    variant: str | None = None  # build: annotated / unannotated / hatched / a counterfactual kind
+    counterfactual_set: str | None = None  # build: original / imaginary / shuffled / jumbled (None outside the set)
+    image: str | None = None  # build: image path relative to the benchmark folder
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready dict."""
