@@ -131,13 +131,16 @@ def test_china_11_5D_median_of_mongolia_border():
     assert (v.verdict, v.our_answer) == ("disagree", "Yes")
 
 
-def test_china_11_5C_no_guangdong_neighbour_below_500():
+def test_china_11_5C_guangdong_neighbours_too_close_to_500_to_read():
     raw, v = verdict("china", 12)
     val = values("china", "11_5C")
     neighbours = {c: val[c] for c in ("FJ", "GX", "HN", "JX")}  # HK and MO have no data
     assert min(neighbours.values()) == 701.31 > 500
+    # colour bar 10.36-3627.86: tolerance 5 % = 180.9 plus reading margin 1 % = 36.2, i.e. 217.1 > 201.31, so
+    # "below 500" cannot be read off the bar for Guangxi: MAPWise's "1" is unverifiable rather than wrong
+    assert 0.06 * (3627.86 - 10.36) > 701.31 - 500
     assert raw.ground_truth == "1"
-    assert (v.verdict, v.our_answer) == ("disagree", "0")
+    assert v.verdict == "ambiguous"
 
 
 # ---------------------------------------------------------------------------------------------- MAPWise right

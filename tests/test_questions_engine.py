@@ -55,7 +55,7 @@ def test_every_template_instantiates_on_every_country(country: str, legend: str)
     scenes = (scene(country, info.id, legend, **kw) for info in list_stats(country))
     synthetic = (
         build_scene(make_spec(country, synthesize(country, seed=i, distribution="uniform"), legend=legend, **kw))
-        for i in range(4)
+        for i in range(12)
     )
     for s in chain(scenes, synthetic):
         got |= {q.template_id for q in generate_questions(s, ts, per_template=2, seed=0)}

@@ -136,7 +136,8 @@ CASES: list[tuple[str, str, dict[str, Any], Any]] = [
     # 19 any two regions
     ("region_comparison", "D1", {"X": "TX", "Y": "CO", "C": "similar"}, "Yes"),
     ("region_comparison", "D1", {"X": "WA", "Y": "TX", "C": "higher"}, "No"),
-    ("region_comparison", "C1", {"X": "TX", "Y": "CA", "C": "similar"}, "Yes"),
+    ("region_comparison", "C1", {"X": "NM", "Y": "AZ", "C": "similar"}, "Yes"),  # |2| <= tau - 2m = 3
+    ("region_comparison", "C1", {"X": "TX", "Y": "CA", "C": "similar"}, None),  # |4| inside the reading margin
     ("region_comparison", "C1", {"X": "TX", "Y": "CO", "C": "similar"}, None),  # |6| between tau and 2 tau
     # 20 direction-most local maximum (D1: CA, CO, TX, MA; C1: CA, CO, TX)
     ("direction_local_extreme", "D1", {"C": "higher", "D": "north"}, "Massachusetts"),

@@ -12,6 +12,9 @@ Definitions applied everywhere (also stated in ``templates/questions/mapwise.yam
 - *similar*: discrete — same class; continuous — |Δ| ≤ τ. *Higher/lower*: discrete — a higher/lower class;
   continuous — |Δ| ≥ 2τ. A continuous pair with τ < |Δ| < 2τ cannot be told apart reliably: INVALID.
 - A value is *readable against a mark* (a tick or a number N) when it is at least τ away from it.
+- Reading margin m = :data:`READING_MARGIN` × span: continuous comparisons are asked only when the answer
+  survives every value read being off by m (similar needs |Δ| ≤ τ − 2m, higher/lower |Δ| ≥ 2τ + 2m, a mark needs
+  a distance ≥ τ + m).
 - *Missing* (N/A) regions have no level: they belong to no range and never count as extreme; aggregates
   (mean, median, majority, "all", outlier, ranking) over a set containing an N/A region are INVALID.
 """
@@ -33,6 +36,9 @@ from mapgen.scene import Scene
 
 #: Perceptual tolerance on continuous maps, as a share of the colour-bar span (vmax - vmin).
 PERCEPTUAL_TOLERANCE = 0.05
+#: Reading margin on continuous maps, as a share of the span: an answer must survive each value it reads being
+#: off by this much (a colour bar is read to about 1 % — see the pixel-oracle audit).
+READING_MARGIN = 0.01
 #: On rendered maps the answer must also lead as drawn, by at least this many pixels (bbox centres).
 DIRECTION_MARGIN_PX = 8.0
 #: Two regions are told apart by direction only when their positions differ by at least this many degrees.
@@ -293,11 +299,17 @@ def order_levels(ctx: Ctx, la: float | None, lb: float | None) -> int | None:
     d = la - lb
     if ctx.discrete:
         return (d > 0) - (d < 0)
-    if abs(d) <= ctx.tol:
+    slack = 2 * _margin(ctx)  # both values may be misread
+    if abs(d) <= ctx.tol - slack:
         return 0
-    if abs(d) >= 2 * ctx.tol:
+    if abs(d) >= 2 * ctx.tol + slack:
         return 1 if d > 0 else -1
     return None
+
+
+def _margin(ctx: Ctx) -> float:
+    """The reading margin in value units (0 on discrete maps)."""
+    return 0.0 if ctx.discrete else ctx.tol * READING_MARGIN / PERCEPTUAL_TOLERANCE
 
 
 _CMP = {"higher": 1, "lower": -1, "similar": 0, "above": 1, "below": -1}
@@ -317,7 +329,7 @@ def _versus_mark(ctx: Ctx, code: str, mark: float) -> int:
         if v == mark:
             raise Invalid
         return 1 if v > mark else -1
-    if abs(v - mark) < ctx.tol:
+    if abs(v - mark) < ctx.tol + _margin(ctx):
         raise Invalid
     return 1 if v > mark else -1
 
