@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
@@ -16,7 +17,7 @@ def audit_command(bench: Path, out_dir: Path, quiet: bool) -> None:
     """Answer every question of BENCH from the pixels alone and explain each disagreement."""
     from mapgen.audit.audit import audit_benchmark
 
-    result = audit_benchmark(bench, out_dir, progress=not quiet)
+    result = audit_benchmark(bench, out_dir, progress=not quiet and sys.stdout.isatty())
     s = result.summary
     o = s["overall"]
     acc = "-" if o["oracle_accuracy"] is None else f"{100 * o['oracle_accuracy']:.1f}%"
