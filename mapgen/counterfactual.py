@@ -63,11 +63,11 @@ from mapgen.questions import (
     load_templates,
 )
 from mapgen.questions.engine import (
-    _domain,
-    _question,
-    _rng,
     evaluate,
     hinges_on_illegible,
+    make_question,
+    param_domain,
+    question_rng,
     render_text,
     run_program,
 )
@@ -428,7 +428,7 @@ def _check_domains(template: Template, scene: Scene, params: dict[str, Any]) -> 
     """Every parameter must be a candidate the engine itself could have drawn on ``scene``."""
     ctx, env = context(scene), {}
     for p in template.params:
-        if params[p.name] not in _domain(p, ctx, env):
+        if params[p.name] not in param_domain(p, ctx, env):
             raise Skip("parameter", f"{p.name}={params[p.name]!r} is not a candidate on this map")
         env[p.name] = params[p.name]
 
@@ -469,8 +469,8 @@ def reinstantiate(question: Question, template: Template, original: Scene, scene
     if hinges_on_illegible(template, ctx, params, answer):
         raise Skip("illegible", "the answer depends on a region too small to read")
     variant = text_variant(template, original, question.params, question.question)
-    rng = _rng(seed, scene, template) if variant is None else _FixedChoice(variant)
-    return _question(template, ctx, params, env, answer, rng)
+    rng = question_rng(seed, scene, template) if variant is None else _FixedChoice(variant)
+    return make_question(template, ctx, params, env, answer, rng)
 
 
 def program_answer(question: Question | Mapping[str, Any]) -> Any:

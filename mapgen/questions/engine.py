@@ -117,7 +117,8 @@ def _key(answer: Any) -> Any:
 # ---------------------------------------------------------------------------------------------- sampling
 
 
-def _domain(p: Param, ctx: Ctx, env: dict[str, Any]) -> list[Any]:
+def param_domain(p: Param, ctx: Ctx, env: dict[str, Any]) -> list[Any]:
+    """Every value parameter ``p`` may take on this scene, given the parameters already chosen in ``env``."""
     if p.source is not None:
         key = (id(p), *(env[r] for r in p.refs))
         dom = ctx.cache.get(key)
@@ -166,7 +167,7 @@ def sample_params(template: Template, ctx: Ctx, rng: random.Random) -> dict[str,
     """One random draw of every parameter (None when some domain is empty)."""
     env: dict[str, Any] = {}
     for p in template.params:
-        dom = _domain(p, ctx, env)
+        dom = param_domain(p, ctx, env)
         if not dom:
             return None
         if p.prefer_first and rng.random() < p.prefer_first:
@@ -309,7 +310,8 @@ def _uses_region_border_group(template: Template, params: dict[str, Any], ctx: C
 # ---------------------------------------------------------------------------------------------- instantiation
 
 
-def _rng(seed: int, scene: Scene, template: Template) -> random.Random:
+def question_rng(seed: int, scene: Scene, template: Template) -> random.Random:
+    """The seeded generator of one template on one map (parameter draws and text variants)."""
     return random.Random(f"{seed}:{scene.map_id}:{template.id}")
 
 
@@ -325,7 +327,7 @@ def instantiate(
     if not template.applies_to(scene.map_type) or n <= 0:
         return []
     ctx = context(scene)
-    rng = _rng(seed, scene, template)
+    rng = question_rng(seed, scene, template)
     budget = attempts or max(MIN_ATTEMPTS, ATTEMPTS_PER_QUESTION * n)
     cap = max(1, math.ceil(n * (0.5 if template.answer_type == "binary" else max_answer_share)))
     seen_params: set[tuple] = set()
@@ -351,7 +353,7 @@ def instantiate(
             if template.answer_type != "binary" and len(spare) < n:
                 spare.append((params, env, answer))
             continue
-        q = _question(template, ctx, params, env, answer, rng)
+        q = make_question(template, ctx, params, env, answer, rng)
         if q.question in seen_text:
             continue
         seen_text.add(q.question)
@@ -360,16 +362,17 @@ def instantiate(
     for params, env, answer in spare:
         if len(kept) >= n:
             break
-        q = _question(template, ctx, params, env, answer, rng)
+        q = make_question(template, ctx, params, env, answer, rng)
         if q.question not in seen_text:
             seen_text.add(q.question)
             kept.append(q)
     return kept[:n]
 
 
-def _question(
+def make_question(
     template: Template, ctx: Ctx, params: dict[str, Any], env: dict[str, Any], answer: Any, rng: random.Random
 ) -> Question:
+    """The Question record of a finished program run (text drawn with ``rng``, answer formatted, trace kept)."""
     scene = ctx.scene
     text = render_text(template, ctx, params, rng)
     canon, accepted, bounds = format_answer(template, ctx, answer)
@@ -453,4 +456,4 @@ def question_for(template: Template, scene: Scene, params: dict[str, Any], seed:
     answer, env = run_program(template, ctx, dict(params))
     if answer is INVALID or hinges_on_illegible(template, ctx, params, answer):
         return None
-    return _question(template, ctx, dict(params), env, answer, _rng(seed, scene, template))
+    return make_question(template, ctx, dict(params), env, answer, question_rng(seed, scene, template))
