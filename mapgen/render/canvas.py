@@ -4,7 +4,9 @@ Computing this once and changing only colours per map is what makes rendering fa
 
 Label plan (one rule): a region's label sits at the pole of inaccessibility of its largest part when a two-letter
 label box fits there; otherwise it becomes a callout beside the region (right of it when the region lies in the
-eastern half of the map, left otherwise) joined by a leader line, moved down until it overlaps no other label.
+eastern half of the map, left otherwise) joined by a leader line — past the outermost land in its row when that
+is within :data:`MAX_COAST_JUMP_PX` (small coastal regions get their labels off the coast), else right beside
+the region — moved down until it overlaps no other label.
 Regions smaller than one pixel get no label. Sample points avoid every label box and leader line.
 """
 
@@ -33,6 +35,7 @@ from mapgen.spec import Style
 
 LABEL_FONT_PT = 7.5
 CALLOUT_GAP_PX = 12.0
+MAX_COAST_JUMP_PX = 60.0  # a callout moves out past other land (to the coast) only when that is this close
 RESERVED_TEXT = "WW"  # the widest two-letter label: the box every planned label reserves
 LABEL_MARGIN_PX = 2.0
 
@@ -79,6 +82,14 @@ class AtlasCanvas:
         return part.contains(label) and label.distance(sample) > LABEL_MARGIN_PX
 
 
+def label_box_color(place: LabelPlace, hatched: bool, background: str) -> str | None:
+    """Fill of the box behind a label, if any: the page background behind callouts (they may sit on other
+    regions) and white behind inside labels on hatched maps (hatch lines would cross the text)."""
+    if place.kind == "callout":
+        return background
+    return "#ffffff" if hatched else None
+
+
 def build_canvas(atlas: Atlas, style: Style) -> AtlasCanvas:
     """Compute the layout, pixel-space paths, mask, label plan and pixel facts of ``atlas`` for a page."""
     layout = compute_layout(tuple(atlas.gdf.total_bounds), style)
@@ -117,13 +128,16 @@ def plan_labels(canvas: AtlasCanvas, poles: dict, areas: np.ndarray) -> dict[str
 
 
 def _callout(canvas: AtlasCanvas, code: str, anchor, right: bool, taken: list) -> LabelPlace:
-    x1, y1, x2, y2 = canvas.geoms[code].bounds
     bx1, by1, bx2, by2 = canvas.text_box(RESERVED_TEXT, (0.0, 0.0))
     w, map_box = bx2 - bx1, canvas.layout.map_box
-    x = x2 + CALLOUT_GAP_PX + w / 2 if right else x1 - CALLOUT_GAP_PX - w / 2
-    x = min(max(x, map_box.left + w / 2 + 1), map_box.right - w / 2 - 1)
+    rx1, _, rx2, _ = canvas.geoms[code].bounds
+    own = rx2 if right else rx1
     y = anchor[1]
     for _ in range(200):
+        edge = _land_edge(canvas, y + by1 - 2, y + by2 + 2, right, anchor[0])
+        edge = edge if abs(edge - own) <= MAX_COAST_JUMP_PX else own  # interior regions: label beside them
+        x = edge + CALLOUT_GAP_PX + w / 2 if right else edge - CALLOUT_GAP_PX - w / 2
+        x = min(max(x, map_box.left + w / 2 + 1), map_box.right - w / 2 - 1)
         mine = (x + bx1, y + by1, x + bx2, y + by2)
         clash = [t for t in taken if not (mine[2] < t[0] or t[2] < mine[0] or mine[3] < t[1] or t[3] < mine[1])]
         if not clash:
@@ -134,6 +148,18 @@ def _callout(canvas: AtlasCanvas, code: str, anchor, right: bool, taken: list) -
     line = LineString([end, anchor])
     outside = line.difference(canvas.geoms[code])
     return LabelPlace("callout", (x, y), _segment_from(outside, end))
+
+
+def _land_edge(canvas: AtlasCanvas, top: float, bottom: float, right: bool, start: float) -> float:
+    """The outermost land in a horizontal band beyond ``start`` (so callouts sit off the coast, not on
+    neighbours): the largest x of any region in the band when ``right``, else the smallest."""
+    band = box(start if right else canvas.layout.map_box.left, top, canvas.layout.map_box.right if right else start,
+               bottom)
+    hits = [g.intersection(band) for g in canvas.geoms.values() if g.intersects(band)]
+    hits = [h for h in hits if not h.is_empty]
+    if not hits:
+        return start
+    return max(h.bounds[2] for h in hits) if right else min(h.bounds[0] for h in hits)
 
 
 def _segment_from(geom, start: tuple[float, float]) -> tuple[tuple[float, float], ...]:

@@ -20,7 +20,7 @@ from matplotlib.patches import Rectangle
 from PIL import Image, ImageDraw
 
 from mapgen.legend import Legend, relative_luminance
-from mapgen.render.canvas import AtlasCanvas
+from mapgen.render.canvas import AtlasCanvas, label_box_color
 from mapgen.render.legend_layout import NA_HATCH_FACE, legend_layout
 from mapgen.render.text import TextItem, draw_texts, title_item
 from mapgen.spec import MapSpec, background_color
@@ -72,7 +72,7 @@ class MatplotlibFigure:
             self.regions.set_facecolors(faces)
         labels: dict[str, dict[str, Any]] = {}
         if style.annotated:
-            temp += self._labels(texts, faces, legend.hatched, items, labels)
+            temp += self._labels(texts, faces, legend.hatched, bg, items, labels)
         title_box = self.canvas.layout.title_box
         if style.show_title and title_box is not None and spec.title:
             items.append(title_item(spec.title, title_box))
@@ -108,7 +108,7 @@ class MatplotlibFigure:
             artists.append(coll)
         return artists
 
-    def _labels(self, texts, faces, hatched: bool, items: list[TextItem], out: dict) -> list[Any]:
+    def _labels(self, texts, faces, hatched: bool, background: str, items: list[TextItem], out: dict) -> list[Any]:
         canvas = self.canvas
         lines = []
         for code, face in zip(canvas.codes, faces):
@@ -117,7 +117,7 @@ class MatplotlibFigure:
                 continue
             dark = relative_luminance(face) < 0.3 and not hatched and place.kind == "inside"
             item = TextItem(place.xy[0], place.xy[1], texts[code], canvas.label_px, "#ffffff" if dark else "#000000",
-                            "mm", "#ffffff" if hatched and place.kind == "inside" else None)
+                            "mm", label_box_color(place, hatched, background))
             items.append(item)
             if len(place.line) > 1:
                 lines.append(place.line)

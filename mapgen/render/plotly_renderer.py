@@ -55,7 +55,7 @@ import shapely
 from PIL import Image
 
 from mapgen.legend import Legend, relative_luminance
-from mapgen.render.canvas import AtlasCanvas
+from mapgen.render.canvas import AtlasCanvas, label_box_color
 from mapgen.render.layout import Box
 from mapgen.render.legend_layout import legend_layout
 from mapgen.render.mpl_renderer import (
@@ -225,14 +225,14 @@ def _pattern(hatch: str, face: str) -> dict[str, Any]:
 
 
 def _label_traces(spec: MapSpec, canvas: AtlasCanvas, out: dict[str, Any]) -> list[dict[str, Any]]:
-    """Leader lines, white boxes (hatched maps) and the label texts; fills ``out`` with label boxes."""
+    """Leader lines, label boxes (see :func:`label_box_color`) and the label texts; fills ``out`` with boxes."""
     hatched, legend = spec.legend.hatched, spec.legend
+    background = background_color(spec.style.background)
     texts = label_texts(spec, canvas)
     tx, ty, tt, tc = [], [], [], []
     lines_x: list = []
     lines_y: list = []
-    boxes_x: list = []
-    boxes_y: list = []
+    boxes: dict[str, tuple[list, list]] = {}
     for code in canvas.codes:
         place = canvas.places.get(code)
         if place is None:
@@ -247,17 +247,19 @@ def _label_traces(spec: MapSpec, canvas: AtlasCanvas, out: dict[str, Any]) -> li
         if len(place.line) > 1:
             lines_x += [*(p[0] for p in place.line), None]
             lines_y += [*(p[1] for p in place.line), None]
-        if hatched and place.kind == "inside":
+        fill = label_box_color(place, hatched, background)
+        if fill is not None:
             x1, y1, x2, y2 = box
-            boxes_x += [x1 - 1, x2 + 1, x2 + 1, x1 - 1, None]
-            boxes_y += [y1 - 1, y1 - 1, y2 + 1, y2 + 1, None]
+            bx, by = boxes.setdefault(fill, ([], []))
+            bx += [x1 - 1, x2 + 1, x2 + 1, x1 - 1, None]
+            by += [y1 - 1, y1 - 1, y2 + 1, y2 + 1, None]
         out[code] = {"text": texts[code], "kind": place.kind, "box": list(box)}
     traces = []
     if lines_x:
         traces.append({"type": "scatter", "x": lines_x, "y": lines_y, "mode": "lines", "hoverinfo": "skip",
                        "line": {"color": "#444444", "width": 0.8, "simplify": False}})
-    if boxes_x:
-        traces.append(_path_trace(boxes_x, boxes_y, "#ffffff", "rgba(0,0,0,0)", 0))
+    for fill, (bx, by) in sorted(boxes.items()):
+        traces.append(_path_trace(bx, by, fill, "rgba(0,0,0,0)", 0))
     if tx:
         traces.append(_text_trace(tx, ty, tt, tc, canvas.label_px))
     return traces
