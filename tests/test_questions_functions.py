@@ -111,3 +111,9 @@ def test_every_function_is_unit_tested() -> None:
         test()
     untested = sorted(set(FUNCTIONS) - TESTED)
     assert not untested, untested
+
+
+def test_ranking_of_all_tied_regions_is_not_asked() -> None:
+    # D1 breaks at 10 and 20: NV 12, WY 12 and AZ 14 share the middle class, so there is nothing to rank
+    assert f("ranking", "D1", {"NV", "WY", "AZ"}) is INVALID
+    assert f("ranking", "D1", {"NV", "WA", "TX"}) == [["TX"], ["NV"], ["WA"]]

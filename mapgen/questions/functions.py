@@ -557,7 +557,8 @@ def extreme_class(ctx: Ctx, regions: Iterable[str], extreme: str) -> int:
 @register("Regions", "Ranking")
 @_guard
 def ranking(ctx: Ctx, regions: Iterable[str]) -> list[list[str]]:
-    """Tie groups, highest first (ties: same class / within τ; INVALID when not transitive or unreadable)."""
+    """Tie groups, highest first (ties: same class / within τ; INVALID when not transitive, unreadable, or all
+    tied)."""
     ranked = _sorted_levels(ctx, _all_valued(ctx, regions), "highest")
     groups: list[list[str]] = []
     for c in ranked:
@@ -569,6 +570,8 @@ def ranking(ctx: Ctx, regions: Iterable[str]) -> list[list[str]]:
             if groups and any(order(ctx, g, c) != 1 for g in groups[-1]):
                 raise Invalid
             groups.append([c])
+    if len(groups) < 2:  # everything tied: nothing to rank (a degenerate question)
+        raise Invalid
     return groups
 
 
