@@ -246,7 +246,7 @@ def audit_question(record: Mapping[str, Any], ma: MapAudit, templates: Any) -> d
 
     om = ma.oracle
     template = templates.get(record["template_id"])
-    got = question_for(template, om.scene, dict(record.get("params") or {}))
+    got = question_for(template, om.scene, dict(record.get("params") or {}), reader=True)
     oracle_answer = None if got is None else got.answer
     correct = got is not None and answers_equal(got.answer, record["answer"], record["answer_type"])
     reads = question_reads(om, record, templates)

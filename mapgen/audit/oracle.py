@@ -498,7 +498,7 @@ def answer(question: Any, scene: Scene, templates: Any = None) -> Any:
     from mapgen.questions import load_templates, question_for
 
     template = (templates or load_templates()).get(question.template_id)
-    return question_for(template, scene, dict(question.params))
+    return question_for(template, scene, dict(question.params), reader=True)
 
 
 def answers_equal(a: Any, b: Any, answer_type: str) -> bool:

@@ -450,9 +450,14 @@ def _hashable(v: Any) -> Any:
     return v
 
 
-def question_for(template: Template, scene: Scene, params: dict[str, Any], seed: int = 0) -> Question | None:
-    """The question of one template with given parameter values (None when the program rejects it)."""
-    ctx = context(scene)
+def question_for(
+    template: Template, scene: Scene, params: dict[str, Any], seed: int = 0, reader: bool = False
+) -> Question | None:
+    """The question of one template with given parameter values (None when the program rejects it).
+
+    ``reader=True`` answers as someone reading the map would, without the generation-time reading margin (the
+    pixel oracle uses it: a value read 0.3 % off still answers the question it was asked)."""
+    ctx = context(scene).as_reader() if reader else context(scene)
     answer, env = run_program(template, ctx, dict(params))
     if answer is INVALID or hinges_on_illegible(template, ctx, params, answer):
         return None

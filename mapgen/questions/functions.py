@@ -26,7 +26,7 @@ import contextlib
 import math
 from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
@@ -108,6 +108,7 @@ class Ctx:
     intervals: list[tuple[float, float]]  # value units: classes (discrete) / tick intervals (continuous)
     interval_labels: list[str]
     thresholds: list[tuple[float, str]]  # (value, display text)
+    margin: float = 0.0  # reading margin in value units (continuous maps; 0 when answering as a reader)
     reads: set[str] = field(default_factory=set)
     cache: dict[Any, Any] = field(default_factory=dict)
 
@@ -117,8 +118,13 @@ class Ctx:
         lv[code], vv[code] = level, value
         return Ctx(
             self.scene, self.discrete, lv, vv, self.legible, self.tol, self.groups, self.group_kind,
-            self.group_centre, self.intervals, self.interval_labels, self.thresholds,
+            self.group_centre, self.intervals, self.interval_labels, self.thresholds, self.margin,
         )  # fmt: skip
+
+    def as_reader(self) -> Ctx:
+        """A copy without the reading margin: answers what a reader sees instead of rejecting near-ties
+        (the pixel oracle answers this way; generation keeps the margin)."""
+        return replace(self, margin=0.0, reads=set(), cache={})
 
     def lv(self, code: str) -> float | None:
         """Level of a region (records the read); None when missing."""
@@ -171,8 +177,10 @@ def _build_context(scene: Scene) -> Ctx:
         labels = [_join(a, b) for a, b in zip(legend.tick_labels[:-1], legend.tick_labels[1:])]
         tol = PERCEPTUAL_TOLERANCE * (legend.vmax - legend.vmin)
     groups, kinds, centres = _groups(scene)
+    margin = 0.0 if discrete else tol * READING_MARGIN / PERCEPTUAL_TOLERANCE
     ctx = Ctx(
-        scene, discrete, level, value, frozenset(scene.legible()), tol, groups, kinds, centres, intervals, labels, []
+        scene, discrete, level, value, frozenset(scene.legible()), tol, groups, kinds, centres, intervals, labels, [],
+        margin,
     )
     ctx.thresholds = _thresholds(ctx)
     return ctx
@@ -308,8 +316,8 @@ def order_levels(ctx: Ctx, la: float | None, lb: float | None) -> int | None:
 
 
 def _margin(ctx: Ctx) -> float:
-    """The reading margin in value units (0 on discrete maps)."""
-    return 0.0 if ctx.discrete else ctx.tol * READING_MARGIN / PERCEPTUAL_TOLERANCE
+    """The reading margin in value units (0 on discrete maps and for readers)."""
+    return ctx.margin
 
 
 _CMP = {"higher": 1, "lower": -1, "similar": 0, "above": 1, "below": -1}
@@ -597,7 +605,7 @@ def median_range(ctx: Ctx, regions: Iterable[str]) -> int:
     if ctx.discrete:
         return int(med)
     for i, (lo, hi) in enumerate(ctx.intervals):
-        if lo + ctx.tol <= med <= hi - ctx.tol:
+        if lo + ctx.tol + _margin(ctx) <= med <= hi - ctx.tol - _margin(ctx):
             return i
     raise Invalid
 
@@ -621,7 +629,8 @@ def compare_means(ctx: Ctx, a: Iterable[str], b: Iterable[str]) -> str:
     if len(pa) < 2 or len(pb) < 2 or set(pa) == set(pb):
         raise Invalid
     d = sum(ctx.level[c] for c in pa) / len(pa) - sum(ctx.level[c] for c in pb) / len(pb)
-    hi, sim = (MEAN_CLASS_DIFF, MEAN_CLASS_SIMILAR) if ctx.discrete else (2 * ctx.tol, ctx.tol)
+    slack = 2 * _margin(ctx)
+    hi, sim = (MEAN_CLASS_DIFF, MEAN_CLASS_SIMILAR) if ctx.discrete else (2 * ctx.tol + slack, ctx.tol - slack)
     if abs(d) <= sim:
         return "similar"
     if abs(d) >= hi:
@@ -645,9 +654,9 @@ def is_outlier(ctx: Ctx, region: str, regions: Iterable[str]) -> bool:
         if d >= OUTLIER_CLASSES:
             return True
         raise Invalid
-    if d <= ctx.tol / 2:
+    if d <= ctx.tol / 2 - 2 * _margin(ctx):
         return False
-    if d >= OUTLIER_TOL_FACTOR * ctx.tol and d >= hi - lo:
+    if d >= OUTLIER_TOL_FACTOR * ctx.tol + 2 * _margin(ctx) and d >= hi - lo:
         return True
     raise Invalid
 
@@ -673,7 +682,7 @@ def closest_in_value(ctx: Ctx, regions: Iterable[str], region: str, mode: str) -
             raise Invalid
         return frozenset(c for c in pool if dist[c] == best)
     ranked = sorted(pool, key=lambda c: dist[c], reverse=mode not in ("same", "closest"))
-    if abs(dist[ranked[0]] - dist[ranked[1]]) < ctx.tol:
+    if abs(dist[ranked[0]] - dist[ranked[1]]) < ctx.tol + 2 * _margin(ctx):
         raise Invalid
     return frozenset(ranked[:1])
 
@@ -686,7 +695,7 @@ def closer_number(ctx: Ctx, region: str, a: float, b: float) -> float:
     if x is None or a == b:
         raise Invalid
     da, db = abs(ctx.value[region] - a), abs(ctx.value[region] - b)
-    if abs(da - db) < ctx.tol:
+    if abs(da - db) < ctx.tol + 2 * _margin(ctx):
         raise Invalid
     return a if da < db else b
 
@@ -722,10 +731,10 @@ def is_max_border_pair(ctx: Ctx, a: str, b: str) -> bool:
     mine = abs(ctx.level[a] - ctx.level[b])
     top, runner = diffs[0][0], diffs[1][0]
     if frozenset(diffs[0][1:]) == frozenset((a, b)):
-        if top - runner > (ctx.tol if not ctx.discrete else 0):
+        if top - runner > (ctx.tol + 2 * _margin(ctx) if not ctx.discrete else 0):
             return True
         raise Invalid
-    if top - mine > (ctx.tol if not ctx.discrete else 0):
+    if top - mine > (ctx.tol + 2 * _margin(ctx) if not ctx.discrete else 0):
         return False
     raise Invalid
 
