@@ -91,15 +91,17 @@ def _alternatives(ctx: Ctx) -> list[tuple[float | None, float]]:
 
 
 def hinges_on_illegible(template: Template, ctx: Ctx, params: dict[str, Any], answer: Any) -> bool:
-    """True when an illegible region the program read could change the answer."""
+    """True when an illegible region the program read — or all of them at once — could change the answer."""
     unreadable = [c for c in ctx.reads if c not in ctx.legible]
     if not unreadable:
         return False
     if any(v in unreadable for v in params.values() if isinstance(v, str)):
         return True
-    for code in unreadable:
+    # each unreadable region alone, then all of them together (misreads of tiny regions tend to go one way)
+    groups = [[code] for code in unreadable] + ([unreadable] if len(unreadable) > 1 else [])
+    for codes in groups:
         for level, value in _alternatives(ctx):
-            alt = ctx.copy_with(code, level, value)
+            alt = ctx.copy_with(codes, level, value)
             other, _ = run_program(template, alt, params)
             if other is INVALID or _key(other) != _key(answer):
                 return True

@@ -112,10 +112,11 @@ class Ctx:
     reads: set[str] = field(default_factory=set)
     cache: dict[Any, Any] = field(default_factory=dict)
 
-    def copy_with(self, code: str, level: float | None, value: float) -> Ctx:
-        """A copy where one region has another level/value (for the illegible-region test)."""
+    def copy_with(self, code: str | Iterable[str], level: float | None, value: float) -> Ctx:
+        """A copy where one region (or several) has another level/value (for the illegible-region test)."""
         lv, vv = dict(self.level), dict(self.value)
-        lv[code], vv[code] = level, value
+        for c in [code] if isinstance(code, str) else code:
+            lv[c], vv[c] = level, value
         return Ctx(
             self.scene, self.discrete, lv, vv, self.legible, self.tol, self.groups, self.group_kind,
             self.group_centre, self.intervals, self.interval_labels, self.thresholds, self.margin,
