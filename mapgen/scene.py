@@ -7,14 +7,16 @@ Pixel facts (bbox, area in px, legibility) are merged in after rendering with :m
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from mapgen.geo.atlas import Atlas
 from mapgen.geo.names import UnknownRegionError, build_index, closest, normalize_name
 from mapgen.legend import Legend
-from mapgen.spec import MapSpec
+from mapgen.spec import MapSpec, load_spec
 
 #: Counterfactual kinds that rename regions (their maps accept only the map's own names and labels).
 RENAMING_KINDS = frozenset({"imaginary", "shuffled"})
@@ -272,3 +274,29 @@ def build_scene(spec: MapSpec, atlas: Atlas | None = None) -> Scene:
         atlas=atlas,
         spec=spec,
     )
+
+
+def with_render_record(scene: Scene, record: dict[str, Any]) -> Scene:
+    """The scene with the pixel facts and legibility a render wrote (``record["regions"]``: code → facts)."""
+    regions = record["regions"]
+    return scene.with_pixels(dict(regions), {c: bool(r.get("legible", True)) for c, r in regions.items()})
+
+
+def load_scene(path: str | Path) -> Scene:
+    """The Scene of a map file: a MapSpec, MAPWise metadata, a render JSON (pixel facts and legibility merged in)
+    or a scene JSON from ``mapgen scene --json`` (its legibility flags applied)."""
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    scene = build_scene(load_spec(path))
+    regions = data.get("regions") if isinstance(data, dict) else None
+    if isinstance(regions, dict) and "render" in data:
+        width, height = data["render"]["width"], data["render"]["height"]
+        style = scene.spec.style
+        if (style.width, style.height) != (width, height):
+            raise ValueError(f"{path}: render size {width}x{height} differs from the spec's "
+                             f"{style.width}x{style.height}.")
+        return with_render_record(scene, data)
+    if isinstance(regions, list):
+        flags = {r["code"]: bool(r["legible"]) for r in regions if isinstance(r, dict) and "legible" in r}
+        flags = {c: v for c, v in flags.items() if c in scene.regions}
+        return scene.with_pixels({}, flags) if flags else scene
+    return scene

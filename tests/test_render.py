@@ -134,3 +134,12 @@ def test_failed_write_leaves_nothing_behind(tmp_path: Path) -> None:
     with pytest.raises(OSError):
         _write_all({tmp_path / "a.png": b"x", tmp_path / "b.png": b"y"})
     assert sorted(p.name for p in tmp_path.iterdir()) == ["b.png"]
+
+
+def test_a_render_json_loads_back_with_its_pixel_facts(tmp_path: Path) -> None:
+    from mapgen.scene import load_scene
+
+    result = render(make_spec("usa", "population_2020"), tmp_path / "m.png")
+    scene = load_scene(result.json)  # what `mapgen questions` / `describe` read
+    assert not scene.regions["DC"].legible and scene.regions["CA"].legible
+    assert scene.regions["CA"].pixels["bbox"] == result.scene.regions["CA"].pixels["bbox"]

@@ -40,7 +40,7 @@ import numpy as np
 from PIL import Image
 
 from mapgen.audit.colors import rgb_to_lab
-from mapgen.scene import Scene, build_scene, legend_facts
+from mapgen.scene import Scene, build_scene, legend_facts, with_render_record
 from mapgen.spec import MapSpec
 
 #: Largest radius (px) of the colour-sampling disc.
@@ -443,10 +443,7 @@ def _read_continuous(lab, bar: ColorBar | None, base: dict) -> RegionReading:
 
 def truth_scene(files: RenderFiles) -> Scene:
     """The map's own Scene (spec + pixel facts and legibility from the render JSON)."""
-    spec = files.spec
-    scene = build_scene(spec, spec.load_atlas())
-    regions = files.record["regions"]
-    return scene.with_pixels(regions, {c: bool(r.get("legible", True)) for c, r in regions.items()})
+    return with_render_record(build_scene(files.spec), files.record)
 
 
 def oracle_scene(scene: Scene, reading: MapReading) -> Scene:

@@ -9,8 +9,9 @@ import click
 
 from mapgen.questions.engine import generate_questions, instantiate
 from mapgen.questions.functions import FUNCTIONS
-from mapgen.questions.io import load_scene, write_jsonl
+from mapgen.questions.io import write_jsonl
 from mapgen.questions.templates import lint_file, load_templates
+from mapgen.scene import load_scene
 
 
 @click.command("questions")

@@ -22,8 +22,7 @@ from mapgen.describe.records import (
 )
 from mapgen.describe.referring import evaluate, make_context, referring_expressions, verify
 from mapgen.describe.vqa import MAPWISE_VQA_TYPE, VQA_TYPES, vqa_type
-from mapgen.scene import Scene, build_scene
-from mapgen.spec import load_spec
+from mapgen.scene import Scene, load_scene
 
 __all__ = [
     "MAPWISE_VQA_TYPE",
@@ -70,11 +69,4 @@ def scene_from_render_json(path: str | Path) -> Scene:
     data = json.loads(Path(path).read_text(encoding="utf-8"))
     if "regions" not in data or "render" not in data:
         raise ValueError(f"{path} is not a render JSON (no 'regions'/'render'); render the map first.")
-    scene = build_scene(load_spec(path))
-    pixels = {c: {k: v for k, v in facts.items() if k != "legible"} for c, facts in data["regions"].items()}
-    legible = {c: bool(facts.get("legible", True)) for c, facts in data["regions"].items()}
-    width, height = data["render"]["width"], data["render"]["height"]
-    style = scene.spec.style
-    if (style.width, style.height) != (width, height):
-        raise ValueError(f"{path}: render size {width}x{height} differs from the spec's {style.width}x{style.height}.")
-    return scene.with_pixels(pixels, legible)
+    return load_scene(path)
