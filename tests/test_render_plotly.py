@@ -18,6 +18,8 @@ from PIL import Image
 pytest.importorskip("plotly")
 pytest.importorskip("kaleido")
 
+from test_render import samples_recover_classes  # noqa: E402
+
 from mapgen.legend import HATCHES, to_hex_color  # noqa: E402
 from mapgen.render import render, render_variants  # noqa: E402
 from mapgen.render.api import get_canvas, get_renderer  # noqa: E402
@@ -60,19 +62,8 @@ def rgb(color: str) -> np.ndarray:
 def test_sampled_colour_recovers_the_legend_class(country: str, annotated: bool, tmp_path: Path) -> None:
     spec = plotly_spec(country, classes=5, annotated=annotated)
     result = render(spec, tmp_path / "m.png")
-    image = np.asarray(Image.open(result.image).convert("RGB"), dtype=float)
-    palette = np.array([rgb(c.color) for c in spec.legend.classes])
-    checked = 0
-    for code, facts in result.scene.regions.items():
-        if not facts.legible or facts.class_index is None:
-            continue
-        x, y = facts.pixels["sample"]
-        pixel = image[int(round(y)), int(round(x))]
-        assert int(np.argmin(((palette - pixel) ** 2).sum(axis=1))) == facts.class_index, code
-        # placement is exact, so the pixel is the class colour itself (no blending with a neighbour/border)
-        assert np.abs(pixel - palette[facts.class_index]).max() <= 2, code
-        checked += 1
-    assert checked >= 25
+    # placement is exact, so the pixel is the class colour itself (no blending with a neighbour/border)
+    assert samples_recover_classes(result, spec, max_channel_error=2) >= 25
 
 
 @needs_chromium
