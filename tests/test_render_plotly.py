@@ -20,7 +20,7 @@ pytest.importorskip("kaleido")
 
 from test_render import samples_recover_classes  # noqa: E402
 
-from mapgen.legend import HATCHES, to_hex_color  # noqa: E402
+from mapgen.legend import HATCHES  # noqa: E402
 from mapgen.render import render, render_variants  # noqa: E402
 from mapgen.render.api import get_canvas, get_renderer  # noqa: E402
 from mapgen.render.mpl_renderer import MatplotlibRenderer, label_texts  # noqa: E402
@@ -49,11 +49,6 @@ needs_chromium = pytest.mark.skipif(not _have_browser(), reason="Chromium not in
 
 def plotly_spec(country: str, **kwargs):
     return make_spec(country, STATS[country], **kwargs).with_style(renderer="plotly")
-
-
-def rgb(color: str) -> np.ndarray:
-    hexa = to_hex_color(color)
-    return np.array([int(hexa[i : i + 2], 16) for i in (1, 3, 5)], dtype=float)
 
 
 @needs_chromium
