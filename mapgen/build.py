@@ -391,9 +391,8 @@ def build(
     ordered = [results[u.unit_id] for u in units]
     manifest = finalize(config, out_dir, ordered)
     timings: Counter[str] = Counter()
-    for r in ordered:
-        if r["unit_id"] in {u.unit_id for u in todo}:
-            timings.update(r.get("timings", {}))
+    for unit in todo:
+        timings.update(results[unit.unit_id].get("timings", {}))
     seconds = time.perf_counter() - start
     write_json_atomic(out_dir / "build_log.json", {"seconds": round(seconds, 2), "built": len(todo),
                                                     "reused": len(units) - len(todo), "workers": workers,
