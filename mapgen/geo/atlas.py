@@ -273,7 +273,7 @@ def list_atlases() -> tuple[str, ...]:
 
 
 @cache
-def _load_builtin_cached(name: str) -> Atlas:
+def _load_builtin(name: str) -> Atlas:
     meta = yaml.safe_load(data_path("atlas", f"regions_{name}.yaml").read_text(encoding="utf-8"))
     facts = json.loads(data_path("atlas", f"{name}.facts.json").read_text(encoding="utf-8"))
     collection = json.loads(data_path("atlas", f"{name}.geojson").read_text(encoding="utf-8"))
@@ -300,10 +300,6 @@ def _load_builtin_cached(name: str) -> Atlas:
         crs=facts["crs"],
         source=facts["source"],
     )
-
-
-def _load_builtin(name: str) -> Atlas:
-    return _load_builtin_cached(name)
 
 
 def _apply_overrides(graph: nx.Graph, country: str) -> None:
