@@ -18,13 +18,11 @@ only units whose record is missing or whose files fail their hash check. Same co
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
 import shutil
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -33,6 +31,7 @@ import numpy as np
 
 from mapgen import __version__
 from mapgen.config import BuildConfig, load_config
+from mapgen.files import sha256_file, write_json_atomic, write_jsonl_atomic
 
 CONFIG_MARKER = ".mapgen-build.json"
 
@@ -303,29 +302,6 @@ def unit_descriptions(scene, unit: Unit, config: BuildConfig, meta: dict[str, An
 
 
 # --- files and hashes ---------------------------------------------------------------------------------------
-
-
-def sha256_file(path: Path) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-
-
-def write_json_atomic(path: Path, data: Any) -> None:
-    write_bytes_atomic(path, json.dumps(data, indent=1, sort_keys=True, allow_nan=False).encode())
-
-
-def write_bytes_atomic(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_bytes(data)
-        tmp.replace(path)
-    finally:
-        tmp.unlink(missing_ok=True)
-
-
-def write_jsonl_atomic(path: Path, records: Iterable[dict[str, Any]]) -> None:
-    lines = "".join(json.dumps(r, sort_keys=True, allow_nan=False) + "\n" for r in records)
-    write_bytes_atomic(path, lines.encode())
 
 
 def completed(unit: Unit, out_dir: Path) -> dict[str, Any] | None:

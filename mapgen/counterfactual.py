@@ -50,7 +50,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
-from mapgen.build import sha256_file, write_json_atomic, write_jsonl_atomic
+from mapgen.files import sha256_file, write_json_atomic, write_jsonl_atomic
 from mapgen.geo.atlas import BUILTIN, Atlas, list_atlases, load_atlas
 from mapgen.geo.names import normalize_name
 from mapgen.questions import (

@@ -19,6 +19,7 @@ from typing import Any, Literal
 import pandas as pd
 
 from mapgen.data.statistic import StatInfo, Statistic
+from mapgen.files import write_json_atomic
 from mapgen.geo.atlas import BUILTIN, Atlas, load_atlas
 from mapgen.geo.names import normalize_name
 from mapgen.legend import (
@@ -177,12 +178,7 @@ class MapSpec:
 
     def save(self, path: str | Path) -> Path:
         """Write the spec as JSON (atomically: a temp file renamed into place)."""
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(path.suffix + ".tmp")
-        tmp.write_text(json.dumps(self.to_dict(), indent=1, allow_nan=False), encoding="utf-8")
-        tmp.replace(path)
-        return path
+        return write_json_atomic(path, self.to_dict(), sort_keys=False)
 
 
 def load_spec(path: str | Path) -> MapSpec:

@@ -12,10 +12,11 @@ import pytest
 import shapely
 from PIL import Image
 
+from mapgen.files import write_files_atomic
 from mapgen.geo.atlas import load_atlas
 from mapgen.legend import to_hex_color
 from mapgen.render import render, render_variants
-from mapgen.render.api import _write_all, get_canvas
+from mapgen.render.api import get_canvas
 from mapgen.spec import make_hatched, make_spec
 
 STATS = {"usa": "population_2020", "india": "literacy_2011", "china": "gdp_per_capita_2022"}
@@ -139,7 +140,7 @@ def test_bad_inputs_fail_clearly(tmp_path: Path) -> None:
 def test_failed_write_leaves_nothing_behind(tmp_path: Path) -> None:
     (tmp_path / "b.png").mkdir()  # a directory where a file should go: the rename fails
     with pytest.raises(OSError):
-        _write_all({tmp_path / "a.png": b"x", tmp_path / "b.png": b"y"})
+        write_files_atomic({tmp_path / "a.png": b"x", tmp_path / "b.png": b"y"})
     assert sorted(p.name for p in tmp_path.iterdir()) == ["b.png"]
 
 

@@ -36,6 +36,7 @@ import numpy as np
 import pandas as pd
 
 from mapgen.data.statistic import KINDS, StatInfo, Statistic
+from mapgen.files import write_text_atomic
 from mapgen.geo.atlas import BUILTIN, Atlas, load_atlas
 from mapgen.geo.names import UnknownRegionError, normalize_name
 
@@ -443,8 +444,8 @@ def save_table(stat: Statistic, path: str | Path, atlas: str | Atlas | None = No
         },
         _SIDECAR_KEY: asdict(stat.info) | {"missing": list(stat.missing)},
     }
-    _atomic_write(path, table_csv(stat, atlas))
-    _atomic_write(sidecar, json.dumps(meta, indent=1) + "\n")
+    write_text_atomic(path, table_csv(stat, atlas))
+    write_text_atomic(sidecar, json.dumps(meta, indent=1) + "\n")
     return path, sidecar
 
 
@@ -458,10 +459,3 @@ def table_csv(stat: Statistic, atlas: Atlas) -> str:
         }
     )
     return frame.to_csv(index=False, lineterminator="\n")
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)

@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -21,6 +20,7 @@ from typing import Any
 from mapgen.describe.attributes import box_to_100
 from mapgen.describe.vqa import vqa_type
 from mapgen.describe.wording import load_wordings, pick, render_text
+from mapgen.files import write_jsonl_atomic
 
 
 def image_name(annotations: Mapping[str, Any], image: str | None = None) -> str:
@@ -127,11 +127,4 @@ def _answer_text(answer: Any) -> str:
 
 def write_jsonl(path: str | Path, records: Iterable[Mapping[str, Any]]) -> Path:
     """Write records one JSON object per line (atomically); returns the path."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    with tmp.open("w", encoding="utf-8") as fh:
-        for record in records:
-            fh.write(json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n")
-    tmp.replace(path)
-    return path
+    return write_jsonl_atomic(path, records, sort_keys=False, ensure_ascii=False)

@@ -2,24 +2,19 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from pathlib import Path
 
+from mapgen.files import read_jsonl as read_records
+from mapgen.files import write_jsonl_atomic
 from mapgen.questions.record import Question
 
 
 def write_jsonl(questions: Iterable[Question], path: str | Path) -> Path:
     """Write questions as JSON lines."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", encoding="utf-8") as fh:
-        for q in questions:
-            fh.write(json.dumps(q.to_dict(), ensure_ascii=False) + "\n")
-    return path
+    return write_jsonl_atomic(path, (q.to_dict() for q in questions), sort_keys=False, ensure_ascii=False)
 
 
 def read_jsonl(path: str | Path) -> list[Question]:
     """Read questions written by :func:`write_jsonl`."""
-    lines = Path(path).read_text(encoding="utf-8").splitlines()
-    return [Question.from_dict(json.loads(line)) for line in lines if line.strip()]
+    return [Question.from_dict(record) for record in read_records(path)]

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 
+from mapgen.files import write_files_atomic
 from mapgen.geo.atlas import Atlas
 from mapgen.render.canvas import AtlasCanvas, build_canvas
 from mapgen.render.pixels import mask_image
@@ -83,7 +83,7 @@ def render(spec: MapSpec, path: str | Path, atlas: Atlas | None = None) -> Rende
     mask_path = path.with_suffix(".mask.png")
     json_path = path.with_suffix(".json")
     record = render_record(spec, canvas, scene, legend_items, labels)
-    _write_all(
+    write_files_atomic(
         {path: png, mask_path: _mask_png(canvas), json_path: json.dumps(record, separators=(",", ":"), allow_nan=False).encode()}
     )
     return RenderResult(path, mask_path, json_path, scene, legend_items, labels)
@@ -142,24 +142,3 @@ def _mask_png(canvas: AtlasCanvas) -> bytes:
     return _MASK_PNG[key]
 
 
-def _write_all(files: dict[Path, bytes]) -> None:
-    """Write every file to a temp name, then rename all into place; on any failure remove temps and the files
-    already renamed, so a render leaves either all of its files or none."""
-    temps: list[tuple[Path, Path]] = []
-    done: list[Path] = []
-    try:
-        for path, data in files.items():
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-            tmp.write_bytes(data)
-            temps.append((tmp, path))
-        for tmp, path in temps:
-            tmp.replace(path)
-            done.append(path)
-    except BaseException:
-        for path in done:
-            path.unlink(missing_ok=True)
-        raise
-    finally:
-        for tmp, _ in temps:
-            tmp.unlink(missing_ok=True)

@@ -54,6 +54,7 @@ import numpy as np
 import shapely
 from PIL import Image
 
+from mapgen.files import write_text_atomic
 from mapgen.legend import Legend, relative_luminance
 from mapgen.render.canvas import AtlasCanvas, label_box_color
 from mapgen.render.layout import Box
@@ -351,9 +352,7 @@ def topojson_dir() -> Path:
     for name in TOPOJSON_NAMES:
         path = root / f"{name}.json"
         if not path.exists():
-            tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-            tmp.write_text(EMPTY_TOPOLOGY)
-            tmp.replace(path)
+            write_text_atomic(path, EMPTY_TOPOLOGY)
     return root
 
 
