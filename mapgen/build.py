@@ -31,13 +31,10 @@ import numpy as np
 
 from mapgen import __version__
 from mapgen.config import BuildConfig, load_config
+from mapgen.errors import BuildError
 from mapgen.files import sha256_file, write_json_atomic, write_jsonl_atomic
 
 CONFIG_MARKER = ".mapgen-build.json"
-
-
-class BuildError(RuntimeError):
-    """A build that cannot proceed as asked (e.g. the folder holds another config)."""
 
 
 @dataclass(frozen=True)

@@ -1,21 +1,80 @@
 """Command-line entry point ``mapgen``: parses arguments and calls library functions, nothing more.
 
-Each topic lives in its own module (``mapgen/cli/<topic>.py``) defining a click command or group; this module
-registers them on :func:`main`.
+Each topic lives in its own module (``mapgen/cli/<topic>.py``) defining a click command or group. Commands are
+registered by name in :data:`COMMANDS` and imported only when run, so ``mapgen --help`` and light commands never
+pay for geopandas, matplotlib and the rest.
 """
 
 from __future__ import annotations
 
+import importlib
 import sys
 
 import click
 
-from mapgen.build import BuildError
+from mapgen.errors import BuildError
 from mapgen.geo.names import UnknownNameError
+
+#: Command name → (module, attribute, one-line help shown by ``mapgen --help``; a test keeps it equal to the
+#: command's own docstring).
+COMMANDS: dict[str, tuple[str, str, str]] = {
+    "atlas": ("mapgen.cli.atlas", "atlas", "Regions, borders and named groups of the built-in atlases."),
+    "audit": ("mapgen.cli.audit", "audit_command",
+              "Answer every question of BENCH from the pixels alone and explain each disagreement."),
+    "build": ("mapgen.cli.build", "build_command",
+              "Build the benchmark of CONFIG (a YAML path or a packaged config: mapwise, small)."),
+    "counterfactual": ("mapgen.cli.counterfactual", "counterfactual_cmd",
+                       "Counterfactual set of SOURCE: a spec/render JSON, or a benchmark folder (every annotated "
+                       "base map)."),
+    "describe": ("mapgen.cli.describe", "describe_cmd",
+                 "Describe RENDER_JSON (the .json a `mapgen render` wrote beside the PNG)."),
+    "eval": ("mapgen.cli.eval", "eval_command",
+             "Score BENCH against --predictions, a --model or a --baseline and write a report folder."),
+    "export": ("mapgen.cli.export", "export_command",
+               "Export the benchmark in BENCH (a finished `mapgen build` folder) as --format into -o DEST."),
+    "import": ("mapgen.cli.mapwise", "import_group",
+               "Import a published benchmark (maps rebuilt from metadata, questions as written)."),
+    "info": ("mapgen.cli.build", "info_command",
+             "Counts per country, variant, template, answer type and split; checksum status."),
+    "prompt": ("mapgen.cli.eval", "prompt_command", "Print exactly what a model is sent for one question of BENCH."),
+    "questions": ("mapgen.cli.questions", "questions",
+                  "Generate questions with computed answers for the map in MAP_JSON."),
+    "recheck": ("mapgen.cli.mapwise", "recheck_command",
+                "Recompute every answer of an imported MAPWise set (or a raw sample folder) and compare."),
+    "render": ("mapgen.cli.render", "render_cmd",
+               "Render SOURCE (a spec/render JSON, MAPWise metadata, or a country with --stat) to PNG, mask and "
+               "JSON."),
+    "report": ("mapgen.cli.audit", "report_command",
+               "Write a static HTML site for BENCH: map browser with questions, answers, captions and boxes."),
+    "scene": ("mapgen.cli.spec", "scene",
+              "The Scene of a map: per region value, class, neighbours, groups; legend facts."),
+    "spec": ("mapgen.cli.spec", "spec",
+             "Build the MapSpec of one map of COUNTRY from --stat or --stat-file, or import --from-metadata."),
+    "stats": ("mapgen.cli.stats", "stats", "Statistics: the curated tables that ship, and fresh synthetic ones."),
+    "templates": ("mapgen.cli.questions", "templates", "List, show, preview and lint question templates."),
+}
 
 
 class MapgenGroup(click.Group):
-    """Turns library errors (unknown names, bad input) into one clear line and exit code 2."""
+    """Loads commands on demand and turns library errors (unknown names, bad input) into one clear line and
+    exit code 2."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        entry = COMMANDS.get(cmd_name)
+        if entry is None:
+            return None
+        module, attr, _ = entry
+        return getattr(importlib.import_module(module), attr)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The command list from :data:`COMMANDS`, without importing any command module."""
+        limit = formatter.width - 6 - max(len(name) for name in COMMANDS)
+        rows = [(name, click.utils.make_default_short_help(COMMANDS[name][2], limit)) for name in sorted(COMMANDS)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
     def invoke(self, ctx: click.Context):
         try:
@@ -30,26 +89,6 @@ class MapgenGroup(click.Group):
 def main() -> None:
     """Generate reproducible choropleth-map benchmarks for vision-language models."""
 
-
-def _register() -> None:
-    from mapgen.cli.atlas import atlas
-    from mapgen.cli.audit import audit_command, report_command
-    from mapgen.cli.build import build_command, info_command
-    from mapgen.cli.counterfactual import counterfactual_cmd
-    from mapgen.cli.describe import describe_cmd
-    from mapgen.cli.eval import eval_command, prompt_command
-    from mapgen.cli.export import export_command
-    from mapgen.cli.mapwise import import_group, recheck_command
-    from mapgen.cli.questions import questions, templates
-    from mapgen.cli.render import render_cmd
-    from mapgen.cli.spec import scene, spec
-    from mapgen.cli.stats import stats
-
-    for command in (atlas, build_command, info_command, stats, spec, scene, render_cmd, eval_command, prompt_command, questions, templates, describe_cmd, counterfactual_cmd, export_command, audit_command, report_command, import_group, recheck_command):
-        main.add_command(command)
-
-
-_register()
 
 if __name__ == "__main__":
     main()

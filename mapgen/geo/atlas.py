@@ -14,16 +14,19 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache, cached_property
+from typing import TYPE_CHECKING
 
-import geopandas as gpd
 import networkx as nx
 import yaml
 
 from mapgen.geo.names import UnknownNameError, UnknownRegionError, build_index, closest, normalize_name
 from mapgen.resources import data_path
+
+if TYPE_CHECKING:
+    import geopandas as gpd
 
 BUILTIN = ("usa", "india", "china")
 DIRECTIONS = ("north", "south", "east", "west")
@@ -61,11 +64,16 @@ class Position:
 
 @dataclass
 class Atlas:
-    """The regions of one country (or a user file) and every geographic fact questions need."""
+    """The regions of one country (or a user file) and every geographic fact questions need.
+
+    Names, borders, groups and positions are plain data; the display geometry (:attr:`gdf`) is loaded on first
+    use, so looking up names, neighbours and groups never imports geopandas.
+    """
 
     name: str
     title: str
-    gdf: gpd.GeoDataFrame  # indexed by code; columns: name, geometry (projected display coordinates)
+    names: dict[str, str]  # code → full name, in file order (do not mutate)
+    load_geometry: Callable[[], gpd.GeoDataFrame] = field(repr=False, compare=False)
     aliases: dict[str, tuple[str, ...]]
     graph: nx.Graph
     positions: dict[str, Position]
@@ -76,9 +84,7 @@ class Atlas:
     source: str = ""
 
     def __post_init__(self) -> None:
-        self._index = build_index(
-            {c: (c, self.gdf.at[c, "name"], *self.aliases.get(c, ())) for c in self.gdf.index}
-        )
+        self._index = build_index({c: (c, n, *self.aliases.get(c, ())) for c, n in self.names.items()})
         self._groups = {g.name: g for g in (*self.static_groups, *self._foreign_groups())}
         self._group_index = build_index({g.name: (g.name, *g.aliases) for g in self._groups.values()})
 
@@ -86,16 +92,16 @@ class Atlas:
     @property
     def codes(self) -> tuple[str, ...]:
         """All region codes, in file order."""
-        return tuple(self.gdf.index)
+        return tuple(self.names)
 
     @cached_property
-    def names(self) -> dict[str, str]:
-        """Code → full name (do not mutate)."""
-        return dict(self.gdf["name"])
+    def gdf(self) -> gpd.GeoDataFrame:
+        """Display geometry indexed by code (columns ``name``, ``geometry``; projected coordinates)."""
+        return self.load_geometry()
 
     def name_of(self, code: str) -> str:
         """Full name of a region given by code, name or alias."""
-        return str(self.gdf.at[self.resolve(code), "name"])
+        return self.names[self.resolve(code)]
 
     def spellings(self, code: str) -> tuple[str, ...]:
         """Every accepted spelling of a region: name, code, aliases."""
@@ -110,7 +116,7 @@ class Atlas:
         return code
 
     def _all_spellings(self) -> list[str]:
-        return [s for c in self.codes for s in (c, self.gdf.at[c, "name"], *self.aliases.get(c, ()))]
+        return [s for c, n in self.names.items() for s in (c, n, *self.aliases.get(c, ()))]
 
     # --- borders -------------------------------------------------------------------------------------
     def neighbors(self, region: str) -> frozenset[str]:
@@ -214,7 +220,8 @@ class Atlas:
         return Atlas(
             name=self.name,
             title=self.title,
-            gdf=self.gdf.loc[keep].copy(),
+            names={c: self.names[c] for c in keep},
+            load_geometry=lambda: self.gdf.loc[keep].copy(),
             aliases={c: a for c, a in self.aliases.items() if c in keep},
             graph=self.graph.subgraph(keep).copy(),
             positions={c: p for c, p in self.positions.items() if c in keep},
@@ -276,13 +283,9 @@ def list_atlases() -> tuple[str, ...]:
 def _load_builtin(name: str) -> Atlas:
     meta = yaml.safe_load(data_path("atlas", f"regions_{name}.yaml").read_text(encoding="utf-8"))
     facts = json.loads(data_path("atlas", f"{name}.facts.json").read_text(encoding="utf-8"))
-    collection = json.loads(data_path("atlas", f"{name}.geojson").read_text(encoding="utf-8"))
     names = {r["code"]: r["name"] for r in meta["regions"]}
-    gdf = gpd.GeoDataFrame.from_features(collection["features"], crs=facts["crs"]).set_index("code")
-    gdf["name"] = [names[c] for c in gdf.index]
-    gdf = gdf.loc[[r["code"] for r in meta["regions"]], ["name", "geometry"]]
     graph = nx.Graph()
-    graph.add_nodes_from(gdf.index)
+    graph.add_nodes_from(names)
     graph.add_weighted_edges_from(facts["edges"], weight="km")
     _apply_overrides(graph, name)
     country_names = facts["foreign_names"]
@@ -290,7 +293,8 @@ def _load_builtin(name: str) -> Atlas:
     return Atlas(
         name=name,
         title=meta["title"],
-        gdf=gdf,
+        names=names,
+        load_geometry=lambda: _builtin_geometry(name, names, facts["crs"]),
         aliases={r["code"]: tuple(r.get("aliases", ())) for r in meta["regions"]},
         graph=graph,
         positions={c: Position(**p) for c, p in facts["regions"].items()},
@@ -300,6 +304,16 @@ def _load_builtin(name: str) -> Atlas:
         crs=facts["crs"],
         source=facts["source"],
     )
+
+
+def _builtin_geometry(name: str, names: dict[str, str], crs: str) -> gpd.GeoDataFrame:
+    """The shipped display geometry of a built-in atlas, rows in ``names`` order."""
+    import geopandas as gpd
+
+    collection = json.loads(data_path("atlas", f"{name}.geojson").read_text(encoding="utf-8"))
+    gdf = gpd.GeoDataFrame.from_features(collection["features"], crs=crs).set_index("code")
+    gdf["name"] = [names[c] for c in gdf.index]
+    return gdf.loc[list(names), ["name", "geometry"]]
 
 
 def _apply_overrides(graph: nx.Graph, country: str) -> None:

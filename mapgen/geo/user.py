@@ -53,7 +53,8 @@ def load_user_atlas(
     return Atlas(
         name=path.stem,
         title=title or path.stem,
-        gdf=frame,
+        names=dict(zip(codes, names)),
+        load_geometry=lambda: frame,
         aliases={},
         graph=border_graph(codes, list(projected)),
         positions=_positions(codes, lonlat, projected, equal_area),
