@@ -10,19 +10,11 @@ import pytest
 from click.testing import CliRunner
 
 from mapgen.build import build
+from mapgen.cfsets import benchmark_sources, make_counterfactual_set, original_scene, set_kinds
 from mapgen.cli import main
-from mapgen.cli.counterfactual import benchmark_sources
-from mapgen.counterfactual import (
-    Skip,
-    make_counterfactual_set,
-    name_dictionary,
-    original_scene,
-    prompt_note,
-    reinstantiate,
-    set_kinds,
-)
+from mapgen.counterfactual import name_dictionary, prompt_note
 from mapgen.geo.atlas import load_atlas
-from mapgen.questions import context, generate_questions, load_templates, question_for
+from mapgen.questions import Question, Unaskable, ask, context, generate_questions, load_templates
 from mapgen.render import render
 from mapgen.scene import build_scene
 from mapgen.spec import load_spec, make_spec
@@ -118,6 +110,21 @@ def test_control_answers_equal_the_originals(cfset) -> None:
         assert not q["answer_changed"] and q["counterfactual"] is None and q["prompt_note"] == ""
 
 
+def test_questions_keep_the_recorded_text_variant(cfset, templates) -> None:
+    originals = {q["question_id"]: q for q in cfset.originals}
+    assert all(isinstance(q["text_variant"], int) for q in originals.values())  # recorded at generation
+    for q in cfset.questions:
+        assert q["text_variant"] == originals[q["original_question_id"]]["text_variant"]
+    # an older record without the field falls back to the seeded draw on the new map
+    q = Question.from_dict(next(iter(originals.values())))
+    old = Question.from_dict({k: v for k, v in q.to_dict().items() if k != "text_variant"})
+    assert old.text_variant is None
+    template = next(t for t in templates if t.id == q.template_id)
+    scene = original_scene(load_spec(cfset.out_dir / "maps" / f"{cfset.maps[0]['map_id']}.json"))
+    asked = ask(template, scene, old.params, old.text_variant, seed=3, original=scene)
+    assert asked.text_variant is not None and asked.answer == q.answer
+
+
 # --- jumbled: answers change exactly where moved values matter ----------------------------------------------
 
 
@@ -134,8 +141,9 @@ def test_jumbled_region_range_changes_iff_the_class_changed(cfset, us_spec) -> N
     template = load_templates().get("region_range")
     moved = kept = 0
     for code in before.legible(before.valued()):
-        q0, q1 = question_for(template, before, {"X": code}), question_for(template, after, {"X": code})
-        if q0 is None or q1 is None:
+        try:
+            q0, q1 = ask(template, before, {"X": code}), ask(template, after, {"X": code})
+        except Unaskable:
             continue
         same_class = before.regions[code].class_index == after.regions[code].class_index
         assert (q0.answer == q1.answer) == same_class, code
@@ -167,16 +175,17 @@ def test_jumbled_skips_record_why(cfset) -> None:
         assert s["reason_kind"] in {"invalid", "constraint", "illegible", "parameter", "template"} and s["reason"]
 
 
-def test_reinstantiate_refuses_a_tie(us_spec) -> None:
+def test_re_asking_refuses_a_tie(us_spec) -> None:
     template = load_templates().get("group_extreme_region")
     scene0 = original_scene(us_spec)
     (q,) = generate_questions(scene0, [template], per_template=1, seed=1)
     members = context(scene0).groups[q.params["R"]]
     tied = replace(us_spec, values={c: (5.0e6 if c in members else v) for c, v in us_spec.values.items()})
-    with pytest.raises(Skip) as err:
-        reinstantiate(q, template, scene0, build_scene(tied))
+    with pytest.raises(Unaskable) as err:
+        ask(template, build_scene(tied), q.params, q.text_variant, original=scene0)
     assert err.value.kind == "invalid" and "extreme_region" in err.value.reason
-    assert reinstantiate(q, template, scene0, scene0).answer == q.answer
+    again = ask(template, scene0, q.params, q.text_variant, original=scene0)
+    assert (again.answer, again.question) == (q.answer, q.question)
 
 
 # --- renamed maps: geography maps through the renaming ------------------------------------------------------
@@ -242,7 +251,7 @@ def test_same_seed_same_bytes_other_seed_other_names(us_spec, templates, tmp_pat
 
 
 def test_a_crash_leaves_no_half_written_files(us_spec, templates, tmp_path, monkeypatch) -> None:
-    import mapgen.render
+    import mapgen.cfsets
 
     calls = []
 
@@ -252,7 +261,7 @@ def test_a_crash_leaves_no_half_written_files(us_spec, templates, tmp_path, monk
             raise RuntimeError("disk full")
         return render(spec, path, atlas)
 
-    monkeypatch.setattr(mapgen.render, "render", failing)
+    monkeypatch.setattr(mapgen.cfsets, "render", failing)
     with pytest.raises(RuntimeError):
         make_counterfactual_set([us_spec], ["shuffled"], seed=1, out_dir=tmp_path / "cf", templates=templates)
     out = tmp_path / "cf"

@@ -17,6 +17,7 @@ from mapgen.data.synthetic import synthesize
 from mapgen.questions import (
     ANSWER_TYPES,
     Question,
+    ask,
     balance,
     generate_questions,
     lint_file,
@@ -43,6 +44,32 @@ def test_builtin_templates_cover_mapwise_1_to_43() -> None:
     assert numbers == set(range(1, 44))
     assert all(t.answer_type in ANSWER_TYPES for t in ts)
     assert ts.get(14).id == "region_vs_all_neighbours"
+
+
+TWO_WORDINGS = """
+templates:
+  - id: border_count
+    mapwise: null
+    answer_type: count
+    map_types: [discrete, continuous]
+    params:
+      X: {type: Region, from: "with_neighbors()"}
+    text: ["How many {{ states }} border {{ X }}?", "{{ X }} borders how many {{ states }}?"]
+    program:
+      - answer: count(neighbors(X))
+"""
+
+
+def test_questions_record_their_text_variant(tmp_path: Path) -> None:
+    (tmp_path / "t.yaml").write_text(TWO_WORDINGS)
+    (template,) = load_templates(tmp_path / "t.yaml")
+    s = scene("usa", "population_2020")
+    qs = generate_questions(s, [template], per_template=12, seed=4)
+    assert {q.text_variant for q in qs} == {0, 1}
+    for q in qs:
+        assert q.question.startswith("How many") == (q.text_variant == 0)
+        again = ask(template, s, q.params, q.text_variant)
+        assert again.to_dict() == q.to_dict()  # the recorded variant re-creates the question exactly
 
 
 @pytest.mark.parametrize("country", ["usa", "india", "china"])

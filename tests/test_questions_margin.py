@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from test_questions_templates import hand_scene
+from test_questions_templates import hand_scene, question_for
 
-from mapgen.questions import load_templates, question_for
+from mapgen.questions import load_templates
 
 
 def test_near_tolerance_comparison_is_not_generated_but_a_reader_answers_it() -> None:

@@ -22,8 +22,9 @@ import pytest
 
 from mapgen.data.statistic import StatInfo, Statistic
 from mapgen.geo.atlas import load_atlas
-from mapgen.questions import load_templates, question_for
-from mapgen.scene import build_scene
+from mapgen.questions import Question, Template, Unaskable, load_templates
+from mapgen.questions import ask as ask_question
+from mapgen.scene import Scene, build_scene
 from mapgen.spec import make_spec
 
 
@@ -49,6 +50,14 @@ def hand_scene(name: str):
     if name == "C1":
         return build_scene(make_spec("usa", _stat(50, C1_VALUES), legend="continuous"))
     return build_scene(make_spec("usa", _stat(500, C2_VALUES), legend="continuous"))
+
+
+def question_for(template: Template, scene: Scene, params: dict[str, Any], reader: bool = False) -> Question | None:
+    """The question asked on ``scene``; None when the engine rejects it."""
+    try:
+        return ask_question(template, scene, params, reader=reader)
+    except Unaskable:
+        return None
 
 
 def ask(template: str, scene: str, **params: Any) -> Any:

@@ -2,40 +2,9 @@
 
 from __future__ import annotations
 
-import json
-from collections import defaultdict
 from pathlib import Path
 
 import click
-
-from mapgen.counterfactual import CONTROL, make_counterfactual_set
-from mapgen.questions import Question, load_templates
-
-
-def benchmark_sources(folder: Path) -> list[Path]:
-    """Render JSONs of a benchmark's base maps: its ``annotated`` variants, else every non-counterfactual map."""
-    path = folder / "maps.jsonl"
-    if not path.exists():
-        raise FileNotFoundError(f"{folder} has no maps.jsonl: not a mapgen benchmark folder.")
-    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    chosen = [r for r in records if r.get("variant") == "annotated"]
-    if not chosen:
-        chosen = [r for r in records if not r.get("counterfactual") and r.get("variant") != CONTROL]
-    if not chosen:
-        raise ValueError(f"{folder}: no base maps to make counterfactuals from.")
-    return [folder / "maps" / f"{r['map_id']}.json" for r in chosen]
-
-
-def benchmark_questions(folder: Path) -> dict[str, list[Question]]:
-    """The benchmark's questions grouped by map id (empty when it has none)."""
-    path = folder / "questions.jsonl"
-    grouped: dict[str, list[Question]] = defaultdict(list)
-    if path.exists():
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                q = Question.from_dict(json.loads(line))
-                grouped[q.map_id].append(q)
-    return dict(grouped)
 
 
 @click.command("counterfactual")
@@ -54,15 +23,12 @@ def benchmark_questions(folder: Path) -> dict[str, list[Question]]:
 def counterfactual_cmd(source: Path, kinds: str, seed: int, output: Path, no_original: bool, per_template: int,
                        template_files: tuple[str, ...], fresh_questions: bool) -> None:
     """Counterfactual set of SOURCE: a spec/render JSON, or a benchmark folder (every annotated base map)."""
-    originals = None
-    if source.is_dir():
-        sources = benchmark_sources(source)
-        originals = None if fresh_questions else benchmark_questions(source)
-    else:
-        sources = [source]
-    result = make_counterfactual_set(
-        sources, kinds.split(","), seed=seed, out_dir=output, per_template=per_template,
-        templates=load_templates(list(template_files)) if template_files else None, include_original=not no_original, original_questions=originals,
+    from mapgen.cfsets import counterfactual_set
+    from mapgen.questions import load_templates
+
+    result = counterfactual_set(
+        source, fresh_questions, kinds=kinds.split(","), seed=seed, out_dir=output, per_template=per_template,
+        templates=load_templates(list(template_files)) if template_files else None, include_original=not no_original,
     )
     for kind, c in result.summary().items():
         skipped = ", ".join(f"{k} {n}" for k, n in c["skipped"].items()) or "none"

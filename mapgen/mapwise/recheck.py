@@ -36,7 +36,7 @@ from mapgen.legend import relative_luminance
 from mapgen.mapwise.aliases import MapwiseAliases, load_aliases
 from mapgen.mapwise.importer import ImportedSet, RawQuestion, read_csv_rows
 from mapgen.mapwise.parse import Parsed, parse_question
-from mapgen.questions.engine import evaluate, question_for, run_program
+from mapgen.questions.engine import Unaskable, ask, eval_node, run_program
 from mapgen.questions.functions import INVALID, SINGLE_HUE_MAX_SPREAD, Ctx, context, hue_spread
 from mapgen.questions.record import Question
 from mapgen.questions.templates import node_text
@@ -147,7 +147,7 @@ def domain_problems(parsed: Parsed, scene: Scene) -> list[str]:
     for p in parsed.template.params:
         value = parsed.params[p.name]
         if p.type == "Region" and p.source is not None:
-            domain = evaluate(ctx, p.source, dict(parsed.params))
+            domain = eval_node(ctx, p.source, dict(parsed.params))
             if domain is not INVALID and value not in set(domain):
                 problems.append(f"{p.name} = {scene.regions[value].name} is outside {node_text(p.source)}")
     return problems
@@ -352,8 +352,8 @@ def _layout_answer(parsed: Parsed, scene: Scene) -> Question | None:
     if reduced is None:
         return None
     try:
-        return question_for(parsed.template, reduced, parsed.params)
-    except (KeyError, ValueError):
+        return ask(parsed.template, reduced, parsed.params)
+    except (KeyError, ValueError):  # Unaskable is a ValueError
         return None
 
 
@@ -379,7 +379,10 @@ def recheck_question(
     v.readings, v.notes = parsed.readings, list(parsed.notes)
     names = _answer_names(raw.ground_truth)
     problems = domain_problems(parsed, scene) + number_problems(parsed, scene)
-    q = question_for(parsed.template, scene, parsed.params)
+    try:
+        q: Question | None = ask(parsed.template, scene, parsed.params)
+    except Unaskable:
+        q = None
     if q is None:
         v.verdict = "ambiguous"
         v.reason, v.program = explain_rejection(parsed, scene)

@@ -5,7 +5,7 @@ answers are computed from the Scene (see ``templates/questions/mapwise.yaml`` fo
 definitions of every vague word).
 """
 
-from mapgen.questions.engine import balance, generate_questions, instantiate, question_for
+from mapgen.questions.engine import Unaskable, ask, balance, generate_questions, instantiate
 from mapgen.questions.functions import FUNCTIONS, INVALID, PERCEPTUAL_TOLERANCE, context
 from mapgen.questions.record import ANSWER_TYPES, Question
 from mapgen.questions.templates import Template, TemplateError, TemplateSet, lint_file, load_templates
@@ -19,11 +19,12 @@ __all__ = [
     "Template",
     "TemplateError",
     "TemplateSet",
+    "Unaskable",
+    "ask",
     "balance",
     "context",
     "generate_questions",
     "instantiate",
-    "question_for",
     "lint_file",
     "load_templates",
 ]

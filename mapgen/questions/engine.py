@@ -14,7 +14,8 @@ import hashlib
 import math
 import random
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from jinja2.sandbox import SandboxedEnvironment
@@ -49,8 +50,8 @@ ENV = _env()
 # ---------------------------------------------------------------------------------------------- evaluation
 
 
-def evaluate(ctx: Ctx, node: Node, env: dict[str, Any]) -> Any:
-    """Evaluate a program node; INVALID propagates."""
+def eval_node(ctx: Ctx, node: Node, env: dict[str, Any]) -> Any:
+    """Evaluate one program node; INVALID propagates."""
     kind = node[0]
     if kind == "ref":
         return env[node[1]]
@@ -58,7 +59,7 @@ def evaluate(ctx: Ctx, node: Node, env: dict[str, Any]) -> Any:
         return node[1]
     args = []
     for a in node[2]:
-        v = evaluate(ctx, a, env)
+        v = eval_node(ctx, a, env)
         if v is INVALID:
             return INVALID
         args.append(v)
@@ -67,18 +68,25 @@ def evaluate(ctx: Ctx, node: Node, env: dict[str, Any]) -> Any:
 
 def run_program(template: Template, ctx: Ctx, params: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
     """Execute the program (and constraints); returns (answer or INVALID, env of step results)."""
+    answer, env, _ = _run(template, ctx, params)
+    return answer, env
+
+
+def _run(template: Template, ctx: Ctx, params: dict[str, Any]) -> tuple[Any, dict[str, Any], Unaskable | None]:
+    """:func:`run_program`, plus why the run was rejected (None when it was not)."""
     env = dict(params)
     ctx.reads = set()
     for name, node in template.program:
-        value = evaluate(ctx, node, env)
+        value = eval_node(ctx, node, env)
         if value is INVALID:
-            return INVALID, env
+            return INVALID, env, Unaskable("invalid", f"step {name} = {node_text(node)} is INVALID on this map "
+                                                      "(a tie, a degenerate set or a difference too small to read)")
         env[name] = value
     for c in template.constraints:
-        ok = evaluate(ctx, c, env)
+        ok = eval_node(ctx, c, env)
         if ok is INVALID or not ok:
-            return INVALID, env
-    return env["answer"], env
+            return INVALID, env, Unaskable("constraint", f"constraint {node_text(c)} fails on this map")
+    return env["answer"], env, None
 
 
 def _alternatives(ctx: Ctx) -> list[tuple[float | None, float]]:
@@ -139,7 +147,7 @@ def param_domain(p: Param, ctx: Ctx, env: dict[str, Any]) -> list[Any]:
 
 
 def _source_domain(p: Param, ctx: Ctx, env: dict[str, Any]) -> list[Any]:
-    dom = evaluate(ctx, p.source, env)
+    dom = eval_node(ctx, p.source, env)
     if dom is INVALID:
         return []
     dom = list(dom) if not isinstance(dom, (set, frozenset)) else sorted(dom)
@@ -224,8 +232,8 @@ def _interval_ends(ctx: Ctx, idx: int) -> tuple[str, str]:
     return labels[idx], labels[idx + 1]
 
 
-def render_text(template: Template, ctx: Ctx, params: dict[str, Any], rng: random.Random) -> str:
-    """Render one randomly chosen text variant."""
+def render_text(template: Template, ctx: Ctx, params: dict[str, Any], variant: int) -> str:
+    """Render text variant ``variant`` (the last one when there are fewer)."""
     variants = template.text[ctx.scene.map_type]
     compiled = template._compiled.get(ctx.scene.map_type)
     if compiled is None:
@@ -238,7 +246,7 @@ def render_text(template: Template, ctx: Ctx, params: dict[str, Any], rng: rando
         if p.type == "LegendClass":
             values[f"{p.name}_low"], values[f"{p.name}_high"] = _interval_ends(ctx, params[p.name])
     values.update(state=word, states=plural, State=word.capitalize(), States=plural.capitalize())
-    text = compiled[rng.randrange(len(compiled))].render(values)
+    text = compiled[min(variant, len(compiled) - 1)].render(values)
     return " ".join(text.split())
 
 
@@ -263,7 +271,7 @@ def _range_answer(ctx: Ctx, value: Any) -> tuple[str, list[float | None]]:
     return label, [parse_range(labels[value])[0], parse_range(labels[value + 1])[0]]
 
 
-def format_answer(template: Template, ctx: Ctx, answer: Any) -> tuple[Any, dict[str, list[str]], Any]:
+def canonical_answer(template: Template, ctx: Ctx, answer: Any) -> tuple[Any, dict[str, list[str]], Any]:
     """(canonical answer, accepted answers, bounds) for a program result."""
     scene = ctx.scene
     kind = template.answer_type
@@ -309,7 +317,16 @@ def _uses_region_border_group(template: Template, params: dict[str, Any], ctx: C
     )
 
 
-# ---------------------------------------------------------------------------------------------- instantiation
+# ---------------------------------------------------------------------------------------------- asking
+
+
+class Unaskable(ValueError):
+    """Why a question cannot be asked on a Scene; ``kind`` is a short category: ``template``, ``parameter``,
+    ``invalid`` (a program step), ``constraint``, ``illegible`` or ``declined`` (``accept`` said no)."""
+
+    def __init__(self, kind: str, reason: str) -> None:
+        super().__init__(reason)
+        self.kind, self.reason = kind, reason
 
 
 def question_rng(seed: int, scene: Scene, template: Template) -> random.Random:
@@ -317,67 +334,86 @@ def question_rng(seed: int, scene: Scene, template: Template) -> random.Random:
     return random.Random(f"{seed}:{scene.map_id}:{template.id}")
 
 
-def instantiate(
+def ask(
     template: Template,
     scene: Scene,
-    n: int = 2,
+    params: Mapping[str, Any],
+    variant: int | random.Random | None = None,
+    *,
     seed: int = 0,
-    max_answer_share: float = DEFAULT_MAX_ANSWER_SHARE,
-    attempts: int | None = None,
-) -> list[Question]:
-    """Up to ``n`` questions of one template on one Scene (fewer when the map cannot support more)."""
-    if not template.applies_to(scene.map_type) or n <= 0:
-        return []
-    ctx = context(scene)
-    rng = question_rng(seed, scene, template)
-    budget = attempts or max(MIN_ATTEMPTS, ATTEMPTS_PER_QUESTION * n)
-    cap = max(1, math.ceil(n * (0.5 if template.answer_type == "binary" else max_answer_share)))
-    seen_params: set[tuple] = set()
-    seen_text: set[str] = set()
-    counts: Counter = Counter()
-    kept: list[Question] = []
-    spare: list[tuple[dict, dict, Any]] = []
-    for _ in range(budget):
-        if len(kept) >= n:
-            break
-        params = sample_params(template, ctx, rng)
-        if params is None:
-            continue
-        pkey = tuple(_key(params[p.name]) for p in template.params)
-        if pkey in seen_params:
-            continue
-        seen_params.add(pkey)
-        answer, env = run_program(template, ctx, params)
-        if answer is INVALID or hinges_on_illegible(template, ctx, params, answer):
-            continue
-        akey = _key(answer)
-        if counts[akey] >= cap:
-            if template.answer_type != "binary" and len(spare) < n:
-                spare.append((params, env, answer))
-            continue
-        q = make_question(template, ctx, params, env, answer, rng)
-        if q.question in seen_text:
-            continue
-        seen_text.add(q.question)
-        counts[akey] += 1
-        kept.append(q)
-    for params, env, answer in spare:
-        if len(kept) >= n:
-            break
-        q = make_question(template, ctx, params, env, answer, rng)
-        if q.question not in seen_text:
-            seen_text.add(q.question)
-            kept.append(q)
-    return kept[:n]
+    reader: bool = False,
+    original: Scene | None = None,
+    accept: Callable[[Any], bool] | None = None,
+) -> Question:
+    """The question of ``template`` with ``params`` on ``scene``, answered by running its program there.
+
+    ``variant`` is the text variant's index, or a generator to draw it from (default: the seeded generator of
+    ``seed``, the map and the template). ``original`` is the Scene the parameters were chosen on (re-asking on a
+    changed map): they are carried over (:func:`carry_params`) and must be values the engine could draw on
+    ``scene``. ``reader=True`` answers without the generation-time reading margin, as someone reading the map
+    would (the pixel oracle). ``accept`` sees the program's answer before the text is drawn. Raises
+    :class:`Unaskable` saying why when the question cannot be asked.
+    """
+    if not template.applies_to(scene.map_type):
+        raise Unaskable("template", f"template {template.id} does not apply to {scene.map_type} maps")
+    ctx = context(scene).as_reader() if reader else context(scene)
+    if original is not None:
+        params = carry_params(template, params, context(original), ctx)
+        _check_domains(template, ctx, params)
+    params = dict(params)
+    answer, env, why = _run(template, ctx, params)
+    if why is not None:
+        raise why
+    if hinges_on_illegible(template, ctx, params, answer):
+        raise Unaskable("illegible", "the answer depends on a region too small to read")
+    if accept is not None and not accept(answer):
+        raise Unaskable("declined", "the answer was declined")
+    if not isinstance(variant, int):
+        variant = (variant or question_rng(seed, scene, template)).randrange(len(template.text[scene.map_type]))
+    return make_question(template, ctx, params, env, answer, variant)
+
+
+def carry_params(template: Template, params: Mapping[str, Any], original: Ctx, ctx: Ctx) -> dict[str, Any]:
+    """Parameters chosen on ``original`` as values on ``ctx``: the same shapes, legend classes and choices.
+
+    Region parameters are codes, so they already name the same shape. ``bordering <region>`` groups are named
+    after a region's display name and are re-named after the same shape's name on ``ctx``.
+    """
+    by_centre = {code: name for name, code in ctx.group_centre.items()}
+    out: dict[str, Any] = {}
+    for p in template.params:
+        if p.name not in params:
+            raise Unaskable("parameter", f"parameter {p.name} is missing from the original question")
+        value = params[p.name]
+        if p.type == "Region" and value not in ctx.scene.regions:
+            raise Unaskable("parameter", f"region {value!r} is not on this map")
+        if p.type == "RegionGroup" and value in original.group_centre:
+            centre = original.group_centre[value]
+            if centre not in by_centre:
+                raise Unaskable("parameter", f"no 'bordering' group around shape {centre} on this map")
+            value = by_centre[centre]
+        elif p.type == "RegionGroup" and value not in ctx.groups:
+            raise Unaskable("parameter", f"group {value!r} is not on this map")
+        out[p.name] = value
+    return out
+
+
+def _check_domains(template: Template, ctx: Ctx, params: Mapping[str, Any]) -> None:
+    """Every parameter must be a candidate the engine itself could have drawn on ``ctx``."""
+    env: dict[str, Any] = {}
+    for p in template.params:
+        if params[p.name] not in param_domain(p, ctx, env):
+            raise Unaskable("parameter", f"{p.name}={params[p.name]!r} is not a candidate on this map")
+        env[p.name] = params[p.name]
 
 
 def make_question(
-    template: Template, ctx: Ctx, params: dict[str, Any], env: dict[str, Any], answer: Any, rng: random.Random
+    template: Template, ctx: Ctx, params: dict[str, Any], env: dict[str, Any], answer: Any, variant: int
 ) -> Question:
-    """The Question record of a finished program run (text drawn with ``rng``, answer formatted, trace kept)."""
+    """The Question record of a finished program run (text variant ``variant``, answer formatted, trace kept)."""
     scene = ctx.scene
-    text = render_text(template, ctx, params, rng)
-    canon, accepted, bounds = format_answer(template, ctx, answer)
+    text = render_text(template, ctx, params, variant)
+    canon, accepted, bounds = canonical_answer(template, ctx, answer)
     digest = hashlib.sha1(f"{scene.map_id}|{template.id}|{text}".encode()).hexdigest()[:10]
     relative = template.relative or _uses_region_border_group(template, params, ctx)
     return Question(
@@ -399,7 +435,74 @@ def make_question(
         params={p.name: _jsonable(params[p.name]) for p in template.params},
         program=_trace(template, env),
         tags=list(template.tags),
+        text_variant=min(variant, len(template.text[scene.map_type]) - 1),
     )
+
+
+# ---------------------------------------------------------------------------------------------- instantiation
+
+
+@dataclass
+class _Quota:
+    """Answer balancing of one template on one map: each answer at most ``cap`` times."""
+
+    cap: int
+    counts: Counter = field(default_factory=Counter)
+    last: Any = None
+
+    def admits(self, answer: Any) -> bool:
+        self.last = _key(answer)
+        return self.counts[self.last] < self.cap
+
+
+def instantiate(
+    template: Template,
+    scene: Scene,
+    n: int = 2,
+    seed: int = 0,
+    max_answer_share: float = DEFAULT_MAX_ANSWER_SHARE,
+    attempts: int | None = None,
+) -> list[Question]:
+    """Up to ``n`` questions of one template on one Scene (fewer when the map cannot support more)."""
+    if not template.applies_to(scene.map_type) or n <= 0:
+        return []
+    ctx = context(scene)
+    rng = question_rng(seed, scene, template)
+    budget = attempts or max(MIN_ATTEMPTS, ATTEMPTS_PER_QUESTION * n)
+    quota = _Quota(max(1, math.ceil(n * (0.5 if template.answer_type == "binary" else max_answer_share))))
+    seen_params: set[tuple] = set()
+    kept: dict[str, Question] = {}  # by text
+    spare: list[dict[str, Any]] = []  # parameters whose answer had filled its share
+    for _ in range(budget):
+        if len(kept) >= n:
+            break
+        params = sample_params(template, ctx, rng)
+        if params is None or not _first_time(template, params, seen_params):
+            continue
+        try:
+            q = ask(template, scene, params, rng, accept=quota.admits)
+        except Unaskable as no:
+            if no.kind == "declined" and template.answer_type != "binary" and len(spare) < n:
+                spare.append(params)
+            continue
+        if q.question not in kept:
+            kept[q.question] = q
+            quota.counts[quota.last] += 1
+    for params in spare:
+        if len(kept) >= n:
+            break
+        q = ask(template, scene, params, rng)
+        kept.setdefault(q.question, q)
+    return list(kept.values())[:n]
+
+
+def _first_time(template: Template, params: dict[str, Any], seen: set[tuple]) -> bool:
+    """Whether this parameter draw is new (and remember it)."""
+    key = tuple(_key(params[p.name]) for p in template.params)
+    if key in seen:
+        return False
+    seen.add(key)
+    return True
 
 
 def _select(templates: TemplateSet | Iterable[Template] | str | None) -> list[Template]:
@@ -450,17 +553,3 @@ def _hashable(v: Any) -> Any:
     if isinstance(v, list):
         return tuple(_hashable(x) for x in v)
     return v
-
-
-def question_for(
-    template: Template, scene: Scene, params: dict[str, Any], seed: int = 0, reader: bool = False
-) -> Question | None:
-    """The question of one template with given parameter values (None when the program rejects it).
-
-    ``reader=True`` answers as someone reading the map would, without the generation-time reading margin (the
-    pixel oracle uses it: a value read 0.3 % off still answers the question it was asked)."""
-    ctx = context(scene).as_reader() if reader else context(scene)
-    answer, env = run_program(template, ctx, dict(params))
-    if answer is INVALID or hinges_on_illegible(template, ctx, params, answer):
-        return None
-    return make_question(template, ctx, dict(params), env, answer, question_rng(seed, scene, template))

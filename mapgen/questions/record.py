@@ -47,6 +47,7 @@ class Question:
     params: dict[str, Any] = field(default_factory=dict)
     program: list[dict[str, Any]] = field(default_factory=list)
     tags: list[str] = field(default_factory=list)
+    text_variant: int | None = None  # index of the template's text variant it is worded with (None: unknown)
     split: str | None = None
     variant: str | None = None  # build: annotated / unannotated / hatched / a counterfactual kind
     counterfactual_set: str | None = None  # build: original / imaginary / shuffled / jumbled (None outside the set)
