@@ -28,9 +28,10 @@ import time
 from collections.abc import Callable
 
 from mapgen.data.curated import list_stats
-from mapgen.eval.baselines import format_answer, random_baseline
+from mapgen.eval.baselines import random_baseline
 from mapgen.eval.score import evaluate
 from mapgen.questions import Question, generate_questions
+from mapgen.questions.record import format_answer
 from mapgen.scene import build_scene
 from mapgen.spec import make_spec
 

@@ -13,6 +13,7 @@ from mapgen.audit.audit import REASONS, audit_benchmark, audit_map, audit_questi
 from mapgen.build import build
 from mapgen.cli import main
 from mapgen.questions import generate_questions, load_templates
+from mapgen.questions.record import format_answer
 from mapgen.render import render
 from mapgen.spec import make_spec
 
@@ -66,27 +67,36 @@ def test_a_legible_map_has_no_flags(tmp_path: Path) -> None:
     assert all(not m["legible"] for m in ma.misread.values())
 
 
-def test_cli_audit_and_pixel_baseline(bench: Path, tmp_path: Path) -> None:
+def test_cli_audit_writes_oracle_predictions_that_eval_scores(bench: Path, tmp_path: Path) -> None:
     runner = CliRunner()
     res = runner.invoke(main, ["audit", str(bench), "-o", str(tmp_path / "audit"), "--quiet"])
     assert res.exit_code == 0, res.output
     assert "pixel oracle" in res.output and (tmp_path / "audit" / "summary.json").exists()
-    res = runner.invoke(main, ["eval", str(bench), "--baseline", "pixel", "-o", str(tmp_path / "eval"), "--no-plots"])
+    preds = tmp_path / "audit" / "predictions.jsonl"
+    res = runner.invoke(main, ["eval", str(bench), "--predictions", str(preds), "-o", str(tmp_path / "eval"),
+                               "--no-plots"])
     assert res.exit_code == 0, res.output
     summary = json.loads((tmp_path / "eval" / "summary.json").read_text())
     audit = json.loads((tmp_path / "audit" / "summary.json").read_text())
     assert audit["overall"]["oracle_accuracy"] >= 0.95
-    assert summary["source"] == "baseline: pixel"
+    assert summary["source"] == f"predictions: {preds}"
     assert summary["score"] >= 0.9
 
 
-def test_pixel_baseline_answers_in_prompt_format(bench: Path) -> None:
+def test_oracle_predictions_are_an_ordinary_predictions_file(bench: Path, tmp_path: Path) -> None:
     from mapgen.eval.baselines import run_baseline
     from mapgen.eval.bench_io import load_benchmark
+    from mapgen.eval.run import load_predictions
 
+    result = audit_benchmark(bench, tmp_path / "audit")
     b = load_benchmark(bench)
-    preds = run_baseline("pixel", b.questions, spec_of=b.spec)
-    assert set(preds) == {q.question_id for q in b.questions}
-    assert all(json.loads(t).keys() == {"answer"} for t in preds.values())
-    with pytest.raises(ValueError):
+    preds = load_predictions(result.paths["predictions"])
+    assert set(preds.texts) == {q.question_id for q in b.questions} and not preds.invalid
+    rows = {r["question_id"]: r for r in result.rows}
+    for qid, text in preds.texts.items():  # the oracle's answer, written as the prompts ask models to
+        assert json.loads(text).keys() == {"answer"}
+        if rows[qid]["oracle_correct"] and rows[qid]["answer_type"] in ("binary", "count", "single", "range"):
+            assert json.loads(text)["answer"] == rows[qid]["answer"]
+    assert text == format_answer(rows[qid]["oracle_answer"], rows[qid]["answer_type"])
+    with pytest.raises(ValueError):  # eval no longer runs the oracle itself
         run_baseline("pixel", b.questions)

@@ -7,7 +7,6 @@ import json
 import pytest
 
 from mapgen.eval.baselines import (
-    format_answer,
     map_candidates,
     prior_baseline,
     random_baseline,
@@ -15,7 +14,7 @@ from mapgen.eval.baselines import (
 )
 from mapgen.eval.extract import extract_answer
 from mapgen.eval.score import evaluate
-from mapgen.questions.record import Question
+from mapgen.questions.record import Question, format_answer
 
 
 def q(qid: str, answer_type: str, answer, template: str = "t", map_id: str = "m1", **kw) -> Question:
@@ -53,6 +52,8 @@ def test_format_answer():
     assert format_answer([["A"], ["B", "C"]], "ranking") == '{"answer": "A > B = C"}'
     assert format_answer(["A", "B"], "list") == '{"answer": ["A", "B"]}'
     assert format_answer(3, "count") == '{"answer": 3}'
+    q = Question("q", "m", "t", None, "Rank them.", [["A"], ["B"]], "ranking", "discrete", "usa")
+    assert q.answer_text() == '{"answer": "A > B"}'
 
 
 def test_candidates_from_answers_and_spec():

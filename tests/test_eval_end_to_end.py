@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from mapgen.build import build
-from mapgen.eval.baselines import format_answer
 from mapgen.eval.run import run_eval
+from mapgen.questions.record import format_answer
 
 TINY = {
     "name": "tiny-eval",

@@ -9,6 +9,8 @@ import pytest
 import yaml
 from jinja2.exceptions import UndefinedError
 
+from mapgen.counterfactual import make_counterfactual
+from mapgen.counterfactual import name_dictionary as cf_dictionary
 from mapgen.eval.bench_io import load_benchmark
 from mapgen.eval.extract import extract_answer
 from mapgen.eval.prompts import (
@@ -20,6 +22,7 @@ from mapgen.eval.prompts import (
 )
 from mapgen.questions.record import Question
 from mapgen.resources import template_path
+from mapgen.spec import make_spec
 
 
 def make_q(answer_type: str = "binary", answer=None, **kw) -> Question:
@@ -128,9 +131,13 @@ def test_counterfactual_note_and_dictionary():
     assert "dictionary" not in render_prompt(make_q(), "direct").text
 
 
-def test_name_dictionary_from_raw_spec_names():
-    spec = {"atlas": "usa", "counterfactual": {"kind": "imaginary", "names": {"TX": "Zorvia"}}}
-    assert name_dictionary(make_q(counterfactual="imaginary"), spec) == {"Texas": "Zorvia"}
+def test_name_dictionary_from_a_counterfactual_spec():
+    spec = make_counterfactual(make_spec("usa", "population_2020"), "imaginary", 1)
+    wanted = {real: f"{e['name']} ({e['label']})" for real, e in cf_dictionary(spec)["regions"].items()}
+    assert len(wanted) == 51
+    q = make_q(counterfactual="imaginary")
+    assert name_dictionary(q, {"spec": spec.to_dict()}) == wanted  # a map JSON nests the spec
+    assert name_dictionary(q, spec.to_dict()) == wanted
     assert name_dictionary(make_q(), None) == {}
 
 
@@ -170,11 +177,14 @@ def test_prompt_from_benchmark(tmp_path):
 
     (tmp_path / "maps").mkdir()
     Image.new("RGB", (10, 10), "white").save(tmp_path / "maps" / "m1.png")
-    spec = {"atlas": "usa", "counterfactual": {"kind": "shuffled", "names": {"OH": "Texas", "TX": "Ohio"}}}
-    (tmp_path / "maps" / "m1.json").write_text(json.dumps(spec))
+    spec = make_counterfactual(make_spec("usa", "population_2020", map_id="m0"), "shuffled", 0)
+    (tmp_path / "maps" / "m1.json").write_text(json.dumps({"spec": spec.to_dict()}))  # as the render writes it
+    wearer = next(code for code, source in spec.counterfactual["labels"].items() if source == "TX")
     q = make_q(counterfactual="shuffled")
     (tmp_path / "questions.jsonl").write_text(json.dumps(q.to_dict()) + "\n")
     bench = load_benchmark(tmp_path)
     p = render_prompt(bench.question("Q1"), "eer", bench=bench)
     assert p.image_path == tmp_path / "maps" / "m1.png"
-    assert '"Texas": "Ohio"' in p.text and "shuffled names" in p.text
+    wears = spec.counterfactual["names"]["TX"]
+    assert f'"Texas": "{wears} ({spec.counterfactual["labels"]["TX"]})"' in p.text and "shuffled names" in p.text
+    assert spec.counterfactual["names"][wearer] == "Texas"

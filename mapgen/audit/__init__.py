@@ -1,13 +1,7 @@
 """Pixel truth audit: a pixel-reading oracle that answers every question from the image, and an audit of
-which questions are recoverable from pixels (and why not)."""
+which questions are recoverable from pixels (and why not); the audit writes the oracle's answers as an ordinary
+predictions file."""
 
-from mapgen.audit.oracle import (
-    MapReading,
-    OracleMap,
-    oracle_map,
-    oracle_predictions,
-    pixel_baseline,
-    read_map,
-)
+from mapgen.audit.oracle import MapReading, OracleMap, answer, oracle_map, read_map
 
-__all__ = ["MapReading", "OracleMap", "oracle_map", "oracle_predictions", "pixel_baseline", "read_map"]
+__all__ = ["MapReading", "OracleMap", "answer", "oracle_map", "read_map"]

@@ -29,12 +29,12 @@ from typing import Any
 import numpy as np
 
 from mapgen.audit.colors import hex_to_rgb, min_pairwise_delta_e, rgb_to_lab
-from mapgen.audit.oracle import (
-    OracleMap,
-    answers_equal,
-    oracle_map,
-    texture_distance,
-)
+from mapgen.audit.oracle import OracleMap, answer, answers_equal, oracle_map, texture_distance
+from mapgen.files import write_jsonl_atomic
+from mapgen.questions import TemplateSet, load_templates
+from mapgen.questions.engine import run_program
+from mapgen.questions.functions import context
+from mapgen.questions.record import Question, format_answer
 
 #: Two legend classes closer than this (CIE76 ΔE) cannot be told apart reliably on a map.
 MIN_CLASS_DE = 6.0
@@ -49,6 +49,9 @@ SMALL_RADIUS_PX = 2.0
 CONTINUOUS_MISREAD = 0.025
 #: Oracle accuracy targets per map kind (issue 10).
 TARGETS = {"discrete": 0.99, "hatched": 0.95, "continuous": 0.95}
+
+#: The oracle's answers as an ordinary predictions file (in the audit folder).
+PREDICTIONS = "predictions.jsonl"
 
 REASONS = (
     "region too small",
@@ -229,24 +232,18 @@ def _label_covers(om: OracleMap, code: str) -> bool:
 # ------------------------------------------------------------------------------------------------ questions
 
 
-def question_reads(om: OracleMap, record: Mapping[str, Any], templates: Any) -> set[str]:
+def question_reads(om: OracleMap, record: Mapping[str, Any], templates: TemplateSet) -> set[str]:
     """Regions the question's program reads on the true Scene."""
-    from mapgen.questions.engine import run_program
-    from mapgen.questions.functions import context
-
     template = templates.get(record["template_id"])
     ctx = context(om.truth)
     run_program(template, ctx, dict(record.get("params") or {}))
     return set(ctx.reads)
 
 
-def audit_question(record: Mapping[str, Any], ma: MapAudit, templates: Any) -> dict[str, Any]:
+def audit_question(record: Mapping[str, Any], ma: MapAudit, templates: TemplateSet) -> dict[str, Any]:
     """One audit row: oracle answer vs ground truth, reasons and flags."""
-    from mapgen.questions import question_for
-
     om = ma.oracle
-    template = templates.get(record["template_id"])
-    got = question_for(template, om.scene, dict(record.get("params") or {}), reader=True)
+    got = answer(Question.from_dict(dict(record)), om.scene, templates)
     oracle_answer = None if got is None else got.answer
     correct = got is not None and answers_equal(got.answer, record["answer"], record["answer_type"])
     reads = question_reads(om, record, templates)
@@ -301,8 +298,6 @@ def _read_jsonl(path: Path) -> list[dict[str, Any]]:
 
 def audit_benchmark(bench: str | Path, out_dir: str | Path | None = None, progress: bool = False) -> AuditResult:
     """Audit every question (and map) of a benchmark folder; write the audit files when ``out_dir`` is given."""
-    from mapgen.questions import load_templates
-
     root = Path(bench)
     if root.is_file():
         root = root.parent
@@ -381,16 +376,25 @@ def summarize(rows: list[dict[str, Any]], maps: list[dict[str, Any]]) -> dict[st
 
 
 def write_audit(result: AuditResult, out_dir: str | Path) -> dict[str, Path]:
-    """``audit.jsonl``, ``maps.jsonl``, ``summary.json`` and ``audit.md`` in ``out_dir``."""
+    """``audit.jsonl``, ``maps.jsonl``, ``summary.json``, ``audit.md`` and the oracle's answers as a predictions
+    file, ``predictions.jsonl`` (score it with ``mapgen eval BENCH --predictions``), in ``out_dir``."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths = {"audit": out / "audit.jsonl", "maps": out / "maps.jsonl", "summary": out / "summary.json",
-             "markdown": out / "audit.md"}
+             "markdown": out / "audit.md", "predictions": out / PREDICTIONS}
+    write_jsonl_atomic(paths["predictions"], oracle_predictions(result.rows))
     paths["audit"].write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in result.rows), encoding="utf-8")
     paths["maps"].write_text("".join(json.dumps(m, sort_keys=True) + "\n" for m in result.maps), encoding="utf-8")
     paths["summary"].write_text(json.dumps(result.summary, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     paths["markdown"].write_text(render_markdown(result), encoding="utf-8")
     return paths
+
+
+def oracle_predictions(rows: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The oracle's answers of audit rows as predictions records ``{question_id, prediction}``, the prediction
+    written as the prompts ask models to (``{"answer": ...}``)."""
+    return [{"question_id": r["question_id"], "prediction": format_answer(r["oracle_answer"], r["answer_type"])}
+            for r in rows]
 
 
 def _table(title: str, groups: Mapping[str, Mapping[str, Any]], label: str) -> list[str]:

@@ -23,15 +23,15 @@ Reading rules:
   tick value). A colour farther than :data:`OFF_SCALE_DE` from every bar colour is N/A.
 
 The oracle Scene is the map's own Scene with values and classes replaced by the read ones (discrete maps get
-their class's mid value), legibility from the render; questions are re-run with ``question_for`` and the
-question's own parameters.
+their class's mid value), legibility from the render; questions are re-asked on it with
+:func:`mapgen.questions.ask` (``reader=True``) and the question's own parameters.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -40,6 +40,7 @@ import numpy as np
 from PIL import Image
 
 from mapgen.audit.colors import rgb_to_lab
+from mapgen.questions import Question, TemplateSet, Unaskable, ask, load_templates
 from mapgen.scene import Scene, build_scene, legend_facts, with_render_record
 from mapgen.spec import MapSpec
 
@@ -490,12 +491,14 @@ def oracle_map(png: str | Path) -> OracleMap:
     return OracleMap(files, truth, reading, oracle_scene(truth, reading))
 
 
-def answer(question: Any, scene: Scene, templates: Any = None) -> Any:
-    """The oracle's Question for ``question`` on ``scene`` (None when the program rejects its reading)."""
-    from mapgen.questions import load_templates, question_for
-
+def answer(question: Any, scene: Scene, templates: TemplateSet | None = None) -> Question | None:
+    """The oracle's Question for ``question`` (its template and parameters) on ``scene``, answered as a reader
+    would (:func:`mapgen.questions.ask` with ``reader=True``); None when the program rejects the reading."""
     template = (templates or load_templates()).get(question.template_id)
-    return question_for(template, scene, dict(question.params), reader=True)
+    try:
+        return ask(template, scene, dict(question.params), reader=True)
+    except Unaskable:
+        return None
 
 
 def answers_equal(a: Any, b: Any, answer_type: str) -> bool:
@@ -505,56 +508,3 @@ def answers_equal(a: Any, b: Any, answer_type: str) -> bool:
     if answer_type == "ranking":
         return [sorted(map(str, g)) for g in a or []] == [sorted(map(str, g)) for g in b or []]
     return a == b
-
-
-def map_images(questions: Iterable[Any], image_of: Callable[[str], Path | None]) -> dict[str, Path]:
-    """Image path of every map the questions refer to (maps without an image are left out)."""
-    out = {}
-    for q in questions:
-        if q.map_id not in out:
-            path = image_of(q.map_id)
-            if path is not None and Path(path).with_suffix(".json").exists():
-                out[q.map_id] = Path(path)
-    return out
-
-
-def oracle_predictions(questions: Sequence[Any], image_of: Callable[[str], Path | None]) -> dict[str, Any]:
-    """``{question_id: oracle answer}`` (None when the oracle cannot answer or the map has no image)."""
-    from mapgen.questions import load_templates
-
-    templates = load_templates()
-    images = map_images(questions, image_of)
-    maps: dict[str, OracleMap] = {}
-    out: dict[str, Any] = {}
-    for q in questions:
-        if q.map_id not in images:
-            out[q.question_id] = None
-            continue
-        if q.map_id not in maps:
-            maps[q.map_id] = oracle_map(images[q.map_id])
-        got = answer(q, maps[q.map_id].scene, templates)
-        out[q.question_id] = None if got is None else got.answer
-    return out
-
-
-def pixel_baseline(questions: Sequence[Any], spec_of: Any = None, root: str | Path | None = None) -> dict[str, str]:
-    """The oracle as an eval baseline: ``{question_id: '{"answer": ...}'}``.
-
-    Images are found through ``root/maps/<map_id>.png`` or, when ``spec_of`` is a benchmark's bound
-    ``spec`` method (as ``run_eval`` passes it), through that benchmark's ``image_path``.
-    """
-    from mapgen.eval.baselines import format_answer
-
-    bench = getattr(spec_of, "__self__", None)
-    if root is not None:
-        maps_dir = Path(root) / "maps"
-
-        def image_of(map_id: str) -> Path | None:
-            path = maps_dir / f"{map_id}.png"
-            return path if path.exists() else None
-    elif bench is not None and hasattr(bench, "image_path"):
-        image_of = bench.image_path
-    else:
-        raise ValueError("the pixel baseline needs the benchmark's images (pass root= or a Benchmark.spec)")
-    answers = oracle_predictions(questions, image_of)
-    return {q.question_id: format_answer(answers[q.question_id], q.answer_type) for q in questions}

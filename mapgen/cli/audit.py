@@ -31,7 +31,8 @@ def audit_command(bench: Path, out_dir: Path, quiet: bool) -> None:
         click.echo("  reasons: " + ", ".join(f"{k} ({v})" for k, v in s["failure_reasons"].items()))
     if s["flagged_maps"]:
         click.echo(f"  flagged maps: {len(s['flagged_maps'])} (see {out_dir / 'audit.md'})")
-    click.echo(f"Wrote {out_dir}/audit.jsonl, maps.jsonl, summary.json, audit.md")
+    click.echo(f"Wrote {out_dir}/audit.jsonl, maps.jsonl, summary.json, audit.md, predictions.jsonl "
+               f"(score the oracle: mapgen eval {bench} --predictions {out_dir / 'predictions.jsonl'})")
 
 
 @click.command("report")

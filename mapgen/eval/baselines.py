@@ -34,18 +34,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from mapgen.questions.record import Question
+from mapgen.questions.record import Question, format_answer
 
 TRAIN_SPLIT = "train"
 SpecLookup = Callable[[str], Mapping[str, Any] | None]
-
-
-def format_answer(answer: Any, answer_type: str) -> str:
-    """The ``{"answer": ...}`` text for an answer value (rankings as ``A > B = C``)."""
-    if answer_type == "ranking" and isinstance(answer, (list, tuple)):
-        groups = [g if isinstance(g, (list, tuple)) else [g] for g in answer]
-        answer = " > ".join(" = ".join(str(i) for i in g) for g in groups)
-    return json.dumps({"answer": answer}, ensure_ascii=False)
 
 
 def _flatten(value: Any) -> list[str]:
@@ -219,7 +211,7 @@ def prior_baseline(questions: Iterable[Question], train: Iterable[Question] | No
     return out
 
 
-BASELINES = ("random", "prior", "pixel")
+BASELINES = ("random", "prior")
 
 
 def run_baseline(
@@ -229,14 +221,10 @@ def run_baseline(
     spec_of: SpecLookup | None = None,
     train: Iterable[Question] | None = None,
 ) -> dict[str, str]:
-    """Predictions of baseline ``name`` (``random``, ``prior``, or ``pixel``: the pixel-reading oracle of
-    :mod:`mapgen.audit`, which reads the benchmark's images through ``spec_of``'s benchmark)."""
+    """Predictions of baseline ``name`` (``random`` or ``prior``). The pixel-reading oracle is scored from the
+    predictions file ``mapgen audit`` writes (``mapgen eval BENCH --predictions AUDIT/predictions.jsonl``)."""
     if name == "random":
         return random_baseline(questions, seed=seed, spec_of=spec_of)
     if name == "prior":
         return prior_baseline(questions, train=train)
-    if name == "pixel":
-        from mapgen.audit.oracle import pixel_baseline
-
-        return pixel_baseline(questions, spec_of=spec_of)
     raise ValueError(f"unknown baseline {name!r}; known: {', '.join(BASELINES)}")

@@ -164,17 +164,18 @@ def _atlas_names(atlas: str) -> dict[str, str]:
 
 
 def _spec_dictionary(spec: Mapping[str, Any]) -> dict[str, str]:
-    """``{real name: "name (label)"}`` via :func:`mapgen.counterfactual.name_dictionary` (``{}`` if unreadable)."""
-    try:
-        from mapgen.counterfactual import name_dictionary as cf_dictionary
-        from mapgen.spec import MapSpec
+    """``{real name: "name (label drawn on the map)"}`` of a spec's renamed regions (keys are codes when the
+    atlas is unknown here)."""
+    from mapgen.spec import renamed_regions
 
-        regions = cf_dictionary(MapSpec.from_dict(dict(spec)))["regions"]
-    except Exception:  # a spec this mapgen cannot load: fall back to its raw names
+    cf = spec.get("counterfactual") or {}
+    names = cf.get("names") if isinstance(cf, Mapping) else None
+    if not names:
         return {}
+    real = _atlas_names(str(spec.get("atlas") or "")) or {code: code for code in sorted(names)}
     return {
-        real: f"{e['name']} ({e['label']})" if e.get("label") else str(e["name"])
-        for real, e in regions.items()
+        name: f"{e['name']} ({e['label']})" if e.get("label") else str(e["name"])
+        for name, e in renamed_regions(cf, real).items()
     }
 
 
@@ -182,21 +183,14 @@ def name_dictionary(question: Question, spec: Mapping[str, Any] | None = None) -
     """``{real name: name on the map}`` for a counterfactual question, ``{}`` when there is none.
 
     Looked up in order: a ``name_dictionary`` attribute or ``params["name_dictionary"]`` of the question, then
-    the map spec (:func:`mapgen.counterfactual.name_dictionary`: ``"name (label drawn on the map)"``), then the
-    spec's raw ``counterfactual.names`` (``{code: name}``; codes become real names through the atlas).
+    the map's spec (``spec``: a map JSON of the benchmark, the spec itself or nested under ``"spec"``), whose
+    counterfactual names and labels give ``"name (label drawn on the map)"``.
     """
     own = getattr(question, "name_dictionary", None) or (question.params or {}).get("name_dictionary")
     if isinstance(own, Mapping) and own:
         return {str(k): str(v) for k, v in own.items()}
-    cf = (spec or {}).get("counterfactual") or {}
-    names = cf.get("names") if isinstance(cf, Mapping) else None
-    if not names:
-        return {}
-    from_spec = _spec_dictionary(spec or {})
-    if from_spec:
-        return from_spec
-    real = _atlas_names(str((spec or {}).get("atlas") or question.country))
-    return {real.get(code, code): str(name) for code, name in sorted(names.items())}
+    spec = spec or {}
+    return _spec_dictionary(spec.get("spec") or spec)
 
 
 # ------------------------------------------------------------------------------------------- rendering

@@ -18,6 +18,7 @@ answer, accepted_answers, answer_type, map_type, relative_region, program``; the
 
 from __future__ import annotations
 
+import json
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
@@ -62,3 +63,15 @@ class Question:
         """Inverse of :meth:`to_dict` (unknown keys are ignored)."""
         known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
         return cls(**known)
+
+    def answer_text(self) -> str:
+        """The answer as a model is asked to write it (:func:`format_answer`)."""
+        return format_answer(self.answer, self.answer_type)
+
+
+def format_answer(answer: Any, answer_type: str) -> str:
+    """The ``{"answer": ...}`` text for an answer value (rankings as ``A > B = C``), as the prompts ask for."""
+    if answer_type == "ranking" and isinstance(answer, (list, tuple)):
+        groups = [g if isinstance(g, (list, tuple)) else [g] for g in answer]
+        answer = " > ".join(" = ".join(str(i) for i in g) for g in groups)
+    return json.dumps({"answer": answer}, ensure_ascii=False)
