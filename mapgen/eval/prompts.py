@@ -5,9 +5,9 @@ are errors), optional ``system``, ``description``, ``vars`` (extra template vari
 ``example_images`` (paths, relative to the file, of images sent before the map); or a ``<name>.txt`` file
 whose whole content is ``text``. Shipped: ``direct`` (answer only), ``cot`` (zero-shot chain-of-thought),
 ``eer`` (MAPWise's Explicit Extraction and Reasoning), ``fewshot_text`` (one worked example on a map
-described in words), ``fewshot_image`` (one worked example on a separate example image that mapgen renders
-from a country not in the benchmark, with an answer computed by the question engine; see
-:mod:`mapgen.eval.examples`), ``caption`` and ``grounding`` (VRSBench tasks). A strategy file with
+described in words), ``fewshot_image`` (one worked example on a separate example image shipped with mapgen: a
+map of the imaginary Gridland in the question's variant, with an answer the question engine computed when it
+was made; see :mod:`mapgen.eval.examples`), ``caption`` and ``grounding`` (VRSBench tasks). A strategy file with
 ``generated_example: true`` gets that example: its image is sent first and the template sees ``example``
 (``question``, ``answer`` as ``{"answer": ...}``, ``country_name``, ``region``, ``regions``). Users add strategies by dropping files
 into a folder listed in ``$MAPGEN_PROMPTS`` (``os.pathsep``-separated, searched first) or by passing a file
@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -34,6 +34,7 @@ import yaml
 from jinja2 import StrictUndefined
 from jinja2.sandbox import SandboxedEnvironment
 
+from mapgen.eval.examples import example_for
 from mapgen.questions.record import Question
 from mapgen.resources import template_path
 
@@ -261,18 +262,9 @@ def prompt_context(
     return ctx
 
 
-def _benchmark_countries(bench: Any) -> list[str]:
-    countries = getattr(bench, "countries", None)
-    if isinstance(countries, (list, tuple)):
-        return list(countries)
-    return sorted({str(q.country).lower() for q in getattr(bench, "questions", ())})
-
-
-def example_context(question: Question, countries: Sequence[str]) -> tuple[dict[str, Any], Path]:
-    """Template variables of the generated worked example (``example``) and its image."""
-    from mapgen.eval.examples import example_for
-
-    ex = example_for(question, countries)
+def example_context(question: Question) -> tuple[dict[str, Any], Path]:
+    """Template variables of the shipped worked example (``example``) and its image."""
+    ex = example_for(question)
     words = _common()["region_words"]
     singular, plural = words.get(ex.country, words["default"])
     context = {
@@ -294,13 +286,11 @@ def render_prompt(
     bench: Any = None,
     image_path: str | Path | None = None,
     names: Mapping[str, str] | None = None,
-    countries: Sequence[str] | None = None,
 ) -> Prompt:
     """The prompt for ``question`` under ``strategy``.
 
-    ``bench`` (a :class:`~mapgen.eval.bench_io.Benchmark`) supplies the image, the map spec (for the
-    counterfactual name dictionary) and the benchmark's countries (a generated example avoids them);
-    ``image_path``, ``names`` and ``countries`` override them.
+    ``bench`` (a :class:`~mapgen.eval.bench_io.Benchmark`) supplies the image and the map spec (for the
+    counterfactual name dictionary); ``image_path`` and ``names`` override them.
     """
     q = question if isinstance(question, Question) else Question.from_dict(dict(question))
     strat = load_strategy(strategy)
@@ -313,9 +303,7 @@ def render_prompt(
     ctx = prompt_context(q, strat, names)
     examples = strat.example_images
     if strat.generated_example:
-        if countries is None:
-            countries = _benchmark_countries(bench) if bench is not None else [str(q.country)]
-        ctx["example"], image = example_context(q, countries)
+        ctx["example"], image = example_context(q)
         examples = (image, *examples)
     return Prompt(
         text=_render(strat.text, ctx),
