@@ -41,7 +41,8 @@ from typing import Any, Literal
 
 from mapgen.geo.atlas import BUILTIN, Atlas, list_atlases, load_atlas
 from mapgen.geo.names import normalize_name
-from mapgen.spec import MapSpec, renamed_regions
+from mapgen.name_dictionary import renamed_regions
+from mapgen.spec import MapSpec
 
 Kind = Literal["imaginary", "shuffled", "jumbled"]
 KINDS: tuple[str, ...] = ("imaginary", "shuffled", "jumbled")

@@ -12,7 +12,6 @@ import json
 import math
 import re
 import warnings
-from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -180,15 +179,6 @@ class MapSpec:
     def save(self, path: str | Path) -> Path:
         """Write the spec as JSON (atomically: a temp file renamed into place)."""
         return write_json_atomic(path, self.to_dict(), sort_keys=False)
-
-
-def renamed_regions(counterfactual: Mapping[str, Any] | None, real_names: Mapping[str, str]) -> dict[str, Any]:
-    """Real name → ``{code, name, label}`` (name shown and code drawn on the map) of every region a
-    counterfactual renames; ``{}`` when the names are real. ``real_names`` maps codes to real names, in order."""
-    names = (counterfactual or {}).get("names") or {}
-    labels = (counterfactual or {}).get("labels") or {}
-    return {real: {"code": c, "name": names[c], "label": labels.get(c, c)} for c, real in real_names.items()
-            if c in names}
 
 
 def load_spec(path: str | Path) -> MapSpec:

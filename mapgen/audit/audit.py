@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from mapgen.audit.colors import hex_to_rgb, min_pairwise_delta_e, rgb_to_lab
-from mapgen.audit.oracle import OracleMap, answer, answers_equal, oracle_map, texture_distance
+from mapgen.audit.oracle import ColorBar, OracleMap, answer, answers_equal, oracle_map, texture_distance
 from mapgen.files import write_jsonl_atomic
 from mapgen.questions import TemplateSet, load_templates
 from mapgen.questions.engine import run_program
@@ -127,46 +127,52 @@ def _continuous_error(om: OracleMap, code: str) -> float | None:
 
 def legend_checks(om: OracleMap) -> tuple[dict[str, Any], list[str]]:
     """Legend facts read from the image and map-level flags (colours too close, legend misread)."""
+    if om.truth.legend.kind == "discrete":
+        return _discrete_legend_checks(om)
+    if om.reading.bar is not None:
+        return _colorbar_checks(om.truth.legend, om.reading.bar)
+    return {}, ["legend misread"]
+
+
+def _discrete_legend_checks(om: OracleMap) -> tuple[dict[str, Any], list[str]]:
     legend, reading = om.truth.legend, om.reading
     flags: list[str] = []
     info: dict[str, Any] = {}
-    if legend.kind == "discrete":
-        spec_colors = {c.index: c.color for c in legend.classes}
-        found = {s.class_index for s in reading.swatches if s.class_index is not None}
-        if found != set(spec_colors):
-            flags.append("legend misread")
-            info["missing_swatches"] = sorted(set(spec_colors) - found)
-        class_swatches = [s for s in reading.swatches if s.class_index is not None]
-        if om.truth.hatched:
-            dist = _min_hatch_distance(class_swatches)
-            info["min_swatch_distance"] = round(dist, 3)
-            if dist < MIN_HATCH_DISTANCE:
-                flags.append("hatch unreadable")
-        else:
-            off = {s.class_index: _de(s.rgb, spec_colors[s.class_index]) for s in class_swatches}
-            info["swatch_vs_spec_de"] = {str(k): round(v, 2) for k, v in off.items()}
-            if off and max(off.values()) > LEGEND_DE_TOL:
-                flags.append("legend misread")
-        de, pair = min_pairwise_delta_e([c.color for c in legend.classes])
-        info["min_class_de"] = round(de, 2)
-        if pair is not None:
-            info["closest_classes"] = list(pair)
-        if de < MIN_CLASS_DE and not om.truth.hatched:
-            flags.append("colours too close")
-    elif reading.bar is not None:
-        bar = reading.bar
-        info["tick_residual"] = round(bar.tick_residual, 5)
-        ends = [legend.colors[0], legend.colors[-1]]
-        low_end = bar.lab[-1] if bar.orientation == "vertical" else bar.lab[0]
-        high_end = bar.lab[0] if bar.orientation == "vertical" else bar.lab[-1]
-        de_ends = [float(np.linalg.norm(low_end - _lab(ends[0]))), float(np.linalg.norm(high_end - _lab(ends[1])))]
-        info["bar_end_de"] = [round(d, 2) for d in de_ends]
-        steps = np.linalg.norm(np.diff(bar.lab, axis=0), axis=1)
-        info["bar_de_per_px"] = round(float(np.median(steps)), 3)
-        if bar.tick_residual > 0.01 or max(de_ends) > LEGEND_DE_TOL:
-            flags.append("legend misread")
-    else:
+    spec_colors = {c.index: c.color for c in legend.classes}
+    found = {s.class_index for s in reading.swatches if s.class_index is not None}
+    if found != set(spec_colors):
         flags.append("legend misread")
+        info["missing_swatches"] = sorted(set(spec_colors) - found)
+    class_swatches = [s for s in reading.swatches if s.class_index is not None]
+    if om.truth.hatched:
+        dist = _min_hatch_distance(class_swatches)
+        info["min_swatch_distance"] = round(dist, 3)
+        if dist < MIN_HATCH_DISTANCE:
+            flags.append("hatch unreadable")
+    else:
+        off = {s.class_index: _de(s.rgb, spec_colors[s.class_index]) for s in class_swatches}
+        info["swatch_vs_spec_de"] = {str(k): round(v, 2) for k, v in off.items()}
+        if off and max(off.values()) > LEGEND_DE_TOL:
+            flags.append("legend misread")
+    de, pair = min_pairwise_delta_e([c.color for c in legend.classes])
+    info["min_class_de"] = round(de, 2)
+    if pair is not None:
+        info["closest_classes"] = list(pair)
+    if de < MIN_CLASS_DE and not om.truth.hatched:
+        flags.append("colours too close")
+    return info, flags
+
+
+def _colorbar_checks(legend: Any, bar: ColorBar) -> tuple[dict[str, Any], list[str]]:
+    info: dict[str, Any] = {"tick_residual": round(bar.tick_residual, 5)}
+    ends = [legend.colors[0], legend.colors[-1]]
+    low_end = bar.lab[-1] if bar.orientation == "vertical" else bar.lab[0]
+    high_end = bar.lab[0] if bar.orientation == "vertical" else bar.lab[-1]
+    de_ends = [float(np.linalg.norm(low_end - _lab(ends[0]))), float(np.linalg.norm(high_end - _lab(ends[1])))]
+    info["bar_end_de"] = [round(d, 2) for d in de_ends]
+    steps = np.linalg.norm(np.diff(bar.lab, axis=0), axis=1)
+    info["bar_de_per_px"] = round(float(np.median(steps)), 3)
+    flags = ["legend misread"] if bar.tick_residual > 0.01 or max(de_ends) > LEGEND_DE_TOL else []
     return info, flags
 
 

@@ -35,6 +35,7 @@ from jinja2 import StrictUndefined
 from jinja2.sandbox import SandboxedEnvironment
 
 from mapgen.eval.examples import example_for
+from mapgen.name_dictionary import renamed_regions
 from mapgen.questions.record import Question
 from mapgen.resources import template_path
 
@@ -167,8 +168,6 @@ def _atlas_names(atlas: str) -> dict[str, str]:
 def _spec_dictionary(spec: Mapping[str, Any]) -> dict[str, str]:
     """``{real name: "name (label drawn on the map)"}`` of a spec's renamed regions (keys are codes when the
     atlas is unknown here)."""
-    from mapgen.spec import renamed_regions
-
     cf = spec.get("counterfactual") or {}
     names = cf.get("names") if isinstance(cf, Mapping) else None
     if not names:
