@@ -52,7 +52,7 @@ def hand_scene(name: str):
     return build_scene(make_spec("usa", _stat(500, C2_VALUES), legend="continuous"))
 
 
-def question_for(template: Template, scene: Scene, params: dict[str, Any], reader: bool = False) -> Question | None:
+def asked_or_none(template: Template, scene: Scene, params: dict[str, Any], reader: bool = False) -> Question | None:
     """The question asked on ``scene``; None when the engine rejects it."""
     try:
         return ask_question(template, scene, params, reader=reader)
@@ -62,7 +62,7 @@ def question_for(template: Template, scene: Scene, params: dict[str, Any], reade
 
 def ask(template: str, scene: str, **params: Any) -> Any:
     """The computed answer (None when the engine rejects the instantiation)."""
-    q = question_for(load_templates().get(template), hand_scene(scene), params)
+    q = asked_or_none(load_templates().get(template), hand_scene(scene), params)
     return None if q is None else q.answer
 
 
@@ -291,7 +291,7 @@ def test_evenly_spaced_legend() -> None:
     # widths 10/10/10, gaps 1 of span 32 (3 %) -> evenly spaced
     vals = {"WA": 0, "OR": 10, "CA": 11, "NV": 21, "AZ": 22, "UT": 32}
     scene = build_scene(make_spec("usa", _stat(5, vals), breaks=[10, 21]))
-    q = question_for(load_templates().get("legend_spacing"), scene, {})
+    q = asked_or_none(load_templates().get("legend_spacing"), scene, {})
     assert q is not None and q.answer == "Evenly spaced"
 
 
@@ -300,11 +300,11 @@ def test_answers_never_hinge_on_an_illegible_region() -> None:
     hidden = base.with_pixels({}, {"NM": False})
     t = load_templates()
     # NM's class decides the Four Corners ranking / count, so both are rejected once NM is illegible
-    assert question_for(t.get("group_count_in_range"), hidden, {"R": FC, "Y": 1}) is None
+    assert asked_or_none(t.get("group_count_in_range"), hidden, {"R": FC, "Y": 1}) is None
     # NM could be in class 2 too, tying with CO: "highest" is rejected
-    assert question_for(t.get("group_extreme_region"), hidden, {"R": FC, "E": "highest"}) is None
+    assert asked_or_none(t.get("group_extreme_region"), hidden, {"R": FC, "E": "highest"}) is None
     # NM is read, but no class it could have changes which range holds the most states (43 in class 0)
-    q = question_for(t.get("range_with_extreme_count"), hidden, {"E": "highest"})
+    q = asked_or_none(t.get("range_with_extreme_count"), hidden, {"E": "highest"})
     assert q is not None and q.answer == "2-8"
 
 
@@ -314,7 +314,7 @@ def test_jumbled_values_change_answers_exactly_where_values_moved() -> None:
     a = hand_scene("D1")
     b = build_scene(make_spec("usa", _stat(5, swapped), breaks=[10, 20]))
     for code in a.regions:
-        qa, qb = question_for(t, a, {"X": code}), question_for(t, b, {"X": code})
+        qa, qb = asked_or_none(t, a, {"X": code}), asked_or_none(t, b, {"X": code})
         if code in ("CA", "WA"):
             assert qa.answer != qb.answer
         else:
