@@ -11,22 +11,22 @@ from click.testing import CliRunner
 
 from mapgen.cli import main
 from mapgen.describe import (
-    MAPWISE_VQA_TYPE,
-    VQA_TYPES,
     caption_eval_record,
     describe,
     grounding_eval_records,
     training_records,
     vqa_eval_records,
-    vqa_type,
     write_jsonl,
 )
 from mapgen.describe.attributes import box_to_100
+from mapgen.questions import VQA_TYPES, load_templates
 from mapgen.questions.record import Question
 from mapgen.render import render
 from mapgen.spec import make_spec
 
-TEMPLATES_CSV = Path("/work/shared/reference/mapwise/templates.csv")
+SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+TEMPLATES_CSV = SHARED / "reference" / "mapwise" / "templates.csv"
+vqa_type = load_templates().vqa_type
 
 
 @pytest.fixture(scope="module")
@@ -46,13 +46,17 @@ def _question(number, answer_type="binary", **kw):
     )
 
 
-def test_vqa_table_covers_every_mapwise_template():
-    assert set(MAPWISE_VQA_TYPE) == set(range(1, 44))
-    assert set(MAPWISE_VQA_TYPE.values()) <= set(VQA_TYPES)
-    if TEMPLATES_CSV.exists():
-        with TEMPLATES_CSV.open() as fh:
-            numbers = {int(row[""]) for row in csv.DictReader(fh) if row[""].strip().isdigit()}
-        assert numbers <= set(MAPWISE_VQA_TYPE)
+def test_every_mapwise_template_has_a_vqa_type():
+    types = load_templates().vqa_types()
+    assert {str(n) for n in range(1, 44)} <= set(types)
+    assert set(types.values()) <= set(VQA_TYPES)
+
+
+@pytest.mark.skipif(not TEMPLATES_CSV.exists(), reason="MAPWise's templates.csv (../shared/reference) not available")
+def test_vqa_types_cover_mapwise_templates_csv():
+    with TEMPLATES_CSV.open() as fh:
+        numbers = {row[0] for row in csv.reader(fh) if row and row[0].strip().isdigit()}
+    assert len(numbers) == 43 and numbers <= set(load_templates().vqa_types())
 
 
 def test_vqa_types_of_records():
@@ -61,6 +65,7 @@ def test_vqa_types_of_records():
     assert vqa_type(_question(36, "single")) == "direction"
     assert vqa_type({"mapwise_template": 4, "answer_type": "range"}) == "colour"
     assert vqa_type({"template_no": 40}) == "position"  # MAPWise's own question files
+    assert vqa_type({"template_id": "range_closest_pair", "mapwise_template": 1}) == "position"  # id first
     assert vqa_type({"mapwise_template": None, "answer_type": "count"}) == "quantity"
     with pytest.raises(ValueError, match="Cannot type"):
         vqa_type({"question_id": "x"})
@@ -80,7 +85,7 @@ def test_caption_and_grounding_eval_records(annotations):
 
 
 def test_vqa_eval_records():
-    recs = vqa_eval_records([_question(1, "count"), _question(19).to_dict()])
+    recs = vqa_eval_records([_question(1, "count"), _question(19).to_dict()], vqa_type=vqa_type)
     assert [r["type"] for r in recs] == ["quantity", "reasoning"]
     assert recs[0]["image_id"] == "m.png" and recs[0]["ground_truth"] == "Yes"
 

@@ -1,4 +1,4 @@
-"""VRSBench tasks on maps: per-region attributes, referring expressions with boxes, captions, VQA types.
+"""VRSBench tasks on maps: per-region attributes, referring expressions with boxes, captions, task records.
 
 ``describe(scene, seed=0, n_referring=8)`` → JSON-ready ``{map_id, width, height, attributes, referring,
 captions, size_rule}`` for a *rendered* scene (``render(spec, path).scene``, or a render JSON via
@@ -21,12 +21,9 @@ from mapgen.describe.records import (
     write_jsonl,
 )
 from mapgen.describe.referring import evaluate, make_context, referring_expressions, verify
-from mapgen.describe.vqa import MAPWISE_VQA_TYPE, VQA_TYPES, vqa_type
 from mapgen.scene import Scene, load_scene
 
 __all__ = [
-    "MAPWISE_VQA_TYPE",
-    "VQA_TYPES",
     "box_from_100",
     "box_to_100",
     "caption_eval_record",
@@ -43,7 +40,6 @@ __all__ = [
     "training_records",
     "verify",
     "vqa_eval_records",
-    "vqa_type",
     "write_jsonl",
 ]
 

@@ -4,8 +4,8 @@
   ``type = "caption"``, ``ground_truth`` = the detailed caption. Grounding: ``type = "grounding"``, ``question`` =
   the referring expression, ``ground_truth`` = the box as integers on the 0–100 scale (the prompt convention,
   :func:`~mapgen.describe.attributes.box_to_100`), plus ``unique``, ``box`` (pixels, what
-  :mod:`mapgen.eval` scores IoU in), ``box_norm`` (0–1), ``width``/``height``. VQA: ``type`` = the VRSBench type
-  (:func:`~mapgen.describe.vqa.vqa_type`).
+  :mod:`mapgen.eval` scores IoU in), ``box_norm`` (0–1), ``width``/``height``. VQA: ``type`` = the VRSBench type,
+  given by the caller (each template's ``vqa_type``: ``mapgen.questions.load_templates().vqa_type``).
 - Training records (LLaVA): ``{id, image, conversations: [{from: "human", value: "<image>\\n..."},
   {from: "gpt", value: ...}]}``; instructions from ``templates/describe/tasks.yaml``, chosen per seed.
 """
@@ -13,12 +13,11 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from mapgen.describe.attributes import box_to_100
-from mapgen.describe.vqa import vqa_type
 from mapgen.describe.wording import load_wordings, pick, render_text
 from mapgen.files import write_jsonl_atomic
 
@@ -65,22 +64,23 @@ def _q(question: Any) -> dict[str, Any]:
     return dict(question) if isinstance(question, Mapping) else question.to_dict()
 
 
-def vqa_eval_records(questions: Iterable[Any], image: str | None = None) -> list[dict[str, Any]]:
-    """VRSBench VQA eval records from question records (typed by :func:`vqa_type`)."""
-    out = []
-    for question in questions:
-        q = _q(question)
-        out.append(
-            {
-                "image_id": image or f"{q['map_id']}.png",
-                "question": q["question"],
-                "ground_truth": q["answer"],
-                "question_id": q["question_id"],
-                "type": vqa_type(q),
-                "map_id": q["map_id"],
-            }
-        )
-    return out
+def _vqa_record(q: dict[str, Any], image: str | None, vqa_type: Callable[[dict[str, Any]], str] | None) -> dict:
+    rec = {
+        "image_id": image or f"{q['map_id']}.png",
+        "question": q["question"],
+        "ground_truth": q["answer"],
+        "question_id": q["question_id"],
+    }
+    if vqa_type is not None:
+        rec["type"] = vqa_type(q)
+    return rec | {"map_id": q["map_id"]}
+
+
+def vqa_eval_records(
+    questions: Iterable[Any], image: str | None = None, *, vqa_type: Callable[[dict[str, Any]], str]
+) -> list[dict[str, Any]]:
+    """VRSBench VQA eval records from question records, typed by ``vqa_type`` (a record -> its VQA type)."""
+    return [_vqa_record(_q(question), image, vqa_type) for question in questions]
 
 
 def _conversation(record_id: str, image: str, human: str, gpt: str) -> dict[str, Any]:
@@ -111,7 +111,7 @@ def training_records(
         human = render_text(pick(rng, words["grounding_training"]), expression=rec["question"])
         gpt = render_text(words["grounding_answer"], box=rec["ground_truth"])
         out.append(_conversation(rec["question_id"], img, human, gpt))
-    for rec in vqa_eval_records(questions, image):
+    for rec in (_vqa_record(_q(question), image, None) for question in questions):
         out.append(_conversation(rec["question_id"], img, rec["question"], _answer_text(rec["ground_truth"])))
     return out
 

@@ -1,7 +1,9 @@
 """Parse a MAPWise question into one of mapgen's templates with exact parameter values — or say why not.
 
-Every wording MAPWise uses is a :class:`Rule`: a regular expression over the question text whose named groups
-are the template's parameters. Each captured phrase must resolve exactly on the question's map:
+Every wording MAPWise uses is written in its template's record (``mapwise_wordings`` in the template YAML);
+:func:`compiled_rules` turns each into a :class:`Rule`, a regular expression over the question text whose named
+groups are the template's parameters, each captured by its type. Each captured phrase must resolve exactly on the
+question's map:
 
 - regions by code, name or alias (atlas aliases plus ``data/mapwise_aliases.yaml``); ``the``/``state`` dropped;
 - groups by their curated names/aliases, ``bordering <country>`` and ``bordering <region>``;
@@ -18,6 +20,7 @@ to another template parses as that template and says so in ``notes``.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -26,7 +29,7 @@ from mapgen.eval.normalize import parse_range as text_range
 from mapgen.geo.names import UnknownNameError, closest
 from mapgen.mapwise.aliases import MapwiseAliases, load_aliases
 from mapgen.questions.functions import Ctx, context
-from mapgen.questions.templates import Template, TemplateSet, load_templates
+from mapgen.questions.templates import TEXT_GLOBALS, Template, TemplateSet, Wording, load_templates, range_end
 from mapgen.scene import Scene
 
 
@@ -76,182 +79,72 @@ NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
 
 _STATES = r"(?:states?|provinces?|regions?|union territor(?:y|ies))"
 _PREP = r"(?:in|on|along|among|amongst|bordering|of|located|to|that|where|around|near|which|from|within)"
+#: How a slot of each kind is captured (``{n}`` is the group name).
 SUB = {
     "Region": r"(?:the\s+)?(?:state\s+)?(?P<{n}>[^,?]+?)",
     "RegionGroup": rf"(?P<{{n}}>{_PREP}\b.*?)",
+    "RegionAdj": r"(?P<{n}>[a-z][\w -]*?)",
     "LegendClass": r"(?P<{n}>.+?)",
     "Number": r"(?P<{n}>-?\s*\d[\d.,]*\s*(?:%|k|m|b|bn|million|billion|thousand|lakh)?)",
     "N": r"(?P<{n}>\d+|one|two|three|four|five)",
     "Comparison": r"(?P<{n}>higher|greater|more|larger|lower|less|smaller|similar|same|equal)",
     "Extreme": r"(?P<{n}>(?:second\s+)?(?:highest|lowest|least|largest|smallest|greatest|maximum|minimum|most|"
                r"fewest|\w+est))",
-    "Direction": r"(?P<{n}>north|south|east|west|n|s|e|w)(?:ern)?(?:\s*-\s*|\s*)most",
+    "Direction": r"(?P<{n}>north|south|east|west|n|s|e|w)",
+    "DirectionMost": r"(?P<{n}>north|south|east|west|n|s|e|w)(?:ern)?(?:\s*-\s*|\s*)most",
 }
+#: Kind of a slot written with a filter (``{{ D | most }}``, ``{{ R | adjective }}``).
+FILTER_KIND = {"most": "DirectionMost", "adjective": "RegionAdj"}
 
 
 @dataclass(frozen=True)
 class Rule:
-    """One MAPWise wording of a template: ``{P}`` in the pattern is parameter P (typed by the template)."""
+    """One MAPWise wording of a template compiled: ``slots`` maps each regex group to (parameter, kind)."""
 
-    template_id: str
-    pattern: str
-    fixed: dict[str, Any] = field(default_factory=dict)
-    choices: dict[str, dict[str, str]] = field(default_factory=dict)  # param -> written word -> value
-    map_types: tuple[str, ...] = ("discrete", "continuous")
-    yes_if: str | None = None
-    drop: tuple[str, ...] = ()  # template parameters the wording leaves out (not read by the program)
-    note: str = ""
-    special: str = ""  # name of a post-processing step in SPECIAL
+    template: Template
+    wording: Wording
+    pattern: re.Pattern[str]
+    slots: dict[str, tuple[str, str]]
 
-
-def _q(*parts: str) -> str:
-    return "".join(parts)
+    @property
+    def template_id(self) -> str:
+        return self.template.id
 
 
-YN = r"yes or no:\s*"
-RULES: tuple[Rule, ...] = (
-    Rule("legend_class_count", r"how many (?:distinct )?(?:categories|classes) does the legend (?:contain|have)"),
-    Rule("legend_darkness_direction",
-         _q(YN, r"in the legend,? the colou?r (?P<W>darkness|intensity) is (?P<P>directly|inversely) "
-                r"proportional to the values?")),
-    Rule("legend_overall_range", r"what is the overall range of the legend"),
-    Rule("legend_shade_range",
-         r"what (?:value )?range does the (?P<S>darkest|lightest|second darkest|second lightest) shade represent"),
-    Rule("legend_colour_kind", _q(YN, r"the legend has (?P<K>multiple distinct colou?rs|different shades of the "
-                                      r"same colou?r)"),
-         choices={"K": {"multiple distinct colours": "multiple distinct colours",
-                        "multiple distinct colors": "multiple distinct colours",
-                        "different shades of the same colour": "different shades of the same colour",
-                        "different shades of the same color": "different shades of the same colour"}}),
-    Rule("map_percent_or_absolute",
-         _q(YN, r"the map depicts (?P<K>percentages|absolute values)(?: as opposed to (?:percentages|absolute "
-                r"values))?")),
-    Rule("legend_kind", r"is the legend (?:discrete or continuous|continuous or discrete)"),
-    Rule("legend_widest_class", r"which (?:class|range) has the largest range of values"),
-    Rule("region_in_range", r"does (?:the value of )?{X}(?: state)? (?:fall|lie) in(?:to)? (?:the )?(?:range )?{Y}"),
-    Rule("region_in_range", r"does {X} come under the (?:value|range) {Y}"),
-    Rule("region_comparison", r"does {X} fall in the same range as {Y}", fixed={"C": "similar"},
-         map_types=("discrete",), note="'falls in the same range as' = similar (same class)"),
-    Rule("region_closer_to_number", r"is the value of {X} closer to {A} or {B}"),
-    Rule("group_regions_in_range", r"which {STATES} {R} (?:belong|belongs) to (?:the )?(?:range )?{Y}"),
-    Rule("group_regions_in_range", r"which {STATES} {R} (?:have|has) (?:a )?values? in (?:the )?(?:range )?{Y}"),
-    Rule("group_extreme_range", r"what is the {E} value range {R}"),
-    Rule("group_extreme_region", r"which {STATE} has the {E} value {R}"),
-    Rule("group_extreme_region", r"which {STATE} {R} has the {E} value"),
-    Rule("group_extreme_region", r"which {Radj} {STATE} has the {E} value"),
-    Rule("group_extreme_region", r"which {STATES} {R} have the {E} values?",
-         note="plural wording read as 'the region with the E value' (a tie is not asked)"),
-    Rule("group_top_n", r"list the {N} {STATES} {R} with the {E} values?"),
-    Rule("group_top_n", r"list the {STATE} {R} with the {E} values?", fixed={"N": 1}),
-    Rule("region_range", r"what (?:value )?range does {X}(?: state)? fall in"),
-    Rule("region_range", r"between which two legend markings does {X} fall(?: in)?"),
-    Rule("group_count_in_range", r"count the {STATES} with (?:the )?values? in (?:the )?(?:range )?{Y} {R}"),
-    Rule("group_count_in_range", r"count the {Radj} {STATES} with (?:the )?values? in (?:the )?(?:range )?{Y}"),
-    Rule("neighbour_comparison",
-         _q(YN, r"the (?:value|range) of (?:the )?{X} is (?:the )?{C}(?: than| to| as)? (?:that of )?its "
-                r"neighbou?ring {STATE} {Y}")),
-    Rule("region_comparison", _q(YN, r"the value of (?:the )?{X} is (?:the )?{C}(?: than| to| as)? (?:that of )?{Y}")),
-    Rule("direction_local_extreme",
-         r"name the {D} {STATE} that (?:belongs to a|has a) {C} value(?: range)? compared to all (?:of )?its "
-         r"neighbou?rs"),
-    Rule("group_is_extreme", _q(YN, r"{X} has the {E} value {R}")),
-    Rule("group_mean_comparison",
-         _q(YN, r"{STATES} {R1} have (?:a )?{C} values? on average (?:than|to|compared to|as) {STATES} {R2}")),
-    Rule("group_count_threshold", r"how many {STATES} {R} (?:have|has) a value {C} than {N}"),
-    Rule("group_count_vs_region", r"how many {STATES} {R} (?:have|has) a value {C} (?:than|to|as) {X}"),
-    Rule("group_median_in_range", _q(YN, r"the median {STATE} range {R} is {Y}"), map_types=("discrete",)),
-    Rule("group_median_in_range", _q(YN, r"the median {STATE} value {R} lies between {A} and {B}"),
-         map_types=("continuous",), special="tick_interval"),
-    Rule("group_median_range", r"what is the median range of the {STATES} {R}"),
-    Rule("group_regions_in_range", r"which {STATES} {R} have a value in (?:the )?range {Y}"),
-    Rule("group_regions_threshold", r"which {STATES} {R} (?:have|has) a value {C} than {N}"),
-    Rule("group_regions_vs_region", r"which {STATES} {R} (?:have|has) a value {C} (?:than|to|as) {X}"),
-    Rule("group_regions_closest_value", r"which {STATES} {R} (?:have|has) the {M} {X}",
-         choices={"M": {"same value as": "same", "same value to": "same", "same value range as": "same",
-                        "closest value to": "same", "closest value as": "same",
-                        "furthest value to": "most different", "farthest value to": "most different",
-                        "furthest value from": "most different", "farthest value from": "most different",
-                        "most different value from": "most different",
-                        "most different value to": "most different"}}),
-    Rule("range_with_extreme_count", r"which range has the {E} number of {STATES}"),
-    Rule("group_is_closest_value", r"does {X} have (?:the )?{M} {Y} amongst the {STATES} {R}",
-         choices={"M": {"same value as": "same", "same value to": "same", "similar value to": "same",
-                        "similar value as": "same", "closest value to": "same",
-                        "most different value than": "most different",
-                        "most different value from": "most different",
-                        "most different value to": "most different"}}),
-    Rule("group_is_closest_value", r"does {X} have (?:the )?{M} {Y} amongst the {Radj} {STATES}",
-         choices={"M": {"same value as": "same", "same value to": "same", "similar value to": "same",
-                        "most different value than": "most different",
-                        "most different value from": "most different"}}),
-    Rule("region_comparison", r"does {X} have the same value (?:as|to) {Y}", fixed={"C": "similar"},
-         note="'has the same value as' with no group = similar (same class / within tolerance)"),
-    Rule("group_majority_threshold", _q(YN, r"a majority of {STATES} {R} have values {C} than {N}")),
-    Rule("group_majority_threshold", _q(YN, r"a majority of {STATES} {R} belong to {C} than {N}")),
-    Rule("group_majority_in_range", _q(YN, r"a majority of {STATES} {R} belong to (?:the )?(?:range )?{Y}")),
-    Rule("group_outlier", _q(YN, r"{X} is an outlier compared to (?:the )?(?:other )?{STATES} {R}")),
-    Rule("group_outlier", _q(YN, r"{X} is an outlier compared to (?:the )?(?:other )?{STATES} bordering it"),
-         special="bordering_x"),
-    Rule("bordering_pair_max_difference",
-         _q(YN, r"{X} and {Y} are (?:the|a) pair of bordering {STATES} with the highest difference")),
-    Rule("is_direction_local_extreme",
-         _q(YN, r"{X} is the {D} {STATE} that has a {C} value compared to all (?:of )?its neighbou?rs")),
-    Rule("direction_extreme_in_range", r"name the {D} {STATE} (?:in|with values in) (?:the )?(?:range )?{Y}"),
-    Rule("range_border_relation",
-         r"which {STATE} in the (?:range )?{X} borders at least {N} {STATES} from the (?:range )?{Y}",
-         fixed={"Rel": "at least"}),
-    Rule("range_border_relation", r"which {STATE} in the (?:range )?{X} borders at least {N} {STATES} from the same range",
-         fixed={"Rel": "at least"}, special="y_is_x"),
-    Rule("group_all_threshold", _q(YN, r"all {STATES} {R} have values (?:are )?{S} {N}"),
-         choices={"S": {"above": "above", "below": "below", "greater than": "above", "less than": "below",
-                        "higher than": "above", "lower than": "below"}}),
-    Rule("group_all_in_range", _q(YN, r"all(?: the)? {STATES} {R} have values (?:in )?(?:the )?(?:range )?{Y}")),
-    Rule("range_closest_pair",
-         r"which pair of {STATES} belonging to (?:the )?(?:range )?{Y} are (?:the )?closest to each other"),
-    Rule("legend_spacing", r"are the legends evenly spaced or are there significant gaps between certain ranges"),
-    Rule("legend_spacing", r"are the legends evenly spaced", yes_if="evenly spaced"),
-    Rule("two_comparisons",
-         _q(YN, r"{X} has a {C1} value (?:than|as|to) {Y},? and (?:also )?(?:have |has )?a {C2} value "
-                r"(?:than|as|to) {Z}")),
-    Rule("two_comparisons", _q(YN, r"{X} has a {C1} value (?:than|as|to) {Y},? and also {Z}"),
-         special="c2_is_c1"),
-    Rule("group_ranking", r"rank the {STATES}:? {X}, {Y},? and {Z} in terms of (?:the )?legend values? {R}"),
-    Rule("group_ranking", r"rank the {STATES}:? {X}, {Y}, {Z} in terms of (?:the )?legend values? {R}"),
-    Rule("group_ranking", r"rank the {STATES}:? {X}, {Y},? and {Z} in terms of (?:the )?legend values?",
-         drop=("R",), note="no group named: the ranking of the three regions"),
-    Rule("group_ranking", r"rank the {STATES}:? {X}, {Y}, {Z} in terms of (?:the )?legend values?",
-         drop=("R",), note="no group named: the ranking of the three regions"),
-)
-
-_EXTRA_TYPES = {"A": "Number", "B": "Number", "Radj": "RegionAdj"}
-_SPECIAL_SUB = {
-    "STATES": _STATES,
-    "STATE": _STATES,
-    "Radj": r"(?P<Radj>[a-z][\w -]*?)",
-    "M": r"(?P<M>[a-z ]+?)",
-    "S": r"(?P<S>above|below|greater than|less than|higher than|lower than)",
-}
+def _slot_kind(template: Template, wording: Wording, name: str, flt: str) -> tuple[str, str]:
+    """(parameter, kind) of a slot: its type, the filter's kind, or Number for a range end."""
+    types = {p.name: p.type for p in template.params}
+    end = range_end(name, types)
+    if end is not None:
+        return end, "Number"
+    if name in wording.choices:
+        return name, "Choice"
+    return name, FILTER_KIND.get(flt, types.get(name, "Choice"))
 
 
-def _compile(rule: Rule, template: Template) -> re.Pattern[str]:
-    types = {p.name: p.type for p in template.params} | _EXTRA_TYPES
-    if rule.template_id == "region_closer_to_number":
-        types |= {"A": "LegendClass", "B": "LegendClass"}  # captured loosely, resolved as numbers
+def _slot_pattern(template: Template, wording: Wording, name: str, kind: str) -> str:
+    if name in wording.choices:
+        words = wording.choices[name]
+    elif kind == "Choice":
+        words = next(p.values for p in template.params if p.name == name)
+    else:
+        return rf"(?P<{name}>.+?)" if name in wording.loose else SUB[kind].format(n=name)
+    alternatives = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+    return rf"(?P<{name}>{alternatives})"
 
-    def sub(m: re.Match[str]) -> str:
-        name = m.group(1)
-        if name in rule.choices:
-            words = sorted(rule.choices[name], key=len, reverse=True)
-            return rf"(?P<{name}>{'|'.join(re.escape(w) for w in words)})"
-        if name in _SPECIAL_SUB:
-            return _SPECIAL_SUB[name]
-        kind = types.get(name)
-        if kind is None or kind not in SUB:
-            return rf"(?P<{name}>.+?)"
-        return SUB[kind].format(n=name)
 
-    text = re.sub(r"\{(\w+)\}", sub, rule.pattern)
-    return re.compile(text, re.IGNORECASE)
+def compile_wording(template: Template, wording: Wording) -> Rule:
+    """The rule reading one of a template's MAPWise wordings."""
+    slots: dict[str, tuple[str, str]] = {}
+
+    def slot(name: str, flt: str) -> str:
+        if name in TEXT_GLOBALS:
+            return _STATES
+        slots[name] = _slot_kind(template, wording, name, flt)
+        return _slot_pattern(template, wording, name, slots[name][1])
+
+    pattern = re.compile(wording.pattern(slot), re.IGNORECASE)
+    return Rule(template, wording, pattern, slots)
 
 
 # ---------------------------------------------------------------------------------------------- text
@@ -393,33 +286,6 @@ class Resolver:
 # ---------------------------------------------------------------------------------------------- parsing
 
 
-def _resolve_param(res: Resolver, kind: str, text: str, rule: Rule, name: str) -> Any:
-    if name in rule.choices:
-        key = " ".join(text.lower().split())
-        if key not in rule.choices[name]:
-            raise ParseError(f"'{text}' is not one of {sorted(rule.choices[name])}")
-        return rule.choices[name][key]
-    if kind == "Region":
-        return res.region(text)
-    if kind == "RegionGroup":
-        return res.group(text)
-    if kind == "RegionAdj":
-        return res.group(text, adjective=True)
-    if kind == "LegendClass":
-        return res.legend_class(text)
-    if kind == "Number":
-        return _number_or_gap(res, text)
-    if kind == "N":
-        return res.count(text)
-    if kind == "Comparison":
-        return res.word(COMPARISON, text, "comparison")
-    if kind == "Extreme":
-        return res.word(EXTREME, text, "extreme")
-    if kind == "Direction":
-        return DIRECTION[text.lower()]
-    return " ".join(text.lower().split())
-
-
 def _number_or_gap(res: Resolver, text: str) -> float:
     try:
         return res.number(text)
@@ -431,25 +297,67 @@ def _number_or_gap(res: Resolver, text: str) -> float:
         raise ParseError(f"engine gap: '{text}' is a region where the template takes a number") from None
 
 
-def _special(rule: Rule, params: dict[str, Any], res: Resolver, readings: dict[str, str]) -> None:
-    if rule.special == "y_is_x":
-        params["Y"] = params["X"]
-        readings["Y"] = f"the same range -> {params['X']}"
-    elif rule.special == "bordering_x":
-        name = res.scene.regions[params["X"]].name
-        params["R"] = res.group(f"bordering {name}")
-        readings["R"] = f"bordering it -> {params['R']}"
-    elif rule.special == "c2_is_c1":
-        params["C2"] = params["C1"]
-        readings["C2"] = f"(implied) -> {params['C1']}"
-    elif rule.special == "tick_interval":
-        lo, hi = params.pop("A"), params.pop("B")
-        for i, (a, b) in enumerate(res.ctx.intervals):
-            if abs(a - lo) <= 1e-9 * max(1.0, abs(a)) and abs(b - hi) <= 1e-9 * max(1.0, abs(b)):
-                params["Y"] = i
-                return
-        raise ParseError(f"'between {readings.pop('A')} and {readings.pop('B')}' is not an interval between "
-                         f"two adjacent labelled ticks ({', '.join(res.scene.legend.tick_labels)})")
+def _direction(res: Resolver, text: str) -> str:
+    return DIRECTION[text.lower()]
+
+
+#: How a captured phrase of each slot kind resolves on the map.
+RESOLVE: dict[str, Callable[[Resolver, str], Any]] = {
+    "Region": Resolver.region,
+    "RegionGroup": Resolver.group,
+    "RegionAdj": lambda res, text: res.group(text, adjective=True),
+    "LegendClass": Resolver.legend_class,
+    "Number": _number_or_gap,
+    "N": Resolver.count,
+    "Comparison": lambda res, text: res.word(COMPARISON, text, "comparison"),
+    "Extreme": lambda res, text: res.word(EXTREME, text, "extreme"),
+    "Direction": _direction,
+    "DirectionMost": _direction,
+}
+
+
+def _resolve_param(res: Resolver, kind: str, text: str, wording: Wording, name: str) -> Any:
+    if name in wording.choices:
+        key = " ".join(text.lower().split())
+        if key not in wording.choices[name]:
+            raise ParseError(f"'{text}' is not one of {sorted(wording.choices[name])}")
+        return wording.choices[name][key]
+    if kind in RESOLVE:
+        return RESOLVE[kind](res, text)
+    return " ".join(text.lower().split())
+
+
+_SLOT = re.compile(r"{{\s*(\w+)\s*}}")
+
+
+def _implied(rule: Rule, params: dict[str, Any], res: Resolver, readings: dict[str, str]) -> None:
+    """Parameters the wording implies: a copy of another (``{{ X }}``) or a phrase built from others."""
+    types = {p.name: p.type for p in rule.template.params}
+    for name, (phrase, said) in rule.wording.implied.items():
+        whole = _SLOT.fullmatch(phrase)
+        if whole:
+            params[name] = params[whole.group(1)]
+        else:
+            text = _SLOT.sub(lambda m: _shown(res, types[m.group(1)], params[m.group(1)]), phrase)
+            params[name] = _resolve_param(res, types[name], text, rule.wording, name)
+        readings[name] = f"{said} -> {params[name]}"
+
+
+def _shown(res: Resolver, kind: str, value: Any) -> str:
+    return res.scene.regions[value].name if kind == "Region" else str(value)
+
+
+def _legend_ranges(rule: Rule, params: dict[str, Any], res: Resolver, readings: dict[str, str]) -> None:
+    """A legend range written by its two ends (``{{ Y_low }}``/``{{ Y_high }}``): the tick interval between them."""
+    for param in dict.fromkeys(p for group, (p, _) in rule.slots.items() if group != p):
+        low, high = f"{param}_low", f"{param}_high"
+        lo, hi = params.pop(low), params.pop(high)
+        index = next((i for i, (a, b) in enumerate(res.ctx.intervals)
+                      if abs(a - lo) <= 1e-9 * max(1.0, abs(a)) and abs(b - hi) <= 1e-9 * max(1.0, abs(b))), None)
+        if index is None:
+            raise ParseError(f"'between {readings[low]} and {readings[high]}' is not an interval between "
+                             f"two adjacent labelled ticks ({', '.join(res.scene.legend.tick_labels)})")
+        params[param] = index
 
 
 def derived_template(template: Template, drop: tuple[str, ...]) -> Template:
@@ -463,48 +371,42 @@ def derived_template(template: Template, drop: tuple[str, ...]) -> Template:
     return replace(template, params=params, id=template.id, _compiled={})
 
 
-def _try_rule(rule: Rule, template: Template, m: re.Match[str], res: Resolver) -> Parsed:
-    kinds = {p.name: p.type for p in template.params} | _EXTRA_TYPES
+def _try_rule(rule: Rule, m: re.Match[str], res: Resolver) -> Parsed:
     params: dict[str, Any] = {}
     readings: dict[str, str] = {}
     for name, text in m.groupdict().items():
         if text is None:
             continue
-        kind = kinds.get(name, "Choice")
-        if rule.special == "tick_interval" and name in ("A", "B"):
-            kind = "Number"
-        value = _resolve_param(res, kind, text, rule, name)
-        target = "R" if name == "Radj" else name
-        params[target] = value
-        readings[target] = f"{text.strip()} -> {value}"
-    for name, value in rule.fixed.items():
+        params[name] = _resolve_param(res, rule.slots[name][1], text, rule.wording, name)
+        readings[name] = f"{text.strip()} -> {params[name]}"
+    for name, value in rule.wording.fixed.items():
         params[name] = value
         readings[name] = f"(wording) -> {value}"
-    _special(rule, params, res, readings)
-    tmpl = derived_template(template, rule.drop)
+    _implied(rule, params, res, readings)
+    _legend_ranges(rule, params, res, readings)
+    tmpl = derived_template(rule.template, rule.wording.drop)
     missing = [p.name for p in tmpl.params if p.name not in params]
     if missing:
         raise ParseError(f"the wording does not give {', '.join(missing)}")
-    notes = [rule.note] if rule.note else []
-    return Parsed(tmpl.id, tmpl.mapwise, params, readings, tmpl, notes, rule.yes_if)
+    notes = [rule.wording.note] if rule.wording.note else []
+    return Parsed(tmpl.id, tmpl.mapwise, params, readings, tmpl, notes, rule.wording.yes_if)
 
 
-_COMPILED: dict[int, list[tuple[Rule, Template, re.Pattern[str]]]] = {}
+_COMPILED: dict[int, tuple[TemplateSet, list[Rule]]] = {}
 
 
-def compiled_rules(templates: TemplateSet | None = None) -> list[tuple[Rule, Template, re.Pattern[str]]]:
-    """Every rule with its template and compiled pattern (cached per template set)."""
+def compiled_rules(templates: TemplateSet | None = None) -> list[Rule]:
+    """A rule for every MAPWise wording of every template, in file order (cached per template set)."""
     templates = templates or load_templates()
-    key = id(templates)
-    if key not in _COMPILED:
-        _COMPILED[key] = [(r, templates.get(r.template_id), _compile(r, templates.get(r.template_id)))
-                          for r in RULES]
-    return _COMPILED[key]
+    if id(templates) not in _COMPILED:  # the entry keeps the set alive, so its id is not reused
+        rules = [compile_wording(t, w) for t in templates for w in t.wordings]
+        _COMPILED[id(templates)] = (templates, rules)
+    return _COMPILED[id(templates)][1]
 
 
-def _ordered(rules: list, template_no: int | None) -> list:
-    first = [r for r in rules if r[1].mapwise == template_no]
-    return first + [r for r in rules if r[1].mapwise != template_no]
+def _ordered(rules: list[Rule], template_no: int | None) -> list[Rule]:
+    first = [r for r in rules if r.template.mapwise == template_no]
+    return first + [r for r in rules if r.template.mapwise != template_no]
 
 
 def parse_question(
@@ -519,16 +421,16 @@ def parse_question(
     res = Resolver(scene, aliases)
     q = clean_question(text, aliases.words)
     first_failure: Unparsed | None = None
-    for rule, template, pattern in _ordered(compiled_rules(templates), template_no):
-        m = pattern.fullmatch(q)
+    for rule in _ordered(compiled_rules(templates), template_no):
+        m = rule.pattern.fullmatch(q)
         if not m:
             continue
-        if scene.map_type not in rule.map_types or not template.applies_to(scene.map_type):
+        if scene.map_type not in rule.wording.map_types or not rule.template.applies_to(scene.map_type):
             first_failure = first_failure or Unparsed(
                 f"wording of {rule.template_id} is not asked on {scene.map_type} maps", rule.template_id)
             continue
         try:
-            parsed = _try_rule(rule, template, m, res)
+            parsed = _try_rule(rule, m, res)
         except ParseError as exc:
             first_failure = first_failure or Unparsed(str(exc), rule.template_id)
             continue

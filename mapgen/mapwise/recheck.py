@@ -39,7 +39,7 @@ from mapgen.mapwise.parse import Parsed, parse_question
 from mapgen.questions.engine import Unaskable, ask, eval_node, run_program
 from mapgen.questions.functions import INVALID, SINGLE_HUE_MAX_SPREAD, Ctx, context, hue_spread
 from mapgen.questions.record import Question
-from mapgen.questions.templates import node_text
+from mapgen.questions.templates import TemplateSet, node_text
 from mapgen.scene import Scene, build_scene
 
 VERDICTS = ("agree", "disagree", "ambiguous", "unparsed")
@@ -364,13 +364,13 @@ def _answer_names(text: str) -> list[str]:
 
 
 def recheck_question(
-    raw: RawQuestion, scene: Scene, aliases: MapwiseAliases | None = None
+    raw: RawQuestion, scene: Scene, aliases: MapwiseAliases | None = None, templates: TemplateSet | None = None
 ) -> Verdict:
-    """Parse, recompute and compare one question."""
+    """Parse (with ``templates``' MAPWise wordings, default mapgen's), recompute and compare one question."""
     aliases = aliases or load_aliases()
     v = Verdict(raw.country, raw.row, raw.map_ref, raw.map_id, raw.template_no, raw.question, raw.ground_truth,
                 "unparsed", verified=raw.verified)
-    parsed = parse_question(raw.question, scene, raw.template_no, aliases=aliases)
+    parsed = parse_question(raw.question, scene, raw.template_no, templates, aliases)
     if not parsed.ok:
         v.reason, v.template_id = parsed.reason, parsed.template_id
         return v
@@ -430,7 +430,9 @@ def _second_look(v: Verdict, parsed: Parsed, q: Question, scene: Scene, raw: Raw
                     f"{v.our_answer!r} with them, {mapwise_style(other, raw.ground_truth)!r} without")
 
 
-def recheck(data: ImportedSet, aliases: MapwiseAliases | None = None) -> list[Verdict]:
+def recheck(
+    data: ImportedSet, aliases: MapwiseAliases | None = None, templates: TemplateSet | None = None
+) -> list[Verdict]:
     """Verdicts for every question of an imported set (questions on maps without metadata are unparsed)."""
     scenes = {ref: build_scene(spec) for ref, spec in data.specs.items()}
     out = []
@@ -440,7 +442,7 @@ def recheck(data: ImportedSet, aliases: MapwiseAliases | None = None) -> list[Ve
             out.append(Verdict(raw.country, raw.row, raw.map_ref, raw.map_id, raw.template_no, raw.question,
                                raw.ground_truth, "unparsed", reason="no metadata for this map"))
             continue
-        out.append(recheck_question(raw, scene, aliases))
+        out.append(recheck_question(raw, scene, aliases, templates))
     return out
 
 

@@ -8,7 +8,14 @@ definitions of every vague word).
 from mapgen.questions.engine import Unaskable, ask, balance, generate_questions, instantiate
 from mapgen.questions.functions import FUNCTIONS, INVALID, PERCEPTUAL_TOLERANCE, context
 from mapgen.questions.record import ANSWER_TYPES, Question
-from mapgen.questions.templates import Template, TemplateError, TemplateSet, lint_file, load_templates
+from mapgen.questions.templates import (
+    VQA_TYPES,
+    Template,
+    TemplateError,
+    TemplateSet,
+    lint_file,
+    load_templates,
+)
 
 __all__ = [
     "ANSWER_TYPES",
@@ -20,6 +27,7 @@ __all__ = [
     "TemplateError",
     "TemplateSet",
     "Unaskable",
+    "VQA_TYPES",
     "ask",
     "balance",
     "context",

@@ -34,8 +34,6 @@ _DIRECTION_MOST = {"north": "northernmost", "south": "southernmost", "east": "ea
 _THAN = {"higher": "higher than", "lower": "lower than", "similar": "similar to", "above": "above", "below": "below"}
 _PLURAL = {"state": "states", "province": "provinces", "region": "regions", "county": "counties"}
 
-TEXT_GLOBALS = ("state", "states", "State", "States")
-
 
 def _env() -> SandboxedEnvironment:
     env = SandboxedEnvironment(autoescape=False, keep_trailing_newline=False)

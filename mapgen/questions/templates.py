@@ -6,6 +6,7 @@ records::
     - id: state_in_range            # unique id
       mapwise: 9                    # MAPWise template number (1-43) or null for user templates
       answer_type: binary           # binary | single | count | list | range | ranking
+      vqa_type: colour              # VRSBench VQA type (default: by answer_type, see ANSWER_TYPE_VQA)
       map_types: [discrete, continuous]
       params:                       # typed parameters, sampled in order
         X: Region
@@ -16,16 +17,25 @@ records::
         - answer: equals(range_of(X), Y)
       constraints: []               # calls that must be true for a question to be kept
       uses: [similar]               # vague words this template relies on (must be defined)
+      mapwise_wordings:             # MAPWise's own wordings, read back by mapgen.mapwise.parse
+        - "Does [the value of ]{{ X }}[ state] (fall|lie) in[to] [the ][range ]{{ Y }}?"
 
 Parameters: a type name, or ``{type: T, from: <call>, values: [...], prefer_first: p, min_members: n}``.
 ``from`` computes the candidates (it may use earlier parameters); ``prefer_first`` picks the first candidate
 with probability p (domain helpers order yes-answers first so binary questions can be balanced).
+
+A MAPWise wording is text with ``{{ P }}`` slots (``{{ D | most }}`` = "north-most", ``{{ R | adjective }}`` =
+"western"; ``{{ Y_low }}``/``{{ Y_high }}`` = the ends of a legend range; ``{{ states }}`` = the region word),
+``[optional text]`` and ``(one|other)`` alternatives; trailing punctuation is ignored. As a mapping it may add
+``map_types``, ``fixed`` values, ``choices`` (written words -> parameter value), ``implied`` parameters
+(``{P: "{{ X }}"}`` or ``{P: {as: "bordering {{ X }}", said: "bordering it"}}``), ``loose`` slots (any text,
+resolved by type), ``drop`` (parameters the wording leaves out), ``yes_if`` and a ``note``.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -55,9 +65,24 @@ DEFAULT_VALUES: dict[str, list[Any]] = {
 }
 MAP_TYPES = ("discrete", "continuous")
 TEMPLATE_KEYS = {
-    "id", "mapwise", "answer_type", "map_types", "params", "text", "program", "constraints", "uses", "notes",
-    "tags",
+    "id", "mapwise", "answer_type", "vqa_type", "map_types", "params", "text", "mapwise_wordings", "program",
+    "constraints", "uses", "notes", "tags",
 }  # fmt: skip
+#: Names a template text may use besides its parameters: the atlas's region word.
+TEXT_GLOBALS = ("state", "states", "State", "States")
+#: VRSBench's VQA question types (the skill a question tests).
+VQA_TYPES: tuple[str, ...] = (
+    "category", "presence", "quantity", "colour", "shape", "size", "position", "direction", "scene", "reasoning",
+)  # fmt: skip
+#: VQA type of a template without ``vqa_type`` (and of a record of no known template), by answer type.
+ANSWER_TYPE_VQA: dict[str, str] = {
+    "count": "quantity", "binary": "reasoning", "single": "category", "list": "category", "range": "colour",
+    "ranking": "reasoning",
+}  # fmt: skip
+WORDING_KEYS = {"text", "map_types", "fixed", "choices", "implied", "loose", "drop", "yes_if", "note"}
+#: Slot filters of a MAPWise wording -> the parameter type they apply to.
+WORDING_FILTERS = {"most": "Direction", "adjective": "RegionGroup"}
+RANGE_ENDS = ("low", "high")
 
 
 class TemplateError(ValueError):
@@ -154,6 +179,43 @@ class Param:
     refs: tuple[str, ...] = ()  # earlier parameters the source depends on
 
 
+_WORDING_TOKEN = re.compile(
+    r"{{\s*(?P<slot>\w+)\s*(?:\|\s*(?P<filter>\w+)\s*)?}}|(?P<op>[\[\]()|])|(?P<lit>[^{\[\]()|]+|{)"
+)
+_WORDING_OPS = {"[": "(?:", "]": ")?", "(": "(?:", ")": ")", "|": "|"}
+
+
+@dataclass(frozen=True)
+class Wording:
+    """One of MAPWise's wordings of a template (see the module docstring for the syntax)."""
+
+    text: str
+    map_types: tuple[str, ...] = MAP_TYPES
+    fixed: dict[str, Any] = field(default_factory=dict)
+    choices: dict[str, dict[str, str]] = field(default_factory=dict)  # param -> written words -> value
+    implied: dict[str, tuple[str, str]] = field(default_factory=dict)  # param -> (phrase, how the reading shows it)
+    loose: tuple[str, ...] = ()
+    drop: tuple[str, ...] = ()
+    yes_if: str | None = None
+    note: str = ""
+
+    def slots(self) -> list[tuple[str, str]]:
+        """``(name, filter)`` of every ``{{ slot }}`` in order."""
+        return [(m["slot"], m["filter"] or "") for m in _WORDING_TOKEN.finditer(self.text) if m["slot"]]
+
+    def pattern(self, slot: Callable[[str, str], str]) -> str:
+        """The wording as a regular expression; ``slot(name, filter)`` gives each slot's pattern."""
+        out = []
+        for m in _WORDING_TOKEN.finditer(re.sub(r"[\s?.!]+$", "", self.text)):
+            if m["slot"]:
+                out.append(slot(m["slot"], m["filter"] or ""))
+            elif m["op"]:
+                out.append(_WORDING_OPS[m["op"]])
+            else:
+                out.append(re.escape(m["lit"]))
+        return "".join(out)
+
+
 @dataclass
 class Template:
     """One question template (see the module docstring for the file format)."""
@@ -161,6 +223,7 @@ class Template:
     id: str
     mapwise: int | None
     answer_type: str
+    vqa_type: str
     map_types: tuple[str, ...]
     params: tuple[Param, ...]
     text: dict[str, tuple[str, ...]]  # map type -> variants
@@ -171,6 +234,7 @@ class Template:
     tags: tuple[str, ...] = ()
     source: str = ""
     relative: bool = False
+    wordings: tuple[Wording, ...] = ()
     _compiled: dict[str, list[Any]] = field(default_factory=dict, repr=False, compare=False)
 
     def applies_to(self, map_type: str) -> bool:
@@ -182,6 +246,7 @@ class Template:
             "id": self.id,
             "mapwise": self.mapwise,
             "answer_type": self.answer_type,
+            "vqa_type": self.vqa_type,
             "map_types": list(self.map_types),
             "params": {
                 p.name: {
@@ -192,6 +257,7 @@ class Template:
                 for p in self.params
             },
             "text": {k: list(v) for k, v in self.text.items()},
+            "mapwise_wordings": [w.text for w in self.wordings],
             "program": [{name: node_text(node)} for name, node in self.program],
             "constraints": [node_text(c) for c in self.constraints],
             "uses": list(self.uses),
@@ -220,6 +286,28 @@ class TemplateSet:
             if t.id == str(key) or (str(key).isdigit() and t.mapwise == int(key)):
                 return t
         raise TemplateError(f"no template {key!r}; ids: {', '.join(t.id for t in self.templates)}")
+
+    def vqa_types(self) -> dict[str, str]:
+        """VRSBench VQA type by template id and by MAPWise number (as text)."""
+        out = {t.id: t.vqa_type for t in self.templates}
+        for t in self.templates:
+            if t.mapwise is not None:
+                out.setdefault(str(t.mapwise), t.vqa_type)
+        return out
+
+    def vqa_type(self, question: Any) -> str:
+        """VQA type of a question record (Question or dict): by template id, MAPWise number, else answer type."""
+        q = question if isinstance(question, Mapping) else vars(question)
+        types = self.vqa_types()
+        for key in ("template_id", "mapwise_template", "template_no"):  # template_no: MAPWise's own files
+            if q.get(key) is not None and str(q[key]) in types:
+                return types[str(q[key])]
+        if q.get("answer_type") in ANSWER_TYPE_VQA:
+            return ANSWER_TYPE_VQA[q["answer_type"]]
+        raise ValueError(
+            f"Cannot type question {q.get('question_id')!r}: no known template or MAPWise template number and "
+            f"answer_type {q.get('answer_type')!r} is not one of {', '.join(ANSWER_TYPE_VQA)}."
+        )
 
 
 # ---------------------------------------------------------------------------------------------- loading
@@ -293,7 +381,7 @@ def check_data(
         problems.extend(f"{where}: {e}" for e in errs)
         if not errs:
             out.append(t)
-    return problems, out, defs
+    return problems + _check_vqa_numbers(out), out, defs
 
 
 def _param(name: str, spec: Any) -> Param:
@@ -315,68 +403,194 @@ def _param(name: str, spec: Any) -> Param:
 
 
 def _template(rec: Any, source: str, known_defs: dict[str, str]) -> tuple[Template, list[str]]:
+    """One template record and the problems found in it."""
+    errs = _check_keys(rec)
+    if errs:
+        return None, errs  # type: ignore[return-value]
+    map_types = _listed(rec, "map_types") or MAP_TYPES
+    params = tuple(_param(str(k), v) for k, v in (rec.get("params") or {}).items())
+    program, errs = _program(rec["program"])
+    t = _build(rec, source, map_types, params, program)
+    errs += _check_fields(rec, map_types, t.text)
+    errs += _check_names(params, program, t.constraints)
+    errs += _check_text(params, t.text)
+    errs += [f"uses the vague word {w!r} without a definition; add it under 'definitions:'"
+             for w in t.uses if w not in known_defs]
+    errs += [e for w in t.wordings for e in _check_wording(w, params, map_types)]
+    return t, errs
+
+
+def _listed(rec: dict[str, Any], key: str) -> tuple[Any, ...]:
+    return tuple(rec.get(key) or ())
+
+
+def _build(
+    rec: dict[str, Any], source: str, map_types: tuple[str, ...], params: tuple[Param, ...], program: list
+) -> Template:
+    """The Template of a record whose keys are present (problems are checked separately)."""
+    constraints = tuple(parse_expr(c) for c in _listed(rec, "constraints"))
+    nodes = [p.source for p in params if p.source] + [n for _, n in program] + list(constraints)
+    return Template(
+        id=str(rec["id"]),
+        mapwise=rec.get("mapwise"),
+        answer_type=rec["answer_type"],
+        vqa_type=str(rec.get("vqa_type") or ANSWER_TYPE_VQA.get(rec["answer_type"], "")),
+        map_types=map_types,
+        params=params,
+        text=_variants(rec["text"], map_types),
+        program=tuple(program),
+        constraints=constraints,
+        uses=_listed(rec, "uses"),
+        notes=str(rec.get("notes") or ""),
+        tags=_listed(rec, "tags"),
+        source=source,
+        relative=any(FUNCTIONS[f].relative for n in nodes for f in calls_in(n) if f in FUNCTIONS),
+        wordings=tuple(_wording(w, map_types) for w in _listed(rec, "mapwise_wordings")),
+    )
+
+
+def _check_keys(rec: Any) -> list[str]:
     if not isinstance(rec, dict):
         raise TemplateError("each template must be a mapping")
-    errs: list[str] = []
+    errs = []
     unknown_keys = sorted(set(rec) - TEMPLATE_KEYS)
     if unknown_keys:
         errs.append(f"unknown keys {unknown_keys}; valid keys: {sorted(TEMPLATE_KEYS)}")
-    for key in ("id", "answer_type", "text", "program"):
-        if key not in rec:
-            errs.append(f"missing '{key}'")
-    if errs:
-        return None, errs  # type: ignore[return-value]
-    if rec["answer_type"] not in ANSWER_TYPES:
-        errs.append(f"unknown answer_type {rec['answer_type']!r}; valid: {', '.join(ANSWER_TYPES)}")
-    mapwise = rec.get("mapwise")
-    if mapwise is not None and not (isinstance(mapwise, int) and 1 <= mapwise <= 43):
-        errs.append(f"mapwise must be a MAPWise template number 1-43, got {mapwise!r}")
-    map_types = tuple(rec.get("map_types") or MAP_TYPES)
-    for mt in map_types:
-        if mt not in MAP_TYPES:
-            errs.append(f"unknown map type {mt!r}; valid: {', '.join(MAP_TYPES)}")
-    params = tuple(_param(str(k), v) for k, v in (rec.get("params") or {}).items())
-    text = rec["text"]
-    variants = {mt: tuple(text) for mt in map_types} if isinstance(text, list) else {
-        str(k): tuple(v) for k, v in text.items()
-    }
-    for mt in map_types:
-        if not variants.get(mt):
-            errs.append(f"no text variants for map type {mt!r}")
-    program = []
-    for step in rec["program"]:
+    return errs + [f"missing '{key}'" for key in ("id", "answer_type", "text", "program") if key not in rec]
+
+
+def _variants(text: Any, map_types: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
+    if isinstance(text, list):
+        return {mt: tuple(text) for mt in map_types}
+    return {str(k): tuple(v) for k, v in text.items()}
+
+
+def _program(steps: list[Any]) -> tuple[list[tuple[str, Node]], list[str]]:
+    """Program steps ``name: call`` as (name, node), with the problems found."""
+    program, errs = [], []
+    for step in steps:
         if not isinstance(step, dict) or len(step) != 1:
             errs.append(f"program steps must be one 'name: call' mapping each, got {step!r}")
             continue
-        (name, expr), = step.items()
+        ((name, expr),) = step.items()
         program.append((str(name), parse_expr(expr)))
-    constraints = tuple(parse_expr(c) for c in rec.get("constraints") or ())
     if program and program[-1][0] != "answer" and "answer" not in dict(program):
         errs.append("the program needs a step named 'answer'")
-    errs += _check_names(params, program, constraints)
-    errs += _check_text(params, variants)
-    uses = tuple(rec.get("uses") or ())
-    for word in uses:
-        if word not in known_defs:
-            errs.append(f"uses the vague word {word!r} without a definition; add it under 'definitions:'")
-    nodes = [p.source for p in params if p.source] + [n for _, n in program] + list(constraints)
-    relative = any(FUNCTIONS[f].relative for n in nodes for f in calls_in(n) if f in FUNCTIONS)
-    t = Template(
-        id=str(rec["id"]),
-        mapwise=mapwise,
-        answer_type=rec["answer_type"],
-        map_types=map_types,
-        params=params,
-        text=variants,
-        program=tuple(program),
-        constraints=constraints,
-        uses=uses,
-        notes=str(rec.get("notes") or ""),
-        tags=tuple(rec.get("tags") or ()),
-        source=source,
-        relative=relative,
+    return program, errs
+
+
+def _check_fields(rec: dict[str, Any], map_types: tuple[str, ...], variants: dict[str, tuple[str, ...]]) -> list[str]:
+    errs = []
+    if rec["answer_type"] not in ANSWER_TYPES:
+        errs.append(f"unknown answer_type {rec['answer_type']!r}; valid: {', '.join(ANSWER_TYPES)}")
+    if rec.get("vqa_type") is not None and rec["vqa_type"] not in VQA_TYPES:
+        errs.append(f"unknown vqa_type {rec['vqa_type']!r}; valid: {', '.join(VQA_TYPES)}")
+    mapwise = rec.get("mapwise")
+    if mapwise is not None and not (isinstance(mapwise, int) and 1 <= mapwise <= 43):
+        errs.append(f"mapwise must be a MAPWise template number 1-43, got {mapwise!r}")
+    errs += [f"unknown map type {mt!r}; valid: {', '.join(MAP_TYPES)}" for mt in map_types if mt not in MAP_TYPES]
+    return errs + [f"no text variants for map type {mt!r}" for mt in map_types if not variants.get(mt)]
+
+
+def _check_vqa_numbers(templates: list[Template]) -> list[str]:
+    """Templates sharing a MAPWise number share its VQA type."""
+    by_number: dict[int, set[str]] = {}
+    for t in templates:
+        if t.mapwise is not None:
+            by_number.setdefault(t.mapwise, set()).add(t.vqa_type)
+    return [f"templates of MAPWise number {n} have different vqa_types {sorted(v)}"
+            for n, v in sorted(by_number.items()) if len(v) > 1]
+
+
+# ---------------------------------------------------------------------------------------------- wordings
+
+
+def _wording(spec: Any, map_types: tuple[str, ...]) -> Wording:
+    """A ``mapwise_wordings`` entry: its text, or a mapping with ``text`` and the keys in WORDING_KEYS."""
+    if isinstance(spec, str):
+        return Wording(spec, map_types)
+    if not isinstance(spec, dict) or "text" not in spec:
+        raise TemplateError(f"a MAPWise wording is a text or a mapping with 'text', got {spec!r}")
+    unknown = sorted(set(spec) - WORDING_KEYS)
+    if unknown:
+        raise TemplateError(f"MAPWise wording {spec['text']!r}: unknown keys {unknown}; valid: {sorted(WORDING_KEYS)}")
+    implied = {str(k): (v, "(implied)") if isinstance(v, str) else (str(v["as"]), str(v.get("said", "(implied)")))
+               for k, v in (spec.get("implied") or {}).items()}
+    return Wording(
+        text=str(spec["text"]),
+        map_types=tuple(spec.get("map_types") or map_types),
+        fixed=dict(spec.get("fixed") or {}),
+        choices={str(k): {str(a): str(b) for a, b in v.items()} for k, v in (spec.get("choices") or {}).items()},
+        implied=implied,
+        loose=tuple(spec.get("loose") or ()),
+        drop=tuple(spec.get("drop") or ()),
+        yes_if=spec.get("yes_if"),
+        note=str(spec.get("note") or ""),
     )
-    return t, errs
+
+
+def range_end(name: str, types: Mapping[str, str]) -> str | None:
+    """``Y`` for a slot ``Y_low``/``Y_high`` when Y is a LegendClass parameter."""
+    base, _, end = name.rpartition("_")
+    return base if end in RANGE_ENDS and types.get(base) == "LegendClass" else None
+
+
+def _check_wording(w: Wording, params: tuple[Param, ...], map_types: tuple[str, ...]) -> list[str]:
+    where = f"MAPWise wording {w.text!r}"
+    types = {p.name: p.type for p in params}
+    errs, given = _check_slots(w, types)
+    errs += _check_wording_keys(w, params)
+    missing = [p for p in types if p not in given | set(w.fixed) | set(w.implied) | set(w.drop)]
+    if missing:
+        errs.append(f"does not give {', '.join(missing)} (write it as a slot, or list it under fixed/implied/drop)")
+    errs += [f"unknown map type {mt!r} (the template is asked on {', '.join(map_types)})"
+             for mt in w.map_types if mt not in map_types]
+    try:
+        re.compile(w.pattern(lambda name, _: r"\w+" if name in TEXT_GLOBALS else f"(?P<{name}>.+?)"))
+    except re.error as exc:
+        errs.append(f"is not a valid wording ({exc})")
+    return [f"{where} {e}" for e in errs]
+
+
+def _check_slots(w: Wording, types: Mapping[str, str]) -> tuple[list[str], set[str]]:
+    """Problems with the slots of a wording, and the parameters they give."""
+    errs, given, seen = [], set(), []
+    for name, flt in w.slots():
+        if name in TEXT_GLOBALS:
+            continue
+        param = name if name in types else range_end(name, types)
+        if param is None:
+            errs.append(f"uses unknown parameter {name!r}; valid: {', '.join(types) or 'none'}")
+        elif flt and WORDING_FILTERS.get(flt) != types[param]:
+            errs.append(f"applies filter {flt!r} to {name!r}; filters: "
+                        + ", ".join(f"{f} ({t})" for f, t in WORDING_FILTERS.items()))
+        if name in seen:
+            errs.append(f"uses {name!r} twice")
+        seen.append(name)
+        given.add(param or name)
+    for base in {range_end(n, types) for n in seen if n not in types} - {None}:
+        if not {f"{base}_{end}" for end in RANGE_ENDS} <= set(seen):
+            errs.append(f"writes {base!r} by its ends: it needs both {base}_low and {base}_high")
+    return errs, given
+
+
+def _check_wording_keys(w: Wording, params: tuple[Param, ...]) -> list[str]:
+    names = {p.name: p for p in params}
+    errs = []
+    for key, used in (("fixed", w.fixed), ("choices", w.choices), ("implied", w.implied), ("loose", w.loose),
+                      ("drop", w.drop)):
+        unknown = sorted(set(used) - set(names))
+        if unknown:
+            errs.append(f"{key} names unknown parameters {unknown}")
+    for name, table in w.choices.items():
+        bad = sorted(set(table.values()) - set(names[name].values)) if name in names else []
+        if bad and names[name].values:
+            errs.append(f"choices for {name!r} give {bad}, not values of {name!r}")
+    for phrase, _ in w.implied.values():
+        unknown = sorted({m["slot"] for m in _WORDING_TOKEN.finditer(phrase) if m["slot"]} - set(names))
+        if unknown:
+            errs.append(f"implied phrase {phrase!r} names unknown parameters {unknown}")
+    return errs
 
 
 def _check_call(node: Node, defined: list[str], where: str) -> list[str]:
@@ -413,8 +627,6 @@ _JINJA_VAR = re.compile(r"{{\s*([A-Za-z_]\w*)")
 
 
 def _check_text(params: tuple[Param, ...], variants: dict[str, tuple[str, ...]]) -> list[str]:
-    from mapgen.questions.engine import TEXT_GLOBALS
-
     names = {p.name for p in params} | set(TEXT_GLOBALS)
     names |= {f"{p.name}_{end}" for p in params if p.type == "LegendClass" for end in ("low", "high")}
     errs = []
