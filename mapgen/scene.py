@@ -1,21 +1,35 @@
 """Scene: the computed facts about one map — the only thing question programs and captions read.
 
-Built from a :class:`MapSpec` (values, legend, counterfactual names) and its :class:`Atlas` (borders, groups,
-positions). Pure and cheap: per-atlas facts are cached, so a Scene costs a few dictionary look-ups per region.
-Pixel facts (bbox, area in px, legibility) are merged in after rendering with :meth:`Scene.with_pixels`.
+Built from a :class:`MapSpec` (values, legend, counterfactual names, image size) and its :class:`Atlas` (borders,
+groups, positions). The Scene keeps neither: it carries the facts its readers need (region word, country title,
+image size, named groups through the atlas's :class:`Gazetteer`, positions, MAPWise's derived regions). Pure and
+cheap: per-atlas facts are cached, so a Scene costs a few dictionary look-ups per region. Pixel facts (bbox, area
+in px, legibility) are merged in after rendering with :meth:`Scene.with_pixels`.
+
+Direction rule "as drawn" (:meth:`Scene.furthest`, used by questions and referring expressions alike): the
+furthest region must lead by :data:`DIRECTION_MARGIN_DEG` of position (the atlas rule) and, on a rendered map,
+also be furthest as drawn (bbox centres, north = up) by :data:`DIRECTION_MARGIN_PX`.
 """
 
 from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
+from functools import cache
 from pathlib import Path
 from typing import Any
 
-from mapgen.geo.atlas import Atlas
+import yaml
+from jinja2 import StrictUndefined
+from jinja2.sandbox import SandboxedEnvironment
+
+from mapgen.geo.gazetteer import Gazetteer, RegionGroup
+from mapgen.geo.model import Atlas, LazyMapping, direction_key
 from mapgen.geo.names import UnknownRegionError, build_index, closest, normalize_name
 from mapgen.legend import Legend
+from mapgen.resources import template_path
 from mapgen.spec import MapSpec, load_spec
 
 #: Counterfactual kinds that rename regions (their maps accept only the map's own names and labels).
@@ -23,6 +37,12 @@ RENAMING_KINDS = frozenset({"imaginary", "shuffled"})
 
 #: Relative tolerance under which class widths count as equal ("evenly spaced" legend).
 EVEN_TOLERANCE = 0.05
+#: Two regions are told apart by direction only when their positions differ by at least this many degrees.
+DIRECTION_MARGIN_DEG = 0.5
+#: On rendered maps the furthest region must also lead as drawn, by at least this many pixels (bbox centres).
+DIRECTION_MARGIN_PX = 8.0
+#: Plural nouns a group name can end in ("Great Lakes states"); see ``templates/describe/groups.yaml``.
+PLURAL_NOUNS = ("states", "provinces", "islands", "regions")
 
 
 @dataclass(frozen=True)
@@ -83,8 +103,13 @@ class Scene:
     legend: Legend
     legend_facts: LegendFacts
     regions: dict[str, RegionFacts]
-    atlas: Atlas = field(repr=False, compare=False)
-    spec: MapSpec = field(repr=False, compare=False)
+    region_word: str  # what a region is called ("state", "province", "region")
+    country_title: str  # the atlas's title ("United States", "India")
+    width: int  # image size in pixels (the spec's style)
+    height: int
+    derived: Mapping[str, str]  # MAPWise layouts: code of a region derived for the map -> code of its parent
+    centroids: Mapping[str, tuple[float, float]] = field(repr=False, compare=False)  # display geometry; lazy
+    gazetteer: Gazetteer = field(repr=False, compare=False)
 
     # --- regions -------------------------------------------------------------------------------------
     @property
@@ -95,6 +120,11 @@ class Scene:
     @property
     def codes(self) -> tuple[str, ...]:
         return tuple(self.regions)
+
+    @property
+    def region_words(self) -> str:
+        """Plural of the region word (``states``, ``provinces``)."""
+        return plural(self.region_word)
 
     def region(self, name: str) -> RegionFacts:
         """Facts of a region given by code or display name."""
@@ -107,7 +137,7 @@ class Scene:
         if code is not None:
             return code
         if not self.renamed:
-            return self.atlas.resolve(name)
+            return self.gazetteer.resolve(name)
         spellings = [r.name for r in self.regions.values()] + list(self.regions)
         raise UnknownRegionError(str(name), closest(name, spellings), f"map {self.map_id}")
 
@@ -119,7 +149,11 @@ class Scene:
         facts = self.regions[code]
         if self.renamed:
             return list(dict.fromkeys([facts.name, facts.label]))
-        return list(dict.fromkeys([facts.name, *self.atlas.spellings(code), facts.label]))
+        return list(dict.fromkeys([facts.name, *self.gazetteer.spellings(code), facts.label]))
+
+    def atlas_spellings(self, code: str) -> tuple[str, ...]:
+        """The atlas's spellings of a region (name, code, aliases), whatever this map calls it."""
+        return self.gazetteer.spellings(code)
 
     def valued(self, codes: Any = None) -> list[str]:
         """Codes with a value (not N/A), optionally restricted to ``codes``."""
@@ -131,12 +165,86 @@ class Scene:
         pool = self.codes if codes is None else codes
         return [c for c in pool if self.regions[c].legible]
 
-    def group(self, name: str) -> frozenset[str]:
-        """Members of a named group on this map's atlas."""
-        return self.atlas.group(name) & frozenset(self.regions)
+    # --- groups --------------------------------------------------------------------------------------
+    @property
+    def groups(self) -> Mapping[str, RegionGroup]:
+        """Named groups of the atlas (curated, then ``bordering <country>``) by canonical name."""
+        return self.gazetteer.groups
 
-    def extreme(self, codes: Any, direction: str) -> str:
-        return self.atlas.extreme(codes, direction)
+    def group_info(self, name: str) -> RegionGroup:
+        """The group called ``name`` (aliases allowed); ``"bordering <region>"`` works for any region."""
+        return self.gazetteer.group_info(name)
+
+    def group(self, name: str) -> frozenset[str]:
+        """Members of a named group on this map."""
+        return self.group_info(name).members & frozenset(self.regions)
+
+    def group_phrase(self, name: str, style: str, kind: str | None = None) -> str:
+        """How a group reads after a region word ("bordering Canada", "on the West Coast", ...), worded by
+        ``style`` of ``templates/describe/groups.yaml`` (``kind`` defaults to the named group's kind)."""
+        if kind is None:
+            kind = self.group_info(name).kind
+        form, variables = group_form(name, kind, self.country_title)
+        rule = _group_wordings()["styles"][style][form]
+        if isinstance(rule, dict):
+            rule = rule[variables["noun"]]
+        return " ".join(_compiled(rule).render(name=name, **variables).split())
+
+    # --- directions ----------------------------------------------------------------------------------
+    def direction_key(self, code: str, direction: str) -> float:
+        """How far ``direction`` a region lies by its position (degrees; larger = further)."""
+        r = self.regions[code]
+        return direction_key(r.lon, r.lat, direction)
+
+    def drawn_key(self, code: str, direction: str) -> float | None:
+        """How far ``direction`` a region is drawn (bbox centre, pixels; north = up); None before a render."""
+        pixels = self.regions[code].pixels
+        if not pixels:
+            return None
+        x1, y1, x2, y2 = pixels["bbox"]
+        cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+        return {"north": -cy, "south": cy, "east": cx, "west": -cx}[direction]
+
+    def extreme(self, codes: Iterable[str], direction: str) -> str:
+        """The north-/south-/east-/west-most region of a set by position (no margin)."""
+        ranked = sorted({self.resolve(c) for c in codes}, key=lambda c: (-self.direction_key(c, direction), c))
+        if not ranked:
+            raise ValueError("extreme() needs at least one region.")
+        return ranked[0]
+
+    def furthest(
+        self, codes: Iterable[str], direction: str, test: Callable[[str], bool | None] | None = None
+    ) -> str | None:
+        """The region furthest in ``direction`` passing ``test``, as positioned and as drawn; None when unclear.
+
+        Every region ranked before it must clearly fail ``test`` (None = unreadable), it must lead the next
+        passing region by :data:`DIRECTION_MARGIN_DEG`, and when every region has pixel facts the same region
+        must be furthest as drawn by :data:`DIRECTION_MARGIN_PX` — so insets (Alaska, Hawaii) never make a
+        direction disagree with the image.
+        """
+        pool = list(codes)
+        check = test or (lambda c: True)
+        found = _furthest(pool, check, lambda c: self.direction_key(c, direction), DIRECTION_MARGIN_DEG)
+        if found is not None and all(self.regions[c].pixels for c in pool):
+            drawn = _furthest(pool, check, lambda c: self.drawn_key(c, direction), DIRECTION_MARGIN_PX)
+            return found if drawn == found else None
+        return found
+
+    # --- subsets -------------------------------------------------------------------------------------
+    def without(self, codes: Iterable[str]) -> Scene:
+        """The scene with some regions left out, as if the atlas had excluded them (neighbours, groups and
+        names shrink; legend and values stay)."""
+        drop = frozenset(codes)
+        regions = {c: replace(r, neighbors=r.neighbors - drop) for c, r in self.regions.items() if c not in drop}
+        has_na = any(r.missing for r in regions.values())
+        return replace(
+            self,
+            regions=regions,
+            legend_facts=legend_facts(self.legend, has_na),
+            derived={c: p for c, p in self.derived.items() if c not in drop},
+            centroids=LazyMapping(lambda: {c: self.centroids[c] for c in regions}),
+            gazetteer=self.gazetteer.without(drop),
+        )
 
     # --- pixels --------------------------------------------------------------------------------------
     def with_pixels(self, pixels: dict[str, dict[str, Any]], legible: dict[str, bool]) -> Scene:
@@ -197,6 +305,63 @@ def _scene_index(scene: Scene) -> dict[str, str]:
     if scene.renamed:
         return build_index({c: (r.name, r.label) for c, r in scene.regions.items()})
     return build_index({c: (c, r.name, r.label) for c, r in scene.regions.items()})
+
+
+def _furthest(
+    pool: list[str], test: Callable[[str], bool | None], key: Callable[[str], Any], margin: float
+) -> str | None:
+    """First region by ``key`` (largest first, ties by code) passing ``test``, leading the next passing one by
+    ``margin``; None when a region ranked before it is unreadable, nothing passes, or the lead is too small."""
+    found = None
+    for c in sorted(pool, key=lambda c: (-key(c), c)):
+        ok = test(c)
+        if ok is None:
+            return None
+        if not ok:
+            continue
+        if found is not None:
+            return found if key(found) - key(c) >= margin else None
+        found = c
+    return found
+
+
+def plural(word: str) -> str:
+    """English plural of a region word (``state`` → ``states``, ``county`` → ``counties``)."""
+    if word.endswith("y") and word[-2:-1] not in "aeiou":
+        return word[:-1] + "ies"
+    return word if word.endswith("s") else word + "s"
+
+
+def group_form(name: str, kind: str, country_title: str) -> tuple[str, dict[str, str]]:
+    """Which form of ``templates/describe/groups.yaml`` a group name takes, with its variables (first rule
+    that fits): ``bordering`` (border groups), ``lake`` ("Lake ..."), ``coast`` ("... coast"), ``plural``
+    ("... states": ``noun`` and ``stem``), ``proper`` (ends in the country's title: "South China"), ``default``."""
+    low = name.lower()
+    if kind in ("foreign_border", "region_border") or name.startswith("bordering "):
+        return "bordering", {}
+    if kind == "lake" and low.startswith("lake "):
+        return "lake", {}
+    if low.endswith("coast"):
+        return "coast", {}
+    head, _, noun = name.rpartition(" ")
+    if head and noun.lower() in PLURAL_NOUNS:
+        return "plural", {"noun": noun.lower(), "stem": head}
+    if country_title and low.endswith(country_title.lower()):
+        return "proper", {}
+    return "default", {}
+
+
+_WORDING_ENV = SandboxedEnvironment(undefined=StrictUndefined, autoescape=False)
+
+
+@cache
+def _compiled(text: str) -> Any:
+    return _WORDING_ENV.from_string(text)
+
+
+@cache
+def _group_wordings() -> dict[str, Any]:
+    return yaml.safe_load(template_path("describe", "groups.yaml").read_text(encoding="utf-8"))
 
 
 def legend_facts(legend: Legend, has_na: bool) -> LegendFacts:
@@ -271,8 +436,13 @@ def build_scene(spec: MapSpec, atlas: Atlas | None = None) -> Scene:
         legend=legend,
         legend_facts=legend_facts(legend, has_na),
         regions=regions,
-        atlas=atlas,
-        spec=spec,
+        region_word=atlas.region_word or "region",
+        country_title=atlas.title,
+        width=int(spec.style.width),
+        height=int(spec.style.height),
+        derived=dict(spec.extra.get("derived") or {}),
+        centroids=atlas.centroids,
+        gazetteer=atlas.gazetteer,
     )
 
 
@@ -290,10 +460,9 @@ def load_scene(path: str | Path) -> Scene:
     regions = data.get("regions") if isinstance(data, dict) else None
     if isinstance(regions, dict) and "render" in data:
         width, height = data["render"]["width"], data["render"]["height"]
-        style = scene.spec.style
-        if (style.width, style.height) != (width, height):
+        if (scene.width, scene.height) != (width, height):
             raise ValueError(f"{path}: render size {width}x{height} differs from the spec's "
-                             f"{style.width}x{style.height}.")
+                             f"{scene.width}x{scene.height}.")
         return with_render_record(scene, data)
     if isinstance(regions, list):
         flags = {r["code"]: bool(r["legible"]) for r in regions if isinstance(r, dict) and "legible" in r}

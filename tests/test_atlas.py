@@ -232,3 +232,32 @@ def test_region_record_is_complete() -> None:
     assert record["foreign_borders"].keys() == {"Pakistan"}
     assert "bordering Pakistan" in record["groups"]
     assert set(record["neighbors"]) == {"DH", "MH", "MP", "RJ"}
+
+
+def test_gazetteer_without_matches_the_atlas_without() -> None:
+    drop = ["TW", "HK", "MO", "XZ"]
+    full, fewer = load_atlas("china"), load_atlas("china", exclude=drop)
+    cut = full.gazetteer.without(drop)
+    assert dict(cut.names) == fewer.names and dict(cut.groups) == dict(fewer.groups)
+    assert dict(cut.neighbors) == {c: fewer.neighbors(c) for c in fewer.codes}
+    assert "bordering Nepal" not in cut.groups  # only Tibet borders Nepal
+    with pytest.raises(UnknownRegionError):
+        cut.resolve("Tibet")
+    assert fewer.centroids == {c: full.centroids[c] for c in fewer.codes}
+
+
+def test_user_loader_does_not_import_the_builtin_loader() -> None:
+    """atlas.py dispatches to user.py; user.py and the types it builds never import atlas.py (no cycle)."""
+    import ast
+    import inspect
+
+    import mapgen.geo.gazetteer
+    import mapgen.geo.model
+    import mapgen.geo.user
+
+    for module in (mapgen.geo.user, mapgen.geo.model, mapgen.geo.gazetteer):
+        tree = ast.parse(inspect.getsource(module))
+        imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+        imported |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+        assert "mapgen.geo.atlas" not in imported, module.__name__
+    assert mapgen.geo.user.Atlas is load_atlas("usa").__class__

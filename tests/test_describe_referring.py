@@ -7,7 +7,7 @@ import re
 import pytest
 
 from mapgen.counterfactual import make_counterfactual
-from mapgen.describe import describe, evaluate, make_context, region_attributes, verify
+from mapgen.describe import describe, make_context, region_attributes, run_referring_program, verify
 from mapgen.describe.referring import candidate_programs
 from mapgen.render import render
 from mapgen.spec import make_spec
@@ -39,7 +39,7 @@ def test_every_expression_resolves_to_its_target(scenes, key):
     assert len(refs) >= 5
     for ref in refs:
         target = ref["target_code"]
-        assert evaluate(ctx, ref["program"]) == [target], ref
+        assert run_referring_program(ctx, ref["program"]) == [target], ref
         assert scene.regions[target].legible
         assert ref["box"] == scene.regions[target].pixels["bbox"]
         assert ref["unique"] == ctx.attrs[target]["is_unique"]
@@ -58,7 +58,7 @@ def test_uniqueness_verification_rejects_non_unique_expressions(scenes):
     assert len(members) > 1
     # "the state in the highest class" names 10 states: not a referring expression for any of them
     assert not verify(ctx, [{"op": "filter_class", "arg": top}], "CA")
-    assert evaluate(ctx, [{"op": "filter_class", "arg": top}, {"op": "unique"}]) is None
+    assert run_referring_program(ctx, [{"op": "filter_class", "arg": top}, {"op": "unique"}]) is None
     # adding a filter that leaves one state makes it one
     program = [{"op": "filter_class", "arg": top}, {"op": "filter_group", "arg": "West Coast"}, {"op": "unique"}]
     assert verify(ctx, program, "CA")
@@ -71,15 +71,36 @@ def test_direction_needs_image_and_atlas_to_agree(scenes):
     assert "AK" in lowest
     # Alaska is the northern-most of the lowest class by latitude but is drawn at the bottom (inset):
     # "the northern-most state in the lightest class" is ambiguous on the image and is never asked.
-    assert scene.atlas.extreme(lowest, "north") == "AK"
-    assert evaluate(ctx, [{"op": "filter_class", "arg": 0}, {"op": "extreme_direction", "arg": "north"}]) is None
+    assert scene.extreme(lowest, "north") == "AK"
+    assert run_referring_program(ctx, [{"op": "filter_class", "arg": 0}, {"op": "extreme_direction", "arg": "north"}]) is None
+
+
+@pytest.mark.parametrize("key", ["usa_quantiles", "china", "india_continuous"])
+def test_questions_and_expressions_share_one_direction_rule(scenes, key):
+    from mapgen.questions.functions import FUNCTIONS, INVALID, context
+
+    scene = scenes[key]
+    ctx, qctx = make_context(scene, region_attributes(scene)), context(scene)
+    pools = [[c for c, r in scene.regions.items() if r.class_index == k] for k in range(scene.legend.k)]
+    pools.append(list(scene.regions))
+    seen = set()
+    for pool in pools:
+        step = [{"op": "filter_class", "arg": scene.regions[pool[0]].class_index}] if len(pool) < len(scene.regions) else []
+        for direction in ("north", "south", "east", "west"):
+            picked = run_referring_program(ctx, [*step, {"op": "extreme_direction", "arg": direction}])
+            asked = FUNCTIONS["extreme_direction"].fn(qctx, pool, direction)
+            best = scene.furthest(pool, direction) if len(pool) >= 2 else None
+            assert picked == (None if best is None else [best])
+            assert asked is INVALID if best is None else asked == best
+            seen.add(best is None)
+    assert seen == {True, False}  # both outcomes occur
 
 
 def test_extremes_need_a_clear_winner_and_two_candidates(scenes):
     scene = scenes["usa_jenks"]
     ctx = make_context(scene, region_attributes(scene))
     top = scene.legend.k - 1
-    assert evaluate(ctx, [{"op": "filter_class", "arg": top}, {"op": "extreme_size", "arg": "largest"}]) is None
+    assert run_referring_program(ctx, [{"op": "filter_class", "arg": top}, {"op": "extreme_size", "arg": "largest"}]) is None
     assert verify(ctx, [{"op": "filter_class", "arg": top}, {"op": "unique"}], "CA")
 
 

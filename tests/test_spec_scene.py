@@ -127,3 +127,85 @@ def test_mapwise_metadata_imports_and_round_trips(path: Path) -> None:
         labels = {d["region"]: d["description"] for d in meta["data"]}
         for region, label in labels.items():
             assert scene.region(region).class_label == label
+
+
+# --- what the Scene carries (its readers never reach into an atlas or a spec) -----------------------------
+
+
+def test_scene_carries_its_facts_and_no_atlas_or_spec() -> None:
+    spec = make_spec("china", "population_density_2020", classes=4).with_style(width=640, height=480)
+    scene = build_scene(spec)
+    assert not hasattr(scene, "atlas") and not hasattr(scene, "spec")
+    assert (scene.region_word, scene.region_words) == ("province", "provinces")
+    assert scene.country_title == "China" and (scene.width, scene.height) == (640, 480)
+    assert scene.derived == {}
+    usa = build_scene(make_spec("usa", "population_2020", classes=4))
+    assert (usa.region_word, usa.region_words, usa.country_title) == ("state", "states", "United States")
+    assert usa.group("along the Mexico border") == {"AZ", "CA", "NM", "TX"}  # an alias of "bordering Mexico"
+    assert "bordering Canada" in usa.groups and usa.groups["bordering Canada"].kind == "foreign_border"
+    colorado = usa.group_info("states bordering Colorado")
+    assert colorado.kind == "region_border" and colorado.name == "bordering Colorado"
+    assert colorado.members == {"WY", "NE", "KS", "OK", "NM", "UT"}
+    assert usa.spellings("CA")[:2] == ["California", "CA"] and "Calif." in usa.spellings("CA")
+    assert usa.atlas_spellings("DC")[:2] == ("District of Columbia", "DC")
+
+
+@pytest.mark.skipif(not (SHARED / "metadata" / "india_map100_4C.json").is_file(), reason="../shared absent")
+def test_mapwise_derived_regions_are_a_scene_fact() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the map lacks Ladakh: its value is taken from Jammu and Kashmir
+        spec = spec_from_mapwise(json.loads((SHARED / "metadata" / "india_map100_4C.json").read_text()))
+    scene = build_scene(spec)
+    assert scene.derived == {"LA": "JK"} == spec.extra["derived"]
+    reduced = scene.without(scene.derived)
+    assert "LA" not in reduced.regions and reduced.derived == {}
+    assert "LA" not in reduced.regions["HP"].neighbors and "LA" in scene.regions["HP"].neighbors
+
+
+@pytest.mark.parametrize(
+    ("country", "drop"), [("india", ("LA", "TS")), ("usa", ("MI", "TX", "HI")), ("china", ("TW", "GD"))]
+)
+def test_scene_without_equals_the_map_drawn_without_those_regions(country: str, drop: tuple[str, ...]) -> None:
+    from mapgen.questions.engine import generate_questions
+
+    spec = make_spec(country, synthesize_stat(country), classes=4)
+    fewer = build_scene(spec).without(drop)
+    values = {c: v for c, v in spec.values.items() if c not in drop}
+    drawn = build_scene(replace(spec, values=values, exclude=tuple(spec.exclude) + drop))
+    assert fewer.to_dict() == drawn.to_dict() and dict(fewer.groups) == dict(drawn.groups)
+    assert fewer.legend_facts == drawn.legend_facts
+    with pytest.raises(UnknownRegionError):
+        fewer.resolve(drop[0])
+    ours = [q.question + str(q.answer) for q in generate_questions(fewer, per_template=1, seed=0)]
+    assert ours == [q.question + str(q.answer) for q in generate_questions(drawn, per_template=1, seed=0)]
+
+
+def synthesize_stat(country: str) -> Statistic:
+    from mapgen.data.synthetic import synthesize
+
+    return synthesize(country, seed=7, distribution="uniform")
+
+
+@pytest.mark.parametrize(
+    ("country", "group", "question", "description"),
+    [
+        ("usa", "Great Lakes states", "in the Great Lakes region", "among the Great Lakes states"),
+        ("usa", "Northeast", "in the Northeast region", "in the Northeast"),
+        ("usa", "Lake Erie", "bordering Lake Erie", "bordering Lake Erie"),
+        ("usa", "Gulf Coast", "on the Gulf Coast", "on the Gulf Coast"),
+        ("usa", "bordering Canada", "bordering Canada", "bordering Canada"),
+        ("india", "Indian Ocean islands", "among the Indian Ocean islands", "among the Indian Ocean islands"),
+        ("india", "North India", "in the North India region", "in North India"),
+        ("china", "Yellow River provinces", "in the Yellow River region", "among the Yellow River provinces"),
+    ],
+)
+def test_one_group_phrase_rule_worded_per_style(country: str, group: str, question: str, description: str) -> None:
+    scene = build_scene(make_spec(country, synthesize_stat(country), classes=4))
+    assert scene.group_phrase(group, "question") == question
+    assert scene.group_phrase(group, "description") == description
+
+
+def test_group_phrase_of_a_renamed_neighbour_group() -> None:
+    spec = make_spec("usa", "population_2020", classes=4)
+    scene = build_scene(replace(spec, counterfactual={"kind": "imaginary", "names": {"CA": "Zelora"}}))
+    assert scene.group_phrase("bordering Zelora", "question", kind="region_border") == "bordering Zelora"

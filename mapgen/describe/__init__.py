@@ -20,7 +20,7 @@ from mapgen.describe.records import (
     vqa_eval_records,
     write_jsonl,
 )
-from mapgen.describe.referring import evaluate, make_context, referring_expressions, verify
+from mapgen.describe.referring import make_context, referring_expressions, run_referring_program, verify
 from mapgen.scene import Scene, load_scene
 
 __all__ = [
@@ -30,11 +30,11 @@ __all__ = [
     "caption_sentences",
     "captions",
     "describe",
-    "evaluate",
     "grounding_eval_records",
     "make_context",
     "referring_expressions",
     "region_attributes",
+    "run_referring_program",
     "scene_from_render_json",
     "short_caption",
     "training_records",

@@ -54,7 +54,7 @@ _HUES: tuple[tuple[float, str], ...] = (
 
 def image_size(scene: Scene) -> tuple[int, int]:
     """``(width, height)`` of the rendered image (the spec's style holds what the render JSON records)."""
-    return int(scene.spec.style.width), int(scene.spec.style.height)
+    return scene.width, scene.height
 
 
 def bbox_centre(bbox: Sequence[float]) -> tuple[float, float]:
@@ -110,7 +110,7 @@ def hue_family(color: str) -> str:
 
 def is_coastal(scene: Scene, code: str) -> bool:
     """True when the region is in a named coast/sea group."""
-    groups = scene.atlas.groups
+    groups = scene.groups
     return any(groups[g].kind in COAST_KINDS for g in scene.regions[code].groups if g in groups)
 
 

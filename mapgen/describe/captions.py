@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from mapgen.describe.attributes import colour_name, hue_family
-from mapgen.describe.wording import group_members_phrase, join_names, load_wordings, pick, plural, render_text
+from mapgen.describe.wording import group_members_phrase, join_names, load_wordings, pick, render_text
 from mapgen.scene import Scene
 
 SIDE_SHARE = 0.75
@@ -91,7 +91,7 @@ def group_concentration(scene: Scene, codes: Sequence[str]) -> dict[str, Any] | 
     """The named group most dominated by ``codes`` (see module rules), or None."""
     top = set(codes)
     best: tuple | None = None
-    for name in scene.atlas.groups:
+    for name in scene.groups:
         members = scene.valued(sorted(scene.group(name)))
         if len(members) < MIN_GROUP:
             continue
@@ -117,8 +117,7 @@ def name_list(scene: Scene, codes: Sequence[str]) -> tuple[str, list[str]]:
     names = [scene.regions[c].name for c in shown]
     rest = len(codes) - len(shown)
     if rest:
-        word = scene.atlas.region_word
-        names.append(f"{rest} other {word if rest == 1 else plural(word)}")
+        names.append(f"{rest} other {scene.region_word if rest == 1 else scene.region_words}")
     return join_names(names), shown
 
 
@@ -126,14 +125,13 @@ def name_list(scene: Scene, codes: Sequence[str]) -> tuple[str, list[str]]:
 
 
 def _base(scene: Scene) -> dict[str, Any]:
-    word = scene.atlas.region_word
-    return {"country": country_name(scene), "title": scene.title, "word": word, "words": plural(word),
-            "n": len(scene.regions)}
+    return {"country": country_name(scene), "title": scene.title, "word": scene.region_word,
+            "words": scene.region_words, "n": len(scene.regions)}
 
 
 def country_name(scene: Scene) -> str:
     """The country as a caption says it (``country_names`` in captions.yaml, else the atlas title)."""
-    return load_wordings("captions").get("country_names", {}).get(scene.country, scene.atlas.title)
+    return load_wordings("captions").get("country_names", {}).get(scene.country, scene.country_title)
 
 
 def _palette(scene: Scene) -> str:
@@ -254,7 +252,7 @@ def _patterns(scene: Scene, ctx: dict, rng: random.Random) -> list[dict[str, Any
         level = "highest" if scene.map_type == "discrete" else phrase.split("-")[0]
         text = render_text(
             pick(rng, w[key]), count=conc["count"], size=conc["size"], share=conc["share"],
-            members=group_members_phrase(scene.atlas, conc["group"], ctx["words"]), level=level, **ctx,
+            members=group_members_phrase(scene, conc["group"]), level=level, **ctx,
         )
         out.append({"kind": "group", "text": text, "claim": conc | {"top": sorted(top)}})
     return out

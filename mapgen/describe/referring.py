@@ -14,9 +14,10 @@ Perceptual margins (an extreme must be visibly extreme, else the program is inva
   (runner-up's at least that times its own);
 - image side (top/bottom/left/right-most): bbox centres at least :data:`POSITION_MARGIN_PX` apart;
 - every extreme needs at least two candidates ("the largest of one" is not asked);
-- compass direction (north/south/east/west-most): the atlas rule (:mod:`mapgen.geo.atlas`, centroid of the largest
-  polygon) with :data:`DIRECTION_MARGIN_DEG`, AND the image reading (north = up, east = right; bbox centres,
-  :data:`POSITION_MARGIN_PX`) must agree — so inset regions (Alaska, Hawaii) never make "northern-most" ambiguous;
+- compass direction (north/south/east/west-most): :meth:`Scene.furthest <mapgen.scene.Scene.furthest>` — the
+  atlas rule (centroid of the largest polygon) with its degree margin, AND the image reading (north = up, east =
+  right; bbox centres, its pixel margin) must agree — so insets (Alaska, Hawaii) never make "northern-most"
+  ambiguous;
 - grid cell: every region considered lies at least :data:`CELL_MARGIN` (share of the image side) from the cell's
   borders it is near, else the step is invalid;
 - continuous value extremes: the winner beats the runner-up by :data:`VALUE_MARGIN` of the colour-bar span.
@@ -37,19 +38,11 @@ from mapgen.describe.attributes import (
     darkness_ranks,
     image_size,
 )
-from mapgen.describe.wording import (
-    group_members_phrase,
-    group_phrase,
-    load_wordings,
-    pick,
-    plural,
-    render_text,
-)
+from mapgen.describe.wording import group_members_phrase, load_wordings, pick, render_text
 from mapgen.scene import Scene
 
 SIZE_MARGIN = 1.25
 POSITION_MARGIN_PX = 8.0
-DIRECTION_MARGIN_DEG = 0.5
 CELL_MARGIN = 0.03
 VALUE_MARGIN = 0.05
 #: Targets whose box, rounded to the 0-100 prompt scale, keeps at least this IoU with the true box (so a perfect
@@ -146,7 +139,6 @@ def _extreme_size(ctx: RefContext, codes: Codes, arg: Any) -> Codes | None:
 _SIDE_KEYS: dict[str, Callable[[list[float]], float]] = {
     "top": lambda p: -p[1], "bottom": lambda p: p[1], "left": lambda p: -p[0], "right": lambda p: p[0],
 }
-_COMPASS_TO_SIDE = {"north": "top", "south": "bottom", "east": "right", "west": "left"}
 
 
 def _extreme_position(ctx: RefContext, codes: Codes, arg: Any) -> Codes | None:
@@ -156,12 +148,10 @@ def _extreme_position(ctx: RefContext, codes: Codes, arg: Any) -> Codes | None:
 
 
 def _extreme_direction(ctx: RefContext, codes: Codes, arg: Any) -> Codes | None:
-    atlas = ctx.scene.atlas
-    geo = _winner({c: atlas.direction_key(c, arg) for c in codes}, DIRECTION_MARGIN_DEG)
-    image = _extreme_position(ctx, codes, _COMPASS_TO_SIDE[arg])
-    if geo is None or image is None or image != [geo]:
+    if len(codes) < 2:  # "the northern-most of one" is not a referring expression
         return None
-    return [geo]
+    best = ctx.scene.furthest(codes, arg)
+    return [best] if best else None
 
 
 def _extreme_value(ctx: RefContext, codes: Codes, arg: Any) -> Codes | None:
@@ -193,7 +183,7 @@ HANDLERS: dict[str, Callable[[RefContext, Codes, Any], Codes | None]] = {
 }
 
 
-def evaluate(ctx: RefContext, program: Program) -> Codes | None:
+def run_referring_program(ctx: RefContext, program: Program) -> Codes | None:
     """Run a program over every region of the map; None when a step is invalid."""
     codes: Codes | None = list(ctx.attrs)
     for step in program:
@@ -205,7 +195,7 @@ def evaluate(ctx: RefContext, program: Program) -> Codes | None:
 
 def verify(ctx: RefContext, program: Program, target: str) -> bool:
     """True when the program picks out exactly ``target``."""
-    return evaluate(ctx, program) == [target]
+    return run_referring_program(ctx, program) == [target]
 
 
 # ------------------------------------------------------------------------------------------ candidates
@@ -294,17 +284,17 @@ def _value_shade(ctx: RefContext, extreme: str) -> str:
 def wording_context(ctx: RefContext, program: Program, rng: random.Random) -> dict[str, Any]:
     """Template variables for a program's steps."""
     words = load_wordings("referring")
-    word = ctx.scene.atlas.region_word
-    out: dict[str, Any] = {"word": word, "words": plural(word), "country": ctx.scene.country}
+    scene = ctx.scene
+    out: dict[str, Any] = {"word": scene.region_word, "words": scene.region_words, "country": scene.country}
     for step in program:
         op, arg = step["op"], step.get("arg")
         if op == "filter_class" and arg != NA_CATEGORY:
             out["cls"] = class_phrase(ctx, arg, rng)
         elif op == "filter_group":
-            out["group"] = group_phrase(ctx.scene.atlas, arg)
-            out["members"] = group_members_phrase(ctx.scene.atlas, arg, out["words"])
+            out["group"] = scene.group_phrase(arg, "description")
+            out["members"] = group_members_phrase(scene, arg)
         elif op == "filter_borders":
-            out["neighbour"] = ctx.scene.regions[arg].name
+            out["neighbour"] = scene.regions[arg].name
         elif op == "filter_cell":
             out["cell"] = arg
         elif op == "extreme_size":

@@ -10,10 +10,9 @@ import yaml
 from jinja2 import StrictUndefined
 from jinja2.sandbox import SandboxedEnvironment
 
-from mapgen.geo.atlas import Atlas
 from mapgen.resources import template_path
+from mapgen.scene import Scene, group_form
 
-PLURAL_ENDINGS = ("states", "provinces", "islands", "regions")
 _ENV = SandboxedEnvironment(undefined=StrictUndefined, autoescape=False, keep_trailing_newline=False)
 _ENV.filters["capitalize_first"] = lambda s: s[:1].upper() + s[1:]
 
@@ -39,13 +38,6 @@ def pick(rng: random.Random, options: list[str] | tuple[str, ...]) -> str:
     return options[rng.randrange(len(options))]
 
 
-def plural(word: str) -> str:
-    """English plural of a region word (``state`` → ``states``, ``county`` → ``counties``)."""
-    if word.endswith("y") and word[-2:-1] not in "aeiou":
-        return word[:-1] + "ies"
-    return word if word.endswith("s") else word + "s"
-
-
 def join_names(names: list[str]) -> str:
     """``A``, ``A and B``, ``A, B and C``."""
     if len(names) <= 2:
@@ -53,34 +45,8 @@ def join_names(names: list[str]) -> str:
     return ", ".join(names[:-1]) + " and " + names[-1]
 
 
-def group_phrase(atlas: Atlas, name: str) -> str:
-    """How a named group reads after a region word ("bordering Canada", "on the Gulf Coast", ...).
-
-    Rules (``group_phrases`` in ``templates/describe/referring.yaml``): foreign-border groups → "bordering X";
-    lake groups named "Lake ..." → "bordering Lake ..."; names ending in "coast" → "on the ..."; plural names
-    ("... states", "... provinces", "... islands") → "among the ..."; names ending in the country ("South China")
-    → "in South China"; anything else → "in the ...".
-    """
-    rules = load_wordings("referring")["group_phrases"]
-    info = atlas.group_info(name)
-    low = name.lower()
-    if info.kind == "foreign_border":
-        return render_text(rules["foreign_border"], country_name=name.removeprefix("bordering "))
-    if info.kind == "lake" and low.startswith("lake "):
-        rule = rules["lake"]
-    elif low.endswith("coast"):
-        rule = rules["coast_named_coast"]
-    elif low.endswith(PLURAL_ENDINGS):
-        rule = rules["plural_name"]
-    elif low.endswith(atlas.title.lower()):
-        rule = rules["proper_name"]
-    else:
-        rule = rules["default"]
-    return render_text(rule, name=name)
-
-
-def group_members_phrase(atlas: Atlas, name: str, words: str) -> str:
+def group_members_phrase(scene: Scene, name: str) -> str:
     """The members of a group as a noun phrase: "Ganga river states" (plural names), else "states in the West"."""
-    if name.lower().endswith(PLURAL_ENDINGS):
+    if group_form(name, scene.group_info(name).kind, scene.country_title)[0] == "plural":
         return name
-    return f"{words} {group_phrase(atlas, name)}"
+    return f"{scene.region_words} {scene.group_phrase(name, 'description')}"

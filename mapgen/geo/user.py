@@ -11,7 +11,7 @@ import pyproj
 import shapely
 
 from mapgen.geo.adjacency import border_graph
-from mapgen.geo.atlas import Atlas, Position
+from mapgen.geo.model import Atlas, Position
 
 
 class AtlasFileError(ValueError):

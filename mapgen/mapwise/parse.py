@@ -225,7 +225,7 @@ class Resolver:
             if not cand:
                 continue
             try:
-                info = self.scene.atlas.group_info(cand)
+                info = self.scene.group_info(cand)
             except (UnknownNameError, ValueError):
                 continue
             if info.kind == "region_border":

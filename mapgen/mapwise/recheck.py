@@ -22,7 +22,6 @@ import json
 import math
 from collections import Counter
 from dataclasses import asdict, dataclass, field
-from dataclasses import replace as dc_replace
 from pathlib import Path
 from typing import Any
 
@@ -254,7 +253,7 @@ def mapwise_style(q: Question, ground_truth: str = "") -> str:
 def _with_aliases(q: Question, aliases: MapwiseAliases, scene: Scene) -> Question:
     """The question with MAPWise's alias spellings (and, for derived regions, the parent's) accepted."""
     extra = {normalize_name(k): v for k, v in aliases.regions.get(scene.country, {}).items()}
-    derived = scene.spec.extra.get("derived") or {}
+    derived = scene.derived
     if not extra and not derived:
         return q
     accepted = {k: list(v) for k, v in q.accepted_answers.items()}
@@ -265,7 +264,7 @@ def _with_aliases(q: Question, aliases: MapwiseAliases, scene: Scene) -> Questio
             continue
         accepted[name] += [alias for alias, target in extra.items() if scene.resolve(target) == code]
         if code in derived:  # MAPWise's map draws the parent region (e.g. J&K including Ladakh)
-            accepted[name] += list(scene.atlas.spellings(derived[code]))
+            accepted[name] += list(scene.atlas_spellings(derived[code]))
     q.accepted_answers = accepted
     return q
 
@@ -339,12 +338,7 @@ def _within_tolerance(q: Question, scene: Scene, theirs: str) -> bool:
 
 def reduced_scene(scene: Scene) -> Scene | None:
     """The map without the regions derived for MAPWise's India layout (None when nothing was derived)."""
-    derived = tuple(scene.spec.extra.get("derived") or ())
-    if not derived:
-        return None
-    spec = scene.spec
-    values = {c: v for c, v in spec.values.items() if c not in derived}
-    return build_scene(dc_replace(spec, values=values, exclude=tuple(spec.exclude) + derived))
+    return scene.without(scene.derived) if scene.derived else None
 
 
 def _layout_answer(parsed: Parsed, scene: Scene) -> Question | None:
@@ -417,7 +411,7 @@ def _second_look(v: Verdict, parsed: Parsed, q: Question, scene: Scene, raw: Raw
         v.verdict, v.reason = "ambiguous", why
         return
     other = _layout_answer(parsed, scene)
-    derived = scene.spec.extra.get("derived") or {}
+    derived = scene.derived
     layout = ", ".join(f"{c} from {p}" for c, p in derived.items())
     if other is None or mapwise_style(other, raw.ground_truth) == v.our_answer:
         return

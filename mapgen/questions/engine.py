@@ -32,7 +32,6 @@ DEFAULT_MAX_ANSWER_SHARE = 0.5
 
 _DIRECTION_MOST = {"north": "northernmost", "south": "southernmost", "east": "easternmost", "west": "westernmost"}
 _THAN = {"higher": "higher than", "lower": "lower than", "similar": "similar to", "above": "above", "below": "below"}
-_PLURAL = {"state": "states", "province": "provinces", "region": "regions", "county": "counties"}
 
 
 def _env() -> SandboxedEnvironment:
@@ -188,33 +187,11 @@ def sample_params(template: Template, ctx: Ctx, rng: random.Random) -> dict[str,
 # ---------------------------------------------------------------------------------------------- text and answers
 
 
-def _region_word(scene: Scene) -> str:
-    return getattr(scene.atlas, "region_word", "region") or "region"
-
-
-def group_phrase(ctx: Ctx, name: str) -> str:
-    """How a group reads after "states …": ``bordering Canada``, ``on the West Coast``, ``in the South region``."""
-    kind = ctx.group_kind.get(name, "")
-    if kind in ("foreign_border", "region_border") or name.startswith("bordering "):
-        return name
-    if kind == "lake" and name.startswith("Lake "):
-        return f"bordering {name}"
-    low = name.lower()
-    if kind in ("coast", "sea") and (low.endswith("coast") or low.endswith("coast states")):
-        return f"on the {name}"
-    for suffix in (" states", " provinces"):
-        if low.endswith(suffix):
-            return f"in the {name[: -len(suffix)]} region"
-    if low.endswith("islands"):
-        return f"among the {name}"
-    return f"in the {name} region"
-
-
 def _phrase(p: Param, value: Any, ctx: Ctx) -> str:
     if p.type == "Region":
         return ctx.name(value)
-    if p.type == "RegionGroup":
-        return group_phrase(ctx, value)
+    if p.type == "RegionGroup":  # "bordering Canada", "on the West Coast", "in the South region"
+        return ctx.scene.group_phrase(value, "question", kind=ctx.group_kind.get(value, ""))
     if p.type == "LegendClass":
         return ctx.interval_labels[value]
     if p.type == "Number":
@@ -237,8 +214,7 @@ def render_text(template: Template, ctx: Ctx, params: dict[str, Any], variant: i
     if compiled is None:
         compiled = [ENV.from_string(t) for t in variants]
         template._compiled[ctx.scene.map_type] = compiled
-    word = _region_word(ctx.scene)
-    plural = _PLURAL.get(word, word + "s")
+    word, plural = ctx.scene.region_word, ctx.scene.region_words
     values = {p.name: _phrase(p, params[p.name], ctx) for p in template.params}
     for p in template.params:
         if p.type == "LegendClass":

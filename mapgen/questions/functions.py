@@ -39,10 +39,6 @@ PERCEPTUAL_TOLERANCE = 0.05
 #: Reading margin on continuous maps, as a share of the span: an answer must survive each value it reads being
 #: off by this much (a colour bar is read to about 1 % — see the pixel-oracle audit).
 READING_MARGIN = 0.01
-#: On rendered maps the answer must also lead as drawn, by at least this many pixels (bbox centres).
-DIRECTION_MARGIN_PX = 8.0
-#: Two regions are told apart by direction only when their positions differ by at least this many degrees.
-DIRECTION_MARGIN_DEG = 0.5
 #: "closest to each other": the best pair's centroid distance must beat the runner-up by this factor.
 CLOSEST_PAIR_MARGIN = 0.9
 #: Hue spread (degrees) under which a legend counts as "shades of the same colour".
@@ -197,7 +193,7 @@ def _groups(scene: Scene) -> tuple[dict[str, frozenset[str]], dict[str, str], di
     kinds: dict[str, str] = {}
     centres: dict[str, str] = {}
     present = frozenset(scene.regions)
-    for g in scene.atlas.groups.values():
+    for g in scene.groups.values():
         groups[g.name] = g.members & present
         kinds[g.name] = g.kind
     for code, r in scene.regions.items():
@@ -749,49 +745,10 @@ def pair(ctx: Ctx, a: str, b: str) -> frozenset[str]:
 # ---------------------------------------------------------------------------------------------- geography
 
 
-def _direction_key(ctx: Ctx, code: str, direction: str) -> float:
-    r = ctx.scene.regions[code]
-    return {"north": r.lat, "south": -r.lat, "east": r.lon, "west": -r.lon}[direction]
-
-
-def _image_key(ctx: Ctx, code: str, direction: str) -> float | None:
-    """How far ``direction`` a region is drawn (bbox centre, pixels); None before a render."""
-    pixels = ctx.scene.regions[code].pixels
-    if not pixels:
-        return None
-    x1, y1, x2, y2 = pixels["bbox"]
-    cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
-    return {"north": -cy, "south": cy, "east": cx, "west": -cx}[direction]
-
-
 def _first_in_direction(ctx: Ctx, regions: Iterable[str], direction: str, test: Callable[[str], bool | None]) -> str:
-    """The furthest region in ``direction`` passing ``test``; every region before it must clearly fail,
-    and the answer must lead the next passing region by :data:`DIRECTION_MARGIN_DEG`. On a rendered map the
-    same region must also be furthest as drawn (by :data:`DIRECTION_MARGIN_PX`), so insets such as Alaska and
-    Hawaii never make a direction question disagree with the image."""
-    pool = list(regions)
-    found = _furthest(pool, test, lambda c: _direction_key(ctx, c, direction), DIRECTION_MARGIN_DEG)
-    if all(_image_key(ctx, c, direction) is not None for c in pool):
-        drawn = _furthest(pool, test, lambda c: _image_key(ctx, c, direction), DIRECTION_MARGIN_PX)
-        if drawn != found:
-            raise Invalid
-    return found
-
-
-def _furthest(pool: list[str], test: Callable[[str], bool | None], key: Callable[[str], float], margin: float) -> str:
-    ranked = sorted(pool, key=lambda c: (-key(c), c))
-    found = None
-    for c in ranked:
-        ok = test(c)
-        if ok is None:
-            raise Invalid
-        if ok:
-            if found is None:
-                found = c
-            else:
-                if key(found) - key(c) < margin:
-                    raise Invalid
-                return found
+    """The furthest region in ``direction`` passing ``test``, as positioned and as drawn
+    (:meth:`Scene.furthest <mapgen.scene.Scene.furthest>`); INVALID when it is not clear."""
+    found = ctx.scene.furthest(regions, direction, test)
     if found is None:
         raise Invalid
     return found
@@ -867,19 +824,6 @@ def border_relation(ctx: Ctx, pool_idx: int, relation: str, other_idx: int, n: i
     return found[0]
 
 
-def _centroids(ctx: Ctx) -> dict[str, tuple[float, float]]:
-    key = "centroids"
-    if key not in ctx.cache:
-        atlas = ctx.scene.atlas
-        cache = getattr(atlas, "_question_centroids", None)
-        if cache is None:
-            cents = atlas.gdf.geometry.centroid
-            cache = {c: (float(p.x), float(p.y)) for c, p in cents.items()}
-            object.__setattr__(atlas, "_question_centroids", cache)
-        ctx.cache[key] = cache
-    return ctx.cache[key]
-
-
 @register("Regions", "Pair")
 @_guard
 def closest_pair(ctx: Ctx, regions: Iterable[str]) -> frozenset[str]:
@@ -887,7 +831,7 @@ def closest_pair(ctx: Ctx, regions: Iterable[str]) -> frozenset[str]:
     pool = sorted(regions)
     if len(pool) < 3:
         raise Invalid
-    cents = _centroids(ctx)
+    cents = ctx.scene.centroids
     dists = sorted(
         (math.dist(cents[a], cents[b]), a, b) for i, a in enumerate(pool) for b in pool[i + 1 :]
     )
@@ -1116,7 +1060,7 @@ def regions_by_border_difference(ctx: Ctx) -> list[str]:
 def local_candidates(ctx: Ctx, cmp: str, direction: str) -> list[str]:
     """Legible regions with neighbours, those higher/lower/similar to all neighbours first, in direction order."""
     pool = [c for c in readable_regions(ctx) if ctx.scene.regions[c].neighbors]
-    key = {c: (0 if _vs_all_neighbors(ctx, c, cmp) else 1, -_direction_key(ctx, c, direction), c) for c in pool}
+    key = {c: (0 if _vs_all_neighbors(ctx, c, cmp) else 1, -ctx.scene.direction_key(c, direction), c) for c in pool}
     return sorted(pool, key=key.__getitem__)
 
 

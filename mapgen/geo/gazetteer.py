@@ -1,0 +1,126 @@
+"""Gazetteer: the names of one atlas — region names, codes and aliases, neighbours and named groups — without
+geometry. The :class:`~mapgen.geo.model.Atlas` builds one; a :class:`~mapgen.scene.Scene` carries it, so both
+resolve names and groups by the same rules.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from mapgen.geo.names import UnknownNameError, UnknownRegionError, build_index, closest, normalize_name
+
+_BORDERING = re.compile(
+    r"^(?:states?\s+|provinces?\s+|regions?\s+)?(?:bordering|borders?|along(?:\s+the)?|adjacent\s+to|"
+    r"neighbou?ring|neighbou?rs\s+of|sharing\s+a\s+border\s+with)\s+(?:the\s+)?(.+?)(?:\s+border)?$",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class RegionGroup:
+    """A named set of regions (``"West Coast"``, ``"bordering Canada"``)."""
+
+    name: str
+    members: frozenset[str]
+    aliases: tuple[str, ...] = ()
+    kind: str = "region"
+    source: str = ""
+    note: str = ""
+
+
+def foreign_groups(foreign: Mapping[str, Mapping[str, float]]) -> list[RegionGroup]:
+    """One ``bordering <country>`` group per foreign country some region borders (countries sorted)."""
+    countries = sorted({c for v in foreign.values() for c in v})
+    return [
+        RegionGroup(
+            name=f"bordering {country}",
+            members=frozenset(c for c, v in foreign.items() if country in v),
+            aliases=(f"borders {country}", f"along the {country} border", f"{country} border"),
+            kind="foreign_border",
+            source="derived from Natural Earth geometry (border > 5 km)",
+        )
+        for country in countries
+    ]
+
+
+@dataclass(frozen=True)
+class Gazetteer:
+    """Names, aliases, neighbours and named groups of one atlas (do not mutate the mappings)."""
+
+    title: str
+    names: Mapping[str, str]  # code -> full name, atlas order
+    aliases: Mapping[str, tuple[str, ...]]
+    neighbors: Mapping[str, frozenset[str]]
+    groups: Mapping[str, RegionGroup]  # canonical name -> group (curated, then foreign borders)
+    index: dict[str, str] = field(init=False, repr=False, compare=False)
+    group_index: dict[str, str] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        spellings = {c: (c, n, *self.aliases.get(c, ())) for c, n in self.names.items()}
+        object.__setattr__(self, "index", build_index(spellings))
+        named = {g.name: (g.name, *g.aliases) for g in self.groups.values()}
+        object.__setattr__(self, "group_index", build_index(named))
+
+    # --- regions -------------------------------------------------------------------------------------
+    def resolve(self, name: str) -> str:
+        """Region code for a code, name or alias (case/space/accent-insensitive)."""
+        code = self.index.get(normalize_name(name))
+        if code is None:
+            raise UnknownRegionError(str(name), closest(name, self._all_spellings()), self.title)
+        return code
+
+    def _all_spellings(self) -> list[str]:
+        return [s for c, n in self.names.items() for s in (c, n, *self.aliases.get(c, ()))]
+
+    def name_of(self, code: str) -> str:
+        """Full name of a region given by code, name or alias."""
+        return self.names[self.resolve(code)]
+
+    def spellings(self, code: str) -> tuple[str, ...]:
+        """Every accepted spelling of a region: name, code, aliases."""
+        code = self.resolve(code)
+        return (self.names[code], code, *self.aliases.get(code, ()))
+
+    # --- groups --------------------------------------------------------------------------------------
+    def group_info(self, name: str) -> RegionGroup:
+        """The group called ``name`` (aliases allowed); ``"bordering <region>"`` works for any region."""
+        key = self.group_index.get(normalize_name(name))
+        if key is not None:
+            return self.groups[key]
+        match = _BORDERING.match(name.strip())
+        if match:
+            target = match.group(1)
+            key = self.group_index.get(normalize_name(f"bordering {target}"))
+            if key is not None:
+                return self.groups[key]
+            if normalize_name(target) in self.index:
+                code = self.resolve(target)
+                return RegionGroup(
+                    name=f"bordering {self.names[code]}",
+                    members=self.neighbors[code],
+                    kind="region_border",
+                    source="derived from the border graph",
+                )
+        spellings = [s for g in self.groups.values() for s in (g.name, *g.aliases)]
+        raise UnknownNameError("region group", name, closest(name, spellings), self.title)
+
+    def groups_of(self, code: str) -> frozenset[str]:
+        """Canonical names of the named groups a region belongs to."""
+        return frozenset(g.name for g in self.groups.values() if code in g.members)
+
+    def without(self, codes: Iterable[str]) -> Gazetteer:
+        """The gazetteer with some regions left out (groups left empty disappear)."""
+        drop = frozenset(codes)
+        groups = {}
+        for g in self.groups.values():
+            if g.members - drop:
+                groups[g.name] = RegionGroup(g.name, g.members - drop, g.aliases, g.kind, g.source, g.note)
+        return Gazetteer(
+            title=self.title,
+            names={c: n for c, n in self.names.items() if c not in drop},
+            aliases={c: a for c, a in self.aliases.items() if c not in drop},
+            neighbors={c: n - drop for c, n in self.neighbors.items() if c not in drop},
+            groups=groups,
+        )

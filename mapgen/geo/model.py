@@ -1,0 +1,233 @@
+"""Atlas: the regions of one country with codes, names, aliases, display geometry, borders and named groups.
+
+Loading lives in :mod:`mapgen.geo.atlas` (built-in atlases, and user files through :mod:`mapgen.geo.user`);
+this module only defines the types both build, so the loaders depend on it and never on each other.
+
+Direction rule (one rule everywhere): a region's *position* is the centroid of its largest polygon, computed in
+an equal-area projection and expressed as longitude/latitude. The north-most region of a set has the largest
+position latitude, the east-most the largest longitude, and so on. Using the largest part keeps far-flung
+islands (Hawaii's chain, the Andamans) from moving a region.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+import networkx as nx
+
+from mapgen.geo.gazetteer import Gazetteer, RegionGroup, foreign_groups
+
+if TYPE_CHECKING:
+    import geopandas as gpd
+
+DIRECTIONS = ("north", "south", "east", "west")
+
+
+@dataclass(frozen=True)
+class Position:
+    """Geographic facts of one region: position (lon/lat, see module doc), extent and area."""
+
+    lon: float
+    lat: float
+    west: float
+    south: float
+    east: float
+    north: float
+    area_km2: float
+
+
+def direction_key(lon: float, lat: float, direction: str) -> float:
+    """How far ``direction`` a position lies (larger = further), by the module's position rule."""
+    keys = {"north": lat, "south": -lat, "east": lon, "west": -lon}
+    if direction not in keys:
+        raise ValueError(f"Unknown direction {direction!r}; use one of {', '.join(DIRECTIONS)}.")
+    return keys[direction]
+
+
+class LazyMapping(Mapping[str, tuple[float, float]]):
+    """A read-only mapping computed on first use (facts that need the display geometry)."""
+
+    def __init__(self, make: Callable[[], Mapping[str, tuple[float, float]]]) -> None:
+        self._make = make
+        self._data: Mapping[str, tuple[float, float]] | None = None
+
+    def _get(self) -> Mapping[str, tuple[float, float]]:
+        if self._data is None:
+            self._data = self._make()
+        return self._data
+
+    def __getitem__(self, key: str) -> tuple[float, float]:
+        return self._get()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._get())
+
+    def __len__(self) -> int:
+        return len(self._get())
+
+
+@dataclass
+class Atlas:
+    """The regions of one country (or a user file) and every geographic fact questions need.
+
+    Names, borders, groups and positions are plain data; the display geometry (:attr:`gdf`) is loaded on first
+    use, so looking up names, neighbours and groups never imports geopandas.
+    """
+
+    name: str
+    title: str
+    names: dict[str, str]  # code → full name, in file order (do not mutate)
+    load_geometry: Callable[[], gpd.GeoDataFrame] = field(repr=False, compare=False)
+    aliases: dict[str, tuple[str, ...]]
+    graph: nx.Graph
+    positions: dict[str, Position]
+    foreign: dict[str, dict[str, float]] = field(default_factory=dict)  # code -> {country name: km}
+    static_groups: tuple[RegionGroup, ...] = ()
+    region_word: str = "region"
+    crs: str = ""
+    source: str = ""
+
+    def __post_init__(self) -> None:
+        self.gazetteer = Gazetteer(
+            title=self.title,
+            names=self.names,
+            aliases=self.aliases,
+            neighbors={c: frozenset(self.graph.neighbors(c)) for c in self.names},
+            groups={g.name: g for g in (*self.static_groups, *foreign_groups(self.foreign))},
+        )
+
+    # --- regions -------------------------------------------------------------------------------------
+    @property
+    def codes(self) -> tuple[str, ...]:
+        """All region codes, in file order."""
+        return tuple(self.names)
+
+    @cached_property
+    def gdf(self) -> gpd.GeoDataFrame:
+        """Display geometry indexed by code (columns ``name``, ``geometry``; projected coordinates)."""
+        return self.load_geometry()
+
+    @cached_property
+    def centroids(self) -> Mapping[str, tuple[float, float]]:
+        """Code → centroid of the display geometry (projected coordinates), computed on first use."""
+        return LazyMapping(lambda: {c: (float(p.x), float(p.y)) for c, p in self.gdf.geometry.centroid.items()})
+
+    @property
+    def _index(self) -> dict[str, str]:
+        """Normalised spelling → code (the gazetteer's index)."""
+        return self.gazetteer.index
+
+    def name_of(self, code: str) -> str:
+        """Full name of a region given by code, name or alias."""
+        return self.gazetteer.name_of(code)
+
+    def spellings(self, code: str) -> tuple[str, ...]:
+        """Every accepted spelling of a region: name, code, aliases."""
+        return self.gazetteer.spellings(code)
+
+    def resolve(self, name: str) -> str:
+        """Region code for a code, name or alias (case/space/accent-insensitive)."""
+        return self.gazetteer.resolve(name)
+
+    # --- borders -------------------------------------------------------------------------------------
+    def neighbors(self, region: str) -> frozenset[str]:
+        """Codes of the regions sharing a land border with ``region``."""
+        return self.gazetteer.neighbors[self.resolve(region)]
+
+    def border_km(self, a: str, b: str) -> float:
+        """Shared border length in km (0 when they do not border)."""
+        data = self.graph.get_edge_data(self.resolve(a), self.resolve(b))
+        return float(data["km"]) if data else 0.0
+
+    def foreign_borders(self, region: str) -> dict[str, float]:
+        """Foreign countries a region borders → shared length in km."""
+        return dict(self.foreign.get(self.resolve(region), {}))
+
+    @property
+    def bordering_countries(self) -> tuple[str, ...]:
+        """Every foreign country some region borders."""
+        return tuple(sorted({c for v in self.foreign.values() for c in v}))
+
+    # --- groups --------------------------------------------------------------------------------------
+    @property
+    def groups(self) -> dict[str, RegionGroup]:
+        """Named groups (curated + foreign-border groups) by canonical name."""
+        return dict(self.gazetteer.groups)
+
+    def group_info(self, name: str) -> RegionGroup:
+        """The group called ``name`` (aliases allowed); ``"bordering <region>"`` works for any region."""
+        return self.gazetteer.group_info(name)
+
+    def group(self, name: str) -> frozenset[str]:
+        """Member codes of a named group."""
+        return self.group_info(name).members
+
+    def groups_of(self, region: str) -> frozenset[str]:
+        """Canonical names of the curated and foreign-border groups a region belongs to."""
+        return self.gazetteer.groups_of(self.resolve(region))
+
+    @cached_property
+    def membership(self) -> dict[str, tuple[frozenset[str], frozenset[str]]]:
+        """Per region: (neighbours, group names), computed once per atlas (scenes read it)."""
+        return {c: (self.gazetteer.neighbors[c], self.gazetteer.groups_of(c)) for c in self.codes}
+
+    # --- directions ----------------------------------------------------------------------------------
+    def direction_key(self, region: str, direction: str) -> float:
+        """How far ``direction`` a region lies (larger = further), by the module's position rule."""
+        pos = self.positions[self.resolve(region)]
+        return direction_key(pos.lon, pos.lat, direction)
+
+    def ranked_by_direction(self, regions: Iterable[str], direction: str) -> list[tuple[str, float]]:
+        """Regions sorted furthest-first in ``direction`` with their keys (degrees)."""
+        codes = {self.resolve(r) for r in regions}
+        return sorted(((c, self.direction_key(c, direction)) for c in codes), key=lambda t: (-t[1], t[0]))
+
+    def extreme(self, regions: Iterable[str], direction: str) -> str:
+        """The north-/south-/east-/west-most region of a set."""
+        ranked = self.ranked_by_direction(regions, direction)
+        if not ranked:
+            raise ValueError("extreme() needs at least one region.")
+        return ranked[0][0]
+
+    # --- subsets and export --------------------------------------------------------------------------
+    def without(self, regions: Iterable[str]) -> Atlas:
+        """A copy of the atlas with some regions left out (e.g. China without TW, HK, MO)."""
+        drop = {self.resolve(r) for r in regions}
+        keep = [c for c in self.codes if c not in drop]
+        return Atlas(
+            name=self.name,
+            title=self.title,
+            names={c: self.names[c] for c in keep},
+            load_geometry=lambda: self.gdf.loc[keep].copy(),
+            aliases={c: a for c, a in self.aliases.items() if c in keep},
+            graph=self.graph.subgraph(keep).copy(),
+            positions={c: p for c, p in self.positions.items() if c in keep},
+            foreign={c: v for c, v in self.foreign.items() if c in keep},
+            static_groups=tuple(
+                RegionGroup(g.name, g.members - drop, g.aliases, g.kind, g.source, g.note)
+                for g in self.static_groups
+                if g.members - drop
+            ),
+            region_word=self.region_word,
+            crs=self.crs,
+            source=self.source,
+        )
+
+    def region_record(self, region: str) -> dict:
+        """Everything known about one region as plain data (for ``mapgen atlas show``)."""
+        code = self.resolve(region)
+        pos = self.positions[code]
+        return {
+            "code": code,
+            "name": self.name_of(code),
+            "aliases": list(self.aliases.get(code, ())),
+            "neighbors": sorted(self.neighbors(code)),
+            "foreign_borders": self.foreign_borders(code),
+            "groups": sorted(self.groups_of(code)),
+            "position": {"lon": pos.lon, "lat": pos.lat},
+            "extent": {"west": pos.west, "south": pos.south, "east": pos.east, "north": pos.north},
+            "area_km2": pos.area_km2,
+        }
