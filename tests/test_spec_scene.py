@@ -209,3 +209,13 @@ def test_group_phrase_of_a_renamed_neighbour_group() -> None:
     spec = make_spec("usa", "population_2020", classes=4)
     scene = build_scene(replace(spec, counterfactual={"kind": "imaginary", "names": {"CA": "Zelora"}}))
     assert scene.group_phrase("bordering Zelora", "question", kind="region_border") == "bordering Zelora"
+
+
+def test_building_a_scene_loads_no_geometry() -> None:
+    from mapgen.geo.atlas import load_atlas
+
+    atlas = load_atlas("usa", exclude=["HI"])  # a fresh atlas object, geometry not loaded yet
+    scene = build_scene(make_spec(atlas, "population_2020", classes=4), atlas)
+    assert "gdf" not in atlas.__dict__
+    assert scene.centroids["CO"] == pytest.approx(tuple(atlas.gdf.loc["CO", "geometry"].centroid.coords[0]))
+    assert scene.without(["CO"]).centroids.keys() == scene.regions.keys() - {"CO"}
