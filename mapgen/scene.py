@@ -2,9 +2,10 @@
 
 Built from a :class:`MapSpec` (values, legend, counterfactual names, image size) and its :class:`Atlas` (borders,
 groups, positions). The Scene keeps neither: it carries the facts its readers need (region word, country title,
-image size, named groups through the atlas's :class:`Gazetteer`, positions, MAPWise's derived regions). Pure and
-cheap: per-atlas facts are cached, so a Scene costs a few dictionary look-ups per region. Pixel facts (bbox, area
-in px, legibility) are merged in after rendering with :meth:`Scene.with_pixels`.
+image size, names and groups through the atlas's :class:`Gazetteer`, positions, geometry centroids computed on
+first use, MAPWise's derived regions). Pure and cheap: per-atlas facts are cached, so a Scene costs a few
+dictionary look-ups per region and loads no geometry. Pixel facts (bbox, area in px, legibility) are merged in
+after rendering with :meth:`Scene.with_pixels`.
 
 Direction rule "as drawn" (:meth:`Scene.furthest`, used by questions and referring expressions alike): the
 furthest region must lead by :data:`DIRECTION_MARGIN_DEG` of position (the atlas rule) and, on a rendered map,
