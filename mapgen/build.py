@@ -1,15 +1,6 @@
 """Build a benchmark folder from a config: plan work units, run them (in parallel), write manifest and task files.
 
-Layout of a build folder::
-
-    manifest.json            resolved config + digest, mapgen version, counts, sha256 of every file
-    maps/<map_id>.png        each image, with <map_id>.mask.png and <map_id>.json (spec + pixel facts) beside it
-    maps.jsonl               one record per image (variant, country, split, counterfactual, legend type, …)
-    questions.jsonl          Question records + split, variant, country, counterfactual, image
-    captions.jsonl           detailed captions (VRSBench task), when the describe module is present
-    grounding.jsonl          referring expressions with boxes
-    units/<unit_id>.json     per-unit completion records (what resume checks)
-    build_log.json           timings per stage (not part of the manifest: it varies run to run)
+The folder's layout, checksums and writers live in :mod:`mapgen.benchmark`.
 
 Work units are base maps (all variants of one map) and counterfactual maps. A unit's files are written
 atomically and its completion record last, so a crash never leaves a unit that looks complete; ``resume`` reruns
@@ -18,8 +9,6 @@ only units whose record is missing or whose files fail their hash check. Same co
 
 from __future__ import annotations
 
-import json
-import shutil
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -30,11 +19,28 @@ from typing import Any
 import numpy as np
 
 from mapgen import __version__
+from mapgen.benchmark import (
+    BUILD_LOG_FILE,
+    MANIFEST_FILE,
+    MAPS_FILE,
+    QUESTIONS_FILE,
+    RECORD_FILES,
+    TASK_FILES,
+    NotABenchmarkError,
+    clear_build,
+    failing_checksums,
+    file_digests,
+    image_path,
+    image_rel,
+    read_manifest,
+    read_marker,
+    verified_unit_record,
+    write_marker,
+    write_unit_record,
+)
 from mapgen.config import BuildConfig, load_config
 from mapgen.errors import BuildError
 from mapgen.files import sha256_file, write_json_atomic, write_jsonl_atomic
-
-CONFIG_MARKER = ".mapgen-build.json"
 
 
 @dataclass(frozen=True)
@@ -207,10 +213,10 @@ def run_unit(unit: Unit, config: BuildConfig, out_dir: Path) -> dict[str, Any]:
                               "grounding": [], "files": {}}
     for variant, spec in unit_variants(unit, config):
         start = time.perf_counter()
-        rendered = render(spec, out_dir / "maps" / f"{spec.map_id}.png")
+        rendered = render(spec, image_path(out_dir, spec.map_id))
         timings["render"] += time.perf_counter() - start
         meta = {"split": unit.split, "variant": variant, "country": unit.country,
-                "counterfactual": unit.cf_kind, "image": f"maps/{spec.map_id}.png"}
+                "counterfactual": unit.cf_kind, "image": image_rel(spec.map_id)}
         result["maps"].append({"map_id": spec.map_id, "unit_id": unit.unit_id, "map_type": spec.legend.kind,
                                "hatched": spec.legend.hatched, "annotated": spec.style.annotated,
                                "statistic": spec.stat.id, "title": spec.title, **meta})
@@ -232,7 +238,7 @@ def run_unit(unit: Unit, config: BuildConfig, out_dir: Path) -> dict[str, Any]:
             result["grounding"] += grounding
             timings["describe"] += time.perf_counter() - start
     result["timings"] = dict(timings)
-    write_json_atomic(out_dir / "units" / f"{unit.unit_id}.json", result)
+    write_unit_record(out_dir, unit.unit_id, result)
     return result
 
 
@@ -303,18 +309,7 @@ def unit_descriptions(scene, unit: Unit, config: BuildConfig, meta: dict[str, An
 
 def completed(unit: Unit, out_dir: Path) -> dict[str, Any] | None:
     """The unit's completion record if it exists and every file it lists has its recorded hash."""
-    path = out_dir / "units" / f"{unit.unit_id}.json"
-    if not path.exists():
-        return None
-    try:
-        record = json.loads(path.read_text())
-    except json.JSONDecodeError:
-        return None
-    for rel, digest in record.get("files", {}).items():
-        f = out_dir / rel
-        if not f.exists() or sha256_file(f) != digest:
-            return None
-    return record
+    return verified_unit_record(out_dir, unit.unit_id)
 
 
 # --- the build ----------------------------------------------------------------------------------------------
@@ -367,7 +362,7 @@ def build(
     for unit in todo:
         timings.update(results[unit.unit_id].get("timings", {}))
     seconds = time.perf_counter() - start
-    write_json_atomic(out_dir / "build_log.json", {"seconds": round(seconds, 2), "built": len(todo),
+    write_json_atomic(out_dir / BUILD_LOG_FILE, {"seconds": round(seconds, 2), "built": len(todo),
                                                     "reused": len(units) - len(todo), "workers": workers,
                                                     "executor": executor,
                                                     "stage_seconds": {k: round(v, 2) for k, v in timings.items()}})
@@ -376,9 +371,9 @@ def build(
 
 def prepare_folder(config: BuildConfig, out_dir: Path, resume: bool, force: bool) -> None:
     """Create the folder, or refuse one that holds another config (unless ``force``, which clears it)."""
-    marker = out_dir / CONFIG_MARKER
-    if marker.exists():
-        held = json.loads(marker.read_text()).get("digest")
+    marker = read_marker(out_dir)
+    if marker is not None:
+        held = marker.get("digest")
         if held != config.digest():
             if not force:
                 raise BuildError(
@@ -394,15 +389,7 @@ def prepare_folder(config: BuildConfig, out_dir: Path, resume: bool, force: bool
     elif out_dir.exists() and any(out_dir.iterdir()) and not force:
         raise BuildError(f"{out_dir} is not empty and holds no mapgen build; choose an empty folder or use --force.")
     out_dir.mkdir(parents=True, exist_ok=True)
-    write_json_atomic(marker, {"digest": config.digest(), "config": config.model_dump()})
-
-
-def clear_build(out_dir: Path) -> None:
-    for name in ("maps", "units"):
-        shutil.rmtree(out_dir / name, ignore_errors=True)
-    for name in ("manifest.json", "maps.jsonl", "questions.jsonl", "captions.jsonl", "grounding.jsonl",
-                 "build_log.json", CONFIG_MARKER):
-        (out_dir / name).unlink(missing_ok=True)
+    write_marker(out_dir, config.digest(), config.model_dump())
 
 
 def run_local(units: list[Unit], config: BuildConfig, out_dir: Path, workers: int = 1, scheduler=None,
@@ -484,16 +471,13 @@ def finalize(config: BuildConfig, out_dir: Path, results: list[dict[str, Any]]) 
     questions = balance_set([q for r in results for q in r["questions"]], config)
     captions = [c for r in results for c in r["captions"]]
     grounding = [g for r in results for g in r["grounding"]]
-    write_jsonl_atomic(out_dir / "maps.jsonl", maps)
-    write_jsonl_atomic(out_dir / "questions.jsonl", questions)
-    if captions:
-        write_jsonl_atomic(out_dir / "captions.jsonl", captions)
-    if grounding:
-        write_jsonl_atomic(out_dir / "grounding.jsonl", grounding)
+    write_jsonl_atomic(out_dir / MAPS_FILE, maps)
+    write_jsonl_atomic(out_dir / QUESTIONS_FILE, questions)
+    for task, records in (("caption", captions), ("grounding", grounding)):
+        if records:
+            write_jsonl_atomic(out_dir / TASK_FILES[task], records)
     files = {rel: digest for r in results for rel, digest in r["files"].items()}
-    for name in ("maps.jsonl", "questions.jsonl", "captions.jsonl", "grounding.jsonl"):
-        if (out_dir / name).exists():
-            files[name] = sha256_file(out_dir / name)
+    files |= file_digests(out_dir, RECORD_FILES)
     manifest = {
         "name": config.name,
         "mapgen_version": __version__,
@@ -503,7 +487,7 @@ def finalize(config: BuildConfig, out_dir: Path, results: list[dict[str, Any]]) 
         "counts": counts(maps, questions, captions, grounding),
         "files": dict(sorted(files.items())),
     }
-    write_json_atomic(out_dir / "manifest.json", manifest)
+    write_json_atomic(out_dir / MANIFEST_FILE, manifest)
     return manifest
 
 
@@ -544,14 +528,12 @@ def counts(maps, questions, captions, grounding) -> dict[str, Any]:
 
 def info(out_dir: str | Path) -> dict[str, Any]:
     """Summary of a build folder (counts and checksum status) for ``mapgen info``."""
-    out_dir = Path(out_dir)
-    path = out_dir / "manifest.json"
-    if not path.exists():
-        raise BuildError(f"{out_dir} has no manifest.json: not a finished mapgen build (try `mapgen build --resume`).")
-    manifest = json.loads(path.read_text())
-    bad = [rel for rel, digest in manifest["files"].items()
-           if not (out_dir / rel).exists() or sha256_file(out_dir / rel) != digest]
+    try:
+        manifest = read_manifest(out_dir)
+    except NotABenchmarkError:
+        raise BuildError(f"{out_dir} has no manifest.json: not a finished mapgen build "
+                         "(try `mapgen build --resume`).") from None
     return {"name": manifest["name"], "mapgen_version": manifest["mapgen_version"], "counts": manifest["counts"],
-            "files": len(manifest["files"]), "files_failing_checksum": bad}
+            "files": len(manifest["files"]), "files_failing_checksum": failing_checksums(out_dir, manifest["files"])}
 
 

@@ -10,7 +10,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -48,9 +50,20 @@ def dumps_json(data: Any, *, indent: int | None = 1, sort_keys: bool = True, ens
 
 
 def write_json_atomic(path: str | Path, data: Any, *, indent: int | None = 1, sort_keys: bool = True,
-                      ensure_ascii: bool = True) -> Path:
-    """Write one JSON document atomically (deterministic bytes: sorted keys by default)."""
-    return write_text_atomic(path, dumps_json(data, indent=indent, sort_keys=sort_keys, ensure_ascii=ensure_ascii))
+                      ensure_ascii: bool = True, newline: bool = False) -> Path:
+    """Write one JSON document atomically (deterministic bytes: sorted keys by default; ``newline`` ends the
+    file with a line break)."""
+    text = dumps_json(data, indent=indent, sort_keys=sort_keys, ensure_ascii=ensure_ascii)
+    return write_text_atomic(path, text + "\n" if newline else text)
+
+
+def read_json(path: str | Path) -> Any:
+    """One JSON document (``ValueError`` naming the file on bad JSON)."""
+    path = Path(path)
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}: not valid JSON ({exc.msg}, line {exc.lineno})") from None
 
 
 def jsonl_text(records: Iterable[Mapping[str, Any]], *, sort_keys: bool = True, ensure_ascii: bool = True) -> str:
@@ -111,3 +124,55 @@ def read_jsonl(path: str | Path, missing_ok: bool = False) -> list[dict[str, Any
     if missing_ok and not path.is_file():
         return []
     return [record for _, record in iter_jsonl(path)]
+
+
+def link_or_copy(src: str | Path, dst: str | Path) -> None:
+    """Hard-link ``src`` to ``dst`` (same file system), else copy it (parents created)."""
+    dst = Path(dst)
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.link(src, dst)
+    except OSError:
+        shutil.copyfile(src, dst)
+
+
+class FolderNotEmptyError(FileExistsError):
+    """A destination folder that holds files and may not be replaced."""
+
+
+def _occupied(path: Path) -> bool:
+    return path.exists() and (not path.is_dir() or any(path.iterdir()))
+
+
+def remove_path(path: Path) -> None:
+    """Remove a file, a symlink or a folder tree (nothing when absent)."""
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+    elif path.exists() or path.is_symlink():
+        path.unlink()
+
+
+@contextmanager
+def atomic_folder(out_dir: str | Path, replace: bool = False) -> Iterator[Path]:
+    """A fresh temporary folder beside ``out_dir`` that takes the place of ``out_dir`` only when the block
+    succeeds (it is removed when the block fails).
+
+    Refuses a non-empty ``out_dir`` (:class:`FolderNotEmptyError`) unless ``replace``.
+    """
+    out = Path(out_dir).absolute()
+    if _occupied(out) and not replace:
+        raise FolderNotEmptyError(f"{out} is not empty")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(f".{out.name}.export-{os.getpid()}.tmp")
+    remove_path(tmp)
+    tmp.mkdir()
+    try:
+        yield tmp
+    except BaseException:
+        remove_path(tmp)
+        raise
+    old = out.with_name(f".{out.name}.old-{os.getpid()}")
+    if out.exists():
+        out.rename(old)
+    tmp.rename(out)
+    remove_path(old)

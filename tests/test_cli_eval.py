@@ -11,8 +11,8 @@ import pytest
 from click.testing import CliRunner
 from PIL import Image
 
+from mapgen.benchmark import load_benchmark
 from mapgen.cli import main
-from mapgen.eval.bench_io import load_benchmark
 from mapgen.eval.run import load_predictions, run_eval
 
 QUESTIONS = [

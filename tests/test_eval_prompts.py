@@ -9,9 +9,9 @@ import pytest
 import yaml
 from jinja2.exceptions import UndefinedError
 
+from mapgen.benchmark import load_benchmark
 from mapgen.counterfactual import make_counterfactual
 from mapgen.counterfactual import name_dictionary as cf_dictionary
-from mapgen.eval.bench_io import load_benchmark
 from mapgen.eval.extract import extract_answer
 from mapgen.eval.prompts import (
     PROMPTS_ENV,

@@ -30,7 +30,16 @@ import numpy as np
 
 from mapgen.audit.colors import hex_to_rgb, min_pairwise_delta_e, rgb_to_lab
 from mapgen.audit.oracle import ColorBar, OracleMap, answer, answers_equal, oracle_map, texture_distance
-from mapgen.files import write_jsonl_atomic
+from mapgen.benchmark import (
+    AUDIT_FILE,
+    AUDIT_MAPS_FILE,
+    AUDIT_MARKDOWN_FILE,
+    AUDIT_PREDICTIONS_FILE,
+    AUDIT_SUMMARY_FILE,
+    image_path,
+    load_benchmark,
+)
+from mapgen.files import write_json_atomic, write_jsonl_atomic, write_text_atomic
 from mapgen.questions import TemplateSet, load_templates
 from mapgen.questions.engine import run_program
 from mapgen.questions.functions import context
@@ -49,9 +58,6 @@ SMALL_RADIUS_PX = 2.0
 CONTINUOUS_MISREAD = 0.025
 #: Oracle accuracy targets per map kind (issue 10).
 TARGETS = {"discrete": 0.99, "hatched": 0.95, "continuous": 0.95}
-
-#: The oracle's answers as an ordinary predictions file (in the audit folder).
-PREDICTIONS = "predictions.jsonl"
 
 REASONS = (
     "region too small",
@@ -296,29 +302,19 @@ class AuditResult:
     paths: dict[str, Path] = field(default_factory=dict)
 
 
-def _read_jsonl(path: Path) -> list[dict[str, Any]]:
-    if not path.is_file():
-        return []
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-
-
 def audit_benchmark(bench: str | Path, out_dir: str | Path | None = None, progress: bool = False) -> AuditResult:
     """Audit every question (and map) of a benchmark folder; write the audit files when ``out_dir`` is given."""
-    root = Path(bench)
-    if root.is_file():
-        root = root.parent
-    questions = _read_jsonl(root / "questions.jsonl")
-    maps_meta = {m["map_id"]: m for m in _read_jsonl(root / "maps.jsonl")}
+    folder = load_benchmark(bench).require_records()
+    questions = folder.question_records
+    maps_meta = folder.map_index
     map_ids = list(dict.fromkeys([*maps_meta, *(q["map_id"] for q in questions)]))
-    if not map_ids:
-        raise FileNotFoundError(f"{root} holds no maps.jsonl or questions.jsonl: not a mapgen benchmark")
     templates = load_templates()
     by_map: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for q in questions:
         by_map[q["map_id"]].append(q)
     rows, maps = [], []
     for i, map_id in enumerate(map_ids, 1):
-        png = root / "maps" / f"{map_id}.png"
+        png = image_path(folder.root, map_id)
         if not png.with_suffix(".json").exists():
             continue
         ma = audit_map(png)
@@ -385,14 +381,13 @@ def write_audit(result: AuditResult, out_dir: str | Path) -> dict[str, Path]:
     """``audit.jsonl``, ``maps.jsonl``, ``summary.json``, ``audit.md`` and the oracle's answers as a predictions
     file, ``predictions.jsonl`` (score it with ``mapgen eval BENCH --predictions``), in ``out_dir``."""
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    paths = {"audit": out / "audit.jsonl", "maps": out / "maps.jsonl", "summary": out / "summary.json",
-             "markdown": out / "audit.md", "predictions": out / PREDICTIONS}
+    paths = {"audit": out / AUDIT_FILE, "maps": out / AUDIT_MAPS_FILE, "summary": out / AUDIT_SUMMARY_FILE,
+             "markdown": out / AUDIT_MARKDOWN_FILE, "predictions": out / AUDIT_PREDICTIONS_FILE}
     write_jsonl_atomic(paths["predictions"], oracle_predictions(result.rows))
-    paths["audit"].write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in result.rows), encoding="utf-8")
-    paths["maps"].write_text("".join(json.dumps(m, sort_keys=True) + "\n" for m in result.maps), encoding="utf-8")
-    paths["summary"].write_text(json.dumps(result.summary, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    paths["markdown"].write_text(render_markdown(result), encoding="utf-8")
+    write_jsonl_atomic(paths["audit"], result.rows)
+    write_jsonl_atomic(paths["maps"], result.maps)
+    write_json_atomic(paths["summary"], result.summary, indent=2, newline=True)
+    write_text_atomic(paths["markdown"], render_markdown(result))
     return paths
 
 

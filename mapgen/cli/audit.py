@@ -7,11 +7,21 @@ from pathlib import Path
 
 import click
 
+from mapgen.benchmark import (
+    AUDIT_FILE,
+    AUDIT_MAPS_FILE,
+    AUDIT_MARKDOWN_FILE,
+    AUDIT_PREDICTIONS_FILE,
+    AUDIT_SUMMARY_FILE,
+)
+
+AUDIT_FILES = ", ".join((AUDIT_FILE, AUDIT_MAPS_FILE, AUDIT_SUMMARY_FILE, AUDIT_MARKDOWN_FILE, AUDIT_PREDICTIONS_FILE))
+
 
 @click.command("audit")
 @click.argument("bench", type=click.Path(exists=True, path_type=Path))
 @click.option("-o", "--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path),
-              help="Audit folder: audit.jsonl, maps.jsonl, summary.json, audit.md.")
+              help=f"Audit folder: {AUDIT_FILES}.")
 @click.option("--quiet", is_flag=True, help="No progress line.")
 def audit_command(bench: Path, out_dir: Path, quiet: bool) -> None:
     """Answer every question of BENCH from the pixels alone and explain each disagreement."""
@@ -30,9 +40,9 @@ def audit_command(bench: Path, out_dir: Path, quiet: bool) -> None:
     if s["failure_reasons"]:
         click.echo("  reasons: " + ", ".join(f"{k} ({v})" for k, v in s["failure_reasons"].items()))
     if s["flagged_maps"]:
-        click.echo(f"  flagged maps: {len(s['flagged_maps'])} (see {out_dir / 'audit.md'})")
-    click.echo(f"Wrote {out_dir}/audit.jsonl, maps.jsonl, summary.json, audit.md, predictions.jsonl "
-               f"(score the oracle: mapgen eval {bench} --predictions {out_dir / 'predictions.jsonl'})")
+        click.echo(f"  flagged maps: {len(s['flagged_maps'])} (see {out_dir / AUDIT_MARKDOWN_FILE})")
+    click.echo(f"Wrote {out_dir}/{AUDIT_FILES} (score the oracle: mapgen eval {bench} --predictions "
+               f"{out_dir / AUDIT_PREDICTIONS_FILE})")
 
 
 @click.command("report")

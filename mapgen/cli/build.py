@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from mapgen.benchmark import MAPS_DIR, QUESTIONS_FILE
 from mapgen.build import build, info
 from mapgen.config import load_config
 
@@ -39,7 +40,7 @@ def build_command(config: str, output: Path | None, workers: int, resume: bool, 
     stages = ", ".join(f"{k} {v:.1f} s" for k, v in sorted(report.timings.items()))
     if stages:
         click.echo(f"Stage time (summed over workers): {stages}.")
-    click.echo(f"Look at {report.out_dir / 'maps'} for the images and {report.out_dir / 'questions.jsonl'} "
+    click.echo(f"Look at {report.out_dir / MAPS_DIR} for the images and {report.out_dir / QUESTIONS_FILE} "
                "for the questions; `mapgen info` summarises the folder.")
 
 

@@ -6,8 +6,8 @@ import json
 
 import click
 
+from mapgen.benchmark import load_benchmark
 from mapgen.eval.baselines import BASELINES
-from mapgen.eval.bench_io import load_benchmark
 from mapgen.eval.prompts import list_strategies, render_prompt, task_question
 from mapgen.eval.run import run_eval
 

@@ -20,13 +20,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mapgen.benchmark import Benchmark, load_benchmark, record_image_id
 from mapgen.eval.baselines import run_baseline
-from mapgen.eval.bench_io import Benchmark, load_benchmark
 from mapgen.eval.captions import caption_scores, grounding_scores, image_size_of, record_id
 from mapgen.eval.clients import Completion, OpenAIClient, make_client
 from mapgen.eval.prompts import Prompt, render_prompt, task_question
 from mapgen.eval.report import write_report
 from mapgen.eval.score import Report, evaluate
+from mapgen.files import write_jsonl_atomic
 from mapgen.questions.record import Question
 
 ID_KEYS = ("question_id", "id")
@@ -120,13 +121,8 @@ def load_predictions(path: str | Path) -> Predictions:
 
 
 def write_predictions(path: str | Path, rows: Iterable[Mapping[str, Any]]) -> Path:
-    """Write ``{question_id, prediction, ...}`` records as JSONL."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", encoding="utf-8") as fh:
-        for row in rows:
-            fh.write(json.dumps(dict(row), ensure_ascii=False) + "\n")
-    return path
+    """Write ``{question_id, prediction, ...}`` records as JSONL (keys in the order given)."""
+    return write_jsonl_atomic(path, rows, sort_keys=False, ensure_ascii=False)
 
 
 # ------------------------------------------------------------------------------------------- model
@@ -190,8 +186,6 @@ def _score_grounding(
     def size(record: Mapping[str, Any]) -> tuple[int, int] | None:
         if record.get("width") and record.get("height"):
             return int(record["width"]), int(record["height"])
-        from mapgen.eval.bench_io import record_image_id
-
         return image_size_of(bench.image_path(record_image_id(dict(record))))
 
     summary, rows = grounding_scores(bench.grounding, texts, size, box_scale)
@@ -241,43 +235,81 @@ def run_eval(
     questions = select_questions(bench, split, limit)
     out = Path(out_dir) if out_dir is not None else None
     extra: dict[str, Any] = {"benchmark": str(bench.root), "split": split}
-    failures: list[dict[str, str]] = []
     if predictions is not None:
-        if isinstance(predictions, Mapping):
-            preds = Predictions(texts={str(k): _as_text(v) for k, v in predictions.items()})
-            extra["source"] = "predictions (in memory)"
-        else:
-            preds = load_predictions(predictions)
-            extra["source"] = f"predictions: {predictions}"
-        texts = preds.texts
-        extra["duplicate_predictions"] = len(preds.duplicates)
-        extra["invalid_prediction_lines"] = len(preds.invalid)
-        extra["prediction_problems"] = (preds.invalid + [f"duplicate {d!r}" for d in preds.duplicates])[:100]
+        texts = _given_predictions(predictions, extra)
     elif baseline is not None:
-        texts = dict(run_baseline(baseline, questions, seed=seed, spec_of=bench.spec, train=_train(bench)))
-        extra |= {"source": f"baseline: {baseline}", "seed": seed}
+        texts = _baseline_predictions(bench, questions, baseline, seed, extra)
     else:
         if client is None:
             cache_path = cache if cache is not None else (out / CACHE_OUT if out is not None else None)
-            client = make_client(
-                str(model),
-                base_url=base_url,
-                api_key=api_key,
-                timeout=timeout,
-                max_retries=max_retries,
-                cache=cache_path,
-            )
-        prompts = build_prompts(bench, questions, prompt, tasks)
-        texts, failures, results = model_predictions(client, prompts, concurrency)
-        extra |= {"source": f"model: {client.model}", "prompt": prompt, "base_url": client.base_url}
-        extra |= {
-            "model_failures": len(failures),
-            "failures": failures,
-            "cached_responses": sum(r.cached for r in results),
-        }
-        if out is not None:
-            rows = [{"question_id": r.question_id, "prediction": r.text, "error": r.error} for r in results]
-            write_predictions(out / PREDICTIONS_OUT, rows)
+            client = make_client(str(model), base_url=base_url, api_key=api_key, timeout=timeout,
+                                 max_retries=max_retries, cache=cache_path)
+        texts = _model_run(bench, questions, client, prompt, tasks, concurrency, out, extra)
+    report, item_tables = score_run(bench, questions, texts, extra, box_scale)
+    if out is not None:
+        report.paths = write_report(report, out, extra, plots=plots, item_tables=item_tables)
+    return report
+
+
+def _given_predictions(
+    predictions: str | Path | Mapping[str, str | None], extra: dict[str, Any]
+) -> dict[str, str | None]:
+    """Predictions from a mapping or a file; notes the source and the file's problems in ``extra``."""
+    if isinstance(predictions, Mapping):
+        preds = Predictions(texts={str(k): _as_text(v) for k, v in predictions.items()})
+        extra["source"] = "predictions (in memory)"
+    else:
+        preds = load_predictions(predictions)
+        extra["source"] = f"predictions: {predictions}"
+    extra["duplicate_predictions"] = len(preds.duplicates)
+    extra["invalid_prediction_lines"] = len(preds.invalid)
+    extra["prediction_problems"] = (preds.invalid + [f"duplicate {d!r}" for d in preds.duplicates])[:100]
+    return preds.texts
+
+
+def _baseline_predictions(
+    bench: Benchmark, questions: Sequence[Question], baseline: str, seed: int, extra: dict[str, Any]
+) -> dict[str, str | None]:
+    """A baseline's answers (the train split as its prior when the benchmark has one)."""
+    texts = dict(run_baseline(baseline, questions, seed=seed, spec_of=bench.spec, train=_train(bench)))
+    extra |= {"source": f"baseline: {baseline}", "seed": seed}
+    return texts
+
+
+def _model_run(
+    bench: Benchmark,
+    questions: Sequence[Question],
+    client: OpenAIClient,
+    prompt: str,
+    tasks: Sequence[str],
+    concurrency: int,
+    out: Path | None,
+    extra: dict[str, Any],
+) -> dict[str, str | None]:
+    """Ask the model every prompt; notes the run in ``extra`` and writes its raw predictions into ``out``."""
+    prompts = build_prompts(bench, questions, prompt, tasks)
+    texts, failures, results = model_predictions(client, prompts, concurrency)
+    extra |= {"source": f"model: {client.model}", "prompt": prompt, "base_url": client.base_url}
+    extra |= {
+        "model_failures": len(failures),
+        "failures": failures,
+        "cached_responses": sum(r.cached for r in results),
+    }
+    if out is not None:
+        rows = [{"question_id": r.question_id, "prediction": r.text, "error": r.error} for r in results]
+        write_predictions(out / PREDICTIONS_OUT, rows)
+    return texts
+
+
+def score_run(
+    bench: Benchmark,
+    questions: Sequence[Question],
+    texts: Mapping[str, str | None],
+    extra: dict[str, Any],
+    box_scale: str = "percent",
+) -> tuple[EvalReport, dict[str, list[dict]]]:
+    """Score the questions and, when the benchmark has them, the caption and grounding tasks; returns the report
+    and the per-item caption and grounding score rows."""
     task_ids = {record_id(r) for r in (*bench.captions, *bench.grounding)}
     vqa_texts = {k: v for k, v in texts.items() if k not in task_ids}
     base = evaluate(questions, vqa_texts)
@@ -288,15 +320,7 @@ def run_eval(
         extra["captions"] = captions
     if grounding:
         extra["grounding"] = grounding
-    if out is not None:
-        report.paths = write_report(
-            report,
-            out,
-            extra,
-            plots=plots,
-            item_tables={"caption_scores": caption_rows, "grounding_scores": grounding_rows},
-        )
-    return report
+    return report, {"caption_scores": caption_rows, "grounding_scores": grounding_rows}
 
 
 def _train(bench: Benchmark) -> list[Question] | None:

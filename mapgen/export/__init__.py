@@ -21,7 +21,9 @@ from importlib import import_module
 from pathlib import Path
 from typing import Any
 
-from mapgen.export.common import Bench, ExportError, load_bench, staging
+from mapgen.benchmark import NotABenchmarkError, load_benchmark
+from mapgen.export.common import ExportError
+from mapgen.files import FolderNotEmptyError, atomic_folder
 
 FORMATS: dict[str, str] = {
     "jsonl": "mapgen.export.jsonl",
@@ -48,13 +50,19 @@ def export(bench_dir: str | Path, fmt: str, out_dir: str | Path, force: bool = F
     if fmt not in FORMATS:
         raise ExportError(f"Unknown export format {fmt!r}; choose one of {', '.join(FORMATS)}.")
     module = import_module(FORMATS[fmt])
-    bench = load_bench(bench_dir)
+    try:
+        bench = load_benchmark(bench_dir, finished=True)
+    except NotABenchmarkError as exc:
+        raise ExportError(str(exc)) from None
     out = Path(out_dir).absolute()
     if out == bench.root.absolute() or bench.root.absolute().is_relative_to(out):
         raise ExportError(f"{out} holds the build itself; export into another folder.")
-    with staging(out, force=force) as tmp:
-        module.write(bench, tmp, final_dir=out, **options)
+    try:
+        with atomic_folder(out, replace=force) as tmp:
+            module.write(bench, tmp, final_dir=out, **options)
+    except FolderNotEmptyError:  # raised before anything is written
+        raise ExportError(f"{out} is not empty; choose a new folder or use --force to replace it.") from None
     return out
 
 
-__all__ = ["Bench", "ExportError", "FORMATS", "export", "list_formats", "load_bench"]
+__all__ = ["ExportError", "FORMATS", "export", "list_formats"]

@@ -1,4 +1,5 @@
-"""What every exporter shares: reading a build folder, flat rows per task, answer text, atomic output folders.
+"""What every exporter shares: flat rows per task, answer text, prompts, images (the build folder is read with
+:func:`mapgen.benchmark.load_benchmark`).
 
 Rows are flat records with one type per column (what parquet, TSV and Croissant need): answers that are lists,
 rankings or numbers are kept twice, as display text (``answer``) and as JSON (``answer_json``), so a consumer
@@ -8,17 +9,11 @@ can score with :func:`mapgen.eval.score.score` after :func:`question_from_row`.
 from __future__ import annotations
 
 import json
-import os
-import shutil
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass, field
-from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-TASKS: tuple[str, ...] = ("vqa", "caption", "grounding")
-TASK_FILES: dict[str, str] = {"vqa": "questions.jsonl", "caption": "captions.jsonl", "grounding": "grounding.jsonl"}
+from mapgen.benchmark import Benchmark
+from mapgen.files import link_or_copy
 
 QUESTION_COLUMNS: tuple[str, ...] = (
     "question_id", "map_id", "image", "split", "country", "variant", "counterfactual", "counterfactual_set",
@@ -47,86 +42,6 @@ class ExportError(ValueError):
     """An export that cannot proceed (not a build folder, occupied destination, unknown format)."""
 
 
-# --- the build folder ---------------------------------------------------------------------------------------
-
-
-def read_jsonl(path: Path) -> list[dict[str, Any]]:
-    """Records of a JSONL file (empty when the file does not exist)."""
-    if not path.exists():
-        return []
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-
-
-@dataclass
-class Bench:
-    """A finished build folder (see :mod:`mapgen.build`)."""
-
-    root: Path
-    manifest: dict[str, Any]
-    maps: list[dict[str, Any]]
-    tasks: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
-    _map_json: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
-
-    @property
-    def name(self) -> str:
-        return str(self.manifest.get("name") or self.root.name)
-
-    @property
-    def questions(self) -> list[dict[str, Any]]:
-        return self.tasks.get("vqa", [])
-
-    @cached_property
-    def map_index(self) -> dict[str, dict[str, Any]]:
-        return {m["map_id"]: m for m in self.maps}
-
-    def image_rel(self, map_id: str) -> str:
-        """The image of a map, relative to the build folder."""
-        return str(self.map_index.get(map_id, {}).get("image") or f"maps/{map_id}.png")
-
-    def image_path(self, map_id: str) -> Path:
-        return self.root / self.image_rel(map_id)
-
-    def image_bytes(self, map_id: str) -> bytes:
-        return self.image_path(map_id).read_bytes()
-
-    def sha256(self, rel: str) -> str | None:
-        """The manifest's hash of a file (relative path), if listed."""
-        return self.manifest.get("files", {}).get(rel)
-
-    def map_json(self, map_id: str) -> dict[str, Any]:
-        """The JSON beside a map's image (spec + pixel facts), read once."""
-        if map_id not in self._map_json:
-            path = self.root / "maps" / f"{map_id}.json"
-            self._map_json[map_id] = json.loads(path.read_text(encoding="utf-8"))
-        return self._map_json[map_id]
-
-    def map_ids(self, tasks: tuple[str, ...] = TASKS) -> list[str]:
-        """Maps that have at least one record in ``tasks`` (build order)."""
-        used = {r["map_id"] for t in tasks for r in self.tasks.get(t, [])}
-        return [m["map_id"] for m in self.maps if m["map_id"] in used]
-
-    def splits(self) -> list[str]:
-        """Split names in the order the config lists them."""
-        ratios = self.manifest.get("config", {}).get("split", {}).get("ratios") or {}
-        seen = [s for s in ratios]
-        for m in self.maps:
-            if m.get("split") not in seen:
-                seen.append(m.get("split"))
-        return [s for s in seen if s]
-
-
-def load_bench(path: str | Path) -> Bench:
-    """Read a build folder; refuses a folder without ``manifest.json`` (an unfinished build)."""
-    root = Path(path)
-    manifest_path = root / "manifest.json"
-    if not manifest_path.exists():
-        raise ExportError(f"{root} has no manifest.json: not a finished mapgen build (see `mapgen build`).")
-    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-    tasks = {task: read_jsonl(root / name) for task, name in TASK_FILES.items()}
-    return Bench(root=root, manifest=manifest, maps=read_jsonl(root / "maps.jsonl"),
-                 tasks={t: r for t, r in tasks.items() if r})
-
-
 # --- answers and prompts ------------------------------------------------------------------------------------
 
 
@@ -144,7 +59,7 @@ def answer_text(answer: Any, answer_type: str, empty: str = "None") -> str:
     return str(answer)
 
 
-def vqa_prompt(record: dict[str, Any], bench: Bench | None = None) -> str:
+def vqa_prompt(record: dict[str, Any], bench: Benchmark | None = None) -> str:
     """The evaluation prompt of a question: mapgen's ``direct`` strategy when the prompt module is present,
     else the question with an answer-format hint."""
     try:
@@ -184,7 +99,7 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
-def _common(record: dict[str, Any], bench: Bench) -> dict[str, Any]:
+def _common(record: dict[str, Any], bench: Benchmark) -> dict[str, Any]:
     cf = record.get("counterfactual")
     return {
         "question_id": str(record.get("question_id") or ""),
@@ -198,7 +113,7 @@ def _common(record: dict[str, Any], bench: Bench) -> dict[str, Any]:
     }
 
 
-def question_row(record: dict[str, Any], bench: Bench) -> dict[str, Any]:
+def question_row(record: dict[str, Any], bench: Benchmark) -> dict[str, Any]:
     """A flat row for one question (see :data:`QUESTION_COLUMNS`)."""
     row = _common(record, bench)
     template = record.get("mapwise_template")
@@ -253,12 +168,12 @@ def expression_text(record: dict[str, Any]) -> str:
     return str(record.get("expression") or record.get("question") or "")
 
 
-def caption_row(record: dict[str, Any], bench: Bench) -> dict[str, Any]:
+def caption_row(record: dict[str, Any], bench: Benchmark) -> dict[str, Any]:
     """A flat row for one caption record."""
     return _common(record, bench) | {"caption": caption_text(record), "prompt": task_prompt(record, "caption", "")}
 
 
-def box_percent(record: dict[str, Any], bench: Bench) -> list[int]:
+def box_percent(record: dict[str, Any], bench: Benchmark) -> list[int]:
     """The box as integers on a 0–100 scale of the image width and height (VRSBench convention)."""
     gold = record.get("ground_truth")
     if isinstance(gold, list) and len(gold) == 4:
@@ -279,7 +194,7 @@ def box_text(box: list[int]) -> str:
     return "{" + "".join(f"<{v}>" for v in box) + "}"
 
 
-def grounding_row(record: dict[str, Any], bench: Bench) -> dict[str, Any]:
+def grounding_row(record: dict[str, Any], bench: Benchmark) -> dict[str, Any]:
     """A flat row for one referring expression with its box."""
     pct = box_percent(record, bench)
     expression = expression_text(record)
@@ -299,76 +214,18 @@ def grounding_row(record: dict[str, Any], bench: Bench) -> dict[str, Any]:
 ROW_FUNCTIONS = {"vqa": question_row, "caption": caption_row, "grounding": grounding_row}
 
 
-def task_rows(bench: Bench, task: str) -> list[dict[str, Any]]:
+def task_rows(bench: Benchmark, task: str) -> list[dict[str, Any]]:
     """Flat rows of one task, in build order."""
     return [ROW_FUNCTIONS[task](r, bench) for r in bench.tasks.get(task, [])]
 
-
-# --- output folders -----------------------------------------------------------------------------------------
-
-
-def _occupied(path: Path) -> bool:
-    return path.exists() and (not path.is_dir() or any(path.iterdir()))
+# --- images -------------------------------------------------------------------------------------------------
 
 
-@contextmanager
-def staging(out_dir: str | Path, force: bool = False) -> Iterator[Path]:
-    """A fresh temporary folder beside ``out_dir`` that replaces ``out_dir`` only when the block succeeds.
-
-    Refuses a non-empty ``out_dir`` unless ``force``.
-    """
-    out = Path(out_dir).absolute()
-    if _occupied(out) and not force:
-        raise ExportError(f"{out} is not empty; choose a new folder or use --force to replace it.")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".{out.name}.export-{os.getpid()}.tmp")
-    _remove(tmp)
-    tmp.mkdir()
-    try:
-        yield tmp
-    except BaseException:
-        _remove(tmp)
-        raise
-    old = out.with_name(f".{out.name}.old-{os.getpid()}")
-    if out.exists():
-        out.rename(old)
-    tmp.rename(out)
-    _remove(old)
-
-
-def _remove(path: Path) -> None:
-    if path.is_dir() and not path.is_symlink():
-        shutil.rmtree(path)
-    elif path.exists() or path.is_symlink():
-        path.unlink()
-
-
-def place_file(src: Path, dst: Path) -> None:
-    """Hard-link ``src`` to ``dst`` (same file system), else copy it."""
-    dst.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        os.link(src, dst)
-    except OSError:
-        shutil.copyfile(src, dst)
-
-
-def copy_images(bench: Bench, dest: Path, map_ids: list[str], folder: str = "images") -> dict[str, str]:
+def copy_images(bench: Benchmark, dest: Path, map_ids: list[str], folder: str = "images") -> dict[str, str]:
     """Place each map's PNG at ``dest/folder/<map_id>.png``; returns map_id → path relative to ``dest``."""
     out = {}
     for map_id in map_ids:
         rel = f"{folder}/{map_id}.png"
-        place_file(bench.image_path(map_id), dest / rel)
+        link_or_copy(bench.image_path(map_id), dest / rel)
         out[map_id] = rel
     return out
-
-
-def write_jsonl(path: Path, records: list[dict[str, Any]]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", encoding="utf-8") as f:
-        for r in records:
-            f.write(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n")
-
-
-def write_json(path: Path, data: Any) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")

@@ -17,14 +17,15 @@ as bytes, keys prefixed by the record-set id, e.g. ``questions/question``).
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from mapgen.export.common import Bench, ExportError, copy_images, task_rows, write_json, write_jsonl
+from mapgen.benchmark import MAPS_FILE, Benchmark
+from mapgen.export.common import ExportError, copy_images, task_rows
+from mapgen.files import sha256_file, write_json_atomic, write_jsonl_atomic
 
 RECORD_FILES: dict[str, str] = {"questions": "vqa", "captions": "caption", "grounding": "grounding"}
 MAP_COLUMNS: tuple[str, ...] = ("map_id", "image", "split", "country", "variant", "counterfactual", "map_type",
@@ -65,10 +66,6 @@ def map_row(m: dict[str, Any], image: str) -> dict[str, Any]:
     return {k: ("" if v is None else v) for k, v in out.items()}
 
 
-def sha256_of(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
 def record_set(mlc, name: str, file_id: str, columns: list[str]):
     """A record set reading ``columns`` from a JSONL FileObject."""
     fields = []
@@ -91,7 +88,7 @@ def images_record_set(mlc):
     ])
 
 
-def metadata(bench: Bench, dest: Path, files: dict[str, list[str]], images: dict[str, str]):
+def metadata(bench: Benchmark, dest: Path, files: dict[str, list[str]], images: dict[str, str]):
     """The ``mlcroissant.Metadata`` of the export in ``dest``; raises on validation errors."""
     mlc = _mlc()
     distribution: list[Any] = []
@@ -100,10 +97,10 @@ def metadata(bench: Bench, dest: Path, files: dict[str, list[str]], images: dict
         file_id = f"{name}-file"
         distribution.append(mlc.FileObject(id=file_id, name=file_id, content_url=f"{name}.jsonl",
                                            encoding_formats=["application/jsonlines"],
-                                           sha256=sha256_of(dest / f"{name}.jsonl")))
+                                           sha256=sha256_file(dest / f"{name}.jsonl")))
         record_sets.append(record_set(mlc, name, file_id, columns))
     for map_id, rel in images.items():
-        digest = bench.sha256(bench.image_rel(map_id)) or sha256_of(dest / rel)
+        digest = bench.sha256(bench.image_rel(map_id)) or sha256_file(dest / rel)
         distribution.append(mlc.FileObject(id=f"image-{map_id}", name=f"image-{map_id}", content_url=rel,
                                            encoding_formats=["image/png"], sha256=digest))
     distribution.append(mlc.FileSet(id="image-files", name="image-files", includes=["images/*.png"],
@@ -127,7 +124,7 @@ def metadata(bench: Bench, dest: Path, files: dict[str, list[str]], images: dict
     return md
 
 
-def write(bench: Bench, dest: Path, **_: Any) -> None:
+def write(bench: Benchmark, dest: Path, **_: Any) -> None:
     """Write the JSONL files, the images and ``croissant.json`` into ``dest``."""
     _mlc()
     images = copy_images(bench, dest, bench.map_ids())
@@ -135,13 +132,13 @@ def write(bench: Bench, dest: Path, **_: Any) -> None:
     for name, task in RECORD_FILES.items():
         rows = [flat(r | {"image": images[r["map_id"]]}) for r in task_rows(bench, task)]
         if rows:
-            write_jsonl(dest / f"{name}.jsonl", rows)
+            write_jsonl_atomic(dest / f"{name}.jsonl", rows, ensure_ascii=False)
             files[name] = list(rows[0])
     if not files:
         raise ExportError(f"{bench.root} has no task records to export.")
     maps = [map_row(m, images[m["map_id"]]) for m in bench.maps if m["map_id"] in images]
-    write_jsonl(dest / "maps.jsonl", maps)
+    write_jsonl_atomic(dest / MAPS_FILE, maps, ensure_ascii=False)
     files["maps"] = list(MAP_COLUMNS)
     with quiet_absl():
         md = metadata(bench, dest, files, images)
-    write_json(dest / "croissant.json", md.to_json())
+    write_json_atomic(dest / "croissant.json", md.to_json(), sort_keys=False, ensure_ascii=False, newline=True)

@@ -19,7 +19,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from mapgen.export.common import Bench, ExportError, task_rows
+from mapgen.benchmark import Benchmark
+from mapgen.export.common import ExportError, task_rows
+from mapgen.files import write_text_atomic
 
 
 def features(task: str):
@@ -61,7 +63,7 @@ def shard_name(split: str) -> str:
     return f"{split}-00000-of-00001.parquet"
 
 
-def write_task(bench: Bench, task: str, folder: Path, splits: list[str] | None = None) -> dict[str, Path]:
+def write_task(bench: Benchmark, task: str, folder: Path, splits: list[str] | None = None) -> dict[str, Path]:
     """Write one parquet file per split of ``task`` into ``folder``; returns split → file."""
     try:
         from datasets import Dataset
@@ -86,7 +88,7 @@ def write_task(bench: Bench, task: str, folder: Path, splits: list[str] | None =
     return out
 
 
-def dataset_card(bench: Bench, written: dict[str, dict[str, Path]]) -> str:
+def dataset_card(bench: Benchmark, written: dict[str, dict[str, Path]]) -> str:
     """README.md with the ``configs`` YAML header ``load_dataset(DEST, config)`` reads."""
     import yaml
 
@@ -105,7 +107,7 @@ def dataset_card(bench: Bench, written: dict[str, dict[str, Path]]) -> str:
             f"{str(bench.manifest.get('config_digest', ''))[:12]}).\n\nConfigs and splits:\n{counts}\n")
 
 
-def write(bench: Bench, dest: Path, tasks: tuple[str, ...] | None = None, **_: Any) -> None:
+def write(bench: Benchmark, dest: Path, tasks: tuple[str, ...] | None = None, **_: Any) -> None:
     """Write every task's parquet files and the dataset card into ``dest``."""
     written = {}
     for task in tasks or tuple(bench.tasks):
@@ -114,4 +116,4 @@ def write(bench: Bench, dest: Path, tasks: tuple[str, ...] | None = None, **_: A
             written[task] = files
     if not written:
         raise ExportError(f"{bench.root} has no task records to export.")
-    (dest / "README.md").write_text(dataset_card(bench, written), encoding="utf-8")
+    write_text_atomic(dest / "README.md", dataset_card(bench, written))

@@ -14,10 +14,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from mapgen.export.common import TASK_FILES, Bench, box_percent, copy_images, write_jsonl
+from mapgen.benchmark import MAPS_FILE, TASK_FILES, Benchmark
+from mapgen.export.common import box_percent, copy_images
+from mapgen.files import write_jsonl_atomic
 
 
-def write(bench: Bench, dest: Path, **_: Any) -> None:
+def write(bench: Benchmark, dest: Path, **_: Any) -> None:
     """Write the JSONL layout into ``dest``."""
     images = copy_images(bench, dest, bench.map_ids())
     for task, name in TASK_FILES.items():
@@ -32,6 +34,6 @@ def write(bench: Bench, dest: Path, **_: Any) -> None:
             if task == "grounding":
                 r["box_percent"] = box_percent(r, bench)
             out.append(r)
-        write_jsonl(dest / name, out)
-    write_jsonl(dest / "maps.jsonl", [m | {"image": images[m["map_id"]]} for m in bench.maps
-                                      if m["map_id"] in images])
+        write_jsonl_atomic(dest / name, out, ensure_ascii=False)
+    maps = [m | {"image": images[m["map_id"]]} for m in bench.maps if m["map_id"] in images]
+    write_jsonl_atomic(dest / MAPS_FILE, maps, ensure_ascii=False)

@@ -16,16 +16,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from mapgen.benchmark import Benchmark
 from mapgen.export.common import (
-    Bench,
     answer_text,
     box_percent,
     box_text,
     caption_text,
     copy_images,
     expression_text,
-    write_json,
 )
+from mapgen.files import write_json_atomic
 
 
 def conversation(record_id: str, image: str, human: str, gpt: str) -> dict[str, Any]:
@@ -33,22 +33,22 @@ def conversation(record_id: str, image: str, human: str, gpt: str) -> dict[str, 
             "conversations": [{"from": "human", "value": f"<image>\n{human}"}, {"from": "gpt", "value": gpt}]}
 
 
-def vqa_turns(r: dict[str, Any], bench: Bench) -> tuple[str, str]:
+def vqa_turns(r: dict[str, Any], bench: Benchmark) -> tuple[str, str]:
     return r["question"], answer_text(r["answer"], r["answer_type"])
 
 
-def caption_turns(r: dict[str, Any], bench: Bench) -> tuple[str, str]:
+def caption_turns(r: dict[str, Any], bench: Benchmark) -> tuple[str, str]:
     return "[caption] Describe this map in detail.", caption_text(r)
 
 
-def grounding_turns(r: dict[str, Any], bench: Bench) -> tuple[str, str]:
+def grounding_turns(r: dict[str, Any], bench: Benchmark) -> tuple[str, str]:
     return f"[refer] give me the location of <p>{expression_text(r)}</p>", box_text(box_percent(r, bench))
 
 
 TURNS = {"vqa": vqa_turns, "caption": caption_turns, "grounding": grounding_turns}
 
 
-def write(bench: Bench, dest: Path, tasks: tuple[str, ...] | None = None, **_: Any) -> None:
+def write(bench: Benchmark, dest: Path, tasks: tuple[str, ...] | None = None, **_: Any) -> None:
     """Write one conversation file per split into ``dest``."""
     tasks = tasks or tuple(bench.tasks)
     images = copy_images(bench, dest, bench.map_ids(tasks))
@@ -59,4 +59,4 @@ def write(bench: Bench, dest: Path, tasks: tuple[str, ...] | None = None, **_: A
             by_split.setdefault(r["split"], []).append(conversation(r["question_id"], images[r["map_id"]], human, gpt))
     for split, records in by_split.items():
         if records:
-            write_json(dest / f"llava_{split}.json", records)
+            write_json_atomic(dest / f"llava_{split}.json", records, sort_keys=False, ensure_ascii=False, newline=True)

@@ -20,7 +20,9 @@ from typing import Any
 
 import pandas as pd
 
-from mapgen.export.common import Bench, ExportError, answer_text, copy_images, write_json
+from mapgen.benchmark import MAPS_DIR, Benchmark, map_json_name
+from mapgen.export.common import ExportError, answer_text, copy_images
+from mapgen.files import write_json_atomic
 
 COLUMNS: tuple[str, ...] = ("map_id", "template_no", "question", "ground_truth", "c_or_d", "relative_region",
                             "question_id", "answer_type", "split", "variant", "counterfactual")
@@ -43,27 +45,28 @@ def mapwise_row(r: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def map_metadata(bench: Bench, map_id: str) -> dict[str, Any]:
+def map_metadata(bench: Benchmark, map_id: str) -> dict[str, Any]:
     """MAPWise-schema metadata of one map, from the spec stored beside its image."""
     from mapgen.spec import load_spec, spec_to_mapwise
 
-    return spec_to_mapwise(load_spec(bench.root / "maps" / f"{map_id}.json"))
+    return spec_to_mapwise(load_spec(bench.root / MAPS_DIR / map_json_name(map_id)))
 
 
-def write(bench: Bench, dest: Path, **_: Any) -> None:
+def write(bench: Benchmark, dest: Path, **_: Any) -> None:
     """Write the per-country folders into ``dest``."""
-    if not bench.questions:
+    if not bench.question_records:
         raise ExportError(f"{bench.root} has no questions to export.")
-    countries = sorted({r["country"] for r in bench.questions})
+    countries = sorted({r["country"] for r in bench.question_records})
     for country in countries:
         folder = dest / country
-        records = [mapwise_row(r) for r in bench.questions if r["country"] == country]
+        records = [mapwise_row(r) for r in bench.question_records if r["country"] == country]
         frame = pd.DataFrame(records, columns=list(COLUMNS))
         frame["template_no"] = frame["template_no"].astype("Int64")
         folder.mkdir(parents=True)
         frame.to_csv(folder / "questions.csv", index=False)
-        write_json(folder / "questions.json", records)
+        write_json_atomic(folder / "questions.json", records, sort_keys=False, ensure_ascii=False, newline=True)
         map_ids = list(dict.fromkeys(r["map_id"] for r in records))
         copy_images(bench, folder, map_ids)
         for map_id in map_ids:
-            write_json(folder / "metadata" / f"{map_id}.json", map_metadata(bench, map_id))
+            write_json_atomic(folder / "metadata" / f"{map_id}.json", map_metadata(bench, map_id), sort_keys=False,
+                              ensure_ascii=False, newline=True)

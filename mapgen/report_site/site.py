@@ -26,15 +26,11 @@ from typing import Any
 
 from jinja2 import Environment
 
+from mapgen.benchmark import AUDIT_FILE, AUDIT_MARKDOWN_FILE, MAPS_DIR, Benchmark, image_rel, load_benchmark
+from mapgen.files import read_jsonl, write_text_atomic
 from mapgen.resources import template_path
 
 ASSETS = ("app.js", "style.css")
-
-
-def _read_jsonl(path: Path) -> list[dict[str, Any]]:
-    if not path.is_file():
-        return []
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
 def _cell(value: str) -> Any:
@@ -66,25 +62,24 @@ def audit_rows(audit_dir: Path) -> dict[str, dict[str, Any]]:
     """Oracle answer, correctness and reasons per question id from an audit folder."""
     return {r["question_id"]: {"oracle": r["oracle_answer"], "oracle_ok": r["oracle_correct"],
                                "reasons": r["reasons"] or r["flags"]}
-            for r in _read_jsonl(audit_dir / "audit.jsonl")}
+            for r in read_jsonl(audit_dir / AUDIT_FILE, missing_ok=True)}
 
 
-def site_maps(root: Path, scores: dict[str, dict[str, Any]], audit: dict[str, dict[str, Any]]) -> list[dict]:
+def site_maps(bench: Benchmark, scores: dict[str, dict[str, Any]], audit: dict[str, dict[str, Any]]) -> list[dict]:
     """One record per map for data.js."""
-    questions, captions, grounding = (_read_jsonl(root / f) for f in
-                                      ("questions.jsonl", "captions.jsonl", "grounding.jsonl"))
-    maps = _read_jsonl(root / "maps.jsonl")
+    questions = bench.question_records
+    maps = bench.maps
     if not maps:  # a questions-only benchmark: one entry per map id seen
-        maps = [{"map_id": m, "image": f"maps/{m}.png"} for m in dict.fromkeys(q["map_id"] for q in questions)]
-    by_q, by_c, by_g = _by_map(questions), _by_map(captions), _by_map(grounding)
+        maps = [{"map_id": m, "image": image_rel(m)} for m in dict.fromkeys(q["map_id"] for q in questions)]
+    by_q, by_c, by_g = _by_map(questions), _by_map(bench.captions), _by_map(bench.grounding)
     out = []
     for m in maps:
         mid = m["map_id"]
-        size = _image_size(root / "maps" / f"{mid}.json")
+        size = _image_size(bench.spec(mid))
         qs = [_question(q, scores.get(q["question_id"]), audit.get(q["question_id"])) for q in by_q.get(mid, [])]
         caps = [{"text": c.get("ground_truth", ""), "short": c.get("short_caption")} for c in by_c.get(mid, [])]
         boxes = [{"text": g.get("question", ""), "box": g["box"]} for g in by_g.get(mid, []) if g.get("box")]
-        out.append({"id": mid, "image": f"maps/{mid}.png", "w": size[0], "h": size[1],
+        out.append({"id": mid, "image": image_rel(mid), "w": size[0], "h": size[1],
                     "country": m.get("country") or (qs[0]["country"] if qs else ""),
                     "variant": m.get("variant") or "", "map_type": m.get("map_type") or "",
                     "split": m.get("split") or "", "title": m.get("title") or mid,
@@ -99,9 +94,9 @@ def _by_map(records: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
     return out
 
 
-def _image_size(render_json: Path) -> tuple[int, int]:
-    if render_json.is_file():
-        r = json.loads(render_json.read_text(encoding="utf-8")).get("render", {})
+def _image_size(map_json: dict[str, Any] | None) -> tuple[int, int]:
+    if map_json is not None:
+        r = map_json.get("render", {})
         return int(r.get("width", 800)), int(r.get("height", 600))
     return 800, 600
 
@@ -198,47 +193,36 @@ def build_site(
     """Write the static site for ``bench`` into ``out_dir``; returns the path of ``index.html``."""
     from mapgen import __version__
 
-    root, out = Path(bench), Path(out_dir)
-    if not (root / "questions.jsonl").is_file() and not (root / "maps.jsonl").is_file():
-        raise FileNotFoundError(f"{root} holds no maps.jsonl or questions.jsonl: not a mapgen benchmark")
-    out.mkdir(parents=True, exist_ok=True)
+    bench_data, out = load_benchmark(bench).require_records(), Path(out_dir)
+    root = bench_data.root
     scores = eval_scores(Path(eval_dir)) if eval_dir else {}
     audit = audit_rows(Path(audit_dir)) if audit_dir else {}
-    maps = site_maps(root, scores, audit)
-    _copy_images(root, out, [m["id"] for m in maps])
-    (out / "assets").mkdir(exist_ok=True)
+    maps = site_maps(bench_data, scores, audit)
+    _copy_images(bench_data, out, [m["id"] for m in maps])
     for name in ASSETS:
-        (out / "assets" / name).write_text(_template(name), encoding="utf-8")
+        write_text_atomic(out / "assets" / name, _template(name))
     data = json.dumps({"maps": maps}, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-    (out / "data.js").write_text(f"window.MAPGEN_SITE = {data};\n", encoding="utf-8")
-    manifest = _read_json(root / "manifest.json")
+    write_text_atomic(out / "data.js", f"window.MAPGEN_SITE = {data};\n")
     n_q = sum(len(m["q"]) for m in maps)
     page = Environment(autoescape=True).from_string(_template("index.html")).render(
-        title=title or manifest.get("name") or root.name,
+        title=title or bench_data.manifest.get("name") or root.name,
         subtitle=f"{len(maps)} maps, {n_q} questions",
         has_eval=bool(eval_dir), eval_html=eval_section(Path(eval_dir), out) if eval_dir else "",
         has_audit=bool(audit_dir), audit_html=_audit_section(Path(audit_dir)) if audit_dir else "",
         version=__version__, bench=str(root),
     )
-    index = out / "index.html"
-    index.write_text(page, encoding="utf-8")
-    return index
+    return write_text_atomic(out / "index.html", page)
 
 
 def _audit_section(audit_dir: Path) -> str:
-    md = audit_dir / "audit.md"
+    md = audit_dir / AUDIT_MARKDOWN_FILE
     return markdown_to_html(md.read_text(encoding="utf-8")) if md.is_file() else "<p>No audit.md found.</p>"
 
 
-def _read_json(path: Path) -> dict[str, Any]:
-    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
-
-
-def _copy_images(root: Path, out: Path, map_ids: list[str]) -> None:
-    dest = out / "maps"
-    dest.mkdir(exist_ok=True)
+def _copy_images(bench: Benchmark, out: Path, map_ids: list[str]) -> None:
+    (out / MAPS_DIR).mkdir(parents=True, exist_ok=True)
     for mid in map_ids:
-        src = root / "maps" / f"{mid}.png"
-        target = dest / src.name
+        src = bench.root / image_rel(mid)
+        target = out / image_rel(mid)
         if src.is_file() and (not target.exists() or target.stat().st_size != src.stat().st_size):
             shutil.copyfile(src, target)

@@ -1,0 +1,349 @@
+"""The benchmark folder: its layout, its checksums and the one reader of it (:class:`Benchmark`).
+
+Layout of a build folder (written by :mod:`mapgen.build`)::
+
+    manifest.json            resolved config + digest, mapgen version, counts, sha256 of every file
+    maps/<map_id>.png        each image, with <map_id>.mask.png and <map_id>.json (spec + pixel facts) beside it
+    maps.jsonl               one record per image (variant, country, split, counterfactual, legend type, …)
+    questions.jsonl          Question records + split, variant, country, counterfactual, image
+    captions.jsonl           detailed captions (VRSBench task), when the config asks for them
+    grounding.jsonl          referring expressions with boxes
+    units/<unit_id>.json     per-unit completion records (what resume checks)
+    build_log.json           timings per stage (not part of the manifest: it varies run to run)
+    .mapgen-build.json       the config the folder holds (its digest), written first
+
+A counterfactual set folder has ``maps/``, ``maps.jsonl`` and ``questions.jsonl`` too, plus ``set.json``,
+``originals.jsonl``, ``skipped.jsonl`` and ``dictionaries/<map_id>.json``. Every read and write goes through
+:mod:`mapgen.files` (atomic writes, JSON lines, checksums).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from mapgen.files import iter_jsonl, read_json, read_jsonl, remove_path, sha256_file, write_json_atomic
+from mapgen.questions.record import Question
+
+# --- layout -------------------------------------------------------------------------------------------------
+
+MANIFEST_FILE = "manifest.json"
+MAPS_DIR = "maps"
+MAPS_FILE = "maps.jsonl"
+QUESTIONS_FILE = "questions.jsonl"
+CAPTIONS_FILE = "captions.jsonl"
+GROUNDING_FILE = "grounding.jsonl"
+UNITS_DIR = "units"
+BUILD_LOG_FILE = "build_log.json"
+CONFIG_MARKER = ".mapgen-build.json"
+
+TASKS: tuple[str, ...] = ("vqa", "caption", "grounding")
+TASK_FILES: dict[str, str] = {"vqa": QUESTIONS_FILE, "caption": CAPTIONS_FILE, "grounding": GROUNDING_FILE}
+RECORD_FILES: tuple[str, ...] = (MAPS_FILE, QUESTIONS_FILE, CAPTIONS_FILE, GROUNDING_FILE)
+"""The JSON-lines files of a build, in the order the manifest hashes them."""
+BUILD_OUTPUTS: tuple[str, ...] = (MAPS_DIR, UNITS_DIR, MANIFEST_FILE, *RECORD_FILES, BUILD_LOG_FILE, CONFIG_MARKER)
+"""Everything a build writes (what clearing a build folder removes)."""
+
+# counterfactual set folders (mapgen counterfactual)
+SET_FILE = "set.json"
+ORIGINALS_FILE = "originals.jsonl"
+SKIPPED_FILE = "skipped.jsonl"
+DICTIONARIES_DIR = "dictionaries"
+
+# audit folders (mapgen audit -o)
+AUDIT_FILE = "audit.jsonl"
+AUDIT_MAPS_FILE = "maps.jsonl"
+AUDIT_SUMMARY_FILE = "summary.json"
+AUDIT_MARKDOWN_FILE = "audit.md"
+AUDIT_PREDICTIONS_FILE = "predictions.jsonl"
+"""The oracle's answers as an ordinary predictions file (``mapgen eval BENCH --predictions``)."""
+
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg")
+
+
+def image_name(map_id: str) -> str:
+    """File name of a map's image."""
+    return f"{map_id}.png"
+
+
+def mask_name(map_id: str) -> str:
+    """File name of a map's region-id mask."""
+    return f"{map_id}.mask.png"
+
+
+def map_json_name(map_id: str) -> str:
+    """File name of the JSON beside a map's image (spec + pixel facts)."""
+    return f"{map_id}.json"
+
+
+def image_rel(map_id: str) -> str:
+    """A map's image relative to the benchmark folder."""
+    return f"{MAPS_DIR}/{image_name(map_id)}"
+
+
+def image_path(root: str | Path, map_id: str) -> Path:
+    """Where a map's image goes in the folder ``root``."""
+    return Path(root) / MAPS_DIR / image_name(map_id)
+
+
+def unit_record_path(root: str | Path, unit_id: str) -> Path:
+    """The completion record of a build unit."""
+    return Path(root) / UNITS_DIR / f"{unit_id}.json"
+
+
+def record_image_id(record: Mapping[str, Any]) -> str:
+    """Map id of a caption/grounding record (``map_id``, else VRSBench's ``image_id`` without extension)."""
+    value = str(record.get("map_id") or record.get("image_id") or "")
+    return Path(value).stem if value.lower().endswith(IMAGE_SUFFIXES) else value
+
+
+class NotABenchmarkError(FileNotFoundError):
+    """A path that holds no benchmark (or not a finished build where one is needed)."""
+
+
+# --- checksums ----------------------------------------------------------------------------------------------
+
+
+def file_digests(root: str | Path, rels: Iterable[str]) -> dict[str, str]:
+    """``{relative path: sha256}`` of the listed files that exist under ``root``."""
+    root = Path(root)
+    return {rel: sha256_file(root / rel) for rel in rels if (root / rel).exists()}
+
+
+def failing_checksums(root: str | Path, files: Mapping[str, str]) -> list[str]:
+    """The listed files (relative to ``root``) that are missing or whose sha256 differs from the listed one."""
+    root = Path(root)
+    return [rel for rel, digest in files.items() if not (root / rel).exists() or sha256_file(root / rel) != digest]
+
+
+# --- writing a build folder ---------------------------------------------------------------------------------
+
+
+def read_marker(root: str | Path) -> dict[str, Any] | None:
+    """The config marker of a build folder (``None`` when the folder holds no build)."""
+    path = Path(root) / CONFIG_MARKER
+    return read_json(path) if path.exists() else None
+
+
+def write_marker(root: str | Path, digest: str, config: dict[str, Any]) -> None:
+    """Mark ``root`` as holding the build of a config."""
+    write_json_atomic(Path(root) / CONFIG_MARKER, {"digest": digest, "config": config})
+
+
+def clear_build(root: str | Path) -> None:
+    """Remove everything a build wrote into ``root`` (other files stay)."""
+    for name in BUILD_OUTPUTS:
+        remove_path(Path(root) / name)
+
+
+def write_unit_record(root: str | Path, unit_id: str, record: dict[str, Any]) -> None:
+    """Write a unit's completion record (last, after its files)."""
+    write_json_atomic(unit_record_path(root, unit_id), record)
+
+
+def verified_unit_record(root: str | Path, unit_id: str) -> dict[str, Any] | None:
+    """A unit's completion record if it exists, reads, and every file it lists has its recorded hash."""
+    path = unit_record_path(root, unit_id)
+    if not path.exists():
+        return None
+    try:
+        record = read_json(path)
+    except ValueError:
+        return None
+    return None if failing_checksums(root, record.get("files", {})) else record
+
+
+# --- reading ------------------------------------------------------------------------------------------------
+
+
+def _index_maps(folder: Path) -> tuple[dict[str, Path], dict[str, Path]]:
+    """Images and JSON files in the maps folder by map id."""
+    images: dict[str, Path] = {}
+    jsons: dict[str, Path] = {}
+    if folder.is_dir():
+        for path in sorted(folder.iterdir()):
+            suffix = path.suffix.lower()
+            if suffix in IMAGE_SUFFIXES:
+                images.setdefault(path.stem, path)
+            elif suffix == ".json":
+                jsons[path.stem] = path
+    return images, jsons
+
+
+def _questions(path: Path) -> tuple[list[dict[str, Any]], list[Question]]:
+    """Raw records and Question objects of a questions file (``ValueError`` naming the line on a bad one)."""
+    if not path.is_file():
+        return [], []
+    records, questions, seen = [], [], set()
+    for number, record in iter_jsonl(path):
+        try:
+            q = Question.from_dict(record)
+        except TypeError as exc:
+            raise ValueError(f"{path}:{number}: not a Question record ({exc})") from None
+        if q.question_id in seen:
+            raise ValueError(f"{path}:{number}: duplicate question_id {q.question_id!r}")
+        seen.add(q.question_id)
+        records.append(record)
+        questions.append(q)
+    return records, questions
+
+
+def _hint(kind: str, key: str, known: Iterable[str], root: Path) -> KeyError:
+    sample = ", ".join(list(known)[:5])
+    return KeyError(f"no {kind} {key!r} in {root} (e.g. {sample})" if sample else f"no {kind} {key!r} in {root}")
+
+
+@dataclass
+class Benchmark:
+    """A loaded benchmark folder: manifest, map records, task records (raw, and questions as Question objects)."""
+
+    root: Path
+    manifest: dict[str, Any] = field(default_factory=dict)
+    maps: list[dict[str, Any]] = field(default_factory=list)
+    tasks: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    """Raw records of each task the folder has (``vqa``, ``caption``, ``grounding``; empty tasks left out)."""
+    questions: list[Question] = field(default_factory=list)
+    _images: dict[str, Path] = field(default_factory=dict, repr=False)
+    _jsons: dict[str, Path] = field(default_factory=dict, repr=False)
+    _map_json: dict[str, dict[str, Any] | None] = field(default_factory=dict, repr=False)
+
+    @property
+    def name(self) -> str:
+        """The benchmark's name (the manifest's, else the folder's)."""
+        return str(self.manifest.get("name") or self.root.name)
+
+    @property
+    def question_records(self) -> list[dict[str, Any]]:
+        """The questions as the raw records of ``questions.jsonl``."""
+        return self.tasks.get("vqa", [])
+
+    @property
+    def captions(self) -> list[dict[str, Any]]:
+        return self.tasks.get("caption", [])
+
+    @property
+    def grounding(self) -> list[dict[str, Any]]:
+        return self.tasks.get("grounding", [])
+
+    @cached_property
+    def by_id(self) -> dict[str, Question]:
+        """Questions by ``question_id``."""
+        return {q.question_id: q for q in self.questions}
+
+    @cached_property
+    def map_index(self) -> dict[str, dict[str, Any]]:
+        """``maps.jsonl`` records by ``map_id``."""
+        return {m["map_id"]: m for m in self.maps}
+
+    @cached_property
+    def countries(self) -> list[str]:
+        """Countries (atlas names, lower case) the benchmark's questions are about."""
+        return sorted({str(q.country).lower() for q in self.questions if q.country})
+
+    def question(self, question_id: str) -> Question:
+        """One question (``KeyError`` with a hint when unknown)."""
+        try:
+            return self.by_id[question_id]
+        except KeyError:
+            raise _hint("question", question_id, self.by_id, self.root) from None
+
+    def map(self, map_id: str) -> dict[str, Any]:
+        """The ``maps.jsonl`` record of a map (``KeyError`` with a hint when unknown)."""
+        try:
+            return self.map_index[map_id]
+        except KeyError:
+            raise _hint("map", map_id, self.map_index, self.root) from None
+
+    def image_rel(self, map_id: str) -> str:
+        """A map's image relative to the folder (as ``maps.jsonl`` lists it, else ``maps/<map_id>.png``)."""
+        return str(self.map_index.get(map_id, {}).get("image") or image_rel(map_id))
+
+    def image_path(self, map_id: str) -> Path | None:
+        """A map's image: the one ``maps.jsonl`` lists, else the one found in ``maps/`` (``None`` when absent)."""
+        if map_id in self.map_index:
+            return self.root / self.image_rel(map_id)
+        return self._images.get(map_id)
+
+    def image_bytes(self, map_id: str) -> bytes:
+        """The bytes of a map's image (``KeyError`` when the benchmark has none)."""
+        path = self.image_path(map_id)
+        if path is None:
+            raise _hint("image of map", map_id, self._images, self.root)
+        return path.read_bytes()
+
+    def map_json(self, map_id: str) -> dict[str, Any]:
+        """The JSON beside a map's image (spec + pixel facts), read once (``KeyError`` when absent or unreadable)."""
+        data = self.spec(map_id)
+        if data is None:
+            raise _hint("readable map JSON for", map_id, self._jsons, self.root)
+        return data
+
+    def spec(self, map_id: str) -> dict[str, Any] | None:
+        """The JSON beside a map's image as a dict (``None`` when absent or unreadable), read once."""
+        if map_id not in self._map_json:
+            path = self._jsons.get(map_id)
+            try:
+                data = read_json(path) if path is not None else None
+            except (OSError, ValueError):
+                data = None
+            self._map_json[map_id] = data if isinstance(data, dict) else None
+        return self._map_json[map_id]
+
+    def sha256(self, rel: str) -> str | None:
+        """The manifest's hash of a file (relative path), if listed."""
+        return self.manifest.get("files", {}).get(rel)
+
+    def failing_checksums(self) -> list[str]:
+        """Files the manifest lists that are missing or whose hash differs."""
+        return failing_checksums(self.root, self.manifest.get("files", {}))
+
+    def map_ids(self, tasks: tuple[str, ...] = TASKS) -> list[str]:
+        """Maps that have at least one record in ``tasks`` (build order)."""
+        used = {r["map_id"] for t in tasks for r in self.tasks.get(t, [])}
+        return [m["map_id"] for m in self.maps if m["map_id"] in used]
+
+    def splits(self) -> list[str]:
+        """Split names in the order the config lists them, then any other split a map has."""
+        seen = list(self.manifest.get("config", {}).get("split", {}).get("ratios") or {})
+        for m in self.maps:
+            if m.get("split") not in seen:
+                seen.append(m.get("split"))
+        return [s for s in seen if s]
+
+    def require_records(self) -> Benchmark:
+        """This benchmark, or :class:`NotABenchmarkError` when it has neither maps nor questions."""
+        if not self.maps and not self.question_records:
+            raise NotABenchmarkError(f"{self.root} holds no maps.jsonl or questions.jsonl: not a mapgen benchmark")
+        return self
+
+
+def read_manifest(root: str | Path) -> dict[str, Any]:
+    """The manifest of a finished build (:class:`NotABenchmarkError` when the folder has none)."""
+    path = Path(root) / MANIFEST_FILE
+    if not path.is_file():
+        raise NotABenchmarkError(f"{root} has no manifest.json: not a finished mapgen build (see `mapgen build`).")
+    manifest = read_json(path)
+    return manifest if isinstance(manifest, dict) else {}
+
+
+def load_benchmark(path: str | Path, *, finished: bool = False) -> Benchmark:
+    """Load a benchmark folder, or the folder of the questions file ``path`` (whose questions are then read).
+
+    Missing optional files give empty fields; ``finished`` refuses a folder without ``manifest.json`` (an
+    unfinished build). Bad question lines raise ``ValueError`` naming the file and line.
+    """
+    root = Path(path)
+    questions_file = root if root.is_file() else root / QUESTIONS_FILE
+    root = root.parent if root.is_file() else root
+    if not root.is_dir():
+        raise NotABenchmarkError(f"benchmark folder not found: {root}")
+    manifest = read_manifest(root) if finished or (root / MANIFEST_FILE).is_file() else {}
+    records, questions = _questions(questions_file)
+    tasks = {"vqa": records} | {task: read_jsonl(root / TASK_FILES[task], missing_ok=True)
+                                for task in ("caption", "grounding")}
+    images, jsons = _index_maps(root / MAPS_DIR)
+    return Benchmark(root=root, manifest=manifest, maps=read_jsonl(root / MAPS_FILE, missing_ok=True),
+                     tasks={t: r for t, r in tasks.items() if r}, questions=questions, _images=images, _jsons=jsons)
