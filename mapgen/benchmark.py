@@ -306,7 +306,8 @@ class Benchmark:
         return [m["map_id"] for m in self.maps if m["map_id"] in used]
 
     def splits(self) -> list[str]:
-        """Split names in the order the config lists them, then any other split a map has."""
+        """Split names in the order the manifest's config lists them (its keys are sorted), then any other split
+        a map has."""
         seen = list(self.manifest.get("config", {}).get("split", {}).get("ratios") or {})
         for m in self.maps:
             if m.get("split") not in seen:

@@ -101,21 +101,28 @@ def write_files_atomic(files: Mapping[Path, bytes]) -> None:
             tmp.unlink(missing_ok=True)
 
 
-def iter_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """``(line number, record)`` for each non-blank line; ``ValueError`` naming the file and line on bad JSON or
-    a line that is not a JSON object."""
-    path = Path(path)
-    with path.open(encoding="utf-8") as fh:
+def iter_json_lines(path: str | Path) -> Iterator[tuple[int, Any, str | None]]:
+    """``(line number, value, error)`` for each non-blank line, never raising on a bad line: ``error`` is the JSON
+    parser's message (and ``value`` ``None``) when the line is not valid JSON."""
+    with Path(path).open(encoding="utf-8") as fh:
         for number, line in enumerate(fh, start=1):
             if not line.strip():
                 continue
             try:
-                record = json.loads(line)
+                yield number, json.loads(line), None
             except json.JSONDecodeError as exc:
-                raise ValueError(f"{path}:{number}: not valid JSON ({exc.msg})") from None
-            if not isinstance(record, dict):
-                raise ValueError(f"{path}:{number}: expected a JSON object, got {type(record).__name__}")
-            yield number, record
+                yield number, None, exc.msg
+
+
+def iter_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line number, record)`` for each non-blank line; ``ValueError`` naming the file and line on bad JSON or
+    a line that is not a JSON object."""
+    for number, record, error in iter_json_lines(path):
+        if error is not None:
+            raise ValueError(f"{path}:{number}: not valid JSON ({error})")
+        if not isinstance(record, dict):
+            raise ValueError(f"{path}:{number}: expected a JSON object, got {type(record).__name__}")
+        yield number, record
 
 
 def read_jsonl(path: str | Path, missing_ok: bool = False) -> list[dict[str, Any]]:

@@ -27,7 +27,7 @@ from mapgen.eval.clients import Completion, OpenAIClient, make_client
 from mapgen.eval.prompts import Prompt, render_prompt, task_question
 from mapgen.eval.report import write_report
 from mapgen.eval.score import Report, evaluate
-from mapgen.files import write_jsonl_atomic
+from mapgen.files import iter_json_lines, read_json, write_jsonl_atomic
 from mapgen.questions.record import Question
 
 ID_KEYS = ("question_id", "id")
@@ -96,9 +96,8 @@ def load_predictions(path: str | Path) -> Predictions:
     if not path.is_file():
         raise FileNotFoundError(f"predictions file not found: {path}")
     preds = Predictions()
-    text = path.read_text(encoding="utf-8")
     if path.suffix == ".json":
-        data = json.loads(text)
+        data = read_json(path)
         if isinstance(data, dict):
             for qid, value in data.items():
                 _add(preds, qid, value)
@@ -108,13 +107,9 @@ def load_predictions(path: str | Path) -> Predictions:
         else:
             raise ValueError(f"{path}: expected a JSON object or a list of records")
         return preds
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            preds.invalid.append(f"line {number}: not valid JSON ({exc.msg})")
+    for number, record, error in iter_json_lines(path):
+        if error is not None:
+            preds.invalid.append(f"line {number}: not valid JSON ({error})")
             continue
         _add_record(preds, f"line {number}", record)
     return preds
