@@ -23,10 +23,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mapgen.files import iter_jsonl, read_json, read_jsonl, remove_path, sha256_file, write_json_atomic
-from mapgen.questions.record import Question
+
+if TYPE_CHECKING:
+    from mapgen.questions.record import Question
 
 # --- layout -------------------------------------------------------------------------------------------------
 
@@ -175,6 +177,9 @@ def _index_maps(folder: Path) -> tuple[dict[str, Path], dict[str, Path]]:
 
 def _questions(path: Path) -> tuple[list[dict[str, Any]], list[Question]]:
     """Raw records and Question objects of a questions file (``ValueError`` naming the line on a bad one)."""
+    # imported here, not at the top: loading the question package is slow and `mapgen info` needs none of it
+    from mapgen.questions.record import Question
+
     if not path.is_file():
         return [], []
     records, questions, seen = [], [], set()
