@@ -78,6 +78,15 @@ def write_jsonl_atomic(path: str | Path, records: Iterable[Mapping[str, Any]], *
     return write_text_atomic(path, jsonl_text(records, sort_keys=sort_keys, ensure_ascii=ensure_ascii))
 
 
+def append_jsonl(path: str | Path, record: Mapping[str, Any], *, sort_keys: bool = False,
+                 ensure_ascii: bool = False) -> None:
+    """Append one record as a JSON line (for append-only logs and caches, whose readers skip a torn last line)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write(jsonl_text([record], sort_keys=sort_keys, ensure_ascii=ensure_ascii))
+
+
 def write_files_atomic(files: Mapping[Path, bytes]) -> None:
     """Write several files all-or-nothing: every file goes to a temp name first, then all are renamed into place;
     on any failure the temps and the files already renamed are removed."""

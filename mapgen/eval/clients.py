@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from mapgen.eval.prompts import Prompt
+from mapgen.files import append_jsonl, iter_json_lines
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 BASE_URL_ENV = ("MAPGEN_BASE_URL", "OPENAI_BASE_URL")
@@ -104,11 +105,10 @@ class ResponseCache:
         self._lock = threading.Lock()
         self._data: dict[str, str] = {}
         if self.path.is_file():
-            for line in self.path.read_text(encoding="utf-8").splitlines():
+            for _, record, _ in iter_json_lines(self.path):
                 try:
-                    record = json.loads(line)
                     self._data[record["key"]] = record["response"]
-                except (json.JSONDecodeError, KeyError, TypeError):
+                except (KeyError, TypeError):  # also a line that is not JSON (record None)
                     continue
 
     def __len__(self) -> int:
@@ -121,9 +121,7 @@ class ResponseCache:
         """Store a response and append it to the file at once."""
         with self._lock:
             self._data[key] = response
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with self.path.open("a", encoding="utf-8") as fh:
-                fh.write(json.dumps({"key": key, **meta, "response": response}, ensure_ascii=False) + "\n")
+            append_jsonl(self.path, {"key": key, **meta, "response": response})
 
 
 # ------------------------------------------------------------------------------------------- client
