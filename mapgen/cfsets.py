@@ -20,6 +20,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mapgen.benchmark import (
+    DICTIONARIES_DIR,
+    MAPS_DIR,
+    MAPS_FILE,
+    ORIGINALS_FILE,
+    QUESTIONS_FILE,
+    SET_FILE,
+    SKIPPED_FILE,
+    NotABenchmarkError,
+    image_rel,
+    load_benchmark,
+    map_json_name,
+)
 from mapgen.counterfactual import (
     CONTROL,
     KINDS,
@@ -28,7 +41,7 @@ from mapgen.counterfactual import (
     original_control,
     prompt_note,
 )
-from mapgen.files import read_jsonl, sha256_file, write_json_atomic, write_jsonl_atomic
+from mapgen.files import sha256_file, write_json_atomic, write_jsonl_atomic
 from mapgen.questions import (
     Question,
     Template,
@@ -141,7 +154,7 @@ def make_counterfactual_set(
         result.originals += [q.to_dict() for q in originals]
         for kind in order:
             cf = original_control(base) if kind == CONTROL else make_counterfactual(base, kind, seed)  # type: ignore[arg-type]
-            rendered = render(cf, out / "maps" / f"{cf.map_id}.png")
+            rendered = render(cf, out / image_rel(cf.map_id))
             book = _write_dictionary(cf, out)
             for path in (rendered.image, rendered.mask, rendered.json, book):
                 files[path.relative_to(out).as_posix()] = sha256_file(path)
@@ -163,7 +176,7 @@ def _originals(
 
 
 def _write_dictionary(spec: MapSpec, out: Path) -> Path:
-    path = out / "dictionaries" / f"{spec.map_id}.json"
+    path = out / _dictionary_rel(spec.map_id)
     write_json_atomic(path, name_dictionary(spec))
     return path
 
@@ -182,8 +195,8 @@ def _map_record(cf: MapSpec, base: MapSpec, kind: str, seed: int) -> dict[str, A
         "hatched": cf.legend.hatched,
         "statistic": cf.stat.id,
         "title": cf.title,
-        "image": f"maps/{cf.map_id}.png",
-        "dictionary": f"dictionaries/{cf.map_id}.json",
+        "image": image_rel(cf.map_id),
+        "dictionary": _dictionary_rel(cf.map_id),
     }
 
 
@@ -225,12 +238,12 @@ def _question_record(q: Question, oq: Question, map_record: dict[str, Any], note
 def _write_set(result: CounterfactualSet, files: dict[str, str], kinds: list[str], seed: int,
                per_template: int) -> None:
     out = result.out_dir
-    tables = {"maps.jsonl": result.maps, "questions.jsonl": result.questions, "originals.jsonl": result.originals,
-              "skipped.jsonl": result.skipped}
+    tables = {MAPS_FILE: result.maps, QUESTIONS_FILE: result.questions, ORIGINALS_FILE: result.originals,
+              SKIPPED_FILE: result.skipped}
     for name, records in tables.items():
         write_jsonl_atomic(out / name, records)
         files[name] = sha256_file(out / name)
-    write_json_atomic(out / "set.json", {
+    write_json_atomic(out / SET_FILE, {
         "kinds": kinds,
         "seed": seed,
         "per_template": per_template,
@@ -240,28 +253,31 @@ def _write_set(result: CounterfactualSet, files: dict[str, str], kinds: list[str
     })
 
 
+def _dictionary_rel(map_id: str) -> str:
+    return f"{DICTIONARIES_DIR}/{map_id}.json"
+
+
 # --- benchmark folders as sources ---------------------------------------------------------------------------
 
 
 def benchmark_sources(folder: str | Path) -> list[Path]:
     """Render JSONs of a benchmark's base maps: its ``annotated`` variants, else every non-counterfactual map."""
-    folder = Path(folder)
-    if not (folder / "maps.jsonl").exists():
-        raise FileNotFoundError(f"{folder} has no maps.jsonl: not a mapgen benchmark folder.")
-    records = read_jsonl(folder / "maps.jsonl")
+    bench = load_benchmark(folder)
+    records = bench.maps
+    if not records:
+        raise NotABenchmarkError(f"{folder} has no {MAPS_FILE}: not a mapgen benchmark folder.")
     chosen = [r for r in records if r.get("variant") == "annotated"]
     if not chosen:
         chosen = [r for r in records if not r.get("counterfactual") and r.get("variant") != CONTROL]
     if not chosen:
         raise ValueError(f"{folder}: no base maps to make counterfactuals from.")
-    return [folder / "maps" / f"{r['map_id']}.json" for r in chosen]
+    return [bench.root / MAPS_DIR / map_json_name(r["map_id"]) for r in chosen]
 
 
 def benchmark_questions(folder: str | Path) -> dict[str, list[Question]]:
     """A benchmark's questions grouped by map id (empty when it has none)."""
     grouped: dict[str, list[Question]] = defaultdict(list)
-    for record in read_jsonl(Path(folder) / "questions.jsonl", missing_ok=True):
-        q = Question.from_dict(record)
+    for q in load_benchmark(folder).questions:
         grouped[q.map_id].append(q)
     return dict(grouped)
 

@@ -288,7 +288,7 @@ def render_prompt(
 ) -> Prompt:
     """The prompt for ``question`` under ``strategy``.
 
-    ``bench`` (a :class:`~mapgen.eval.bench_io.Benchmark`) supplies the image and the map spec (for the
+    ``bench`` (a :class:`~mapgen.benchmark.Benchmark`) supplies the image and the map spec (for the
     counterfactual name dictionary); ``image_path`` and ``names`` override them.
     """
     q = question if isinstance(question, Question) else Question.from_dict(dict(question))
