@@ -66,6 +66,15 @@ class AtlasCanvas:
     def codes(self) -> tuple[str, ...]:
         return self.atlas.codes
 
+    def codes_by_class(self, spec: Any) -> list[tuple[int, list[str]]]:
+        """Region codes grouped by the legend class ``spec`` gives them, lowest class first; N/A regions under
+        index -1 (first). Hatched maps draw one collection or trace per group."""
+        groups: dict[int, list[str]] = {}
+        for code in self.codes:
+            idx = spec.legend.class_of(spec.values.get(code, float("nan")))
+            groups.setdefault(-1 if idx is None else idx, []).append(code)
+        return sorted(groups.items())
+
     def text_box(self, text: str, xy: tuple[float, float]) -> tuple[float, float, float, float]:
         """Pixel box of ``text`` centred (PIL anchor ``mm``) at ``xy``, one pixel of padding."""
         left, top, right, bottom = font(self.label_px).getbbox(text, anchor="mm")

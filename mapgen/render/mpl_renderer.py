@@ -89,12 +89,8 @@ class MatplotlibFigure:
 
     def _hatched_regions(self, spec: MapSpec) -> list[Any]:
         legend, canvas = spec.legend, self.canvas
-        groups: dict[int, list[str]] = {}
-        for code in canvas.codes:
-            idx = legend.class_of(spec.values.get(code, float("nan")))
-            groups.setdefault(-1 if idx is None else idx, []).append(code)
         artists = []
-        for idx, codes in sorted(groups.items()):
+        for idx, codes in canvas.codes_by_class(spec):
             cls = legend.classes[idx] if idx >= 0 else None
             coll = PathCollection(
                 [canvas.paths[c] for c in codes],

@@ -190,12 +190,8 @@ def _region_shapes(spec: MapSpec, canvas: AtlasCanvas) -> list[dict[str, Any]]:
 def _hatched_traces(spec: MapSpec, canvas: AtlasCanvas) -> list[dict[str, Any]]:
     """One filled path trace per legend class with its plotly pattern (shapes cannot carry patterns)."""
     legend, rings = spec.legend, canvas_shapes(canvas).rings
-    groups: dict[int, list[str]] = {}
-    for code in canvas.codes:
-        idx = legend.class_of(spec.values.get(code, float("nan")))
-        groups.setdefault(-1 if idx is None else idx, []).append(code)
     traces = []
-    for idx, codes in sorted(groups.items()):
+    for idx, codes in canvas.codes_by_class(spec):
         cls = legend.classes[idx] if idx >= 0 else None
         xs = [v for c in codes for v in rings[c][0]]
         ys = [v for c in codes for v in rings[c][1]]
