@@ -42,6 +42,7 @@ from mapgen.counterfactual import (
     prompt_note,
 )
 from mapgen.files import sha256_file, write_json_atomic, write_jsonl_atomic
+from mapgen.mapwise.schema import load_map_spec
 from mapgen.questions import (
     Question,
     Template,
@@ -54,7 +55,7 @@ from mapgen.questions import (
 from mapgen.render import render
 from mapgen.render.api import get_canvas, scene_with_pixels
 from mapgen.scene import Scene, build_scene
-from mapgen.spec import MapSpec, load_spec
+from mapgen.spec import MapSpec
 
 
 def program_answer(question: Question | Mapping[str, Any]) -> Any:
@@ -105,7 +106,7 @@ def set_kinds(kinds: Iterable[str], include_original: bool = True) -> list[str]:
 
 
 def _as_spec(source: MapSpec | str | Path) -> MapSpec:
-    spec = source if isinstance(source, MapSpec) else load_spec(source)
+    spec = source if isinstance(source, MapSpec) else load_map_spec(source)
     if spec.counterfactual:
         raise ValueError(f"Map {spec.map_id} is already a counterfactual; give the original map.")
     return spec

@@ -30,8 +30,9 @@ from mapgen.geo.gazetteer import Gazetteer, RegionGroup
 from mapgen.geo.model import Atlas, LazyMapping, direction_key
 from mapgen.geo.names import UnknownRegionError, build_index, closest, normalize_name
 from mapgen.legend import Legend
+from mapgen.mapwise.schema import load_map_spec
 from mapgen.resources import template_path
-from mapgen.spec import MapSpec, load_spec
+from mapgen.spec import MapSpec
 
 #: Counterfactual kinds that rename regions (their maps accept only the map's own names and labels).
 RENAMING_KINDS = frozenset({"imaginary", "shuffled"})
@@ -457,7 +458,7 @@ def load_scene(path: str | Path) -> Scene:
     """The Scene of a map file: a MapSpec, MAPWise metadata, a render JSON (pixel facts and legibility merged in)
     or a scene JSON from ``mapgen scene --json`` (its legibility flags applied)."""
     data = json.loads(Path(path).read_text(encoding="utf-8"))
-    scene = build_scene(load_spec(path))
+    scene = build_scene(load_map_spec(path))
     regions = data.get("regions") if isinstance(data, dict) else None
     if isinstance(regions, dict) and "render" in data:
         width, height = data["render"]["width"], data["render"]["height"]

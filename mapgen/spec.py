@@ -2,7 +2,8 @@
 
 A MapSpec holds the values by region code (missing = N/A, explicit), the resolved :class:`Legend` (so labels
 and colours are fixed facts of the spec, not recomputed), the style, an optional counterfactual transform and
-the seed. It saves to mapgen's own JSON and converts to and from the MapQA/MAPWise metadata schema.
+the seed. It saves to mapgen's own JSON; :mod:`mapgen.mapwise.schema` converts to and from the MapQA/MAPWise
+metadata schema.
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ import hashlib
 import json
 import math
 import re
-import warnings
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -21,14 +21,13 @@ import pandas as pd
 from mapgen.data.statistic import StatInfo, Statistic
 from mapgen.files import write_json_atomic
 from mapgen.geo.atlas import BUILTIN, Atlas, load_atlas
-from mapgen.geo.names import normalize_name
 from mapgen.legend import (
+    HATCHES,
+    DiscreteOptions,
     Legend,
+    class_colors,
     continuous_legend,
     discrete_legend,
-    legend_from_mapwise,
-    legend_to_mapwise,
-    mapwise_class,
 )
 
 SPEC_VERSION = 1
@@ -147,7 +146,7 @@ class MapSpec:
             "exclude": list(self.exclude),
             "stat": asdict(self.stat) | {"missing": list(self.stat.missing)},
             "title": self.title,
-            "values": {c: (None if _isnan(v) else v) for c, v in self.values.items()},
+            "values": {c: (None if is_nan(v) else v) for c, v in self.values.items()},
             "legend": self.legend.to_dict(),
             "style": asdict(self.style),
             "counterfactual": self.counterfactual,
@@ -159,7 +158,10 @@ class MapSpec:
     def from_dict(cls, data: dict[str, Any]) -> MapSpec:
         """Inverse of :meth:`to_dict`."""
         if "mapgen_spec" not in data:
-            raise ValueError("Not a mapgen spec (no 'mapgen_spec' key). For MAPWise metadata use spec_from_mapwise().")
+            raise ValueError(
+                "Not a mapgen spec (no 'mapgen_spec' key). For MAPWise metadata use "
+                "mapgen.mapwise.schema.spec_from_mapwise() or load_map_spec()."
+            )
         stat = dict(data["stat"])
         stat["missing"] = tuple(stat.get("missing", ()))
         return cls(
@@ -181,17 +183,24 @@ class MapSpec:
         return write_json_atomic(path, self.to_dict(), sort_keys=False)
 
 
-def load_spec(path: str | Path) -> MapSpec:
-    """Read a spec written by :meth:`MapSpec.save` (or a render's JSON, which embeds the spec)."""
+def read_spec_json(path: str | Path) -> dict[str, Any]:
+    """The JSON of a map file, unwrapped from a render or scene JSON that embeds the spec under ``"spec"``."""
     data = json.loads(Path(path).read_text(encoding="utf-8"))
-    if "spec" in data and "mapgen_spec" not in data:
+    if isinstance(data, dict) and "spec" in data and "mapgen_spec" not in data:
         data = data["spec"]
-    if "mapgen_spec" not in data and "data" in data and "legend_type" in data:
-        return spec_from_mapwise(data)
-    return MapSpec.from_dict(data)
+    return data
 
 
-def _isnan(v: Any) -> bool:
+def load_spec(path: str | Path) -> MapSpec:
+    """Read a spec written by :meth:`MapSpec.save` (or a render's JSON, which embeds the spec).
+
+    MAPWise metadata files are read by :func:`mapgen.mapwise.schema.load_map_spec`.
+    """
+    return MapSpec.from_dict(read_spec_json(path))
+
+
+def is_nan(v: Any) -> bool:
+    """True for None and float NaN (the two spellings of N/A in specs)."""
     return v is None or (isinstance(v, float) and math.isnan(v))
 
 
@@ -226,10 +235,10 @@ def make_spec(
     if hatched and legend == "continuous":
         raise ValueError("Hatched maps need a discrete legend: use legend='discrete' or drop hatched.")
     if legend == "discrete":
-        leg = discrete_legend(
-            series, k=classes, scheme=scheme, breaks=breaks, percent=stat.percent, order=order,
+        leg = discrete_legend(series, DiscreteOptions(
+            k=classes, scheme=scheme, breaks=breaks, percent=stat.percent, order=order,
             colormap=colormap, reverse=reverse, hatched=hatched,
-        )
+        ))
     elif legend == "continuous":
         leg = continuous_legend(series, colormap=colormap, reverse=reverse, percent=stat.percent)
     else:
@@ -275,153 +284,14 @@ def content_id(spec: MapSpec) -> str:
     return f"{spec.atlas}-{spec.stat.id}-{digest}"
 
 
-# --- MAPWise / MapQA metadata -----------------------------------------------------------------------------
-
-_MAPWISE_DERIVED = {
-    # MAPWise's India maps use the 2014-2019 layout: J&K still includes Ladakh, DNH and Daman & Diu are separate.
-    "india": {"LA": ("JK",), "DH": ("DN", "DD")},
-}
-
-
-def country_of_mapwise(meta: dict[str, Any]) -> str:
-    """Which built-in atlas a MAPWise metadata dict belongs to (by scope, else by its region codes)."""
-    scope = str(meta.get("scope") or "").lower()
-    if scope in ("usa", "us", "usa-states"):
-        return "usa"
-    regions = [d["region"] for d in meta.get("data", [])]
-    best, best_hits = "", -1
-    for name in ("usa", "india", "china"):
-        atlas = load_atlas(name)
-        hits = sum(normalize_name(r) in atlas._index for r in regions)
-        if hits > best_hits:
-            best, best_hits = name, hits
-    return best
-
-
-def spec_from_mapwise(meta: dict[str, Any], country: str | None = None, map_id: str | None = None) -> MapSpec:
-    """Rebuild a MapSpec from MAPWise/MapQA metadata (values, classes, labels, order, colours, style).
-
-    Regions MAPWise's India layout lacks take their parent's value (Ladakh ← J&K, DH ← DNH or Daman & Diu),
-    recorded in ``extra["derived"]``; the original records are kept in ``extra["mapwise"]`` for export.
-    """
-    country = country or country_of_mapwise(meta)
-    atlas = load_atlas(country)
-    values = {code: math.nan for code in atlas.codes}
-    original: dict[str, float | None] = {}
-    for rec in meta["data"]:
-        value = rec.get("value")
-        value = math.nan if value is None else float(value)
-        original[rec["region"]] = None if math.isnan(value) else value  # JSON-safe: null is N/A
-        code = atlas.resolve(rec["region"])
-        if math.isnan(values[code]):
-            values[code] = value
-    derived = {}
-    for code, parents in _MAPWISE_DERIVED.get(country, {}).items():
-        if code not in original and math.isnan(values.get(code, 0.0)):
-            for parent in parents:
-                if original.get(parent) is not None:
-                    values[code] = original[parent]
-                    derived[code] = parent
-                    break
-    if derived:
-        warnings.warn(f"MAPWise map lacks {sorted(derived)}; values taken from {derived}.", stacklevel=2)
-    legend = legend_from_mapwise(meta)
-    title = meta.get("title")
-    title_text = title.get("text", "") if isinstance(title, dict) else (title or "")
-    legend_meta = meta.get("legend") or {}
-    style = Style(
-        renderer="matplotlib",
-        annotated=True,
-        background=meta.get("paper_bgcolor") or "white",
-        legend_orientation=legend_meta.get("orientation", "vertical"),
-        legend_position="bottom" if legend_meta.get("orientation") == "horizontal" else "right",
-    )
-    percent = legend.percent or str(meta.get("data_type", "")).lower().startswith("percent")
-    stat = StatInfo(
-        id=f"mapwise_{meta.get('map_id')}",
-        country=country,
-        title=title_text,
-        unit="%" if percent else "",
-        kind="percent" if percent else "absolute",
-        source=meta.get("KFF_file_name") or "MAPWise",
-    )
-    return MapSpec(
-        map_id=map_id or f"mapwise-{country}-{meta.get('map_id')}",
-        atlas=country,
-        values=values,
-        legend=legend,
-        stat=stat,
-        style=style,
-        title=title_text,
-        extra={"mapwise": {k: v for k, v in meta.items() if k != "data"}, "mapwise_values": original,
-               "derived": derived},
-    )
-
-
-def spec_to_mapwise(spec: MapSpec) -> dict[str, Any]:
-    """MAPWise/MapQA metadata for a spec. Imported specs keep their original region codes and extra fields."""
-    atlas = spec.load_atlas()
-    base = dict(spec.extra.get("mapwise") or {})
-    original: dict[str, float] = spec.extra.get("mapwise_values") or {}
-    regions = list(original) if original else list(atlas.codes)
-    data = []
-    for region in regions:
-        code = atlas.resolve(region)
-        value = spec.values.get(code, math.nan)
-        if region in original and _same(original[region], value, code, spec.extra.get("derived", {})):
-            value = original[region]
-        record: dict[str, Any] = {"region": region, "value": None if _isnan(value) else value}
-        if spec.legend.kind == "discrete":
-            cls, desc = mapwise_class(spec.legend, value)
-            record |= {"description": desc, "class": cls}
-        record["legend_position"] = _legend_position(spec.legend, value)
-        data.append(record)
-    out = {
-        "map_id": base.get("map_id", spec.map_id),
-        "map_type": "Choropleth",
-        **{k: v for k, v in base.items() if k not in ("map_id", "map_type")},
-        **legend_to_mapwise(spec.legend),
-        "missing_data": any(r["value"] is None for r in data),
-        "data": data,
-    }
-    if "paper_bgcolor" not in base:
-        out["paper_bgcolor"] = spec.style.background
-    if "title" not in base:
-        out["title"] = spec.title
-    if base.get("missing_data") in ("True", "False"):
-        out["missing_data"] = str(out["missing_data"])
-    return out
-
-
-def _legend_position(legend: Legend, value: float) -> str | float | None:
-    """MAPWise's ``legend_position``: the colour-bar position (2 decimals) on continuous maps; on discrete maps
-    ``legend_<1-based display slot>`` (USA/KFF dialect) or ``legend_position_<class, lowest = 0>`` (MapQA)."""
-    if legend.kind == "continuous":
-        pos = legend.position_of(value)
-        return None if pos is None else round(pos, 2)
-    idx = legend.class_of(value)
-    if legend.meta.get("mapwise", {}).get("dialect", "kff") == "kff":
-        slot = legend.k if idx is None else [c.index for c in legend.display_classes()].index(idx)
-        return f"legend_{slot + 1}"
-    return f"legend_position_{legend.k if idx is None else idx}"
-
-
-def _same(original: float, value: float, code: str, derived: dict[str, str]) -> bool:
-    if _isnan(original) or _isnan(value):
-        return True
-    return math.isclose(original, value) or code in derived
-
-
 def make_hatched(spec: MapSpec) -> MapSpec:
     """The black-and-white hatched variant of a discrete map: same classes and labels, MAPWise hatch order."""
-    from mapgen.legend import HATCH_COLOR_RANGE, HATCHES, sample_colors
-
     legend = spec.legend
     if legend.kind != "discrete":
         raise ValueError("Hatched maps need a discrete legend; this map has a continuous colour bar.")
     if legend.k > len(HATCHES):
         raise ValueError(f"Hatched maps support at most {len(HATCHES)} classes; this legend has {legend.k}.")
-    greys = sample_colors("Greys", legend.k, *HATCH_COLOR_RANGE)
+    greys = class_colors("Greys", legend.k, hatched=True)
     classes = tuple(replace(c, color=g, hatch=HATCHES[c.index]) for c, g in zip(legend.classes, greys))
     return replace(spec, legend=replace(legend, classes=classes, colors=tuple(greys), colormap="Greys",
                                         reversed=False))

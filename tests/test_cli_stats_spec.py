@@ -10,7 +10,8 @@ from click.testing import CliRunner, Result
 
 from mapgen.cli import main
 from mapgen.data.user import load_table
-from mapgen.spec import load_spec, spec_from_mapwise, spec_to_mapwise
+from mapgen.mapwise.schema import spec_from_mapwise, spec_to_mapwise
+from mapgen.spec import load_spec
 
 METADATA = sorted((Path(__file__).resolve().parents[2] / "shared" / "reference" / "mapwise" / "metadata").glob("*.json"))
 

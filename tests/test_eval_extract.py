@@ -5,14 +5,8 @@ from __future__ import annotations
 import pytest
 
 from mapgen.eval.extract import extract_answer, parse_box, split_items
-from mapgen.eval.normalize import (
-    AliasMap,
-    normalize_name,
-    parse_number,
-    parse_range,
-    ranges_equal,
-    ranges_overlap,
-)
+from mapgen.eval.normalize import AliasMap, normalize_answer_name, ranges_equal, ranges_overlap
+from mapgen.legend.grammar import find_range, parse_number
 
 # ------------------------------------------------------------------------------------------- JSON
 
@@ -204,8 +198,8 @@ def test_parse_box():
         ("the Bay of Bengal coast", "bay of bengal coast"),
     ],
 )
-def test_normalize_name(raw, expected):
-    assert normalize_name(raw) == expected
+def test_normalize_answer_name(raw, expected):
+    assert normalize_answer_name(raw) == expected
 
 
 def test_alias_map_code_and_full_name():
@@ -260,8 +254,8 @@ def test_parse_number(raw, expected):
         ("the overall range", None),
     ],
 )
-def test_parse_range(raw, expected):
-    assert parse_range(raw) == expected
+def test_find_range(raw, expected):
+    assert find_range(raw) == expected
 
 
 def test_range_compare_tolerant_and_open_ends():

@@ -90,7 +90,7 @@ def test_llava_conversations(bench: Path, questions, tmp_path: Path) -> None:
 
 
 def test_mapwise_layout_and_conventions(bench: Path, questions, tmp_path: Path) -> None:
-    from mapgen.spec import load_spec
+    from mapgen.mapwise.schema import load_map_spec
 
     dest = export(bench, "mapwise", tmp_path / "mapwise")
     frame = pd.read_csv(dest / "usa" / "questions.csv")
@@ -102,7 +102,7 @@ def test_mapwise_layout_and_conventions(bench: Path, questions, tmp_path: Path) 
         meta = json.loads((dest / "usa" / "metadata" / f"{map_id}.json").read_text())
         assert {"map_id", "legend_type", "data", "title"} <= set(meta)
         assert (dest / "usa" / "images" / f"{map_id}.png").is_file()
-        spec = load_spec(dest / "usa" / "metadata" / f"{map_id}.json")  # MAPWise metadata reads back as a spec
+        spec = load_map_spec(dest / "usa" / "metadata" / f"{map_id}.json")  # MAPWise metadata reads back as a spec
         assert spec.legend.kind == ("continuous" if meta["legend_type"] == "Continuous" else "discrete")
 
 

@@ -15,6 +15,8 @@ import pytest
 
 from mapgen.legend import (
     HATCHES,
+    DiscreteOptions,
+    LabelOptions,
     Legend,
     LegendClass,
     continuous_legend,
@@ -22,13 +24,11 @@ from mapgen.legend import (
     format_range,
     format_ranges,
     get_colormap,
-    legend_from_mapwise,
-    legend_to_mapwise,
-    mapwise_class,
     nice_ticks,
-    parse_range,
+    parse_label,
     relative_luminance,
 )
+from mapgen.mapwise.schema import legend_from_mapwise, legend_to_mapwise, mapwise_class
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 MAPWISE = SHARED / "reference" / "mapwise"
@@ -59,21 +59,21 @@ def labels(legend: Legend) -> list[str]:
 def test_equal_interval_labels_by_hand():
     # 0,10,...,100 in 4 equal intervals of width 25: edges 25, 50, 75, 100 (upper-inclusive).
     values = pd.Series(range(0, 101, 10), index=[f"R{i}" for i in range(11)])
-    leg = discrete_legend(values, k=4, scheme="equal_interval")
+    leg = discrete_legend(values, DiscreteOptions(k=4, scheme="equal_interval"))
     assert leg.breaks == (25.0, 50.0, 75.0, 100.0)
     assert labels(leg) == ["0-20", "30-50", "60-70", "80-100"]  # data min-max of each class
     assert [(c.lower, c.upper) for c in leg.classes] == [(0, 20), (30, 50), (60, 70), (80, 100)]
     assert [c.index for c in leg.classes] == [0, 1, 2, 3]
-    by_breaks = discrete_legend(values, k=4, scheme="equal_interval", label_bounds="breaks")
+    by_breaks = discrete_legend(values, DiscreteOptions(k=4, scheme="equal_interval", labels=LabelOptions(bounds="breaks")))
     assert labels(by_breaks) == ["0-25", "25-50", "50-75", "75-100"]
-    open_ended = discrete_legend(values, k=4, scheme="equal_interval", open_ends=True)
+    open_ended = discrete_legend(values, DiscreteOptions(k=4, scheme="equal_interval", labels=LabelOptions(open_ends=True)))
     assert labels(open_ended) == ["<30", "30-50", "60-70", ">70"]
 
 
 def test_equal_interval_non_integer_edges_get_one_decimal():
-    leg = discrete_legend(pd.Series(range(1, 10)), k=3, scheme="equal_interval", label_bounds="breaks")
+    leg = discrete_legend(pd.Series(range(1, 10)), DiscreteOptions(k=3, scheme="equal_interval", labels=LabelOptions(bounds="breaks")))
     assert labels(leg) == ["1.0-3.7", "3.7-6.3", "6.3-9.0"]
-    assert labels(discrete_legend(pd.Series(range(1, 10)), k=3, scheme="equal_interval")) == [
+    assert labels(discrete_legend(pd.Series(range(1, 10)), DiscreteOptions(k=3, scheme="equal_interval"))) == [
         "1-3",
         "4-6",
         "7-9",
@@ -83,7 +83,7 @@ def test_equal_interval_non_integer_edges_get_one_decimal():
 def test_percent_fractions_reproduce_kff_labels():
     # The values of MAPWise's USA map_10436 class edges: rounding to 0 decimals would print "14%" twice.
     values = pd.Series([0.102, 0.136, 0.137, 0.17, 0.172, 0.196, 0.197, 0.267])
-    leg = discrete_legend(values, k=4, scheme="quantiles", percent=True, label_scale=100)
+    leg = discrete_legend(values, DiscreteOptions(k=4, scheme="quantiles", percent=True, label_scale=100))
     assert labels(leg) == ["10.2%-13.6%", "13.7%-17.0%", "17.2%-19.6%", "19.7%-26.7%"]
     assert leg.classes[0].lower == pytest.approx(0.102)  # bounds stay in value units
 
@@ -92,7 +92,7 @@ def test_percent_fractions_reproduce_kff_labels():
 def test_class_of_agrees_with_mapclassify_yb(scheme):
     rng = np.random.default_rng(7)
     y = rng.gamma(2.0, 50.0, size=60).round(1)
-    leg = discrete_legend(pd.Series(y), k=5, scheme=scheme)
+    leg = discrete_legend(pd.Series(y), DiscreteOptions(k=5, scheme=scheme))
     ref = {
         "quantiles": mc.Quantiles(y, k=5),
         "equal_interval": mc.EqualInterval(y, k=5),
@@ -109,13 +109,13 @@ def test_class_of_agrees_with_mapclassify_yb(scheme):
 
 def test_natural_breaks_is_deterministic():
     y = pd.Series(np.random.default_rng(3).normal(100, 30, 50))
-    a = discrete_legend(y, k=6, scheme="natural_breaks")
-    b = discrete_legend(y, k=6, scheme="natural_breaks")
+    a = discrete_legend(y, DiscreteOptions(k=6, scheme="natural_breaks"))
+    b = discrete_legend(y, DiscreteOptions(k=6, scheme="natural_breaks"))
     assert a == b
 
 
 def test_class_of_boundaries_are_upper_inclusive():
-    leg = discrete_legend(pd.Series(np.arange(0, 31)), breaks=[10, 20])
+    leg = discrete_legend(pd.Series(np.arange(0, 31)), DiscreteOptions(breaks=[10, 20]))
     assert leg.k == 3 and leg.scheme == "user_defined"
     assert leg.class_of(10) == 0
     assert leg.class_of(10.0001) == 1
@@ -130,29 +130,29 @@ def test_class_of_boundaries_are_upper_inclusive():
 def test_user_breaks_validation():
     y = pd.Series(np.arange(0, 31))
     with pytest.raises(ValueError, match="strictly increasing"):
-        discrete_legend(y, breaks=[10, 5])
+        discrete_legend(y, DiscreteOptions(breaks=[10, 5]))
     with pytest.raises(ValueError, match="between 3 and 8"):
-        discrete_legend(y, breaks=[40])  # one class only
+        discrete_legend(y, DiscreteOptions(breaks=[40]))  # one class only
     with pytest.raises(ValueError, match="finite"):
-        discrete_legend(y, breaks=[10, float("inf")])
+        discrete_legend(y, DiscreteOptions(breaks=[10, float("inf")]))
 
 
 @pytest.mark.parametrize("k", [0, 2, 9, 3.5, True, "5"])
 def test_k_outside_range_is_rejected(k):
     with pytest.raises(ValueError, match="between 3 and 8"):
-        discrete_legend(pd.Series(range(20)), k=k)
+        discrete_legend(pd.Series(range(20)), DiscreteOptions(k=k))
 
 
 def test_unknown_scheme_lists_choices():
     with pytest.raises(ValueError, match="quantiles.*equal_interval"):
-        discrete_legend(pd.Series(range(20)), scheme="headtail")
-    assert discrete_legend(pd.Series(range(20)), k=4, scheme="EqualInterval").scheme == "equal_interval"
+        discrete_legend(pd.Series(range(20)), DiscreteOptions(scheme="headtail"))
+    assert discrete_legend(pd.Series(range(20)), DiscreteOptions(k=4, scheme="EqualInterval")).scheme == "equal_interval"
 
 
 def test_nan_values_are_ignored_and_give_na_label():
     base = pd.Series([1.0, 5.0, 9.0, 13.0, 20.0, 40.0], index=list("ABCDEF"))
     with_nan = pd.concat([base, pd.Series([np.nan], index=["G"])])
-    a, b = discrete_legend(base, k=3), discrete_legend(with_nan, k=3)
+    a, b = discrete_legend(base, DiscreteOptions(k=3)), discrete_legend(with_nan, DiscreteOptions(k=3))
     assert a.na_label is None
     assert b.na_label == "N/A"
     assert labels(a) == labels(b) and a.breaks == b.breaks
@@ -163,36 +163,36 @@ def test_nan_values_are_ignored_and_give_na_label():
 
 def test_bad_values_raise_clear_errors():
     with pytest.raises(TypeError, match="numbers"):
-        discrete_legend(pd.Series(["a", "b", "c", "d"]), k=3)
+        discrete_legend(pd.Series(["a", "b", "c", "d"]), DiscreteOptions(k=3))
     with pytest.raises(TypeError, match="booleans"):
-        discrete_legend(pd.Series([True, False, True]), k=3)
+        discrete_legend(pd.Series([True, False, True]), DiscreteOptions(k=3))
     with pytest.raises(ValueError, match="finite"):
-        discrete_legend(pd.Series([1.0, 2.0, np.inf, 4.0]), k=3)
-    mixed = discrete_legend(pd.Series([1, None, 3, 7, 9], dtype=object), k=3)  # numbers stored as objects
+        discrete_legend(pd.Series([1.0, 2.0, np.inf, 4.0]), DiscreteOptions(k=3))
+    mixed = discrete_legend(pd.Series([1, None, 3, 7, 9], dtype=object), DiscreteOptions(k=3))  # numbers stored as objects
     assert mixed.na_label == "N/A" and mixed.k == 3
     with pytest.raises(ValueError, match="all values are missing"):
-        discrete_legend(pd.Series([np.nan, np.nan]), k=3)
+        discrete_legend(pd.Series([np.nan, np.nan]), DiscreteOptions(k=3))
     with pytest.raises(ValueError, match="at least 2 distinct"):
-        discrete_legend(pd.Series([4.0, 4.0, 4.0]), k=3)
+        discrete_legend(pd.Series([4.0, 4.0, 4.0]), DiscreteOptions(k=3))
 
 
 def test_degenerate_data_reduces_k_with_warning():
     y = pd.Series([1, 1, 1, 1, 2, 2, 5])
     with pytest.warns(UserWarning, match="reducing k from 5 to 3"):
-        leg = discrete_legend(y, k=5)
+        leg = discrete_legend(y, DiscreteOptions(k=5))
     assert leg.k == 3
     assert [leg.class_of(v) for v in (1, 2, 5)] == [0, 1, 2]
 
 
 def test_display_order():
     y = pd.Series(range(30))
-    small = discrete_legend(y, k=4, order="small_to_large")
-    large = discrete_legend(y, k=4, order="large_to_small")
+    small = discrete_legend(y, DiscreteOptions(k=4, order="small_to_large"))
+    large = discrete_legend(y, DiscreteOptions(k=4, order="large_to_small"))
     assert [c.index for c in small.display_classes()] == [0, 1, 2, 3]
     assert [c.index for c in large.display_classes()] == [3, 2, 1, 0]
     assert large.classes == small.classes  # indices do not depend on the display order
     with pytest.raises(ValueError, match="order"):
-        discrete_legend(y, k=4, order="up")
+        discrete_legend(y, DiscreteOptions(k=4, order="up"))
 
 
 # ---------------------------------------------------------------- colours
@@ -203,7 +203,7 @@ def test_display_order():
 )
 @pytest.mark.parametrize("k", [3, 8])
 def test_class_colors_distinct_ordered_and_not_white(cmap, k):
-    leg = discrete_legend(pd.Series(range(40)), k=k, colormap=cmap)
+    leg = discrete_legend(pd.Series(range(40)), DiscreteOptions(k=k, colormap=cmap))
     lum = [relative_luminance(c.color) for c in leg.classes]
     assert len({c.color for c in leg.classes}) == k
     assert all(a > b for a, b in zip(lum, lum[1:], strict=False))  # light -> dark with value
@@ -213,46 +213,46 @@ def test_class_colors_distinct_ordered_and_not_white(cmap, k):
 
 def test_reverse_flips_darkness():
     y = pd.Series(range(40))
-    fwd = discrete_legend(y, k=5, colormap="Blues")
-    rev = discrete_legend(y, k=5, colormap="Blues", reverse=True)
-    suffix = discrete_legend(y, k=5, colormap="blues_r")
+    fwd = discrete_legend(y, DiscreteOptions(k=5, colormap="Blues"))
+    rev = discrete_legend(y, DiscreteOptions(k=5, colormap="Blues", reverse=True))
+    suffix = discrete_legend(y, DiscreteOptions(k=5, colormap="blues_r"))
     assert not rev.darkness_increases_with_value and rev.reversed
     assert [c.color for c in rev.classes] == [c.color for c in fwd.classes][::-1]
     assert [c.color for c in suffix.classes] == [c.color for c in rev.classes]
-    double = discrete_legend(y, k=5, colormap="Blues_r", reverse=True)  # reversed twice
+    double = discrete_legend(y, DiscreteOptions(k=5, colormap="Blues_r", reverse=True))  # reversed twice
     assert [c.color for c in double.classes] == [c.color for c in fwd.classes]
 
 
 def test_colormap_names_case_insensitive_and_plotly():
     y = pd.Series(range(40))
-    a = discrete_legend(y, k=4, colormap="Viridis")
-    b = discrete_legend(y, k=4, colormap="viridis")
+    a = discrete_legend(y, DiscreteOptions(k=4, colormap="Viridis"))
+    b = discrete_legend(y, DiscreteOptions(k=4, colormap="viridis"))
     assert [c.color for c in a.classes] == [c.color for c in b.classes]
     assert a.colormap == "Viridis"  # kept as given
-    redor = discrete_legend(y, k=4, colormap="Redor")
+    redor = discrete_legend(y, DiscreteOptions(k=4, colormap="Redor"))
     assert redor.classes[0].color != redor.classes[-1].color
     assert get_colormap("Tealgrn")(0.0) != get_colormap("Tealgrn", reverse=True)(0.0)
 
 
 def test_unknown_colormap_lists_suggestions():
     with pytest.raises(ValueError, match="Blues") as err:
-        discrete_legend(pd.Series(range(40)), k=4, colormap="Bluez")
+        discrete_legend(pd.Series(range(40)), DiscreteOptions(k=4, colormap="Bluez"))
     assert "did you mean" in str(err.value)
     with pytest.raises(ValueError, match="YlOrRd"):
         continuous_legend(pd.Series(range(40)), colormap="YlOrRdd")
 
 
 def test_hatched_legend():
-    leg = discrete_legend(pd.Series(range(40)), k=5, hatched=True, colormap="Reds")
+    leg = discrete_legend(pd.Series(range(40)), DiscreteOptions(k=5, hatched=True, colormap="Reds"))
     assert [c.hatch for c in leg.classes] == list(HATCHES[:5])
     assert leg.hatched
     for c in leg.classes:
         r, g, b = (int(c.color[i : i + 2], 16) for i in (1, 3, 5))
         assert r == g == b and r >= 0x80  # light greys: black hatch lines stay visible
     assert leg.classes[0].color == "#ffffff"
-    assert not discrete_legend(pd.Series(range(40)), k=5).hatched
+    assert not discrete_legend(pd.Series(range(40)), DiscreteOptions(k=5)).hatched
     with pytest.raises(ValueError, match="at most 7"):
-        discrete_legend(pd.Series(range(40)), k=8, hatched=True)
+        discrete_legend(pd.Series(range(40)), DiscreteOptions(k=8, hatched=True))
 
 
 # ---------------------------------------------------------------- label formatting and parsing
@@ -327,8 +327,8 @@ def test_format_ranges_share_rounding_and_stay_distinct():
         ("10 – 20", (10, 20)),
     ],
 )
-def test_parse_range(label, expected):
-    lo, hi = parse_range(label)
+def test_parse_label(label, expected):
+    lo, hi = parse_label(label)
     exp_lo, exp_hi = expected
     assert (lo is None) == (exp_lo is None) and (hi is None) == (exp_hi is None)
     if lo is not None:
@@ -338,9 +338,9 @@ def test_parse_range(label, expected):
 
 
 @pytest.mark.parametrize("label", ["hello", "1-2-3", "low", "12 apples to 3 pears"])
-def test_parse_range_rejects_garbage(label):
+def test_parse_label_rejects_garbage(label):
     with pytest.raises(ValueError, match="cannot read"):
-        parse_range(label)
+        parse_label(label)
 
 
 _TOKEN = re.compile(r"(\d[\d,]*)(?:\.(\d+))?([kMBT]?)")
@@ -353,10 +353,10 @@ def test_every_printed_label_parses_back(style, percent):
     rng = np.random.default_rng(11)
     for scale in (1e-2, 1, 1e3, 1e7, 1e10):
         y = pd.Series(rng.lognormal(0, 1, 40) * scale - scale)  # negatives too
-        leg = discrete_legend(y, k=5, label_style=style, percent=percent, open_ends=True)
+        leg = discrete_legend(y, DiscreteOptions(k=5, percent=percent, labels=LabelOptions(style=style, open_ends=True)))
         edges = [e for c in leg.classes for e in (c.lower, c.upper)]
         for c in leg.classes:
-            lo, hi = parse_range(c.label)
+            lo, hi = parse_label(c.label)
             shown = [x for x in (lo, hi) if x is not None]
             tokens = _TOKEN.findall(c.label)
             assert len(shown) == len(tokens) >= 1, c.label
@@ -364,7 +364,7 @@ def test_every_printed_label_parses_back(style, percent):
                 # each printed number is a class edge rounded to the printed decimals (plain) or to at
                 # least two significant digits (compact, whose trailing zeros are stripped)
                 tol = 0.5 * 10 ** -len(dec) * _UNIT[unit] * (1 + 1e-9)
-                if leg.meta["label_style"] == "compact" or unit:
+                if leg.labelling.style == "compact" or unit:
                     tol = max(tol, 0.05 * abs(x))
                 assert min(abs(x - e) for e in edges) <= tol, (c.label, x)
 
@@ -373,7 +373,7 @@ def test_reference_labels_parse(reference_metadata):
     seen = 0
     for name, meta in reference_metadata:
         for label in meta.get("class_descriptions", []):
-            lo, hi = parse_range(label)
+            lo, hi = parse_label(label)
             if label == "N/A":
                 assert (lo, hi) == (None, None), name
             else:
@@ -435,20 +435,20 @@ def test_nice_ticks_are_round_and_inside(lo, hi):
 def test_to_dict_from_dict_round_trip():
     y = pd.Series([1.0, 5.0, np.nan, 13.0, 20.0, 40.0, 55.5, 60.0])
     for leg in (
-        discrete_legend(y, k=4, order="large_to_small", hatched=True),
-        discrete_legend(y, k=3, percent=True, colormap="YlOrRd_r", open_ends=True),
+        discrete_legend(y, DiscreteOptions(k=4, order="large_to_small", hatched=True)),
+        discrete_legend(y, DiscreteOptions(k=3, percent=True, colormap="YlOrRd_r", labels=LabelOptions(open_ends=True))),
         continuous_legend(y, colormap="Viridis"),
     ):
         d = json.loads(json.dumps(leg.to_dict()))
         back = Legend.from_dict(d)
         assert back == leg
-        assert back.meta == leg.meta
+        assert (back.labelling, back.mapwise) == (leg.labelling, leg.mapwise)
         assert isinstance(back.classes, tuple) and all(isinstance(c, LegendClass) for c in back.classes)
 
 
 def test_new_legend_to_mapwise_uses_kff_dialect():
     y = pd.Series([1.0, 5.0, np.nan, 13.0, 20.0, 40.0])
-    leg = discrete_legend(y, k=3, order="large_to_small")
+    leg = discrete_legend(y, DiscreteOptions(k=3, order="large_to_small"))
     out = legend_to_mapwise(leg)
     assert out["legend_type"] == "Discrete" and out["legend_order"] == "large_to_small"
     assert out["num_classes"] == 3 and out["num_symbols"] == 4
@@ -468,7 +468,7 @@ def test_new_legend_to_mapwise_uses_kff_dialect():
 def test_mapwise_china_largest_first_mapping(reference_metadata):
     meta = dict(reference_metadata)["metadata/china_map10_3D.json"]
     leg = legend_from_mapwise(meta)
-    assert leg.meta["mapwise_class_to_index"] == {0: 2, 1: 1, 2: 0, 3: None, -1: None}
+    assert leg.mapwise.class_to_index == {0: 2, 1: 1, 2: 0, 3: None, -1: None}
     assert labels(leg) == ["13.09 - 54.2", "54.2 - 75.0", "75.0 - 208.2"]
     assert leg.order == "large_to_small"
     # colorscales run from the lowest-value class to the highest, then N/A
@@ -482,7 +482,7 @@ def test_mapwise_usa_percent_fractions(reference_metadata):
     leg = legend_from_mapwise(meta)
     assert leg.label_scale == 100 and leg.percent
     assert leg.classes[0].lower == pytest.approx(0.102) and leg.classes[-1].upper == pytest.approx(0.267)
-    assert leg.meta["mapwise_class_to_index"] == {0: 0, 1: 1, 2: 2, 3: 3}
+    assert leg.mapwise.class_to_index == {0: 0, 1: 1, 2: 2, 3: 3}
 
 
 def test_mapwise_import_reproduces_every_region_class(reference_metadata):
@@ -494,7 +494,7 @@ def test_mapwise_import_reproduces_every_region_class(reference_metadata):
             vals = [d["value"] for d in meta["data"] if d["value"] is not None and not math.isnan(d["value"])]
             assert (leg.vmin, leg.vmax) == (min(vals), max(vals)), name
             continue
-        mapping = leg.meta["mapwise_class_to_index"]
+        mapping = leg.mapwise.class_to_index
         descs = meta["class_descriptions"]
         assert {c.label for c in leg.classes} == {d for d in descs if d != "N/A"}, name
         assert all(a.upper <= b.lower + 1e-12 for a, b in zip(leg.classes, leg.classes[1:], strict=False)), (
@@ -519,7 +519,7 @@ def test_mapwise_legend_fields_round_trip(reference_metadata):
             else:
                 assert key not in out, (name, key)
         again = Legend.from_dict(json.loads(json.dumps(leg.to_dict())))
-        assert again == leg and again.meta == leg.meta, name
+        assert again == leg and again.mapwise == leg.mapwise, name
         assert legend_to_mapwise(again) == out, name
 
 

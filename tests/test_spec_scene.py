@@ -13,8 +13,9 @@ import pytest
 
 from mapgen import UnknownRegionError
 from mapgen.data.statistic import StatInfo, Statistic
+from mapgen.mapwise.schema import load_map_spec, spec_from_mapwise, spec_to_mapwise
 from mapgen.scene import build_scene
-from mapgen.spec import MapSpec, load_spec, make_spec, spec_from_mapwise, spec_to_mapwise
+from mapgen.spec import MapSpec, load_spec, make_spec
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "reference" / "mapwise"
 MAPWISE_FILES = sorted(SHARED.glob("metadata/*.json")) + sorted(SHARED.glob("sample/*/metadata/*.json"))
@@ -219,3 +220,60 @@ def test_building_a_scene_loads_no_geometry() -> None:
     assert "gdf" not in atlas.__dict__
     assert scene.centroids["CO"] == pytest.approx(tuple(atlas.gdf.loc["CO", "geometry"].centroid.coords[0]))
     assert scene.without(["CO"]).centroids.keys() == scene.regions.keys() - {"CO"}
+
+
+#: The legend object of spec files, key order included (specs are saved without sorting keys).
+LEGEND_KEYS = ["kind", "classes", "order", "vmin", "vmax", "ticks", "tick_labels", "colormap", "reversed", "colors",
+               "percent", "scheme", "na_label", "na_color", "meta", "breaks", "label_scale"]
+
+
+@pytest.mark.skipif(not MAPWISE_FILES, reason="../shared reference material absent")
+def test_spec_files_resave_to_the_same_bytes(tmp_path: Path) -> None:
+    # the legend's typed records (labelling, MAPWise provenance) write the "meta" object spec files always had
+    specs = [make_spec("usa", "population_2020", classes=4, scheme="natural_breaks")]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        specs += [spec_from_mapwise(json.loads(p.read_text())) for p in MAPWISE_FILES[:12]]
+    for i, spec in enumerate(specs):
+        first = spec.save(tmp_path / f"{i}.json").read_bytes()
+        again = load_spec(tmp_path / f"{i}.json").save(tmp_path / f"{i}-again.json").read_bytes()
+        assert again == first, spec.map_id
+        legend = json.loads(first)["legend"]
+        assert list(legend) == LEGEND_KEYS
+        meta = legend["meta"]
+        assert meta == (spec.legend.meta() if i else {"label_bounds": "data", "open_ends": False,
+                                                       "label_style": "auto"})
+    assert any(s.legend.mapwise and s.legend.mapwise.class_to_index for s in specs)
+
+
+@pytest.mark.skipif(not MAPWISE_FILES, reason="../shared reference material absent")
+def test_map_files_of_either_schema_load(tmp_path: Path) -> None:
+    path = MAPWISE_FILES[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        direct = spec_from_mapwise(json.loads(path.read_text()))
+        assert load_map_spec(path) == direct
+    with pytest.raises(ValueError, match="load_map_spec"):
+        load_spec(path)  # mapgen's own format only
+    spec = make_spec("usa", "population_2020", classes=4)
+    assert load_map_spec(spec.save(tmp_path / "s.json")) == spec
+
+
+def test_legend_meta_with_unknown_fields_is_rejected() -> None:
+    data = make_spec("usa", "population_2020", classes=4).legend.to_dict()
+    data["meta"]["colour_blind_safe"] = True
+    with pytest.raises(ValueError, match="unknown legend meta"):
+        type(make_spec("usa", "population_2020").legend).from_dict(data)
+
+
+def test_mapwise_schema_imports_nothing_above_the_spec_floor() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, mapgen.mapwise.schema; "
+        "print(sorted(m for m in sys.modules if m.startswith(('mapgen.scene', 'mapgen.questions', "
+        "'mapgen.eval', 'mapgen.render', 'mapgen.mapwise.importer', 'mapgen.mapwise.recheck'))))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

@@ -28,7 +28,6 @@ from typing import Any
 
 import numpy as np
 
-from mapgen.audit.colors import hex_to_rgb, min_pairwise_delta_e, rgb_to_lab
 from mapgen.audit.oracle import ColorBar, OracleMap, answer, answers_equal, oracle_map, texture_distance
 from mapgen.benchmark import (
     AUDIT_FILE,
@@ -40,6 +39,7 @@ from mapgen.benchmark import (
     load_benchmark,
 )
 from mapgen.files import write_json_atomic, write_jsonl_atomic, write_text_atomic
+from mapgen.legend.colors import hex_to_rgb, min_pairwise_delta_e, rgb_to_lab
 from mapgen.questions import TemplateSet, load_templates
 from mapgen.questions.engine import run_program
 from mapgen.questions.functions import context

@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-from mapgen.audit.colors import rgb_to_lab
+from mapgen.legend.colors import rgb_to_lab
 from mapgen.questions import Question, TemplateSet, Unaskable, ask, load_templates
 from mapgen.scene import Scene, build_scene, legend_facts, with_render_record
 from mapgen.spec import MapSpec

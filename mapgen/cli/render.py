@@ -7,8 +7,9 @@ from pathlib import Path
 import click
 
 from mapgen.geo.atlas import BUILTIN
+from mapgen.mapwise.schema import load_map_spec
 from mapgen.render import render, render_variants
-from mapgen.spec import MapSpec, load_spec, make_hatched, make_spec
+from mapgen.spec import MapSpec, make_hatched, make_spec
 
 
 @click.command("render")
@@ -60,7 +61,7 @@ def _spec_from_source(source: str, stat: str | None, options: dict) -> MapSpec:
     path = Path(source)
     if not path.exists():
         raise click.UsageError(f"{source!r} is neither a country ({', '.join(BUILTIN)}) nor an existing file.")
-    spec = load_spec(path)
+    spec = load_map_spec(path)
     spec = spec.with_style(**style) if style else spec
     return make_hatched(spec) if options["hatched"] else spec
 

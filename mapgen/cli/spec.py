@@ -14,8 +14,9 @@ import click
 
 from mapgen.data.statistic import KINDS, Statistic
 from mapgen.data.user import load_table
+from mapgen.mapwise.schema import load_map_spec, spec_from_mapwise
 from mapgen.scene import build_scene
-from mapgen.spec import MapSpec, load_spec, make_spec, spec_from_mapwise
+from mapgen.spec import MapSpec, make_spec
 
 
 def _echo_warnings(fn: Callable[[], Any]) -> Any:
@@ -119,7 +120,7 @@ def _value(value: float) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Print every fact as JSON.")
 def scene(spec_file: str, as_json: bool) -> None:
     """The Scene of a map: per region value, class, neighbours, groups; legend facts."""
-    sc = build_scene(load_spec(spec_file))
+    sc = build_scene(load_map_spec(spec_file))
     if as_json:
         click.echo(json.dumps(json_safe(sc.to_dict()), indent=1, allow_nan=False))
         return

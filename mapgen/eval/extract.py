@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from mapgen.eval.normalize import find_ranges, normalize_yes_no, number_word, parse_range
+from mapgen.eval.normalize import normalize_yes_no, number_word, text_cache
+from mapgen.legend.grammar import find_range, find_ranges
 
 _DECODER = json.JSONDecoder()
 _MISSING = object()
@@ -166,6 +167,10 @@ def find_answer_line(text: str) -> str | None:
 
 # ------------------------------------------------------------------------------------------- items
 
+_MARKUP = re.compile(r"\*\*|__|`")
+_PAREN = re.compile(r"\([^)]*\)")
+_LEAD_CONJ = re.compile(r"^\s*(?:and|or)\s+")
+_WS = re.compile(r"\s+")
 _ENUM = re.compile(r"^\s*(?:[-*•·+]|\d+\s*[.)]|[a-z]\))\s+", re.IGNORECASE)
 _BULLET_LINE = re.compile(r"^\s*(?:[-*•·+]|\d+\s*[.)])\s+\S", re.MULTILINE)
 _EMPTY_LIST = re.compile(
@@ -179,19 +184,9 @@ _LEAD_IN = re.compile(
 )
 
 
-_MARKUP = re.compile(r"\*\*|__|`")
-_PAREN = re.compile(r"\([^)]*\)")
-_LEAD_CONJ = re.compile(r"^\s*(?:and|or)\s+")
-_WS = re.compile(r"\s+")
-
-
+@text_cache
 def clean_item(text: str) -> str:
-    """One list item without bullets, markdown, quotes, parentheticals or trailing punctuation."""
-    return _clean_item(text if isinstance(text, str) else str(text))
-
-
-@lru_cache(maxsize=1 << 16)
-def _clean_item(text: str) -> str:
+    """One list item without bullets, markdown, quotes, parentheticals or trailing punctuation (cached)."""
     s = _ENUM.sub("", text)
     s = _PAREN.sub(" ", _MARKUP.sub("", s))
     s = _LEAD_CONJ.sub("", s.strip())
@@ -426,7 +421,7 @@ def coerce_value(value: Any, answer_type: str, vocabulary: Iterable[str] = ()) -
     if answer_type == "ranking":
         return _coerce_ranking(value, vocabulary)
     if answer_type == "range":
-        rng = parse_range(_bounds_of(value) if isinstance(value, dict) else value)
+        rng = find_range(_bounds_of(value) if isinstance(value, dict) else value)
         return Extracted(value=rng, ok=True) if rng else _fail("not a range")
     return _fail(f"unknown answer type {answer_type!r}")
 

@@ -2,7 +2,7 @@
 
 Registered metrics (``get_metric(name)(prediction, question) -> float`` in ``[0, 1]``) take the extracted
 prediction (see :mod:`mapgen.eval.extract`; a raw string is also accepted and parsed) and a
-:class:`~mapgen.questions.record.Question`. Names are compared after :func:`normalize_name` and through an
+:class:`~mapgen.questions.record.Question`. Names are compared after :func:`~mapgen.eval.normalize.normalize_answer_name` and through an
 :class:`AliasMap` built from ``question.accepted_answers``, so a code and a full name both match.
 
 Definitions (MAPWise §3.3 and Appendix C, DESIGN.md §6):
@@ -58,14 +58,12 @@ from typing import Any
 from mapgen.eval.extract import parse_binary, parse_count, parse_list, parse_ranking, split_items
 from mapgen.eval.normalize import (
     AliasMap,
-    Range,
-    normalize_name,
+    normalize_answer_name,
     normalize_yes_no,
-    parse_number,
-    parse_range,
     ranges_equal,
     ranges_overlap,
 )
+from mapgen.legend.grammar import Range, find_range, parse_number
 from mapgen.questions.record import Question
 
 MetricFn = Callable[[Any, Question], float]
@@ -187,7 +185,7 @@ class Gold:
 def gold_ranges(question: Question) -> list[Range]:
     """Accepted ranges: the parsed answer label and ``question.bounds`` (when given)."""
     out: list[Range] = []
-    label = parse_range(question.answer)
+    label = find_range(question.answer)
     if label is not None:
         out.append(label)
     if question.bounds is not None and len(question.bounds) == 2:
@@ -280,7 +278,7 @@ def _as_range(prediction: Any) -> Range | None:
         and all(v is None or isinstance(v, (int, float)) for v in prediction)
     ):
         return prediction
-    return parse_range(prediction)
+    return find_range(prediction)
 
 
 # ---------------------------------------------------------------------------------------------- exact
@@ -395,12 +393,12 @@ def list_precision_recall(
 ) -> tuple[float, float]:
     """``(precision, recall)`` of predicted names against the true names.
 
-    Names are compared after :func:`~mapgen.eval.normalize.normalize_name` (and through ``aliases``,
+    Names are compared after :func:`~mapgen.eval.normalize.normalize_answer_name` (and through ``aliases``,
     ``{name: [code, ...]}``, when given); duplicates count once.
     """
     truth = list(truth)
     amap = AliasMap.from_aliases(aliases, truth) if aliases else None
-    key = amap.canonical if amap else normalize_name
+    key = amap.canonical if amap else normalize_answer_name
     return set_precision_recall({key(t) for t in truth} - {""}, {key(p) for p in pred} - {""})
 
 

@@ -1,54 +1,33 @@
-"""Normalisation of names, yes/no words, numbers and value ranges before scoring.
+"""Normalisation of answer names, yes/no words and value ranges before scoring.
 
-Names: :func:`normalize_name` folds case and accents, turns ``&`` into ``and``, drops punctuation, a leading
-``the`` and a leading ``state of`` (also ``province``/``region``/``territory of``). :class:`AliasMap` maps every accepted spelling (full name, code, alias) of
-an answer item onto one key, so ``"CA"`` and ``"California"`` compare equal.
+Names: :func:`normalize_answer_name` folds case and accents, turns ``&`` into ``and``, drops punctuation, a
+leading ``the`` and a leading ``state of`` (also ``province``/``region``/``territory of``), keeping the spaces
+between words (unlike :func:`mapgen.geo.names.normalize_name`, the atlas lookup key, which drops them).
+:class:`AliasMap` maps every accepted spelling (full name, code, alias) of an answer item onto one key, so
+``"CA"`` and ``"California"`` compare equal.
 
-Ranges (DESIGN.md §6): :func:`parse_range` returns ``(lower, upper)`` floats, ``None`` for an open end:
-
-- units ``k``/``m``/``b``/``t`` (also ``bn``, ``mn``, ``thousand``, ``million``, ``billion``, ``trillion``)
-  multiply the number (``1k`` → 1000); a unit written only on the upper bound applies to the lower
-  (``1-2M`` → 1e6-2e6);
-- ``to``, ``and``, en/em dashes → ``-``; ``between X and Y``/``from X to Y`` → ``X-Y``;
-- ``above``/``more than``/``over``/``greater than``/``higher than``/``at least``/``X+``/``X and above`` → ``>X``
-  (lower bound, open upper end); ``below``/``less than``/``under``/``lower than``/``at most``/``X and below``
-  → ``<X`` (open lower end);
-- ``%``, ``$`` and thousands commas are dropped; a minus directly before a digit and not after a digit is a
-  sign (``-4.4 - 4.4`` is ``(-4.4, 4.4)``);
-- one plain number is the degenerate range ``(x, x)``; two numbers are the two bounds (comparators on either
-  side are ignored: ``<0 - >1500`` → ``(0, 1500)``); reversed bounds are swapped.
+Numbers and ranges are read by the legend grammar (:mod:`mapgen.legend.grammar`: :func:`find_range`,
+:func:`parse_number`); this module compares them (:func:`ranges_equal`, :func:`ranges_overlap`).
 """
 
 from __future__ import annotations
 
 import math
 import re
-import unicodedata
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import lru_cache, wraps
+from typing import TypeVar
 
-Range = tuple[float | None, float | None]
+from mapgen.legend.grammar import Range, strip_accents
+
+T = TypeVar("T")
+
 
 RANGE_REL_TOL = 1e-3
 """Relative tolerance used when comparing range bounds (labels are rounded, e.g. ``1.2M``)."""
 
 RANGE_ABS_TOL = 1e-9
-
-UNIT_SCALE: dict[str, float] = {
-    "k": 1e3,
-    "thousand": 1e3,
-    "m": 1e6,
-    "mn": 1e6,
-    "mil": 1e6,
-    "million": 1e6,
-    "b": 1e9,
-    "bn": 1e9,
-    "billion": 1e9,
-    "t": 1e12,
-    "tn": 1e12,
-    "trillion": 1e12,
-}
 
 _YES = {"yes", "y", "true", "correct", "right"}
 _NO = {"no", "n", "false", "incorrect", "wrong"}
@@ -86,10 +65,15 @@ _NUMBER_WORDS["none"] = 0
 # ---------------------------------------------------------------------------------------------- names
 
 
-def strip_accents(text: str) -> str:
-    """Remove diacritics (``Québec`` → ``Quebec``)."""
-    decomposed = unicodedata.normalize("NFKD", text)
-    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+def text_cache(fn: Callable[[str], T]) -> Callable[[object], T]:
+    """Cache a function of one string; other arguments are turned into their ``str`` first."""
+    cached = lru_cache(maxsize=1 << 16)(fn)
+
+    @wraps(fn)
+    def call(text: object) -> T:
+        return cached(text if isinstance(text, str) else str(text))
+
+    return call
 
 
 _LEADING_WORDS = re.compile(r"^(?:the\s+)?(?:(?:state|province|region|territory)\s+of\s+)?(?:the\s+)?")
@@ -100,13 +84,9 @@ _PUNCT = re.compile(r"[^\w\s]|_")
 _SPACES = re.compile(r"\s+")
 
 
-def normalize_name(text: str) -> str:
-    """Canonical comparison key for a region name, code, colour word or label (cached)."""
-    return _normalize_name(text if isinstance(text, str) else str(text))
-
-
-@lru_cache(maxsize=1 << 16)
-def _normalize_name(text: str) -> str:
+@text_cache
+def normalize_answer_name(text: str) -> str:
+    """Canonical comparison key for a region name, code, colour word or label in an answer (cached)."""
     s = text.lower() if text.isascii() else strip_accents(text).lower()
     s = _APOSTROPHES.sub("", s.replace("&", " and "))
     s = _SPACES.sub(" ", _PUNCT.sub(" ", s)).strip()
@@ -122,7 +102,7 @@ class AliasMap:
     @classmethod
     def from_aliases(cls, aliases: Mapping[str, Iterable[str]] | None, canon: Iterable[str] = ()) -> AliasMap:
         """Build from ``{canonical: [alternatives]}`` plus extra canonical names."""
-        norm = _normalize_name
+        norm = normalize_answer_name
         lookup: dict[str, str] = {}
         for name in map(norm, map(str, canon)):
             lookup.setdefault(name, name)
@@ -135,13 +115,13 @@ class AliasMap:
 
     def canonical(self, text: str) -> str:
         """Normalised canonical key of ``text`` (its own normalised form when unknown)."""
-        key = _normalize_name(text if isinstance(text, str) else str(text))
+        key = normalize_answer_name(text if isinstance(text, str) else str(text))
         return self.lookup.get(key, key)
 
     def canonical_set(self, items: Iterable[str]) -> set[str]:
         """Canonical keys of many items (empty strings dropped)."""
         get = self.lookup.get
-        out = {get(k, k) for k in map(_normalize_name, map(str, items))}
+        out = {get(k, k) for k in map(normalize_answer_name, map(str, items))}
         out.discard("")
         return out
 
@@ -157,7 +137,7 @@ def normalize_yes_no(value: object) -> str | None:
     """``"Yes"``/``"No"`` for a bool or a yes/no-like word, else ``None``."""
     if isinstance(value, bool):
         return "Yes" if value else "No"
-    word = normalize_name(str(value))
+    word = normalize_answer_name(str(value))
     if word in _YES:
         return "Yes"
     if word in _NO:
@@ -170,133 +150,7 @@ def number_word(word: str) -> int | None:
     return _NUMBER_WORDS.get(word.lower())
 
 
-# ---------------------------------------------------------------------------------------------- numbers
-
-_UNIT_RE = r"(?:thousand|million|billion|trillion|bn|mn|mil|tn|k|m|b|t)"
-_NUM_RE = r"(?:\d+(?:\.\d*)?|\.\d+)(?:e[-+]?\d+)?"
-_SIGNED_NUM = rf"(?:(?<![\w.%])-)?{_NUM_RE}"
-_NUM_UNIT = re.compile(rf"(?P<num>{_SIGNED_NUM})\s*(?P<unit>{_UNIT_RE})?(?![a-z])")
-
-
-def clean_numeric_text(text: str) -> str:
-    """Lower-case, drop ``$``, ``%``, thousands commas and odd dashes/minus signs."""
-    s = strip_accents(str(text)).lower()
-    s = s.replace("−", "-").replace("–", " - ").replace("—", " - ").replace("‒", " - ")
-    s = re.sub(r"(?<=\d),(?=\d{3}\b)", "", s)
-    s = s.replace("$", " ").replace("%", " ").replace("€", " ").replace("£", " ")
-    return s
-
-
-def _scaled(num: str, unit: str | None) -> float:
-    return float(num) * (UNIT_SCALE[unit] if unit else 1.0)
-
-
-def parse_number(text: object) -> float | None:
-    """The single number in ``text`` with its unit applied (``"1.5k"`` → 1500.0), else ``None``."""
-    if isinstance(text, bool):
-        return None
-    if isinstance(text, (int, float)):
-        return float(text) if math.isfinite(text) else None
-    return _parse_number_text(str(text))
-
-
-@lru_cache(maxsize=1 << 14)
-def _parse_number_text(text: str) -> float | None:
-    s = clean_numeric_text(text).strip()
-    s = re.sub(r"\s+", " ", s)
-    m = re.fullmatch(rf"(?P<num>-?{_NUM_RE})\s*(?P<unit>{_UNIT_RE})?\.?", s)
-    if not m:
-        return None
-    return _scaled(m.group("num"), m.group("unit"))
-
-
 # ---------------------------------------------------------------------------------------------- ranges
-
-_GT_WORDS = r"(?:\b(?:above|over|more than|greater than|higher than|larger than|at least|exceeding)\b|>=|≥|>)"
-_LT_WORDS = r"(?:\b(?:below|under|less than|lower than|smaller than|at most)\b|<=|≤|<)"
-_NU = rf"{_SIGNED_NUM}\s*{_UNIT_RE}?(?![a-z])"
-
-
-def normalize_range_text(text: str) -> str:
-    """Rewrite range wording into the ``a-b`` / ``>a`` / ``<b`` notation (see module docstring)."""
-    s = clean_numeric_text(text)
-    s = re.sub(
-        rf"({_NU})\s*(?:\+|and (?:above|over|more|higher)|or (?:above|more|higher|greater))", r">\1", s
-    )
-    s = re.sub(rf"({_NU})\s*(?:and (?:below|under|less|lower)|or (?:below|less|lower|fewer))", r"<\1", s)
-    s = re.sub(rf"{_GT_WORDS}\s*", ">", s)
-    s = re.sub(rf"{_LT_WORDS}\s*", "<", s)
-    s = re.sub(r"\b(?:between|from)\s+", " ", s)
-    s = re.sub(r"\s+(?:to|and|till|until|through)\s+", " - ", s)
-    return re.sub(r"\s+", " ", s).strip()
-
-
-_RANGE_PAIR = re.compile(
-    rf"(?P<c1>[<>])?\s*(?P<n1>{_SIGNED_NUM})\s*(?P<u1>{_UNIT_RE})?(?![a-z])\s*-\s*"
-    rf"(?P<c2>[<>])?\s*(?P<n2>{_SIGNED_NUM})\s*(?P<u2>{_UNIT_RE})?(?![a-z])"
-)
-_RANGE_OPEN = re.compile(rf"(?P<c>[<>])\s*(?P<n>{_SIGNED_NUM})\s*(?P<u>{_UNIT_RE})?(?![a-z])")
-
-
-def _pair_from_match(m: re.Match[str]) -> Range:
-    u2 = m.group("u2")
-    u1 = m.group("u1") or u2
-    lo, hi = _scaled(m.group("n1"), u1), _scaled(m.group("n2"), u2)
-    return (hi, lo) if lo > hi else (lo, hi)
-
-
-def _open_from_match(m: re.Match[str]) -> Range:
-    value = _scaled(m.group("n"), m.group("u"))
-    return (value, None) if m.group("c") == ">" else (None, value)
-
-
-def find_ranges(text: str) -> list[Range]:
-    """Every range mentioned in ``text``, in order (pairs first, then open ends, then bare numbers)."""
-    return list(_find_ranges(str(text)))
-
-
-@lru_cache(maxsize=1 << 14)
-def _find_ranges(text: str) -> tuple[Range, ...]:
-    s = normalize_range_text(text)
-    found: list[tuple[int, Range]] = []
-    taken: list[tuple[int, int]] = []
-    for m in _RANGE_PAIR.finditer(s):
-        found.append((m.start(), _pair_from_match(m)))
-        taken.append(m.span())
-    for m in _RANGE_OPEN.finditer(s):
-        if not any(a <= m.start() < b for a, b in taken):
-            found.append((m.start(), _open_from_match(m)))
-            taken.append(m.span())
-    if not found:
-        for m in _NUM_UNIT.finditer(s):
-            value = _scaled(m.group("num"), m.group("unit"))
-            found.append((m.start(), (value, value)))
-    return tuple(r for _, r in sorted(found, key=lambda t: t[0]))
-
-
-def parse_range(value: object) -> Range | None:
-    """``(lower, upper)`` of a range label or phrase; the first range found; ``None`` if there is none.
-
-    Also accepts ``[lower, upper]`` sequences and a single number.
-    """
-    if value is None or isinstance(value, bool):
-        return None
-    if isinstance(value, (int, float)):
-        return (float(value), float(value)) if math.isfinite(value) else None
-    if isinstance(value, (list, tuple)):
-        if len(value) == 2:
-            lo = None if value[0] is None else parse_number(value[0])
-            hi = None if value[1] is None else parse_number(value[1])
-            if (value[0] is not None and lo is None) or (value[1] is not None and hi is None):
-                return parse_range(" - ".join(str(v) for v in value))
-            if lo is None and hi is None:
-                return None
-            return (hi, lo) if lo is not None and hi is not None and lo > hi else (lo, hi)
-        if len(value) == 1:
-            return parse_range(value[0])
-        return None
-    ranges = _find_ranges(str(value))
-    return ranges[0] if ranges else None
 
 
 def _bound_close(a: float | None, b: float | None, rel_tol: float, abs_tol: float) -> bool:

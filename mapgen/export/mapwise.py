@@ -5,7 +5,7 @@ Layout::
     DEST/<country>/questions.csv        map_id, template_no, question, ground_truth, c_or_d, relative_region,
                                         then mapgen's question_id, answer_type, split, variant, counterfactual
     DEST/<country>/questions.json       the same records as a JSON list
-    DEST/<country>/metadata/<map_id>.json   MAPWise/MapQA metadata (:func:`mapgen.spec.spec_to_mapwise`)
+    DEST/<country>/metadata/<map_id>.json   MAPWise/MapQA metadata (:func:`mapgen.mapwise.schema.spec_to_mapwise`)
     DEST/<country>/images/<map_id>.png
 
 Value conventions follow MAPWise's questions.csv: ``c_or_d`` is ``c`` (continuous legend) or ``d`` (discrete),
@@ -47,7 +47,8 @@ def mapwise_row(r: dict[str, Any]) -> dict[str, Any]:
 
 def map_metadata(bench: Benchmark, map_id: str) -> dict[str, Any]:
     """MAPWise-schema metadata of one map, from the spec stored beside its image."""
-    from mapgen.spec import load_spec, spec_to_mapwise
+    from mapgen.mapwise.schema import spec_to_mapwise
+    from mapgen.spec import load_spec
 
     return spec_to_mapwise(load_spec(bench.root / MAPS_DIR / map_json_name(map_id)))
 

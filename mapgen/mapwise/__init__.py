@@ -1,27 +1,14 @@
-"""Re-answer a published MAPWise benchmark: import its maps and questions, parse, recompute, compare.
+"""Re-answer a published MAPWise benchmark, and read and write its metadata schema.
 
-``read_sample``/``import_mapwise`` rebuild MapSpecs from MapQA metadata and read the questions CSV (any of
-MAPWise's three layouts); ``parse_question`` reads a question as a template with exact parameters (or says why
-not); ``recheck`` recomputes every answer with the question engine and classifies it agree / disagree /
-ambiguous / unparsed; ``write_recheck`` writes verdicts, a summary, a report and a corrected CSV.
+Modules (imported one by one; this package imports none of them, so the low-floor :mod:`~mapgen.mapwise.schema`
+can be used by scene and the CLI without pulling in the question engine):
+
+- :mod:`~mapgen.mapwise.schema`: MAPWise/MapQA metadata ⇄ Legend and MapSpec, and ``load_map_spec``;
+- :mod:`~mapgen.mapwise.importer`: ``read_sample``/``import_mapwise`` rebuild MapSpecs from MapQA metadata and
+  read the questions CSV (any of MAPWise's three layouts);
+- :mod:`~mapgen.mapwise.parse`: ``parse_question`` reads a question as a template with exact parameters (or
+  says why not);
+- :mod:`~mapgen.mapwise.recheck`: ``recheck`` recomputes every answer with the question engine and classifies
+  it agree / disagree / ambiguous / unparsed; ``write_recheck`` writes verdicts, a summary, a report and a
+  corrected CSV.
 """
-
-from mapgen.mapwise.importer import ImportedSet, RawQuestion, import_mapwise, load_imported, read_sample
-from mapgen.mapwise.parse import Parsed, Unparsed, parse_question
-from mapgen.mapwise.recheck import Verdict, recheck, recheck_question, summary_rows, write_recheck
-
-__all__ = [
-    "ImportedSet",
-    "Parsed",
-    "RawQuestion",
-    "Unparsed",
-    "Verdict",
-    "import_mapwise",
-    "load_imported",
-    "parse_question",
-    "read_sample",
-    "recheck",
-    "recheck_question",
-    "summary_rows",
-    "write_recheck",
-]

@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from mapgen.geo.atlas import BUILTIN
-from mapgen.spec import MapSpec, country_of_mapwise, load_spec, spec_from_mapwise
+from mapgen.mapwise.schema import country_of_mapwise, spec_from_mapwise
+from mapgen.spec import MapSpec, load_spec
 
 MAP_COLUMNS = ("map_no", "map_id", "map")
 TEMPLATE_COLUMNS = ("template_no", "template", "template_id")

@@ -24,9 +24,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from mapgen.eval.normalize import parse_number, ranges_equal
-from mapgen.eval.normalize import parse_range as text_range
+from mapgen.eval.normalize import ranges_equal
 from mapgen.geo.names import UnknownNameError, closest
+from mapgen.legend.grammar import find_range, parse_number
 from mapgen.mapwise.aliases import MapwiseAliases, load_aliases
 from mapgen.questions.functions import Ctx, context
 from mapgen.questions.templates import TEXT_GLOBALS, Template, TemplateSet, Wording, load_templates, range_end
@@ -246,11 +246,11 @@ class Resolver:
                 raise ParseError(f"'{text}' names a range by rank on a continuous map (no classes)")
             k = 1 if m.group(1) else 0
             return len(labels) - 1 - k if EXTREME[m.group(2).lower()] == "highest" else k
-        wanted = text_range(_clean_number_text(t))
+        wanted = find_range(_clean_number_text(t))
         if wanted is None:
             raise ParseError(f"'{text}' is not a legend range")
         for i, label in enumerate(labels):
-            got = text_range(_clean_number_text(label))
+            got = find_range(_clean_number_text(label))
             if got is not None and ranges_equal(wanted, got, rel_tol=2e-3):
                 return i
         kind = "classes" if self.ctx.discrete else "tick intervals"

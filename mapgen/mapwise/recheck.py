@@ -27,11 +27,11 @@ from typing import Any
 
 from mapgen.eval.extract import parse_binary
 from mapgen.eval.metrics import all_metrics, gold_ranges
-from mapgen.eval.normalize import normalize_name, normalize_yes_no
-from mapgen.eval.normalize import parse_range as text_range
+from mapgen.eval.normalize import normalize_answer_name, normalize_yes_no
 from mapgen.eval.score import score
 from mapgen.geo.names import UnknownNameError
 from mapgen.legend import relative_luminance
+from mapgen.legend.grammar import find_range
 from mapgen.mapwise.aliases import MapwiseAliases, load_aliases
 from mapgen.mapwise.importer import ImportedSet, RawQuestion, read_csv_rows
 from mapgen.mapwise.parse import Parsed, parse_question
@@ -252,7 +252,7 @@ def mapwise_style(q: Question, ground_truth: str = "") -> str:
 
 def _with_aliases(q: Question, aliases: MapwiseAliases, scene: Scene) -> Question:
     """The question with MAPWise's alias spellings (and, for derived regions, the parent's) accepted."""
-    extra = {normalize_name(k): v for k, v in aliases.regions.get(scene.country, {}).items()}
+    extra = {normalize_answer_name(k): v for k, v in aliases.regions.get(scene.country, {}).items()}
     derived = scene.derived
     if not extra and not derived:
         return q
@@ -272,7 +272,7 @@ def _with_aliases(q: Question, aliases: MapwiseAliases, scene: Scene) -> Questio
 def compare_answer(q: Question, theirs: str, yes_if: str | None = None) -> tuple[str, dict[str, float], str]:
     """(verdict, metrics, reason) for MAPWise's answer text against our Question."""
     if yes_if is not None:
-        ours = "Yes" if normalize_name(str(q.answer)) == normalize_name(yes_if) else "No"
+        ours = "Yes" if normalize_answer_name(str(q.answer)) == normalize_answer_name(yes_if) else "No"
         their = normalize_yes_no(theirs) or parse_binary(theirs).value
         if their is None:
             return "disagree", {}, f"MAPWise's answer {theirs!r} is not yes/no"
@@ -329,7 +329,7 @@ def _int(text: str) -> int | None:
 
 
 def _within_tolerance(q: Question, scene: Scene, theirs: str) -> bool:
-    got = text_range(theirs)
+    got = find_range(theirs)
     if got is None or None in got:
         return False
     tol = context(scene).tol * (scene.legend.label_scale or 1.0)
@@ -386,7 +386,7 @@ def recheck_question(
         return v
     q = _with_aliases(q, aliases, scene)
     v.program = q.program
-    v.our_answer = "Yes" if parsed.yes_if and normalize_name(str(q.answer)) == normalize_name(parsed.yes_if) else (
+    v.our_answer = "Yes" if parsed.yes_if and normalize_answer_name(str(q.answer)) == normalize_answer_name(parsed.yes_if) else (
         "No" if parsed.yes_if else mapwise_style(q, raw.ground_truth))
     v.verdict, v.metrics, v.reason = compare_answer(q, raw.ground_truth, parsed.yes_if)
     if v.verdict == "disagree":

@@ -20,7 +20,8 @@ from typing import Any
 
 from jinja2.sandbox import SandboxedEnvironment
 
-from mapgen.questions.functions import FUNCTIONS, INVALID, Ctx, context, parse_range
+from mapgen.legend import parse_label
+from mapgen.questions.functions import FUNCTIONS, INVALID, Ctx, context
 from mapgen.questions.record import Question
 from mapgen.questions.templates import Node, Param, Template, TemplateSet, load_templates, node_text
 from mapgen.scene import Scene
@@ -201,7 +202,7 @@ def _phrase(p: Param, value: Any, ctx: Ctx) -> str:
 
 def _interval_ends(ctx: Ctx, idx: int) -> tuple[str, str]:
     if ctx.discrete:
-        lo, hi = parse_range(ctx.interval_labels[idx])
+        lo, hi = parse_label(ctx.interval_labels[idx])
         return ctx.num(lo) if lo is not None else "", ctx.num(hi) if hi is not None else ""
     labels = ctx.scene.legend.tick_labels
     return labels[idx], labels[idx + 1]
@@ -239,10 +240,10 @@ def _range_answer(ctx: Ctx, value: Any) -> tuple[str, list[float | None]]:
         return value[0], list(value[1])
     label = ctx.interval_labels[value]
     if ctx.discrete:
-        lo, hi = parse_range(label)
+        lo, hi = parse_label(label)
         return label, [lo, hi]
     labels = ctx.scene.legend.tick_labels
-    return label, [parse_range(labels[value])[0], parse_range(labels[value + 1])[0]]
+    return label, [parse_label(labels[value])[0], parse_label(labels[value + 1])[0]]
 
 
 def canonical_answer(template: Template, ctx: Ctx, answer: Any) -> tuple[Any, dict[str, list[str]], Any]:

@@ -27,11 +27,9 @@ import math
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
 from typing import Any
 
-from mapgen.legend import format_value, relative_luminance
-from mapgen.legend import parse_range as _parse_range
+from mapgen.legend import format_value, parse_label, relative_luminance
 from mapgen.scene import Scene
 
 #: Perceptual tolerance on continuous maps, as a share of the colour-bar span (vmax - vmin).
@@ -53,12 +51,6 @@ EVEN_WIDTH_TOL, EVEN_GAP_TOL, UNEVEN_WIDTH_RATIO, UNEVEN_GAP = 0.05, 0.05, 1.5, 
 OUTLIER_CLASSES, OUTLIER_TOL_FACTOR = 2, 4.0
 #: Mean comparison on discrete maps uses mean class index: higher/lower if |Δ| >= 0.5 class, similar if <= 0.25.
 MEAN_CLASS_DIFF, MEAN_CLASS_SIMILAR = 0.5, 0.25
-
-
-@lru_cache(maxsize=4096)
-def parse_range(label: str) -> tuple[float | None, float | None]:
-    """Cached :func:`mapgen.legend.parse_range`."""
-    return _parse_range(label)
 
 
 class _Invalid:
@@ -215,7 +207,7 @@ def number_text(x: float, percent: bool, style: str = "plain") -> str:
     """Shortest legend-style text of a display number that reads back as the same number."""
     for d in range(-6 if style == "compact" else 0, 8):
         s = format_value(x, percent=percent, style=style, decimals=d)
-        lo, _ = parse_range(s)
+        lo, _ = parse_label(s)
         if lo is not None and math.isclose(lo, x, rel_tol=1e-9, abs_tol=1e-12):
             return s
     return format_value(x, percent=percent, style=style, decimals=8)
@@ -246,7 +238,7 @@ def _number_between(hi: float, lo: float, label_i: str, label_j: str) -> float |
     """A round display number strictly between ``hi`` (max of class i) and ``lo`` (min of class i+1)."""
     cands: list[float | None] = []
     with contextlib.suppress(ValueError):
-        cands += [parse_range(label_j)[0], parse_range(label_i)[1]]
+        cands += [parse_label(label_j)[0], parse_label(label_i)[1]]
     mid = (hi + lo) / 2
     span = lo - hi
     if span <= 0:
@@ -940,7 +932,7 @@ def class_by_shade(ctx: Ctx, shade: str) -> int:
 
 def _label_bounds(label: str) -> tuple[float | None, float | None]:
     try:
-        return parse_range(label)
+        return parse_label(label)
     except ValueError:
         return None, None
 

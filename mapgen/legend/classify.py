@@ -1,0 +1,295 @@
+"""Building legends from values: discrete classes through ``mapclassify.classify`` and colour-bar legends.
+
+- Schemes are chosen by name through mapclassify's own dispatch (``mapclassify.classify(y, scheme, k=...)``).
+  One documented exception: our ``natural_breaks`` (alias ``jenks``) classifies with ``fisher_jenks``, the
+  exact and deterministic optimum of the Jenks criterion; mapclassify's ``natural_breaks`` is a randomised
+  k-means search whose breaks change from run to run, which would break same-seed → same-bytes builds.
+- Degenerate data: fewer distinct values than ``k`` reduces ``k`` with a ``UserWarning``; fewer than 2 distinct
+  values is a ``ValueError``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from mapgen.legend.colors import HATCHES, class_colors, sample_colors, split_colormap
+from mapgen.legend.grammar import NA_LABEL, format_ranges, resolve_style
+from mapgen.legend.model import LEGEND_ORDERS, LabelOptions, Legend, LegendClass, LegendOrder
+
+K_MIN, K_MAX = 3, 8
+
+#: Scheme spellings we accept → the scheme name recorded on the legend.
+_SCHEMES = {
+    "quantiles": "quantiles",
+    "quantile": "quantiles",
+    "equalinterval": "equal_interval",
+    "naturalbreaks": "natural_breaks",
+    "fisherjenks": "fisher_jenks",
+    "jenks": "natural_breaks",
+    "userdefined": "user_defined",
+}
+#: Recorded scheme name → the name given to ``mapclassify.classify`` where they differ (see module docstring).
+_CLASSIFIER = {"natural_breaks": "fisher_jenks"}
+
+
+@dataclass(frozen=True)
+class DiscreteOptions:
+    """How :func:`discrete_legend` classifies, colours and labels.
+
+    ``scheme``: quantiles, equal_interval, natural_breaks (= Fisher-Jenks, deterministic) or fisher_jenks;
+    ``breaks`` (upper edges, ascending) override the scheme (user-defined classes; the data max closes the
+    last class). ``percent`` appends ``%`` to labels; ``label_scale`` multiplies values for labels (100 when
+    percentages are stored as fractions). ``colormap`` may end in ``_r``; ``reverse`` flips it again.
+    """
+
+    k: int = 5
+    scheme: str = "quantiles"
+    breaks: Sequence[float] | None = None
+    order: LegendOrder = "small_to_large"
+    colormap: str = "Blues"
+    reverse: bool = False
+    hatched: bool = False
+    percent: bool = False
+    label_scale: float = 1.0
+    labels: LabelOptions = field(default_factory=LabelOptions)
+
+
+def scheme_name(scheme: str) -> str:
+    """The canonical name of a classification scheme (ValueError listing the choices when unknown)."""
+    key = re.sub(r"[\s_\-]", "", str(scheme)).lower()
+    if key not in _SCHEMES:
+        raise ValueError(
+            f"unknown classification scheme {scheme!r}; choose one of "
+            "'quantiles', 'equal_interval', 'natural_breaks' (Fisher-Jenks), 'fisher_jenks', "
+            "or pass breaks= for user-defined classes"
+        )
+    return _SCHEMES[key]
+
+
+def check_values(values: Any) -> pd.Series:
+    """``values`` as a float Series (NaN = missing); TypeError/ValueError on non-numbers, inf or all-missing."""
+    s = values if isinstance(values, pd.Series) else pd.Series(values)
+    if s.empty:
+        raise ValueError("no values to classify")
+    if pd.api.types.is_bool_dtype(s):
+        raise TypeError("values must be numbers (or NaN for missing), got booleans")
+    if not (pd.api.types.is_numeric_dtype(s) or s.isna().all()):
+        try:
+            s = pd.to_numeric(s, errors="raise")
+        except (ValueError, TypeError) as exc:
+            raise TypeError(
+                f"values must be numbers (or NaN for missing), got dtype {s.dtype}: {exc}"
+            ) from exc
+    s = s.astype(float)
+    if np.isinf(s.to_numpy()).any():
+        bad = list(s[np.isinf(s.to_numpy())].index[:5])
+        raise ValueError(f"values must be finite; infinite values at {bad}")
+    if s.notna().sum() == 0:
+        raise ValueError("all values are missing (NaN); nothing to classify")
+    return s
+
+
+def _check_k(k: int) -> int:
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not K_MIN <= int(k) <= K_MAX:
+        raise ValueError(f"k must be an integer between {K_MIN} and {K_MAX} (inclusive), got {k!r}")
+    return int(k)
+
+
+def _check_options(opts: DiscreteOptions) -> None:
+    if opts.order not in LEGEND_ORDERS:
+        raise ValueError(f"order must be 'small_to_large' or 'large_to_small', got {opts.order!r}")
+    if opts.labels.bounds not in ("data", "breaks"):
+        raise ValueError(f"label_bounds must be 'data' or 'breaks', got {opts.labels.bounds!r}")
+    resolve_style(opts.labels.style, [])
+
+
+def _user_k(y: np.ndarray, breaks: Sequence[float]) -> int:
+    """Number of classes user ``breaks`` give on ``y`` (validated)."""
+    b = [float(x) for x in breaks]
+    if not all(math.isfinite(x) for x in b):
+        raise ValueError(f"breaks must be finite numbers, got {list(breaks)}")
+    if any(b2 <= b1 for b1, b2 in zip(b, b[1:], strict=False)):
+        raise ValueError(f"breaks must be strictly increasing, got {b}")
+    n_classes = len(b) + (1 if y.max() > b[-1] else 0)
+    if not K_MIN <= n_classes <= K_MAX:
+        raise ValueError(
+            f"breaks {b} give {n_classes} classes; the number of classes must be between {K_MIN} and {K_MAX}"
+        )
+    return n_classes
+
+
+def _scheme_and_k(y: np.ndarray, opts: DiscreteOptions) -> tuple[str, int]:
+    """(recorded scheme name, number of classes asked for), reduced to the distinct values with a warning."""
+    if opts.breaks is not None:
+        scheme, k = "user_defined", _user_k(y, opts.breaks)
+    else:
+        scheme = scheme_name(opts.scheme)
+        if scheme == "user_defined":
+            raise ValueError("scheme 'user_defined' needs breaks=")
+        k = _check_k(opts.k)
+    n_unique = len(np.unique(y))
+    if n_unique < 2:
+        raise ValueError(f"need at least 2 distinct values to build a legend, got {n_unique}")
+    if scheme != "user_defined" and n_unique < k:
+        warnings.warn(f"only {n_unique} distinct values; reducing k from {k} to {n_unique}", UserWarning, stacklevel=3)
+        k = n_unique
+    return scheme, k
+
+
+def classify(y: np.ndarray, k: int, scheme: str, breaks: Sequence[float] | None = None) -> np.ndarray:
+    """Upper edges of the classes (mapclassify ``bins``) by ``mapclassify.classify``, deduplicated."""
+    import mapclassify as mc
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if scheme == "user_defined":
+            bins = mc.classify(y, "user_defined", bins=list(breaks or ())).bins
+        else:
+            bins = mc.classify(y, _CLASSIFIER.get(scheme, scheme), k=k).bins
+    return np.unique(np.asarray(bins, dtype=float))
+
+
+def _class_bounds(y: np.ndarray, bins: np.ndarray, by_data: bool) -> list[tuple[float, float]]:
+    """Per class (lowest first): min-max of its values (``by_data``; empty classes fall back) or its edges."""
+    edges_lo = [float(y.min())] + [float(b) for b in bins[:-1]]
+    yb = np.searchsorted(bins, y, side="left")  # upper-inclusive, as mapclassify's yb
+    bounds = []
+    for i, edge_hi in enumerate(bins):
+        members = y[yb == i]
+        if by_data and members.size:
+            bounds.append((float(members.min()), float(members.max())))
+        else:
+            bounds.append((edges_lo[i], float(edge_hi)))
+    return bounds
+
+
+def _class_labels(bounds: list[tuple[float, float]], opts: DiscreteOptions) -> list[str]:
+    shown: list[tuple[float | None, float | None]] = [(lo * opts.label_scale, hi * opts.label_scale) for lo, hi in bounds]
+    if opts.labels.open_ends:
+        shown = [(None, shown[1][0])] + shown[1:-1] + [(shown[-2][1], None)]
+    return format_ranges(
+        shown, percent=opts.percent, style=opts.labels.style, distinct_adjacent=opts.labels.bounds == "data"
+    )
+
+
+def discrete_legend(values: pd.Series, options: DiscreteOptions | None = None) -> Legend:
+    """Classify ``values`` into classes (:class:`DiscreteOptions`) and build a discrete legend.
+
+    NaN values are left out of classification and give ``na_label="N/A"``.
+    """
+    opts = options or DiscreteOptions()
+    s = check_values(values)
+    _check_options(opts)
+    base, rev = split_colormap(opts.colormap, opts.reverse)
+    y = s.dropna().to_numpy()
+    scheme, k = _scheme_and_k(y, opts)
+    bins = classify(y, k, scheme, opts.breaks)
+    if scheme != "user_defined" and len(bins) < k:
+        warnings.warn(
+            f"{scheme} found only {len(bins)} distinct class edges; using {len(bins)} classes instead of {k}",
+            UserWarning,
+            stacklevel=2,
+        )
+    k = len(bins)
+    if opts.hatched and k > len(HATCHES):
+        raise ValueError(f"hatched legends support at most {len(HATCHES)} classes (one per hatch), got {k}")
+    bounds = _class_bounds(y, bins, opts.labels.bounds == "data")
+    labels = _class_labels(bounds, opts)
+    colors = class_colors(base, k, rev, opts.hatched)
+    hatches = list(HATCHES[:k]) if opts.hatched else [None] * k
+    classes = tuple(
+        LegendClass(index=i, lower=lo, upper=hi, label=labels[i], color=colors[i], hatch=hatches[i])
+        for i, (lo, hi) in enumerate(bounds)
+    )
+    return Legend(
+        kind="discrete",
+        classes=classes,
+        order=opts.order,
+        vmin=float(y.min()),
+        vmax=float(y.max()),
+        colormap="Greys" if opts.hatched else base,
+        reversed=False if opts.hatched else rev,
+        colors=tuple(colors),
+        percent=opts.percent,
+        scheme=scheme,
+        na_label=NA_LABEL if s.isna().any() else None,
+        breaks=tuple(float(b) for b in bins),
+        label_scale=float(opts.label_scale),
+        labelling=opts.labels,
+    )
+
+
+def nice_ticks(vmin: float, vmax: float, n_ticks: int = 5) -> list[float]:
+    """Round tick values (steps 1, 2 or 5 × 10^n) inside [vmin, vmax], as close to ``n_ticks`` as possible.
+
+    Among the 1-2-5 steps giving at least 2 ticks, the count nearest ``n_ticks`` wins (ties: fewer ticks).
+    Falls back to ``[vmin, vmax]`` when no step fits two ticks.
+    """
+    span = vmax - vmin
+    if not span > 0:
+        return [float(vmin), float(vmax)]
+    eps = 1e-9 * max(1.0, abs(vmin), abs(vmax))
+    top = math.floor(math.log10(span))
+    best: list[float] | None = None
+    for e in range(top + 1, top - 3, -1):
+        for m in (5, 2, 1):
+            step = m * 10.0**e
+            first, last = math.ceil((vmin - eps) / step), math.floor((vmax + eps) / step)
+            ticks = [float(f"{i * m}e{e}") for i in range(first, last + 1)]
+            if len(ticks) < 2:
+                continue
+            if best is None or abs(len(ticks) - n_ticks) < abs(len(best) - n_ticks):
+                best = ticks
+    return best if best is not None else [float(vmin), float(vmax)]
+
+
+def _tick_labels(ticks: list[float], label_scale: float, percent: bool, style: str) -> list[str]:
+    shown = [t * label_scale for t in ticks]
+    step = min(abs(b - a) for a, b in zip(shown, shown[1:], strict=False))
+    return format_ranges([(t, t) for t in shown], percent=percent, style=style, decimals=-math.floor(math.log10(step)))
+
+
+def continuous_legend(
+    values: pd.Series,
+    colormap: str = "Blues",
+    vmin: float | None = None,
+    vmax: float | None = None,
+    reverse: bool = False,
+    n_ticks: int = 5,
+    percent: bool = False,
+    label_style: str = "auto",
+    label_scale: float = 1.0,
+    n_colors: int = 256,
+) -> Legend:
+    """A colour-bar legend over [vmin, vmax] (default: data range) with nice ticks and ``n_colors`` samples."""
+    s = check_values(values)
+    base, rev = split_colormap(colormap, reverse)
+    lo = float(s.min()) if vmin is None else float(vmin)
+    hi = float(s.max()) if vmax is None else float(vmax)
+    if not (math.isfinite(lo) and math.isfinite(hi)) or lo >= hi:
+        raise ValueError(f"continuous legend needs vmin < vmax, got vmin={lo}, vmax={hi}")
+    if n_ticks < 2:
+        raise ValueError(f"n_ticks must be at least 2, got {n_ticks}")
+    ticks = nice_ticks(lo, hi, n_ticks)
+    return Legend(
+        kind="continuous",
+        vmin=lo,
+        vmax=hi,
+        ticks=tuple(ticks),
+        tick_labels=tuple(_tick_labels(ticks, label_scale, percent, label_style)),
+        colormap=base,
+        reversed=rev,
+        colors=tuple(sample_colors(base, n_colors, 0.0, 1.0, reverse=rev)),
+        percent=percent,
+        scheme="continuous",
+        na_label=NA_LABEL if s.isna().any() else None,
+        label_scale=float(label_scale),
+    )

@@ -1,0 +1,247 @@
+"""Colours of legends: colormap names (matplotlib and plotly), sampling class colours, hex/RGB notation,
+luminance and CIELAB differences (used by the renderers, the questions and the image audit).
+
+- Class colours: ``k`` samples evenly spaced in [0.15, 0.95] of the colormap, light to dark for ascending
+  values (unless reversed); an end lighter than ``MAX_CLASS_LUMINANCE`` moves inward so no class looks white.
+- Hatched legends (black-and-white maps): class ``i`` gets ``HATCHES[i]`` (so at most 7 classes) and face
+  colours run from white to mid grey (``Greys`` in [0, 0.45]) so black hatch lines stay visible.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+#: MAPWise's hatch order for black-and-white discrete maps (class 0 gets the first pattern).
+HATCHES: tuple[str, ...] = ("-", "+", "x", "\\", "*", "o", "O")
+#: Part of a colormap sampled for discrete classes: avoids the near-white end so classes stand out on white.
+CLASS_COLOR_RANGE: tuple[float, float] = (0.15, 0.95)
+HATCH_COLOR_RANGE: tuple[float, float] = (0.0, 0.45)
+#: Class colours are at most this light (WCAG relative luminance; contrast >= 1.24 against white): an end of
+#: CLASS_COLOR_RANGE that is lighter moves inward (by at most 0.25) until it is not.
+MAX_CLASS_LUMINANCE = 0.8
+
+#: Plotly sequential scales that matplotlib lacks (CARTO and cmocean colours as plotly ships them), so MAPWise
+#: colormap names resolve without plotly installed.
+_PLOTLY_SCALES: dict[str, str] = {
+    "Aggrnyl": "245668 0f7279 0d8f81 39ab7e 6ec574 a9dc67 edef5d",
+    "Agsunset": "4b2991 872ca2 c0369d ea4f88 fa7876 f6a97a edd9a3",
+    "Blackbody": "000000 e60000 e6d200 ffffff a0c8ff",
+    "Bluered": "0000ff ff0000",
+    "Blugrn": "c4e6c3 96d2a4 6dbc90 4da284 36877a 266b6e 1d4f60",
+    "Bluyl": "f7feae b7e6a5 7ccba2 46aea0 089099 00718b 045275",
+    "Brwnyl": "ede5cf e0c2a2 d39c83 c1766f a65461 813753 541f3f",
+    "Burg": "ffc6c4 f4a3a8 e38191 cc607d ad466c 8b3058 672044",
+    "Burgyl": "fbe6c5 f5ba98 ee8a82 dc7176 c8586c 9c3f5d 70284a",
+    "Darkmint": "d2fbd4 a5dbc2 7bbcb0 559c9e 3a7c89 235d72 123f5a",
+    "Electric": "000000 1e0064 780064 a05a00 e6c800 fffadc",
+    "Emrld": "d3f2a3 97e196 6cc08b 4c9b82 217a79 105965 074050",
+    "Magenta": "f3cbd3 eaa9bd dd88ac ca699d b14d8e 91357d 6c2167",
+    "Mint": "e4f1e1 b4d9cc 89c0b6 63a6a0 448c8a 287274 0d585f",
+    "Oryel": "ecda9a efc47e f3ad6a f7945d f97b57 f66356 ee4d5a",
+    "Peach": "fde0c5 facba6 f8b58b f59e72 f2855d ef6a4c eb4a40",
+    "Pinkyl": "fef6b5 ffdd9a ffc285 ffa679 fa8a76 f16d7a e15383",
+    "Plotly3": "0508b8 1910d8 3c19f0 6b1cfb 981cfd bf1cfd dd2bfd f246fe fc67fd fe88fc fea5fd febefe fec3fe",
+    "Purp": "f3e0f7 e4c7f1 d1afe8 b998dd 9f82ce 826dba 63589f",
+    "Purpor": "f9ddda f2b9c4 e597b9 ce78b3 ad5fad 834ba0 573b88",
+    "Redor": "f6d2a9 f5b78e f19c7c ea8171 dd686c ca5268 b13f64",
+    "Sunset": "f3e79b fac484 f8a07e eb7f86 ce6693 a059a0 5c53a5",
+    "Sunsetdark": "fcde9c faa476 f0746e e34f6f dc3977 b9257a 7c1d6f",
+    "Teal": "d1eeea a8dbd9 85c4c9 68abb8 4f90a6 3b738f 2a5674",
+    "Tealgrn": "b0f2bc 89e8ac 67dba5 4cc8a3 38b2a3 2c98a0 257d98",
+    "algae": "d6f9cf bae4ae 9cd18f 7cbf73 55ae5b 259d51 078a4e 0d7547 175f3d 194b31 173723 112414",
+    "amp": "f1ecec e6d1cb ddb6aa d59c89 cd8167 c46649 ba4a2f ac2c24 951327 780e28 590d1f 3c0911",
+    "deep": "fdfdcc ceecb3 9cdba5 6fc9a3 56b1a3 4c99a0 44829b 3e6c96 3e528f 403c73 362b4d 271a2c",
+    "dense": "e6f0f0 bfdde5 9cc9e2 81b4e3 739ae4 757fdd 7864ca 774aaf 71328d 641f68 501442 360e24",
+    "haline": "29186b 2a23a0 0f4799 125f8e 267489 358888 419d85 51b27c 6fc66b a0d65b d4e170 fdee99",
+    "ice": "030512 191933 2c2a57 3a3c7d 3e53a0 3e6db2 4886bb 599fc4 72b8cd 95cfd8 c0e5e8 eafcfd",
+    "matter": "fdedb0 facd91 f6ad77 f08e62 e76d54 d85053 c3385a a82860 8a1d63 6b185d 4c1550 2f0f3d",
+    "solar": "331317 4f1c21 6c2424 872f20 9d4219 ae5814 bc6f13 c78916 d1a420 d9c02c dede3b e0fd4a",
+    "speed": "fefccd efe19c ddc96a c2b63b 9da715 749905 4b8a14 237924 0b642c 124e2b 193822 172312",
+    "tempo": "fef5f4 dee0d2 bdceb5 99bd9c 6ead8a 419d81 19897d 127475 195e6a 1c485d 193350 141d43",
+    "thermal": "032333 0d3064 35329b 5d3e99 7e4d8f 9e5987 c16479 e17161 f68b45 fbad3c f6d346 e7fa5a",
+    "turbid": "e8f5ab dcdb89 d1c16b c7a853 ba8f42 aa793c 97673a 815738 684835 503b2e 392d25 221e1b",
+}
+
+
+def _colormap_registry() -> dict[str, tuple[str, str]]:
+    """lower-case name -> (canonical name, source) for matplotlib colormaps and the extra plotly scales."""
+    import matplotlib as mpl
+
+    reg: dict[str, tuple[str, str]] = {}
+    for name in _PLOTLY_SCALES:
+        reg[name.lower()] = (name, "plotly")
+    for name in mpl.colormaps:
+        if not name.endswith("_r"):
+            reg[name.lower()] = (name, "matplotlib")
+    return reg
+
+
+def colormap_names() -> list[str]:
+    """All colormap names ``get_colormap`` accepts (each also with an ``_r`` suffix), sorted."""
+    return sorted(canon for canon, _ in _colormap_registry().values())
+
+
+def get_colormap(name: str, reverse: bool = False) -> Any:
+    """Resolve a matplotlib or plotly colormap name (case-insensitive, ``_r`` = reversed) to a Colormap."""
+    from matplotlib.colors import LinearSegmentedColormap
+
+    canon, rev = resolve_colormap_name(name)
+    src = _colormap_registry()[canon.lower()][1]
+    if src == "matplotlib":
+        import matplotlib as mpl
+
+        cmap = mpl.colormaps[canon]
+    else:
+        cmap = LinearSegmentedColormap.from_list(
+            canon, ["#" + h for h in _PLOTLY_SCALES[canon].split()], N=256
+        )
+    return cmap.reversed() if rev != reverse else cmap
+
+
+def resolve_colormap_name(name: str) -> tuple[str, bool]:
+    """(canonical name, reversed) for ``name``; ValueError listing close matches when unknown."""
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError(f"colormap name must be a non-empty string, got {name!r}")
+    key = name.strip().lower()
+    rev = False
+    reg = _colormap_registry()
+    if key not in reg and key.endswith("_r"):
+        key, rev = key[:-2], True
+    if key not in reg:
+        close = difflib.get_close_matches(key, list(reg), n=5, cutoff=0.6)
+        close_names = [reg[c][0] for c in close]
+        raise ValueError(
+            f"unknown colormap {name!r}; did you mean one of {close_names}? "
+            f"Valid names include Blues, Greens, Reds, Oranges, Purples, Greys, YlOrRd, YlGnBu, viridis, "
+            f"plasma, Redor, Tealgrn (see mapgen.legend.colormap_names(); '_r' reverses)"
+        )
+    return reg[key][0], rev
+
+
+def split_colormap(name: str, reverse: bool) -> tuple[str, bool]:
+    """Name as given (minus ``_r``) and the effective reversed flag; validates the name."""
+    _, rev = resolve_colormap_name(name)
+    base = name.strip()[:-2] if rev else name.strip()
+    return base, rev != reverse
+
+
+def sample_colors(name: str, n: int, lo: float = 0.0, hi: float = 1.0, reverse: bool = False) -> list[str]:
+    """``n`` hex colours sampled evenly in [lo, hi] of a colormap (lo first)."""
+    from matplotlib.colors import to_hex
+
+    cmap = get_colormap(name, reverse=reverse)
+    pts = [lo] if n == 1 else list(np.linspace(lo, hi, n))
+    return [to_hex(cmap(float(t))) for t in pts]
+
+
+def class_color_range(name: str) -> tuple[float, float]:
+    """Part of colormap ``name`` used for discrete classes: CLASS_COLOR_RANGE with too-light ends moved in."""
+    from matplotlib.colors import to_hex
+
+    cmap = get_colormap(name)
+    lo, hi = CLASS_COLOR_RANGE
+    while relative_luminance(to_hex(cmap(lo))) > MAX_CLASS_LUMINANCE and lo < CLASS_COLOR_RANGE[0] + 0.25:
+        lo = round(lo + 0.01, 2)
+    while relative_luminance(to_hex(cmap(hi))) > MAX_CLASS_LUMINANCE and hi > CLASS_COLOR_RANGE[1] - 0.25:
+        hi = round(hi - 0.01, 2)
+    return lo, hi
+
+
+def class_colors(colormap: str, k: int, reverse: bool = False, hatched: bool = False) -> list[str]:
+    """Colours of ``k`` discrete classes, lowest class first (greys in HATCH_COLOR_RANGE when hatched)."""
+    if hatched:
+        return sample_colors("Greys", k, *HATCH_COLOR_RANGE)
+    colors = sample_colors(colormap, k, *class_color_range(colormap))
+    return colors[::-1] if reverse else colors
+
+
+# ---------------------------------------------------------------------------------------------- notation
+
+_RGB_FUNCTION = re.compile(r"\s*rgba?\(\s*([\d.]+)\s*,\s*([\d.]+)\s*,\s*([\d.]+)\s*(?:,\s*[\d.]+\s*)?\)\s*")
+_HEX6 = re.compile(r"#[0-9a-f]{6}")
+
+
+def to_hex_color(color: str) -> str:
+    """Normalise a colour (``#rgb``, ``#rrggbb``, ``rgb(r, g, b)``, a named colour) to ``#rrggbb``."""
+    from matplotlib.colors import to_hex
+
+    m = _RGB_FUNCTION.fullmatch(color)
+    if m:
+        return "#" + "".join(f"{round(float(v)):02x}" for v in m.groups())
+    return to_hex(color.strip())
+
+
+def hex_to_rgb(color: str) -> tuple[int, int, int]:
+    """``#rrggbb`` (or any colour :func:`to_hex_color` reads) → ``(r, g, b)`` in 0-255."""
+    h = color if _HEX6.fullmatch(color) else to_hex_color(color)
+    return int(h[1:3], 16), int(h[3:5], 16), int(h[5:7], 16)
+
+
+def hex_to_rgb_string(color: str) -> str:
+    """``#rrggbb`` → ``rgb(r, g, b)`` (plotly/MAPWise notation)."""
+    r, g, b = hex_to_rgb(color)
+    return f"rgb({r}, {g}, {b})"
+
+
+@lru_cache(maxsize=4096)
+def relative_luminance(color: str) -> float:
+    """WCAG relative luminance of a colour (0 black … 1 white)."""
+    chans = []
+    for c in hex_to_rgb(color):
+        c = c / 255
+        chans.append(c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4)
+    return 0.2126 * chans[0] + 0.7152 * chans[1] + 0.0722 * chans[2]
+
+
+def interpolate(colors: Sequence[str], pos: float) -> str:
+    """The colour at relative position ``pos`` (0-1) of a scale sampled as ``colors`` (linear in RGB)."""
+    if not colors:
+        raise ValueError("legend has no colour scale")
+    if len(colors) == 1:
+        return to_hex_color(colors[0])
+    x = pos * (len(colors) - 1)
+    i = min(int(math.floor(x)), len(colors) - 2)
+    t = x - i
+    a, b = hex_to_rgb(colors[i]), hex_to_rgb(colors[i + 1])
+    return "#" + "".join(f"{round(ca + (cb - ca) * t):02x}" for ca, cb in zip(a, b, strict=True))
+
+
+# ---------------------------------------------------------------------------------------------- CIELAB
+
+#: D65 white point (CIE 1931 2°).
+_WHITE = np.array([0.95047, 1.0, 1.08883])
+_RGB_TO_XYZ = np.array(
+    [[0.4124564, 0.3575761, 0.1804375], [0.2126729, 0.7151522, 0.0721750], [0.0193339, 0.1191920, 0.9503041]]
+)
+
+
+def rgb_to_lab(rgb: np.ndarray) -> np.ndarray:
+    """CIELAB of sRGB colours given as 0-255 values, shape ``(..., 3)``."""
+    c = np.asarray(rgb, dtype=float) / 255.0
+    lin = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+    xyz = lin @ _RGB_TO_XYZ.T / _WHITE
+    f = np.where(xyz > (6 / 29) ** 3, np.cbrt(xyz), xyz / (3 * (6 / 29) ** 2) + 4 / 29)
+    lab = np.empty_like(f)
+    lab[..., 0] = 116 * f[..., 1] - 16
+    lab[..., 1] = 500 * (f[..., 0] - f[..., 1])
+    lab[..., 2] = 200 * (f[..., 1] - f[..., 2])
+    return lab
+
+
+def min_pairwise_delta_e(colors: Sequence[Any]) -> tuple[float, tuple[int, int] | None]:
+    """Smallest CIE76 ΔE between any two of ``colors`` (hex strings or 0-255 triples) and the index pair."""
+    best, pair = float("inf"), None
+    labs = [rgb_to_lab(np.array(hex_to_rgb(c) if isinstance(c, str) else c)) for c in colors]
+    for i in range(len(labs)):
+        for j in range(i + 1, len(labs)):
+            d = float(np.linalg.norm(labs[i] - labs[j]))
+            if d < best:
+                best, pair = d, (i, j)
+    return best, pair

@@ -1,0 +1,404 @@
+"""The grammar of legend numbers and labels: writing them and reading them back.
+
+One vocabulary (units :data:`UNIT_SCALE`, N/A words, comparison words) serves three uses:
+
+- **writing** legend labels and values (:func:`format_ranges`, :func:`format_range`, :func:`format_value`):
+  labels of one legend share one rounding: the fewest decimals (starting from two significant digits of the
+  legend's spread, 0 for integer bounds) at which all labels are distinct, no range collapses to one number and
+  (with ``distinct_adjacent``) adjacent ranges do not print the same boundary;
+- **reading a legend label** strictly (:func:`parse_label`): the whole label must be one range or number, else
+  ``ValueError`` — the questions and MAPWise import read legend labels this way;
+- **finding ranges in free text** leniently (:func:`find_ranges`, :func:`find_range`, :func:`parse_number`):
+  model answers and MAPWise ground truths, where the first range mentioned counts and nothing raises.
+
+Answer wording (DESIGN.md §6), read by :func:`find_range`:
+
+- units ``k``/``m``/``b``/``t`` (also ``bn``, ``mn``, ``thousand``, ``million``, ``billion``, ``trillion``)
+  multiply the number (``1k`` → 1000); a unit written only on the upper bound applies to the lower
+  (``1-2M`` → 1e6-2e6);
+- ``to``, ``and``, en/em dashes → ``-``; ``between X and Y``/``from X to Y`` → ``X-Y``;
+- ``above``/``more than``/``over``/``greater than``/``higher than``/``at least``/``X+``/``X and above`` → ``>X``
+  (lower bound, open upper end); ``below``/``less than``/``under``/``lower than``/``at most``/``X and below``
+  → ``<X`` (open lower end);
+- ``%``, ``$`` and thousands commas are dropped; a minus directly before a digit and not after a digit is a
+  sign (``-4.4 - 4.4`` is ``(-4.4, 4.4)``);
+- one plain number is the degenerate range ``(x, x)``; two numbers are the two bounds (comparators on either
+  side are ignored: ``<0 - >1500`` → ``(0, 1500)``); reversed bounds are swapped.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections.abc import Sequence
+from functools import lru_cache
+
+Range = tuple[float | None, float | None]
+
+LABEL_STYLES: tuple[str, ...] = ("auto", "plain", "compact", "spaced")
+NA_LABEL = "N/A"
+
+#: Unit words and the factor they multiply a number by (one table for writing and reading).
+UNIT_SCALE: dict[str, float] = {
+    "k": 1e3,
+    "thousand": 1e3,
+    "m": 1e6,
+    "mn": 1e6,
+    "mil": 1e6,
+    "million": 1e6,
+    "b": 1e9,
+    "bn": 1e9,
+    "billion": 1e9,
+    "t": 1e12,
+    "tn": 1e12,
+    "trillion": 1e12,
+}
+_UNIT_RE = "(?:" + "|".join(sorted(UNIT_SCALE, key=lambda u: (-len(u), u))) + ")"
+
+# ============================================================================================ writing
+
+_SUFFIXES = ((12, "T"), (9, "B"), (6, "M"), (3, "k"))
+
+
+def _fmt_number(x: float, decimals: int, style: str, percent: bool) -> str:
+    """One number; ``decimals`` may be negative in compact style (rounding quantum 10**-decimals)."""
+    ax = abs(x)
+    if style == "compact":
+        if ax > 0:  # at least two significant digits per number
+            decimals = max(decimals, 1 - math.floor(math.log10(ax)))
+        ax = abs(round(x, decimals))
+        power, suffix = next(((p, u) for p, u in _SUFFIXES if ax >= 10**p), (0, ""))
+        s = f"{ax / 10**power:,.{max(0, decimals + power)}f}"
+        if "." in s:
+            s = s.rstrip("0").rstrip(".")
+        s += suffix
+    else:
+        s = f"{ax:,.{max(0, decimals)}f}"
+    sign = "-" if x < 0 and not re.fullmatch(r"[0.,]+", s) else ""  # never "-0"
+    return sign + s + ("%" if percent else "")
+
+
+def resolve_style(style: str, numbers: Sequence[float]) -> str:
+    """The concrete label style for ``style`` (``auto``: compact from a million up, else plain)."""
+    if style not in LABEL_STYLES:
+        raise ValueError(f"unknown label style {style!r}; choose one of {list(LABEL_STYLES)}")
+    if style == "auto":
+        big = max((abs(x) for x in numbers), default=0.0)
+        return "compact" if big >= 1e6 else "plain"
+    return style
+
+
+def _join(lo: str, hi: str, style: str, negative: bool) -> str:
+    if negative:
+        return f"{lo} to {hi}"
+    return f"{lo} - {hi}" if style == "spaced" else f"{lo}-{hi}"
+
+
+def _start_decimals(numbers: Sequence[float]) -> int:
+    """Two significant digits of the spread of ``numbers``; never more than 0 decimals for integers."""
+    finite = [x for x in numbers if x is not None]
+    if not finite:
+        return 0
+    spread = max(finite) - min(finite)
+    if spread <= 0:
+        spread = max(abs(x) for x in finite) or 1.0
+    d = 1 - math.floor(math.log10(spread))
+    return min(d, 0) if all(float(x).is_integer() for x in finite) else d
+
+
+def _range_label(lo: float | None, hi: float | None, dec: int, style: str, percent: bool) -> tuple[str, bool]:
+    """(label of one range, whether its two bounds print the same) at ``dec`` decimals."""
+    slo = _fmt_number(lo, dec, style, percent) if lo is not None else None
+    shi = _fmt_number(hi, dec, style, percent) if hi is not None else None
+    if slo is None and shi is None:
+        raise ValueError("a range needs at least one bound")
+    if slo is None:
+        return f"<{shi}", False
+    if shi is None:
+        return f">{slo}", False
+    if lo == hi:
+        return slo, False
+    return _join(slo, shi, style, lo < 0 or hi < 0), slo == shi
+
+
+def _adjacent_clash(bounds: Sequence[Range], dec: int, style: str, percent: bool) -> bool:
+    """True when the upper bound of a range and the lower bound of the next print as the same number."""
+    for (_, hi), (lo, _) in zip(bounds[:-1], bounds[1:], strict=True):
+        if hi is None or lo is None or hi >= lo:
+            continue
+        if _fmt_number(hi, dec, style, percent) == _fmt_number(lo, dec, style, percent):
+            return True
+    return False
+
+
+def format_ranges(
+    bounds: Sequence[Range],
+    percent: bool = False,
+    style: str = "auto",
+    distinct_adjacent: bool = False,
+    decimals: int | None = None,
+) -> list[str]:
+    """Labels for ranges ``(lower, upper)`` (display units, ascending) sharing one rounding.
+
+    ``None`` as lower gives ``<upper``, as upper ``>lower``; ``lower == upper`` prints one number. Decimals: the
+    fewest at which labels are distinct and no range collapses; ``distinct_adjacent`` also requires the upper
+    bound of one range and the lower bound of the next to print differently (data-based bounds).
+    ``decimals`` overrides the starting number of decimals (it is still raised until labels are distinct).
+    """
+    nums = [x for pair in bounds for x in pair if x is not None]
+    for x in nums:
+        if not math.isfinite(x):
+            raise ValueError(f"range bounds must be finite numbers, got {x!r}")
+    st = resolve_style(style, nums)
+    d = _start_decimals(nums) if decimals is None else decimals
+    labels: list[str] = []
+    for dec in range(d if st == "compact" else max(0, d), 16):
+        made = [_range_label(lo, hi, dec, st, percent) for lo, hi in bounds]
+        labels = [label for label, _ in made]
+        collapsed = any(c for _, c in made) or (distinct_adjacent and _adjacent_clash(bounds, dec, st, percent))
+        if not collapsed and len(set(labels)) == len(labels):
+            return labels
+    return labels
+
+
+def format_range(lower: float | None, upper: float | None, percent: bool = False, style: str = "auto") -> str:
+    """Label one range the way published maps print it: ``14-150``, ``1.2M-3.4M``, ``10%-20%``, ``>0.55``."""
+    return format_ranges([(lower, upper)], percent=percent, style=style)[0]
+
+
+def format_value(
+    value: float, percent: bool = False, style: str = "auto", decimals: int | None = None
+) -> str:
+    """Format a single number like a legend bound (tick labels, answers)."""
+    st = resolve_style(style, [value])
+    d = _start_decimals([value]) if decimals is None else decimals
+    return _fmt_number(value, d if st == "compact" else max(0, d), st, percent)
+
+
+# ============================================================================================ legend labels
+
+_NUM = rf"[-+]?\s*[$€£₹¥]?\s*[-+]?\s*(?:\d[\d,]*(?:\.\d+)?|\.\d+)\s*{_UNIT_RE}?\s*%?"
+_NA_WORDS = {"n/a", "na", "nan", "no data", "missing", "none", "null", "not available", "-", ""}
+_LOW_OPEN = r"(?:>=|>|≥|over|above|more than|greater than|at least|from)"
+_HIGH_OPEN = r"(?:<=|<|≤|under|below|less than|fewer than|up to|at most)"
+_LOW_OPEN_SUFFIX = (
+    r"(?:\+|and above|and over|or more|and more|or above|and up|and higher|or greater|or higher)"
+)
+_HIGH_OPEN_SUFFIX = r"(?:and below|or less|and under|or below|and lower|or lower|or fewer)"
+_SEP = r"(?:-|–|—|to|and|through|until)"
+_FLAGS = re.IGNORECASE
+_LABEL_LOW = (re.compile(rf"{_LOW_OPEN}\s*({_NUM})", _FLAGS), re.compile(rf"({_NUM})\s*{_LOW_OPEN_SUFFIX}", _FLAGS))
+_LABEL_HIGH = (
+    re.compile(rf"{_HIGH_OPEN}\s*({_NUM})", _FLAGS),
+    re.compile(rf"({_NUM})\s*{_HIGH_OPEN_SUFFIX}", _FLAGS),
+)
+_LABEL_PAIR = re.compile(rf"(?:between\s+|from\s+)?({_NUM})\s*{_SEP}\s*({_NUM})", _FLAGS)
+_LABEL_ONE = re.compile(rf"({_NUM})", _FLAGS)
+
+
+def _label_number(tok: str) -> tuple[float, float | None]:
+    """(number, unit multiplier or None) of one number token of a label."""
+    t = tok.strip()
+    neg = t.count("-") % 2 == 1
+    m = re.search(r"(\d[\d,]*(?:\.\d+)?|\.\d+)\s*([a-zA-Z]*)", t)
+    if not m:
+        raise ValueError(f"no number in {tok!r}")
+    x = float(m.group(1).replace(",", ""))
+    unit = m.group(2).lower()
+    return (-x if neg else x), (UNIT_SCALE.get(unit) if unit else None)
+
+
+def _scaled_token(tok: str) -> float:
+    x, mult = _label_number(tok)
+    return x * (mult or 1.0)
+
+
+def _first_fullmatch(patterns: Sequence[re.Pattern[str]], s: str) -> re.Match[str] | None:
+    return next((m for m in (p.fullmatch(s) for p in patterns) if m), None)
+
+
+def _label_pair(m: re.Match[str]) -> Range:
+    """A closed label range; a unit only on the upper bound applies to the lower when lower stays <= upper."""
+    lo, lo_mult = _label_number(m.group(1))
+    hi, hi_mult = _label_number(m.group(2))
+    hi_v = hi * (hi_mult or 1.0)
+    lo_v = lo * (lo_mult or 1.0)
+    if lo_mult is None and hi_mult is not None and lo * hi_mult <= hi_v:
+        lo_v = lo * hi_mult
+    return lo_v, hi_v
+
+
+def parse_label(label: str) -> Range:
+    """Read a legend label into ``(lower, upper)`` as printed (``"10%"`` → 10.0; ``k/M/B/T`` expanded).
+
+    Open ends give ``None`` (``">0.55"`` → ``(0.55, None)``); ``"N/A"`` gives ``(None, None)``; a single number
+    gives ``(x, x)``. A unit only on the upper bound applies to the lower one when that keeps lower <= upper
+    (``"1-2k"`` → 1000–2000, ``"500-1k"`` → 500–1000). Unreadable text raises ValueError. Cached.
+    """
+    if not isinstance(label, str):
+        raise ValueError(f"label must be a string, got {label!r}")
+    return _parse_label(label)
+
+
+@lru_cache(maxsize=4096)
+def _parse_label(label: str) -> Range:
+    s = label.strip().replace("−", "-").replace("\u2009", " ").replace("\xa0", " ")
+    if s.lower() in _NA_WORDS:
+        return None, None
+    m = _first_fullmatch(_LABEL_LOW, s)
+    if m:
+        return _scaled_token(m.group(1)), None
+    m = _first_fullmatch(_LABEL_HIGH, s)
+    if m:
+        return None, _scaled_token(m.group(1))
+    m = _LABEL_PAIR.fullmatch(s)
+    if m:
+        return _label_pair(m)
+    m = _LABEL_ONE.fullmatch(s)
+    if m:
+        x = _scaled_token(m.group(1))
+        return x, x
+    raise ValueError(f"cannot read legend label {label!r}")
+
+
+# ============================================================================================ free text
+
+
+def strip_accents(text: str) -> str:
+    """Remove diacritics (``Québec`` → ``Quebec``)."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+_NUM_RE = r"(?:\d+(?:\.\d*)?|\.\d+)(?:e[-+]?\d+)?"
+_SIGNED_NUM = rf"(?:(?<![\w.%])-)?{_NUM_RE}"
+_NUM_UNIT = re.compile(rf"(?P<num>{_SIGNED_NUM})\s*(?P<unit>{_UNIT_RE})?(?![a-z])")
+
+
+def clean_numeric_text(text: str) -> str:
+    """Lower-case, drop ``$``, ``%``, thousands commas and odd dashes/minus signs."""
+    s = strip_accents(str(text)).lower()
+    s = s.replace("−", "-").replace("–", " - ").replace("—", " - ").replace("‒", " - ")
+    s = re.sub(r"(?<=\d),(?=\d{3}\b)", "", s)
+    s = s.replace("$", " ").replace("%", " ").replace("€", " ").replace("£", " ")
+    return s
+
+
+def _scaled(num: str, unit: str | None) -> float:
+    return float(num) * (UNIT_SCALE[unit] if unit else 1.0)
+
+
+def parse_number(text: object) -> float | None:
+    """The single number in ``text`` with its unit applied (``"1.5k"`` → 1500.0), else ``None``."""
+    if isinstance(text, bool):
+        return None
+    if isinstance(text, (int, float)):
+        return float(text) if math.isfinite(text) else None
+    return _parse_number_text(str(text))
+
+
+@lru_cache(maxsize=1 << 14)
+def _parse_number_text(text: str) -> float | None:
+    s = clean_numeric_text(text).strip()
+    s = re.sub(r"\s+", " ", s)
+    m = re.fullmatch(rf"(?P<num>-?{_NUM_RE})\s*(?P<unit>{_UNIT_RE})?\.?", s)
+    if not m:
+        return None
+    return _scaled(m.group("num"), m.group("unit"))
+
+
+_GT_WORDS = r"(?:\b(?:above|over|more than|greater than|higher than|larger than|at least|exceeding)\b|>=|≥|>)"
+_LT_WORDS = r"(?:\b(?:below|under|less than|lower than|smaller than|at most)\b|<=|≤|<)"
+_NU = rf"{_SIGNED_NUM}\s*{_UNIT_RE}?(?![a-z])"
+
+
+def normalize_range_text(text: str) -> str:
+    """Rewrite range wording into the ``a-b`` / ``>a`` / ``<b`` notation (see module docstring)."""
+    s = clean_numeric_text(text)
+    s = re.sub(
+        rf"({_NU})\s*(?:\+|and (?:above|over|more|higher)|or (?:above|more|higher|greater))", r">\1", s
+    )
+    s = re.sub(rf"({_NU})\s*(?:and (?:below|under|less|lower)|or (?:below|less|lower|fewer))", r"<\1", s)
+    s = re.sub(rf"{_GT_WORDS}\s*", ">", s)
+    s = re.sub(rf"{_LT_WORDS}\s*", "<", s)
+    s = re.sub(r"\b(?:between|from)\s+", " ", s)
+    s = re.sub(r"\s+(?:to|and|till|until|through)\s+", " - ", s)
+    return re.sub(r"\s+", " ", s).strip()
+
+
+_RANGE_PAIR = re.compile(
+    rf"(?P<c1>[<>])?\s*(?P<n1>{_SIGNED_NUM})\s*(?P<u1>{_UNIT_RE})?(?![a-z])\s*-\s*"
+    rf"(?P<c2>[<>])?\s*(?P<n2>{_SIGNED_NUM})\s*(?P<u2>{_UNIT_RE})?(?![a-z])"
+)
+_RANGE_OPEN = re.compile(rf"(?P<c>[<>])\s*(?P<n>{_SIGNED_NUM})\s*(?P<u>{_UNIT_RE})?(?![a-z])")
+
+
+def _pair_from_match(m: re.Match[str]) -> Range:
+    u2 = m.group("u2")
+    u1 = m.group("u1") or u2
+    lo, hi = _scaled(m.group("n1"), u1), _scaled(m.group("n2"), u2)
+    return (hi, lo) if lo > hi else (lo, hi)
+
+
+def _open_from_match(m: re.Match[str]) -> Range:
+    value = _scaled(m.group("n"), m.group("u"))
+    return (value, None) if m.group("c") == ">" else (None, value)
+
+
+def find_ranges(text: str) -> list[Range]:
+    """Every range mentioned in ``text``, in order (pairs first, then open ends, then bare numbers)."""
+    return list(_find_ranges(str(text)))
+
+
+@lru_cache(maxsize=1 << 14)
+def _find_ranges(text: str) -> tuple[Range, ...]:
+    s = normalize_range_text(text)
+    found: list[tuple[int, Range]] = []
+    taken: list[tuple[int, int]] = []
+    for m in _RANGE_PAIR.finditer(s):
+        found.append((m.start(), _pair_from_match(m)))
+        taken.append(m.span())
+    for m in _RANGE_OPEN.finditer(s):
+        if not any(a <= m.start() < b for a, b in taken):
+            found.append((m.start(), _open_from_match(m)))
+            taken.append(m.span())
+    if not found:
+        for m in _NUM_UNIT.finditer(s):
+            value = _scaled(m.group("num"), m.group("unit"))
+            found.append((m.start(), (value, value)))
+    return tuple(r for _, r in sorted(found, key=lambda t: t[0]))
+
+
+def _bound(value: object) -> tuple[float | None, bool]:
+    """(number, readable) of one bound of a ``[lower, upper]`` pair (``None`` is an open end)."""
+    if value is None:
+        return None, True
+    number = parse_number(value)
+    return number, number is not None
+
+
+def _pair_range(pair: Sequence[object]) -> Range | None:
+    (lo, lo_ok), (hi, hi_ok) = _bound(pair[0]), _bound(pair[1])
+    if not (lo_ok and hi_ok):
+        return find_range(" - ".join(str(v) for v in pair))
+    if lo is None and hi is None:
+        return None
+    return (hi, lo) if lo is not None and hi is not None and lo > hi else (lo, hi)
+
+
+def find_range(value: object) -> Range | None:
+    """``(lower, upper)`` of a range label or phrase; the first range found; ``None`` if there is none.
+
+    Also accepts ``[lower, upper]`` sequences and a single number.
+    """
+    if value is None or isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return (float(value), float(value)) if math.isfinite(value) else None
+    if isinstance(value, (list, tuple)):
+        if len(value) == 2:
+            return _pair_range(value)
+        return find_range(value[0]) if len(value) == 1 else None
+    ranges = _find_ranges(str(value))
+    return ranges[0] if ranges else None
