@@ -7,7 +7,9 @@ import math
 import pytest
 
 from mapgen.eval.metrics import (
+    METRICS_BY_TYPE,
     accuracy_at,
+    aggregate,
     get_metric,
     grounding_summary,
     iou,
@@ -15,8 +17,10 @@ from mapgen.eval.metrics import (
     kendall_tau_b,
     list_metrics,
     list_precision_recall,
+    mean,
     mean_average_precision,
     mean_reciprocal_rank,
+    metric_info,
     range_score,
     rank_wise_precision,
     register_metric,
@@ -56,6 +60,26 @@ def test_registry_lookup_and_custom_metric():
     assert get_metric("test_always_half")(None, make_q()) == 0.5
     with pytest.raises(KeyError, match="unknown metric"):
         get_metric("nope")
+
+
+def test_metrics_declare_aggregation_and_direction():
+    for names in METRICS_BY_TYPE.values():
+        for name in names:
+            info = metric_info(name)
+            assert info.aggregation is mean and info.higher_is_better, name
+    # the mean skips questions without the metric (NaN), as the report frame holds them
+    assert aggregate("list_f1", [1.0, math.nan, 0.5]) == 0.75
+    assert math.isnan(aggregate("list_f1", []))
+
+    @register_metric("test_worst_case", aggregation=min, higher_is_better=False)
+    def errors(prediction, question):
+        return 1.0
+
+    info = metric_info("test_worst_case")
+    assert info.fn is errors and not info.higher_is_better
+    assert aggregate("test_worst_case", [0.2, 0.7]) == 0.2
+    with pytest.raises(KeyError):
+        register_metric("test_bad", aggregation="geometric")
 
 
 # ------------------------------------------------------------------------------------------- exact / single

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 
 import pandas as pd
 import pytest
 
+from mapgen.eval import metrics
 from mapgen.eval.report import (
     build_summary,
     grounding_table,
@@ -96,6 +98,19 @@ def test_ranking_and_grounding_tables(report):
     assert table.iloc[0]["ranking_rwp"] == 0
     g = grounding_table({"n": 2, "acc@0.5": 0.5, "acc@0.7": 0.0, "mean_iou": 0.4, "unique/n": 0})
     assert list(g["referent"]) == ["all"] and g.iloc[0]["Acc@0.5"] == 50
+
+
+def test_tables_use_each_metrics_declared_aggregation(report, monkeypatch):
+    # Binary scores are 1, 0, 1: the mean gives 66.7 %; a metric declaring "all must be right" gives 0 %.
+    strict = dataclasses.replace(metrics.metric_info("binary_exact"), aggregation=lambda scores: float(min(scores)))
+    monkeypatch.setitem(metrics._METRICS, "binary_exact", strict)
+    assert paper_table(report.frame).iloc[0]["Binary Acc"] == 0
+    summary = build_summary(report)
+    assert summary["by_answer_type"]["binary"]["binary_exact"] == 0
+    assert summary["tables"]["overall"]["all"]["Binary Acc"] == 0
+    assert summary["tables"]["overall"]["all"]["Count Acc"] == 100  # other metrics keep the mean
+    by_variant = report.breakdown("map_type", metrics=["binary_exact"]).set_index("map_type")
+    assert by_variant.loc["discrete", "binary_exact"] == 1 and by_variant.loc["continuous", "binary_exact"] == 0
 
 
 def test_markdown_table():

@@ -1,7 +1,8 @@
 """Metrics: a registry of per-question scores plus ranking and grounding functions on plain values.
 
-Registered metrics (``get_metric(name)(prediction, question) -> float`` in ``[0, 1]``) take the extracted
-prediction (see :mod:`mapgen.eval.extract`; a raw string is also accepted and parsed) and a
+Registered metrics (``get_metric(name)(prediction, question) -> float`` in ``[0, 1]``), lmms-eval style: each
+declares how per-question scores aggregate (``aggregation``: ``"mean"`` or a custom reducer) and its direction
+(``higher_is_better``); reports aggregate through :func:`aggregate`. They take the extracted prediction (see :mod:`mapgen.eval.extract`; a raw string is also accepted and parsed) and a
 :class:`~mapgen.questions.record.Question`. Names are compared after :func:`~mapgen.eval.normalize.normalize_answer_name` and through an
 :class:`AliasMap` built from ``question.accepted_answers``, so a code and a full name both match.
 
@@ -55,6 +56,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import pandas as pd
+
 from mapgen.eval.extract import parse_binary, parse_count, parse_list, parse_ranking, split_items
 from mapgen.eval.normalize import (
     AliasMap,
@@ -67,10 +70,32 @@ from mapgen.legend.grammar import Range, find_range, parse_number
 from mapgen.questions.record import Question
 
 MetricFn = Callable[[Any, Question], float]
+Reducer = Callable[[Sequence[float]], float]
 Groups = list[list[str]]
 Ranking = Sequence[Sequence[str]]
 
-_METRICS: dict[str, MetricFn] = {}
+
+def mean(values: Iterable[float]) -> float:
+    """Mean of the scores that are present (NaN = the question has no such metric); NaN when none are."""
+    series = values if isinstance(values, pd.Series) else pd.Series(list(values), dtype=float)
+    return float(series.mean())
+
+
+AGGREGATIONS: dict[str, Reducer] = {"mean": mean}
+"""Reducers a metric may name as its ``aggregation``."""
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A registered metric: per-question score function, how scores aggregate and which way is better."""
+
+    name: str
+    fn: MetricFn
+    aggregation: Reducer = mean
+    higher_is_better: bool = True
+
+
+_METRICS: dict[str, Metric] = {}
 
 METRICS_BY_TYPE: dict[str, tuple[str, ...]] = {
     "binary": ("binary_exact",),
@@ -85,22 +110,39 @@ METRICS_BY_TYPE: dict[str, tuple[str, ...]] = {
 MAIN_METRIC: dict[str, str] = {t: names[0] for t, names in METRICS_BY_TYPE.items()}
 
 
-def register_metric(name: str) -> Callable[[MetricFn], MetricFn]:
-    """Decorator registering ``fn(prediction, question) -> float`` under ``name``."""
+def register_metric(
+    name: str, aggregation: str | Reducer = "mean", higher_is_better: bool = True
+) -> Callable[[MetricFn], MetricFn]:
+    """Decorator registering ``fn(prediction, question) -> float`` under ``name``.
+
+    ``aggregation``: a name in :data:`AGGREGATIONS` or a reducer ``f(scores) -> float`` over the per-question
+    scores (NaN marks a question without this metric).
+    """
+    reducer = AGGREGATIONS[aggregation] if isinstance(aggregation, str) else aggregation
 
     def wrap(fn: MetricFn) -> MetricFn:
-        _METRICS[name] = fn
+        _METRICS[name] = Metric(name, fn, reducer, higher_is_better)
         return fn
 
     return wrap
 
 
-def get_metric(name: str) -> MetricFn:
-    """The metric registered as ``name`` (``KeyError`` listing the known names otherwise)."""
+def metric_info(name: str) -> Metric:
+    """The registration of metric ``name`` (``KeyError`` listing the known names otherwise)."""
     try:
         return _METRICS[name]
     except KeyError:
         raise KeyError(f"unknown metric {name!r}; known: {sorted(_METRICS)}") from None
+
+
+def get_metric(name: str) -> MetricFn:
+    """The score function of the metric registered as ``name``."""
+    return metric_info(name).fn
+
+
+def aggregate(name: str, scores: Iterable[float]) -> float:
+    """Per-question ``scores`` of metric ``name`` reduced by its declared aggregation."""
+    return metric_info(name).aggregation(scores)
 
 
 def list_metrics() -> list[str]:

@@ -5,7 +5,8 @@ Files written by :func:`write_report` (byte-identical for identical inputs):
 - ``scores.csv``: one row per question (ids, grouping attributes, gold answer, extracted answer, flags, every
   metric); list/tuple cells as JSON.
 - ``summary.json``: counts (questions, unparsed, missing, unmatched/duplicate predictions, model failures),
-  overall score, mean of every metric per answer type, the paper tables as nested dicts, plus whatever the
+  overall score, every metric per answer type (aggregated as the metric declares:
+  :func:`~mapgen.eval.metrics.aggregate`), the paper tables as nested dicts, plus whatever the
   caller adds (``extra``: captions, grounding, run settings).
 - ``tables.md``: the MAPWise layout — one table per breakdown (overall, map type = discrete / continuous /
   hatched, annotated, country, relative region, counterfactual set: ``original`` (the control maps of the
@@ -28,7 +29,7 @@ from typing import Any
 
 import pandas as pd
 
-from mapgen.eval.metrics import METRICS_BY_TYPE
+from mapgen.eval.metrics import METRICS_BY_TYPE, aggregate
 from mapgen.eval.score import Report
 
 PAPER_COLUMNS: tuple[tuple[str, str, str], ...] = (
@@ -86,7 +87,7 @@ def paper_table(frame: pd.DataFrame, by: str | None = None) -> pd.DataFrame:
         row: dict[str, Any] = {"group": "all" if by is None else _group_label(key, by), "n": int(len(g))}
         for title, answer_type, metric in PAPER_COLUMNS:
             sub = g.loc[g["answer_type"] == answer_type, metric]
-            row[title] = float(sub.mean()) * 100 if len(sub) else math.nan
+            row[title] = aggregate(metric, sub) * 100 if len(sub) else math.nan
         rows.append(row)
     return _ordered(pd.DataFrame(rows, columns=["group", "n", *[c[0] for c in PAPER_COLUMNS]]), by)
 
@@ -108,7 +109,7 @@ def ranking_table(frame: pd.DataFrame, by: str | None = None) -> pd.DataFrame:
     groups = [("all", sub)] if by is None else list(sub.groupby(by, sort=True, dropna=False))
     rows = [
         {"group": "all" if by is None else _group_label(k, by), "n": int(len(g))}
-        | {m: float(g[m].mean()) * 100 for m in RANKING_COLUMNS}
+        | {m: aggregate(m, g[m]) * 100 for m in RANKING_COLUMNS}
         for k, g in groups
     ]
     return _ordered(pd.DataFrame(rows), by)
@@ -223,7 +224,7 @@ def build_summary(report: Report, extra: Mapping[str, Any] | None = None) -> dic
     for answer_type, metrics in METRICS_BY_TYPE.items():
         sub = frame[frame["answer_type"] == answer_type]
         if len(sub):
-            per_type[answer_type] = {"n": int(len(sub))} | {m: float(sub[m].mean()) for m in metrics}
+            per_type[answer_type] = {"n": int(len(sub))} | {m: aggregate(m, sub[m]) for m in metrics}
     summary["by_answer_type"] = per_type
     summary["tables"] = {"overall": _table_dict(paper_table(frame))} | {
         column: _table_dict(paper_table(frame, column)) for column in BREAKDOWNS

@@ -28,7 +28,16 @@ import numpy as np
 import pandas as pd
 
 from mapgen.eval.extract import extract_answer
-from mapgen.eval.metrics import MAIN_METRIC, METRICS_BY_TYPE, all_metrics, gold_of
+from mapgen.eval.metrics import (
+    MAIN_METRIC,
+    METRICS_BY_TYPE,
+    Reducer,
+    all_metrics,
+    gold_of,
+    list_metrics,
+    mean,
+    metric_info,
+)
 from mapgen.questions.record import Question
 
 GROUP_COLUMNS: tuple[str, ...] = (
@@ -141,6 +150,11 @@ def _frame(questions: Sequence[Question], scores: Sequence[Score]) -> pd.DataFra
     return pd.DataFrame(data)
 
 
+def _reducer(column: str) -> Reducer:
+    """The declared aggregation of a registered metric; the mean for any other score column."""
+    return metric_info(column).aggregation if column in list_metrics() else mean
+
+
 @dataclass
 class Report:
     """Per-question scores (``frame``) with group breakdowns."""
@@ -160,10 +174,8 @@ class Report:
         }
 
     def breakdown(self, by: str | Sequence[str], metrics: Sequence[str] = ()) -> pd.DataFrame:
-        """Mean main score, count, unparsed and missing counts per group (plus the mean of ``metrics``).
-
-        A metric mean is taken over the questions that have that metric (NaN elsewhere).
-        """
+        """Mean main score, count, unparsed and missing counts per group, plus each of ``metrics`` aggregated as
+        the metric declares (other columns: mean) over the questions that have it (NaN elsewhere)."""
         keys = [by] if isinstance(by, str) else list(by)
         unknown = [k for k in [*keys, *metrics] if k not in self.frame.columns]
         if unknown:
@@ -176,7 +188,8 @@ class Report:
             missing=("missing", "sum"),
         )
         for name in metrics:
-            out[name] = grouped[name].mean()
+            reducer = _reducer(name)
+            out[name] = grouped[name].mean() if reducer is mean else grouped[name].agg(reducer)
         return out.reset_index()
 
     def table(self, index: str | Sequence[str] = "map_type", columns: str = "answer_type") -> pd.DataFrame:
