@@ -28,6 +28,7 @@ from mapgen.legend import (
     parse_label,
     relative_luminance,
 )
+from mapgen.legend.grammar import find_range
 from mapgen.mapwise.schema import legend_from_mapwise, legend_to_mapwise, mapwise_class
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
@@ -367,6 +368,20 @@ def test_every_printed_label_parses_back(style, percent):
                 if leg.labelling.style == "compact" or unit:
                     tol = max(tol, 0.05 * abs(x))
                 assert min(abs(x - e) for e in edges) <= tol, (c.label, x)
+
+
+@pytest.mark.parametrize("style", ["plain", "compact", "spaced", "auto"])
+def test_answer_reader_reads_printed_labels_like_the_label_reader(style):
+    # one grammar: a model that copies a legend label gets the range the legend means ("670-8.7k" is 670-8,700)
+    rng = np.random.default_rng(11)
+    for percent in (False, True):
+        for scale in (1e-2, 1, 1e3, 1e7, 1e10):
+            y = pd.Series(rng.lognormal(0, 1, 40) * scale - scale)
+            for open_ends in (False, True):
+                opts = DiscreteOptions(k=5, percent=percent, labels=LabelOptions(style=style, open_ends=open_ends))
+                for c in discrete_legend(y, opts).classes:
+                    assert find_range(c.label) == parse_label(c.label), c.label
+    assert find_range("670-8.7k") == parse_label("670-8.7k") == (670.0, 8700.0)
 
 
 def test_reference_labels_parse(reference_metadata):

@@ -14,8 +14,8 @@ One vocabulary (units :data:`UNIT_SCALE`, N/A words, comparison words) serves th
 Answer wording (DESIGN.md §6), read by :func:`find_range`:
 
 - units ``k``/``m``/``b``/``t`` (also ``bn``, ``mn``, ``thousand``, ``million``, ``billion``, ``trillion``)
-  multiply the number (``1k`` → 1000); a unit written only on the upper bound applies to the lower
-  (``1-2M`` → 1e6-2e6);
+  multiply the number (``1k`` → 1000); a unit written only on the upper bound applies to the lower when that
+  keeps lower <= upper (``1-2M`` → 1e6-2e6, ``670-8.7k`` → 670-8700), as in legend labels;
 - ``to``, ``and``, en/em dashes → ``-``; ``between X and Y``/``from X to Y`` → ``X-Y``;
 - ``above``/``more than``/``over``/``greater than``/``higher than``/``at least``/``X+``/``X and above`` → ``>X``
   (lower bound, open upper end); ``below``/``less than``/``under``/``lower than``/``at most``/``X and below``
@@ -218,15 +218,17 @@ def _first_fullmatch(patterns: Sequence[re.Pattern[str]], s: str) -> re.Match[st
     return next((m for m in (p.fullmatch(s) for p in patterns) if m), None)
 
 
-def _label_pair(m: re.Match[str]) -> Range:
-    """A closed label range; a unit only on the upper bound applies to the lower when lower stays <= upper."""
-    lo, lo_mult = _label_number(m.group(1))
-    hi, hi_mult = _label_number(m.group(2))
+def _pair(lo: float, lo_mult: float | None, hi: float, hi_mult: float | None) -> tuple[float, float]:
+    """(lower, upper) of two numbers and their units; a unit written only on the upper bound applies to the
+    lower one when that keeps lower <= upper (``1-2k`` → 1000-2000, ``670-8.7k`` → 670-8700)."""
     hi_v = hi * (hi_mult or 1.0)
-    lo_v = lo * (lo_mult or 1.0)
     if lo_mult is None and hi_mult is not None and lo * hi_mult <= hi_v:
-        lo_v = lo * hi_mult
-    return lo_v, hi_v
+        return lo * hi_mult, hi_v
+    return lo * (lo_mult or 1.0), hi_v
+
+
+def _label_pair(m: re.Match[str]) -> Range:
+    return _pair(*_label_number(m.group(1)), *_label_number(m.group(2)))
 
 
 def parse_label(label: str) -> Range:
@@ -334,10 +336,12 @@ _RANGE_PAIR = re.compile(
 _RANGE_OPEN = re.compile(rf"(?P<c>[<>])\s*(?P<n>{_SIGNED_NUM})\s*(?P<u>{_UNIT_RE})?(?![a-z])")
 
 
+def _unit(unit: str | None) -> float | None:
+    return UNIT_SCALE[unit] if unit else None
+
+
 def _pair_from_match(m: re.Match[str]) -> Range:
-    u2 = m.group("u2")
-    u1 = m.group("u1") or u2
-    lo, hi = _scaled(m.group("n1"), u1), _scaled(m.group("n2"), u2)
+    lo, hi = _pair(float(m.group("n1")), _unit(m.group("u1")), float(m.group("n2")), _unit(m.group("u2")))
     return (hi, lo) if lo > hi else (lo, hi)
 
 
