@@ -1,4 +1,4 @@
-"""Plotly renderer throughput, measured side by side in one run (DESIGN.md §4; issue 4).
+"""Plotly renderer throughput, measured side by side in one run (ARCHITECTURE.md §4; issue 4).
 
     python benchmarks/bench_plotly.py [--n 40] [--naive 4]
 

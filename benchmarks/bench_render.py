@@ -1,4 +1,4 @@
-"""Rendering throughput, measured side by side in one run (DESIGN.md §4; issue: rendering).
+"""Rendering throughput, measured side by side in one run (ARCHITECTURE.md §4; issue: rendering).
 
     python benchmarks/bench_render.py [--n 40] [--plotly]
 

@@ -1,4 +1,4 @@
-"""Atlas facts checked against borders stated independently (DESIGN.md §3 and common geography)."""
+"""Atlas facts checked against borders stated independently (ARCHITECTURE.md §3 and common geography)."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 ``describe(scene, seed=0, n_referring=8)`` → JSON-ready ``{map_id, width, height, attributes, referring,
 captions, size_rule}`` for a *rendered* scene (``render(spec, path).scene``, or a render JSON via
-:func:`scene_from_render_json`). Reads only the Scene (DESIGN.md §1): never imports ``render`` or ``questions``.
+:func:`scene_from_render_json`). Reads only the Scene (ARCHITECTURE.md §1): never imports ``render`` or ``questions``.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ Rules (one rule each, tested):
   above the 66.7th → ``large``, else ``medium`` (numpy linear percentiles, :data:`SIZE_PERCENTILES`).
 - ``rel_size``: ``largest`` / ``smallest`` by ``area_px`` within its category, ``only`` for a lone member,
   else None.
-- ``coastal``: member of a named group of kind ``coast`` or ``sea`` (curated lists, DESIGN.md §3).
+- ``coastal``: member of a named group of kind ``coast`` or ``sea`` (curated lists, ARCHITECTURE.md §3).
 - Colour: the fill hex plus a colour word (:func:`colour_name`: hue family, light/dark by HLS lightness, grey
   when saturation is low).
 """

@@ -1,4 +1,4 @@
-"""VRSBench-format task records (DESIGN.md §7) from annotations made by :func:`mapgen.describe.describe`.
+"""VRSBench-format task records (ARCHITECTURE.md §7) from annotations made by :func:`mapgen.describe.describe`.
 
 - Eval records: ``{image_id, question, ground_truth, question_id, type}`` plus ``map_id``. Captions:
   ``type = "caption"``, ``ground_truth`` = the detailed caption. Grounding: ``type = "grounding"``, ``question`` =

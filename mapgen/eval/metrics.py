@@ -6,7 +6,7 @@ declares how per-question scores aggregate (``aggregation``: ``"mean"`` or a cus
 :class:`~mapgen.questions.record.Question`. Names are compared after :func:`~mapgen.eval.normalize.normalize_answer_name` and through an
 :class:`AliasMap` built from ``question.accepted_answers``, so a code and a full name both match.
 
-Definitions (MAPWise §3.3 and Appendix C, DESIGN.md §6):
+Definitions (MAPWise §3.3 and Appendix C, ARCHITECTURE.md §6):
 
 - ``binary_exact``, ``count_exact``: exact match (yes/no words normalised; counts compared as numbers).
 - ``single_recall``: 1 if the prediction equals the answer or any of its aliases (or any answer when the

@@ -1,4 +1,4 @@
-"""Land-border graph from polygons: shared boundary length after a small buffer (DESIGN.md §3).
+"""Land-border graph from polygons: shared boundary length after a small buffer (ARCHITECTURE.md §3).
 
 Rule: in an equal-area projection (metres), buffer each polygon by ``buffer_m`` and measure how much of the
 other polygon's boundary lies inside the buffer; more than ``min_km`` is a border. Point contacts such as the

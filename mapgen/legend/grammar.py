@@ -11,7 +11,7 @@ One vocabulary (units :data:`UNIT_SCALE`, N/A words, comparison words) serves th
 - **finding ranges in free text** leniently (:func:`find_ranges`, :func:`find_range`, :func:`parse_number`):
   model answers and MAPWise ground truths, where the first range mentioned counts and nothing raises.
 
-Answer wording (DESIGN.md §6), read by :func:`find_range`:
+Answer wording (ARCHITECTURE.md §6), read by :func:`find_range`:
 
 - units ``k``/``m``/``b``/``t`` (also ``bn``, ``mn``, ``thousand``, ``million``, ``billion``, ``trillion``)
   multiply the number (``1k`` → 1000); a unit written only on the upper bound applies to the lower when that

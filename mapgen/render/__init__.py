@@ -1,4 +1,4 @@
-"""Rendering: MapSpec → PNG image, region-id mask and pixel facts (DESIGN.md §4).
+"""Rendering: MapSpec → PNG image, region-id mask and pixel facts (ARCHITECTURE.md §4).
 
 ``render(spec, "out/map.png")`` writes ``map.png``, ``map.mask.png`` and ``map.json`` (the spec, pixel facts per
 region, legend item boxes, label boxes) and returns a :class:`RenderResult` whose ``scene`` carries the

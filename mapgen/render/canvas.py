@@ -1,6 +1,6 @@
 """Per-(atlas, layout) drawing state shared by every map drawn that way: paths, mask, label plan, pixel facts.
 
-Computing this once and changing only colours per map is what makes rendering fast (DESIGN.md §4).
+Computing this once and changing only colours per map is what makes rendering fast (ARCHITECTURE.md §4).
 
 Label plan (one rule): a region's label sits at the pole of inaccessibility of its largest part when a two-letter
 label box fits there; otherwise it becomes a callout beside the region (right of it when the region lies in the

@@ -342,7 +342,7 @@ def find_browser() -> str:
 
 
 def topojson_dir() -> Path:
-    """A local folder of empty topologies, so plotly.js never fetches topojson from a CDN (DESIGN.md §4)."""
+    """A local folder of empty topologies, so plotly.js never fetches topojson from a CDN (ARCHITECTURE.md §4)."""
     root = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "mapgen" / "topojson"
     root.mkdir(parents=True, exist_ok=True)
     for name in TOPOJSON_NAMES:

@@ -1,0 +1,122 @@
+"""The house rules of docs/ARCHITECTURE.md, checked on the code's own imports and definitions.
+
+Imports are read with ``ast`` from every module of the package, function-level imports included, so a rule
+broken inside a function body is still seen.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import networkx as nx
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "mapgen"
+MAX_FUNCTION_LINES = 60
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports(path: Path) -> set[str]:
+    """mapgen modules imported anywhere in ``path`` (relative imports resolved)."""
+    module = _module_name(path)
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            out |= {a.name for a in node.names if a.name.split(".")[0] == "mapgen"}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, base] if base else anchor)
+            if base.split(".")[0] == "mapgen":
+                out.add(base)
+    return out
+
+
+def _modules() -> dict[str, Path]:
+    return {_module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def _graph() -> nx.DiGraph:
+    modules = _modules()
+    graph = nx.DiGraph()
+    graph.add_nodes_from(modules)
+    for name, path in modules.items():
+        for target in _imports(path):
+            while target not in modules and "." in target:  # `from mapgen.x import name` of a module attribute
+                target = target.rpartition(".")[0]
+            if target in modules and target != name:
+                graph.add_edge(name, target)
+    return graph
+
+
+def test_the_scanner_sees_function_level_imports(tmp_path: Path) -> None:
+    src = PACKAGE / "cli" / "__init__.py"
+    assert "mapgen.errors" in _imports(src)
+    assert any(t.startswith("mapgen.render") for t in _imports(PACKAGE / "build.py"))  # imported inside functions
+
+
+def test_no_import_cycles() -> None:
+    cycles = list(nx.simple_cycles(_graph()))
+    assert cycles == [], f"import cycles: {cycles}"
+
+
+FORBIDDEN_FOR_READERS = ("mapgen.render", "mapgen.questions.engine", "mapgen.questions.templates",
+                         "mapgen.questions.functions", "mapgen.counterfactual", "mapgen.build", "mapgen.cfsets")
+
+
+@pytest.mark.parametrize("floor", ["mapgen.eval", "mapgen.export"])
+def test_eval_and_export_only_read(floor: str) -> None:
+    """eval and export import nothing that renders, generates questions, makes counterfactuals or builds."""
+    graph = _graph()
+    bad = sorted((a, b) for a, b in graph.edges if a.startswith(floor) and b.startswith(FORBIDDEN_FOR_READERS))
+    assert bad == []
+
+
+def test_atomic_renames_only_in_mapgen_files() -> None:
+    """Every atomic write goes through mapgen.files: no other module renames a temp file into place."""
+    offenders = []
+    for name, path in _modules().items():
+        if name == "mapgen.files":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (
+                    "replace", "rename") and _is_path_rename(node):
+                offenders.append(f"{name}:{node.lineno}")
+    assert offenders == []
+
+
+def _is_path_rename(call: ast.Call) -> bool:
+    """``tmp.replace(path)`` / ``os.replace(a, b)``: one or two arguments, none of them string literals."""
+    func = call.func
+    if isinstance(func.value, ast.Name) and func.value.id == "os":
+        return True
+    return len(call.args) == 1 and not isinstance(call.args[0], ast.Constant) and not call.keywords and \
+        isinstance(func.value, ast.Name) and "tmp" in func.value.id.lower()
+
+
+def test_no_function_over_sixty_lines() -> None:
+    long = []
+    for name, path in _modules().items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                lines = node.end_lineno - node.lineno + 1
+                if lines > MAX_FUNCTION_LINES:
+                    long.append(f"{name}.{node.name}: {lines} lines")
+    assert long == []
+
+
+def test_no_function_of_radon_grade_d_or_worse() -> None:
+    radon = pytest.importorskip("radon.complexity", reason="radon is in the [dev] extra")
+    worse = []
+    for name, path in _modules().items():
+        for block in radon.cc_visit(path.read_text(encoding="utf-8")):
+            if radon.cc_rank(block.complexity) >= "D":
+                worse.append(f"{name}.{block.name}: {radon.cc_rank(block.complexity)} ({block.complexity})")
+    assert worse == []
