@@ -20,7 +20,7 @@ from __future__ import annotations
 import ast
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -492,6 +492,15 @@ def _bare_json_list(text: str) -> list[Any] | None:
     return value if isinstance(value, list) else None
 
 
+#: Where an answer is looked for when the response has no well-formed ``{"answer": ...}``, in order:
+#: (source label, finder returning the raw answer or None, parser of that raw answer).
+_FALLBACKS: tuple[tuple[str, Callable[[str], Any], Callable[..., Extracted]], ...] = (
+    ("json-malformed", find_malformed_answer, parse_text),
+    ("json-bare", _bare_json_list, coerce_value),
+    ("answer-line", find_answer_line, parse_text),
+)
+
+
 def _extract(text: str, answer_type: str, vocabulary: tuple[str, ...]) -> Extracted:
     value = find_json_answer(text)
     if value is not _MISSING:
@@ -501,24 +510,13 @@ def _extract(text: str, answer_type: str, vocabulary: tuple[str, ...]) -> Extrac
             result = coerce_value(value, answer_type, vocabulary)
         result.source = "json"
         return result
-    raw = find_malformed_answer(text)
-    if raw is not None:
-        result = parse_text(raw, answer_type, vocabulary)
-        if result.ok:
-            result.source = "json-malformed"
-            return result
-    bare = _bare_json_list(text)
-    if bare is not None:
-        result = coerce_value(bare, answer_type, vocabulary)
-        if result.ok:
-            result.source = "json-bare"
-            return result
-    line = find_answer_line(text)
-    if line is not None:
-        result = parse_text(line, answer_type, vocabulary)
-        if result.ok:
-            result.source = "answer-line"
-            return result
+    for source, find, parse in _FALLBACKS:
+        raw = find(text)
+        if raw is not None:
+            result = parse(raw, answer_type, vocabulary)
+            if result.ok:
+                result.source = source
+                return result
     result = parse_text(text, answer_type, vocabulary, whole=True)
     result.source = "text"
     return result
