@@ -341,6 +341,7 @@ def build(
     config = config if isinstance(config, BuildConfig) else load_config(config)
     out_dir = Path(out_dir)
     start = time.perf_counter()
+    check_run_options(workers, executor)
     prepare_folder(config, out_dir, resume=resume, force=force)
     units = plan(config)
     results: dict[str, dict[str, Any]] = {}
@@ -351,8 +352,6 @@ def build(
             results[unit.unit_id] = done
         else:
             todo.append(unit)
-    if executor not in ("local", "dask"):
-        raise BuildError(f"Unknown executor {executor!r}; use 'local' or 'dask'.")
     run = run_local if executor == "local" else run_dask
     for result in run(todo, config, out_dir, workers=workers, scheduler=scheduler, progress=progress):
         results[result["unit_id"]] = result
@@ -367,6 +366,14 @@ def build(
                                                     "executor": executor,
                                                     "stage_seconds": {k: round(v, 2) for k, v in timings.items()}})
     return BuildReport(out_dir, manifest, len(todo), len(units) - len(todo), seconds, dict(timings))
+
+
+def check_run_options(workers: int, executor: str) -> None:
+    """Refuse run options that cannot work, before anything is written."""
+    if executor not in ("local", "dask"):
+        raise BuildError(f"Unknown executor {executor!r}; use 'local' or 'dask'.")
+    if not isinstance(workers, int) or workers < 1:
+        raise BuildError(f"--workers must be a whole number of at least 1 (got {workers!r}).")
 
 
 def prepare_folder(config: BuildConfig, out_dir: Path, resume: bool, force: bool) -> None:

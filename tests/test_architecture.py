@@ -58,7 +58,7 @@ def _graph() -> nx.DiGraph:
 
 def test_the_scanner_sees_function_level_imports(tmp_path: Path) -> None:
     src = PACKAGE / "cli" / "__init__.py"
-    assert "mapgen.errors" in _imports(src)
+    assert "mapgen.cli.errors" in _imports(src)
     assert any(t.startswith("mapgen.render") for t in _imports(PACKAGE / "build.py"))  # imported inside functions
 
 

@@ -12,8 +12,7 @@ import sys
 
 import click
 
-from mapgen.errors import BuildError
-from mapgen.geo.names import UnknownNameError
+from mapgen.cli.errors import ENVIRONMENT, explain, unexpected
 
 #: Command name → (module, attribute, one-line help shown by ``mapgen --help``; a test keeps it equal to the
 #: command's own docstring).
@@ -56,8 +55,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
 
 
 class MapgenGroup(click.Group):
-    """Loads commands on demand and turns library errors (unknown names, bad input) into one clear line and
-    exit code 2."""
+    """Loads commands on demand and turns every failure into one clear line (see :mod:`mapgen.cli.errors`);
+    ``mapgen --debug`` shows the traceback of an unexpected one."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(COMMANDS)
@@ -79,14 +78,20 @@ class MapgenGroup(click.Group):
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
-        except (UnknownNameError, ValueError, FileNotFoundError, BuildError) as exc:
-            click.echo(f"Error: {exc}", err=True)
-            sys.exit(2)
+        except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort, SystemExit):
+            raise
+        except Exception as exc:
+            if ctx.params.get("debug"):
+                raise
+            message, code = explain(exc) or (unexpected(exc), ENVIRONMENT)
+            click.echo(f"Error: {message}", err=True)
+            sys.exit(code)
 
 
 @click.group(cls=MapgenGroup)
 @click.version_option(package_name="mapgen")
-def main() -> None:
+@click.option("--debug", is_flag=True, help="Show the traceback of an unexpected error.")
+def main(debug: bool) -> None:
     """Generate reproducible choropleth-map benchmarks for vision-language models."""
 
 

@@ -1,0 +1,71 @@
+"""The CLI's error boundary: every expected failure becomes one line (what, why, how to fix) and an exit code.
+
+Exit codes: 2 for bad input or usage (an unknown name, an invalid value, a missing input file, a build the
+folder refuses), 1 for a failing environment (a folder that cannot be written, a missing optional dependency,
+a resource limit) and for unexpected errors, which also say how to see the traceback.
+"""
+
+from __future__ import annotations
+
+import errno
+import sys
+
+from mapgen.errors import BuildError
+from mapgen.geo.names import UnknownNameError
+
+INPUT, ENVIRONMENT = 2, 1
+
+#: Top-level module of an optional dependency → the extra that installs it.
+OPTIONAL_EXTRAS: dict[str, str] = {
+    "plotly": "plotly", "kaleido": "plotly", "pycocoevalcap": "eval", "datasets": "export", "mlcroissant": "export",
+    "pyarrow": "export", "dask": "dask", "distributed": "dask",
+}
+
+_WRITE_ERRNOS = {errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC}
+_PATH_ERRNOS = {errno.ENOTDIR, errno.EISDIR, errno.EEXIST}
+
+
+def missing_dependency(exc: ImportError) -> str | None:
+    """The one-line message for an optional dependency that is not installed (``None`` for other imports)."""
+    top = (exc.name or "").split(".")[0]
+    extra = OPTIONAL_EXTRAS.get(top)
+    if extra is None:
+        return None
+    return f"{top} is not installed; it comes with mapgen's [{extra}] extra: pip install 'mapgen[{extra}]'"
+
+
+def _os_message(exc: OSError) -> str:
+    where = f" {exc.filename}" if exc.filename else ""
+    reason = exc.strerror or str(exc)
+    if exc.errno in _PATH_ERRNOS:
+        return f"cannot use the path{where}: {reason}; give a path whose parent folders are folders, not files."
+    return f"cannot write{where}: {reason}; choose a folder you can write to (-o/--output)."
+
+
+def _template_error(exc: Exception) -> bool:
+    jinja = sys.modules.get("jinja2.exceptions")
+    return jinja is not None and isinstance(exc, jinja.TemplateError)
+
+
+def explain(exc: BaseException) -> tuple[str, int] | None:
+    """``(message, exit code)`` for an expected failure; ``None`` for an unexpected one."""
+    if isinstance(exc, (UnknownNameError, BuildError, FileNotFoundError)):
+        return str(exc), INPUT
+    if isinstance(exc, ImportError):
+        message = missing_dependency(exc)
+        return (message, ENVIRONMENT) if message else None
+    if isinstance(exc, OSError) and exc.errno in _WRITE_ERRNOS | _PATH_ERRNOS:
+        return _os_message(exc), ENVIRONMENT
+    if isinstance(exc, (MemoryError, RecursionError, OverflowError)):
+        return (f"resource limit reached ({type(exc).__name__}: {exc}); a template or config asks for more than "
+                "mapgen can compute — make it smaller."), ENVIRONMENT
+    if _template_error(exc):
+        return f"template text rejected by the sandbox: {exc}; run `mapgen templates lint FILE`.", INPUT
+    if isinstance(exc, ValueError):
+        return str(exc), INPUT
+    return None
+
+
+def unexpected(exc: BaseException) -> str:
+    """The one line for an error mapgen did not expect."""
+    return f"unexpected {type(exc).__name__}: {exc} (run `mapgen --debug …` for the traceback)"
