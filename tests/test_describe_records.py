@@ -115,6 +115,7 @@ def test_grounding_metrics_run_on_the_records(annotations):
 
 
 def test_caption_metrics_run_on_the_records(annotations, rendered):
+    pytest.importorskip("pycocoevalcap", reason="caption metrics need mapgen's [eval] extra")
     from mapgen.eval.captions import caption_scores
 
     other = describe(rendered.scene, seed=1)
