@@ -20,7 +20,7 @@ import pandas as pd
 
 from mapgen.data.statistic import StatInfo, Statistic
 from mapgen.files import write_json_atomic
-from mapgen.geo.atlas import BUILTIN, Atlas, load_atlas
+from mapgen.geo.atlas import BUILTIN, Atlas, AtlasFile, load_atlas
 from mapgen.legend import (
     HATCHES,
     DiscreteOptions,
@@ -109,6 +109,8 @@ class MapSpec:
     counterfactual: dict[str, Any] | None = None
     seed: int = 0
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
+    #: A user atlas: the vector file (path, digest, fields); saved relative to the file the spec is written to.
+    atlas_file: AtlasFile | None = None
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, MapSpec) and self.to_dict() == other.to_dict()
@@ -129,20 +131,24 @@ class MapSpec:
         return pd.Series(self.values, dtype=float, name=self.stat.id)
 
     def load_atlas(self) -> Atlas:
-        """The atlas this map is drawn on (with the spec's exclusions)."""
-        return load_atlas(self.atlas, exclude=self.exclude)
+        """The atlas this map is drawn on (with the spec's exclusions); a user atlas file is checked against the
+        digest the spec recorded."""
+        return load_atlas(self.atlas_file or self.atlas, exclude=self.exclude)
 
     def with_style(self, **changes: Any) -> MapSpec:
         """A copy with some style fields changed."""
         return replace(self, style=replace(self.style, **changes))
 
     # --- mapgen JSON -------------------------------------------------------------------------------------
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready dict (NaN values written as null)."""
+    def to_dict(self, relative_to: str | Path | None = None) -> dict[str, Any]:
+        """JSON-ready dict (NaN values written as null). A user atlas file's path is written relative to the
+        folder ``relative_to`` (where the JSON is saved), else absolute."""
+        located = {"atlas_file": self.atlas_file.record(relative_to)} if self.atlas_file else {}
         return {
             "mapgen_spec": SPEC_VERSION,
             "map_id": self.map_id,
             "atlas": self.atlas,
+            **located,
             "exclude": list(self.exclude),
             "stat": asdict(self.stat) | {"missing": list(self.stat.missing)},
             "title": self.title,
@@ -155,8 +161,9 @@ class MapSpec:
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> MapSpec:
-        """Inverse of :meth:`to_dict`."""
+    def from_dict(cls, data: dict[str, Any], base: str | Path | None = None) -> MapSpec:
+        """Inverse of :meth:`to_dict`; a relative atlas file path is resolved against ``base`` (the folder the
+        JSON was read from)."""
         if "mapgen_spec" not in data:
             raise ValueError(
                 "Not a mapgen spec (no 'mapgen_spec' key). For MAPWise metadata use "
@@ -176,11 +183,12 @@ class MapSpec:
             counterfactual=data.get("counterfactual"),
             seed=int(data.get("seed", 0)),
             extra=data.get("extra", {}),
+            atlas_file=AtlasFile.from_record(data["atlas_file"], base) if data.get("atlas_file") else None,
         )
 
     def save(self, path: str | Path) -> Path:
         """Write the spec as JSON (atomically: a temp file renamed into place)."""
-        return write_json_atomic(path, self.to_dict(), sort_keys=False)
+        return write_json_atomic(path, self.to_dict(relative_to=Path(path).parent), sort_keys=False)
 
 
 def read_spec_json(path: str | Path) -> dict[str, Any]:
@@ -196,7 +204,7 @@ def load_spec(path: str | Path) -> MapSpec:
 
     MAPWise metadata files are read by :func:`mapgen.mapwise.schema.load_map_spec`.
     """
-    return MapSpec.from_dict(read_spec_json(path))
+    return MapSpec.from_dict(read_spec_json(path), base=Path(path).parent)
 
 
 def is_nan(v: Any) -> bool:
@@ -253,6 +261,7 @@ def make_spec(
         title=_default_title(stat) if title is None else title,
         exclude=tuple(exclude),
         seed=seed,
+        atlas_file=atlas_obj.file,
     )
     return replace(spec, map_id=map_id or content_id(spec))
 
@@ -280,6 +289,8 @@ def _default_title(stat: Statistic) -> str:
 def content_id(spec: MapSpec) -> str:
     """A short stable id from the spec's content (atlas, stat, values, legend, style, seed)."""
     payload = spec.to_dict() | {"map_id": ""}
+    if spec.atlas_file:  # the file's content identifies the map, not where it lies
+        payload["atlas_file"] = {k: v for k, v in payload["atlas_file"].items() if k != "path"}
     digest = hashlib.sha1(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:10]
     return f"{spec.atlas}-{spec.stat.id}-{digest}"
 

@@ -154,10 +154,11 @@ class RenderFiles:
     image: np.ndarray  # (H, W, 3) uint8
     mask: np.ndarray  # (H, W) region ids
     record: dict[str, Any]
+    folder: Path | None = None  # where the render JSON lies (a user atlas path in it is relative to it)
 
     @property
     def spec(self) -> MapSpec:
-        return MapSpec.from_dict(self.record["spec"])
+        return MapSpec.from_dict(self.record["spec"], base=self.folder)
 
 
 def load_render(png: str | Path) -> RenderFiles:
@@ -166,7 +167,7 @@ def load_render(png: str | Path) -> RenderFiles:
     record = json.loads(png.with_suffix(".json").read_text(encoding="utf-8"))
     image = np.asarray(Image.open(png).convert("RGB"))
     mask = np.asarray(Image.open(png.with_suffix(".mask.png")))
-    return RenderFiles(image, mask, record)
+    return RenderFiles(image, mask, record, png.parent)
 
 
 # ------------------------------------------------------------------------------------------------ sampling

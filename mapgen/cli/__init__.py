@@ -17,7 +17,8 @@ from mapgen.cli.errors import ENVIRONMENT, explain, unexpected
 #: Command name → (module, attribute, one-line help shown by ``mapgen --help``; a test keeps it equal to the
 #: command's own docstring).
 COMMANDS: dict[str, tuple[str, str, str]] = {
-    "atlas": ("mapgen.cli.atlas", "atlas", "Regions, borders and named groups of the built-in atlases."),
+    "atlas": ("mapgen.cli.atlas", "atlas",
+              "Regions, borders and named groups of the built-in atlases or a vector file."),
     "audit": ("mapgen.cli.audit", "audit_command",
               "Answer every question of BENCH from the pixels alone and explain each disagreement."),
     "build": ("mapgen.cli.build", "build_command",
@@ -41,14 +42,14 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "recheck": ("mapgen.cli.mapwise", "recheck_command",
                 "Recompute every answer of an imported MAPWise set (or a raw sample folder) and compare."),
     "render": ("mapgen.cli.render", "render_cmd",
-               "Render SOURCE (a spec/render JSON, MAPWise metadata, or a country with --stat) to PNG, mask and "
-               "JSON."),
+               "Render SOURCE (a map JSON, MAPWise metadata, or a country or vector file with --stat/--data) to "
+               "PNG."),
     "report": ("mapgen.cli.audit", "report_command",
                "Write a static HTML site for BENCH: map browser with questions, answers, captions and boxes."),
     "scene": ("mapgen.cli.spec", "scene",
               "The Scene of a map: per region value, class, neighbours, groups; legend facts."),
     "spec": ("mapgen.cli.spec", "spec",
-             "Build the MapSpec of one map of COUNTRY from --stat or --stat-file, or import --from-metadata."),
+             "The MapSpec of one map of COUNTRY (a name or vector file) from --stat or --data, or --from-metadata."),
     "stats": ("mapgen.cli.stats", "stats", "Statistics: the curated tables that ship, and fresh synthetic ones."),
     "templates": ("mapgen.cli.questions", "templates", "List, show, preview and lint question templates."),
 }

@@ -1,4 +1,4 @@
-"""``mapgen atlas ...``: regions, borders and named groups."""
+"""``mapgen atlas ...``: regions, borders and named groups of a built-in atlas or a user vector file."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import json
 
 import click
 
+from mapgen.cli.sources import atlas_options, open_atlas
 from mapgen.geo.atlas import list_atlases, load_atlas
 
 # --- atlas -------------------------------------------------------------------------------------------------
@@ -13,7 +14,7 @@ from mapgen.geo.atlas import list_atlases, load_atlas
 
 @click.group()
 def atlas() -> None:
-    """Regions, borders and named groups of the built-in atlases."""
+    """Regions, borders and named groups of the built-in atlases or a vector file."""
 
 
 @atlas.command("list")
@@ -27,12 +28,15 @@ def atlas_list() -> None:
 @atlas.command("show")
 @click.argument("country")
 @click.option("--json", "as_json", is_flag=True, help="Print every region as JSON.")
-def atlas_show(country: str, as_json: bool) -> None:
-    """Every region of COUNTRY: code, name, aliases, neighbours, foreign borders, groups."""
-    a = load_atlas(country)
+@atlas_options
+def atlas_show(country: str, as_json: bool, name_field: str | None, code_field: str | None) -> None:
+    """Every region of COUNTRY (a name or a GeoJSON/GeoPackage/shapefile path): code, name, aliases,
+    neighbours, foreign borders, groups."""
+    a = open_atlas(country, name_field, code_field)
     records = [a.region_record(c) for c in a.codes]
     if as_json:
-        click.echo(json.dumps({"atlas": a.name, "title": a.title, "regions": records}, indent=2))
+        source = {"file": a.file.record()} if a.file else {}
+        click.echo(json.dumps({"atlas": a.name, "title": a.title, **source, "regions": records}, indent=2))
         return
     for r in records:
         foreign = ", ".join(r["foreign_borders"]) or "-"
@@ -42,17 +46,19 @@ def atlas_show(country: str, as_json: bool) -> None:
 @atlas.command("neighbors")
 @click.argument("country")
 @click.argument("region")
-def atlas_neighbors(country: str, region: str) -> None:
-    """Codes of the regions bordering REGION."""
-    click.echo(" ".join(sorted(load_atlas(country).neighbors(region))))
+@atlas_options
+def atlas_neighbors(country: str, region: str, name_field: str | None, code_field: str | None) -> None:
+    """Codes of the regions bordering REGION of COUNTRY (a name or a vector file path)."""
+    click.echo(" ".join(sorted(open_atlas(country, name_field, code_field).neighbors(region))))
 
 
 @atlas.command("group")
 @click.argument("country")
 @click.argument("name", required=False)
-def atlas_group(country: str, name: str | None) -> None:
-    """Members of the named group NAME (without NAME: list the groups)."""
-    a = load_atlas(country)
+@atlas_options
+def atlas_group(country: str, name: str | None, name_field: str | None, code_field: str | None) -> None:
+    """Members of the named group NAME (without NAME: list the groups) of COUNTRY (a name or a file path)."""
+    a = open_atlas(country, name_field, code_field)
     if name is None:
         for g in a.groups.values():
             click.echo(f"{g.name}\t{len(g.members)}\t{' '.join(sorted(g.members))}")

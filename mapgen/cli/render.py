@@ -6,7 +6,9 @@ from pathlib import Path
 
 import click
 
+from mapgen.cli.sources import atlas_options, open_atlas, statistic_for, table_options
 from mapgen.geo.atlas import BUILTIN
+from mapgen.geo.source import is_atlas_path
 from mapgen.mapwise.schema import load_map_spec
 from mapgen.render import render, render_variants
 from mapgen.spec import MapSpec, make_hatched, make_spec
@@ -15,6 +17,9 @@ from mapgen.spec import MapSpec, make_hatched, make_spec
 @click.command("render")
 @click.argument("source")
 @click.option("--stat", help="Curated statistic id (when SOURCE is a country).")
+@table_options
+@atlas_options
+@click.option("--title", default=None, help="Map title (default: the statistic's title and year).")
 @click.option("--legend", type=click.Choice(["discrete", "continuous"]), default="discrete", show_default=True)
 @click.option("--classes", type=int, default=5, show_default=True)
 @click.option("--scheme", default="quantiles", show_default=True,
@@ -35,7 +40,9 @@ from mapgen.spec import MapSpec, make_hatched, make_spec
 @click.option("--all-variants", is_flag=True, help="Annotated, unannotated and hatched renders into -o DIR.")
 @click.option("-o", "--output", required=True, type=click.Path(path_type=Path), help="PNG path (or a folder).")
 def render_cmd(source: str, output: Path, stat: str | None, all_variants: bool, **options) -> None:
-    """Render SOURCE (a spec/render JSON, MAPWise metadata, or a country with --stat) to PNG, mask and JSON."""
+    """Render SOURCE (a map JSON, MAPWise metadata, or a country or vector file with --stat/--data) to PNG.
+
+    A PNG, its region-id mask and a JSON (spec + pixel facts) are written."""
     spec = _spec_from_source(source, stat, options)
     if all_variants:
         for result in render_variants(spec, output):
@@ -51,16 +58,18 @@ def render_cmd(source: str, output: Path, stat: str | None, all_variants: bool, 
 
 def _spec_from_source(source: str, stat: str | None, options: dict) -> MapSpec:
     style = _style_options(options)
-    if source.lower() in BUILTIN:
-        if not stat:
-            raise click.UsageError("Give --stat STAT_ID when SOURCE is a country (see `mapgen stats list`).")
+    if source.lower() in BUILTIN or is_atlas_path(source):
+        atlas = open_atlas(source, options["name_field"], options["code_field"])
+        statistic = statistic_for(atlas, stat, options, options["title"])
         colormap = options["colormap"] or "Blues"
-        return make_spec(source.lower(), stat, legend=options["legend"], classes=options["classes"],
+        return make_spec(atlas, statistic, legend=options["legend"], classes=options["classes"],
                          scheme=options["scheme"], order=options["order"], colormap=colormap,
-                         reverse=options["reverse"], hatched=options["hatched"], **style)
+                         reverse=options["reverse"], hatched=options["hatched"], title=options["title"], **style)
     path = Path(source)
     if not path.exists():
         raise click.UsageError(f"{source!r} is neither a country ({', '.join(BUILTIN)}) nor an existing file.")
+    if stat or options["data"]:
+        raise click.UsageError(f"{source!r} is a map JSON: --stat / --data apply to a country or a vector file.")
     spec = load_map_spec(path)
     spec = spec.with_style(**style) if style else spec
     return make_hatched(spec) if options["hatched"] else spec

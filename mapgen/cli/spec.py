@@ -12,8 +12,7 @@ from typing import Any
 
 import click
 
-from mapgen.data.statistic import KINDS, Statistic
-from mapgen.data.user import load_table
+from mapgen.cli.sources import atlas_options, open_atlas, statistic_for, table_options
 from mapgen.mapwise.schema import load_map_spec, spec_from_mapwise
 from mapgen.scene import build_scene
 from mapgen.spec import MapSpec, make_spec
@@ -64,15 +63,8 @@ def _emit(spec: MapSpec, output: str | None) -> None:
 @click.command("spec")
 @click.argument("country", required=False)
 @click.option("--stat", "stat_id", default=None, help="Curated table id (see `mapgen stats list`).")
-@click.option("--stat-file", type=click.Path(exists=True, dir_okay=False), default=None,
-              help="User table (CSV/TSV/Parquet) with a region and a value column.")
-@click.option("--region-col", default=None, help="Region column of --stat-file (default: detected).")
-@click.option("--value-col", default=None, help="Value column of --stat-file (default: detected).")
-@click.option("--kind", type=click.Choice(list(KINDS)), default=None,
-              help="Kind of --stat-file values (default: its metadata sidecar, else absolute).")
-@click.option("--unit", default=None, help="Unit of --stat-file values.")
-@click.option("--on-missing", type=click.Choice(["warn", "error", "ignore"]), default="warn", show_default=True,
-              help="Empty cells in --stat-file: N/A with a warning, an error, or N/A silently.")
+@table_options
+@atlas_options
 @click.option("--from-metadata", type=click.Path(exists=True, dir_okay=False), default=None,
               help="Import a MAPWise/MapQA metadata JSON instead.")
 @click.option("--legend", type=click.Choice(["discrete", "continuous"]), default="discrete", show_default=True)
@@ -89,24 +81,22 @@ def _emit(spec: MapSpec, output: str | None) -> None:
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
               help="Spec JSON to write (atomically); without it, print the JSON.")
-def spec(country: str | None, stat_id: str | None, stat_file: str | None, region_col: str | None,
-         value_col: str | None, kind: str | None, unit: str | None, on_missing: str, from_metadata: str | None,
-         legend: str, classes: int, scheme: str, breaks: str | None, order: str, colormap: str, reverse: bool,
-         hatched: bool, title: str | None, seed: int, output: str | None) -> None:
-    """Build the MapSpec of one map of COUNTRY from --stat or --stat-file, or import --from-metadata."""
+def spec(country: str | None, stat_id: str | None, from_metadata: str | None, legend: str, classes: int,
+         scheme: str, breaks: str | None, order: str, colormap: str, reverse: bool, hatched: bool,
+         title: str | None, seed: int, output: str | None, **sources: Any) -> None:
+    """The MapSpec of one map of COUNTRY (a name or vector file) from --stat or --data, or --from-metadata."""
     if from_metadata:
-        if stat_id or stat_file:
-            raise click.UsageError("--from-metadata takes no --stat / --stat-file.")
+        if stat_id or sources["data"]:
+            raise click.UsageError("--from-metadata takes no --stat / --data.")
         meta = json.loads(Path(from_metadata).read_text(encoding="utf-8"))
         _emit(_echo_warnings(lambda: spec_from_mapwise(meta, country=country)), output)
         return
-    if not country or bool(stat_id) == bool(stat_file):
-        raise click.UsageError("Give COUNTRY and exactly one of --stat or --stat-file (or use --from-metadata).")
-    stat: Statistic | str = stat_id or _echo_warnings(
-        lambda: load_table(stat_file, country, region_col=region_col, value_col=value_col, kind=kind, unit=unit,
-                           title=title, on_missing=on_missing)  # type: ignore[arg-type]
-    )
-    built = make_spec(country, stat, legend=legend, classes=classes, scheme=scheme, breaks=_parse_breaks(breaks),
+    if not country:
+        raise click.UsageError("Give COUNTRY (a name or a GeoJSON/GeoPackage/shapefile) and --stat or --data "
+                               "(or use --from-metadata).")
+    atlas = open_atlas(country, sources["name_field"], sources["code_field"])
+    stat = statistic_for(atlas, stat_id, sources, title)
+    built = make_spec(atlas, stat, legend=legend, classes=classes, scheme=scheme, breaks=_parse_breaks(breaks),
                       order=order, colormap=colormap, reverse=reverse, hatched=hatched, title=title, seed=seed)
     _emit(built, output)
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from functools import cache
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import networkx as nx
@@ -20,12 +21,13 @@ import yaml
 from mapgen.geo.gazetteer import RegionGroup
 from mapgen.geo.model import DIRECTIONS, Atlas, Position
 from mapgen.geo.names import UnknownNameError, closest
+from mapgen.geo.source import AtlasFile, is_atlas_path
 from mapgen.resources import data_path
 
 if TYPE_CHECKING:
     import geopandas as gpd
 
-__all__ = ["BUILTIN", "DIRECTIONS", "Atlas", "Position", "RegionGroup", "list_atlases", "load_atlas"]
+__all__ = ["BUILTIN", "DIRECTIONS", "Atlas", "AtlasFile", "Position", "RegionGroup", "list_atlases", "load_atlas"]
 
 BUILTIN = ("usa", "india", "china")
 
@@ -33,22 +35,56 @@ BUILTIN = ("usa", "india", "china")
 # --- loading the built-in atlases -------------------------------------------------------------------------
 
 
-def load_atlas(name: str, exclude: Iterable[str] = (), **user_kwargs) -> Atlas:
+def load_atlas(
+    name: str | Path | AtlasFile,
+    exclude: Iterable[str] = (),
+    name_field: str | None = None,
+    code_field: str | None = None,
+) -> Atlas:
     """Load a built-in atlas by name (``usa``, ``india``, ``china``) or a user vector file by path.
 
-    ``exclude`` leaves regions out; ``user_kwargs`` (``name_field``, ``code_field``) apply to user files.
+    A path may be a GeoJSON, GeoPackage or shapefile (:func:`mapgen.geo.user.load_user_atlas`; ``name_field``
+    and ``code_field`` choose its columns, the name column is detected otherwise). An :class:`AtlasFile`
+    (what specs record) is checked against its digest first. ``exclude`` leaves regions out.
     """
-    key = str(name).strip().lower()
-    if key in BUILTIN:
-        atlas = _load_builtin(key)
-    elif any(str(name).lower().endswith(ext) for ext in (".geojson", ".json", ".gpkg", ".shp", ".zip")):
-        from mapgen.geo.user import load_user_atlas
-
-        atlas = load_user_atlas(name, **user_kwargs)
+    if isinstance(name, AtlasFile):
+        name.verify()
+        atlas = _fresh_user(name)
+    elif str(name).strip().lower() in BUILTIN:
+        atlas = _load_builtin(str(name).strip().lower())
+    elif is_atlas_path(name) or Path(str(name)).suffix:
+        atlas = _load_user_path(Path(name), name_field, code_field)
     else:
-        raise UnknownNameError("atlas", str(name), closest(str(name), BUILTIN), "mapgen's atlases")
+        raise UnknownNameError(
+            "atlas", str(name), closest(str(name), BUILTIN),
+            "mapgen's atlases (or give a GeoJSON / GeoPackage / shapefile path)",
+        )
     exclude = tuple(exclude)
     return atlas.without(exclude) if exclude else atlas
+
+
+def _load_user_path(path: Path, name_field: str | None, code_field: str | None) -> Atlas:
+    if not path.is_file():
+        raise FileNotFoundError(f"Atlas file {str(path)!r} does not exist (and {path.name!r} is not one of "
+                                f"mapgen's atlases: {', '.join(BUILTIN)}).")
+    return _fresh_user(AtlasFile.of(path, name_field, code_field))
+
+
+def _fresh_user(ref: AtlasFile) -> Atlas:
+    """The cached user atlas of ``ref``'s file, re-read when the file changed since it was cached."""
+    atlas = _load_user(ref.path, ref.name_field, ref.code_field)
+    if atlas.file is None or atlas.file.sha256 != ref.sha256:
+        _load_user.cache_clear()
+        atlas = _load_user(ref.path, ref.name_field, ref.code_field)
+    return atlas
+
+
+@cache
+def _load_user(path: Path, name_field: str | None, code_field: str | None) -> Atlas:
+    """A user atlas, read once per process (callers compare the digest to catch a file changed since)."""
+    from mapgen.geo.user import load_user_atlas
+
+    return load_user_atlas(path, name_field=name_field, code_field=code_field)
 
 
 def list_atlases() -> tuple[str, ...]:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 import networkx as nx
 
 from mapgen.geo.gazetteer import Gazetteer, RegionGroup, foreign_groups
+from mapgen.geo.source import AtlasFile
 
 if TYPE_CHECKING:
     import geopandas as gpd
@@ -89,6 +90,7 @@ class Atlas:
     region_word: str = "region"
     crs: str = ""
     source: str = ""
+    file: AtlasFile | None = None  # a user atlas: the vector file it was read from (path, digest, fields)
 
     def __post_init__(self) -> None:
         self.gazetteer = Gazetteer(
@@ -214,6 +216,7 @@ class Atlas:
             region_word=self.region_word,
             crs=self.crs,
             source=self.source,
+            file=self.file,
         )
 
     def region_record(self, region: str) -> dict:

@@ -1,4 +1,10 @@
-"""User atlases: any GeoJSON / GeoPackage / shapefile with a name column becomes an :class:`Atlas`."""
+"""User atlases: any GeoJSON / GeoPackage / shapefile with a name column becomes an :class:`Atlas`.
+
+The name column is detected (``name``, ``NAME_1``, ``shapeName``, … or the only text column whose values are
+all distinct) unless ``name_field`` is given; codes come from ``code_field`` or are made from the names.
+Named groups: the computed directional groups (:func:`direction_groups`), ``bordering <region>`` for any region,
+and the groups of an optional ``<stem>.groups.yaml`` beside the file (:func:`load_user_groups`).
+"""
 
 from __future__ import annotations
 
@@ -9,9 +15,17 @@ from pathlib import Path
 import geopandas as gpd
 import pyproj
 import shapely
+import yaml
 
 from mapgen.geo.adjacency import border_graph
+from mapgen.geo.gazetteer import RegionGroup
 from mapgen.geo.model import Atlas, Position
+from mapgen.geo.names import build_index, normalize_name
+from mapgen.geo.source import AtlasFile, file_digest, groups_file
+
+#: Column names tried, in order (case-insensitive), when no ``name_field`` is given.
+NAME_FIELDS = ("name", "name_en", "name_1", "name_2", "shapename", "region", "region_name", "province", "state",
+               "district", "county", "label", "nom", "nombre")
 
 
 class AtlasFileError(ValueError):
@@ -20,7 +34,7 @@ class AtlasFileError(ValueError):
 
 def load_user_atlas(
     path: str | Path,
-    name_field: str = "name",
+    name_field: str | None = None,
     code_field: str | None = None,
     title: str | None = None,
 ) -> Atlas:
@@ -28,14 +42,9 @@ def load_user_atlas(
     path = Path(path)
     if not path.exists():
         raise AtlasFileError(f"Atlas file {str(path)!r} does not exist.")
-    try:
-        gdf = gpd.read_file(path)
-    except Exception as exc:  # pyogrio raises several types for unreadable files
-        raise AtlasFileError(
-            f"Cannot read {str(path)!r} as a vector file ({exc}). Give a GeoJSON, GeoPackage or shapefile."
-        ) from exc
-    if gdf.empty:
-        raise AtlasFileError(f"Atlas file {str(path)!r} has no features.")
+    digest = file_digest(path)
+    gdf = _read_vector(path)
+    name_field = name_field or detect_name_field(gdf, path)
     _require_column(gdf, name_field, "name_field", path)
     if code_field is not None:
         _require_column(gdf, code_field, "code_field", path)
@@ -50,25 +59,119 @@ def load_user_atlas(
     projected = lonlat.to_crs(equal_area)
     frame = gpd.GeoDataFrame({"name": names}, geometry=list(projected), index=codes, crs=equal_area)
     frame.index.name = "code"
+    positions = _positions(codes, lonlat, projected, equal_area)
+    region_names = dict(zip(codes, names))
     return Atlas(
         name=path.stem,
-        title=title or path.stem,
-        names=dict(zip(codes, names)),
+        title=title or default_title(path.stem),
+        names=region_names,
         load_geometry=lambda: frame,
         aliases={},
         graph=border_graph(codes, list(projected)),
-        positions=_positions(codes, lonlat, projected, equal_area),
+        positions=positions,
+        static_groups=(*direction_groups(positions), *load_user_groups(path, region_names)),
         source=str(path),
         crs=equal_area,
+        file=AtlasFile(path.resolve(), digest, name_field, code_field),
     )
 
 
+def default_title(stem: str) -> str:
+    """A display title from a file stem (``gridland`` → ``Gridland``, ``my_regions`` → ``My Regions``)."""
+    words = stem.replace("_", " ").replace("-", " ").split()
+    return " ".join(w if not w.islower() else w.capitalize() for w in words) or stem
+
+
+def _read_vector(path: Path) -> gpd.GeoDataFrame:
+    try:
+        gdf = gpd.read_file(path)
+    except Exception as exc:  # pyogrio raises several types for unreadable files
+        raise AtlasFileError(
+            f"Cannot read {str(path)!r} as a vector file ({exc}). Give a GeoJSON, GeoPackage or shapefile."
+        ) from exc
+    if gdf.empty:
+        raise AtlasFileError(f"Atlas file {str(path)!r} has no features.")
+    return gdf
+
+
+def detect_name_field(gdf: gpd.GeoDataFrame, path: Path) -> str:
+    """The column holding region names: a known name column (:data:`NAME_FIELDS`, case-insensitive) with
+    distinct values, else the only text column whose values are all distinct."""
+    columns = [c for c in gdf.columns if c != gdf.geometry.name]
+    by_lower = {str(c).lower(): c for c in columns}
+    for candidate in NAME_FIELDS:
+        column = by_lower.get(candidate)
+        if column is not None and _distinct_text(gdf[column]):
+            return column
+    text = [c for c in columns if _distinct_text(gdf[c])]
+    if len(text) == 1:
+        return text[0]
+    fields = ", ".join(map(str, columns)) or "none"
+    raise AtlasFileError(
+        f"Cannot tell which column of {str(path)!r} holds the region names (columns: {fields}); "
+        "give it with --name-field (Python: name_field=...)."
+    )
+
+
+def _distinct_text(column) -> bool:
+    values = [v for v in column if isinstance(v, str) and v.strip()]
+    return len(values) == len(column) and len(set(values)) == len(values)
+
+
+def direction_groups(positions: dict[str, Position]) -> list[RegionGroup]:
+    """Northern / southern / eastern / western regions: the regions whose position (the direction rule of
+    :mod:`mapgen.geo.model`) lies in the outer third of the span of all positions on that side, by more than 1 %
+    of the span (so a row sitting on the one-third line is in neither group)."""
+    if len(positions) < 3:
+        return []
+    out = []
+    for axis, (low, high) in (("lat", ("southern", "northern")), ("lon", ("western", "eastern"))):
+        values = {c: getattr(p, axis) for c, p in positions.items()}
+        lo, hi = min(values.values()), max(values.values())
+        third, margin = (hi - lo) / 3, (hi - lo) / 100
+        for word, members in ((high, {c for c, v in values.items() if v > hi - third + margin}),
+                              (low, {c for c, v in values.items() if v < lo + third - margin})):
+            if third > 0 and 0 < len(members) < len(positions):
+                out.append(RegionGroup(
+                    name=f"{word} regions", members=frozenset(members), aliases=(f"the {word} regions",),
+                    kind="direction", source="computed: position in the outer third of the atlas's span",
+                ))
+    return out
+
+
+def load_user_groups(path: Path, names: dict[str, str]) -> list[RegionGroup]:
+    """Groups from ``<stem>.groups.yaml`` beside the atlas file (absent file: none).
+
+    The file is a list of ``{name, members: [region names or codes], aliases: [...], source: ...}``.
+    """
+    gpath = groups_file(path)
+    if not gpath.is_file():
+        return []
+    records = yaml.safe_load(gpath.read_text(encoding="utf-8")) or []
+    index = build_index({c: (c, n) for c, n in names.items()})
+    groups = []
+    for record in records:
+        if not isinstance(record, dict) or not record.get("name") or not record.get("members"):
+            raise AtlasFileError(f"{gpath}: each group needs a 'name' and a list of 'members'; got {record!r}.")
+        unknown = [m for m in record["members"] if normalize_name(m) not in index]
+        if unknown:
+            raise AtlasFileError(f"{gpath}: group {record['name']!r} names unknown regions {unknown}.")
+        groups.append(RegionGroup(
+            name=str(record["name"]), members=frozenset(index[normalize_name(m)] for m in record["members"]),
+            aliases=tuple(record.get("aliases") or ()), kind=str(record.get("kind", "region")),
+            source=str(record.get("source", f"user groups file {gpath.name}")), note=str(record.get("note", "")),
+        ))
+    return groups
+
+
 def make_codes(names: list[str]) -> list[str]:
-    """Short unique codes from names: initials (``New Mexico`` → ``NM``) or first letters, numbered on clashes."""
+    """Short unique codes from names: initials (``New Mexico`` → ``NM``; a word's digits are kept: ``Cell B2`` →
+    ``CB2``) or the first two letters of a one-word name, numbered on clashes."""
     codes: list[str] = []
     for name in names:
         words = re.findall(r"[A-Za-z0-9]+", name) or ["R"]
-        base = "".join(w[0] for w in words).upper() if len(words) > 1 else words[0][:2].upper()
+        initials = "".join(w[0] + re.sub(r"\D", "", w[1:]) for w in words)
+        base = initials.upper() if len(words) > 1 else words[0][:2].upper()
         code, n = base, 1
         while code in codes:
             n += 1

@@ -54,7 +54,7 @@ def is_mapwise_metadata(data: Any) -> bool:
 def load_map_spec(path: str | Path) -> MapSpec:
     """The MapSpec of a map file: a mapgen spec, a render or scene JSON embedding one, or MAPWise metadata."""
     data = read_spec_json(path)
-    return spec_from_mapwise(data) if is_mapwise_metadata(data) else MapSpec.from_dict(data)
+    return spec_from_mapwise(data) if is_mapwise_metadata(data) else MapSpec.from_dict(data, base=Path(path).parent)
 
 
 # ============================================================================================ legends

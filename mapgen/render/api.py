@@ -82,7 +82,7 @@ def render(spec: MapSpec, path: str | Path, atlas: Atlas | None = None) -> Rende
     scene = scene_with_pixels(build_scene(spec, atlas), canvas)
     mask_path = path.with_suffix(".mask.png")
     json_path = path.with_suffix(".json")
-    record = render_record(spec, canvas, scene, legend_items, labels)
+    record = render_record(spec, canvas, scene, legend_items, labels, folder=json_path.parent)
     write_files_atomic(
         {path: png, mask_path: _mask_png(canvas), json_path: json.dumps(record, separators=(",", ":"), allow_nan=False).encode()}
     )
@@ -110,10 +110,11 @@ def scene_with_pixels(scene: Scene, canvas: AtlasCanvas) -> Scene:
     return scene.with_pixels(pixels, legible)
 
 
-def render_record(spec, canvas, scene, legend_items, labels) -> dict[str, Any]:
+def render_record(spec, canvas, scene, legend_items, labels, folder: Path | None = None) -> dict[str, Any]:
+    """The render JSON; a user atlas file's path in it is relative to ``folder`` (where the JSON is written)."""
     lay = canvas.layout
     return {
-        "spec": spec.to_dict(),
+        "spec": spec.to_dict(relative_to=folder),
         "render": {
             "renderer": spec.style.renderer,
             "width": lay.width,
