@@ -20,6 +20,7 @@ import numpy as np
 
 from mapgen import __version__
 from mapgen.benchmark import (
+    ATLASES_DIR,
     BUILD_LOG_FILE,
     MANIFEST_FILE,
     MAPS_FILE,
@@ -69,18 +70,18 @@ def plan(config: BuildConfig) -> list[Unit]:
         for i in range(country.maps):
             rng = np.random.default_rng([config.seed, ci, i])
             unit = Unit(
-                unit_id=f"{country.name}-{i:04d}",
-                country=country.name,
+                unit_id=f"{country.key}-{i:04d}",
+                country=country.key,
                 index=i,
                 split=splits[i],
                 choice=map_choice(config, rng, i, pool, splits[i]),
                 seed=int(rng.integers(2**31)),
             )
             units.append(unit)
-            base[(country.name, i)] = unit
+            base[(country.key, i)] = unit
     cf = config.counterfactual
     for i in range(cf.maps):
-        src = base[(cf.country, i)]
+        src = base[(config.country(cf.country).key, i)]
         for kind in cf.kinds:
             units.append(replace(src, unit_id=f"cf-{src.unit_id}-{kind}", cf_kind=kind))
     return units
@@ -102,7 +103,10 @@ def statistic_pool(config: BuildConfig, country) -> list[dict[str, Any]]:
     from mapgen.data.curated import list_stats
 
     sources = country.statistics
-    curated = [s.id for s in list_stats(country.name)] if sources.curated == "all" else list(sources.curated)
+    if sources.curated == "all":
+        curated = [s.id for s in list_stats(country.key)] if country.builtin else []
+    else:
+        curated = list(sources.curated)
     pool: list[dict[str, Any]] = [{"curated": s} for s in curated] + [{"file": f} for f in sources.files]
     syn = sources.synthetic
     for k in range(syn.count):
@@ -146,15 +150,15 @@ def split_colormaps(config: BuildConfig) -> dict[str, list[str]]:
 # --- running one unit ---------------------------------------------------------------------------------------
 
 
-def base_spec(unit: Unit, config: BuildConfig):
-    """The MapSpec of a unit's base map."""
+def base_spec(unit: Unit, config: BuildConfig, out_dir: Path | None = None):
+    """The MapSpec of a unit's base map (a user atlas is read from its copy in ``out_dir`` when given)."""
     from mapgen.geo.atlas import load_atlas
     from mapgen.spec import make_spec
 
-    country = next(c for c in config.countries if c.name == unit.country)
-    atlas = load_atlas(unit.country, exclude=country.exclude)
+    country = config.country(unit.country)
+    atlas = load_atlas(atlas_source(config, country, out_dir), exclude=country.exclude)
     ch = unit.choice
-    stat = load_statistic(ch["statistic"], atlas, unit)
+    stat = load_statistic(ch["statistic"], atlas, unit, config)
     v = config.variants
     return make_spec(
         atlas, stat, legend=ch["legend"], classes=ch["classes"], scheme=ch["scheme"], order=ch["order"],
@@ -164,8 +168,42 @@ def base_spec(unit: Unit, config: BuildConfig):
     )
 
 
-def load_statistic(source: dict[str, Any], atlas, unit: Unit):
-    """A Statistic from a pool entry."""
+def atlas_source(config: BuildConfig, country, out_dir: Path | None = None):
+    """What :func:`~mapgen.geo.atlas.load_atlas` reads for a country: a built-in name, or the user file (its
+    copy in the build folder ``out_dir`` when given, see :func:`copy_user_atlases`) with digest and fields."""
+    from mapgen.geo.source import AtlasFile
+
+    if country.builtin:
+        return country.key
+    path = config.resolve_path(country.name)
+    if out_dir is not None:
+        path = Path(out_dir) / ATLASES_DIR / country.key / path.name
+    return AtlasFile.of(path, country.name_field, country.code_field)
+
+
+def copy_user_atlases(config: BuildConfig, out_dir: Path) -> dict[str, Any]:
+    """Copy each user atlas file (a shapefile's parts, its groups YAML) into ``out_dir/atlases/<key>/``, so the
+    folder is self-contained: its map JSONs name the copy relative to themselves. Returns the manifest's
+    ``atlases`` section (path relative to the folder, sha256, fields) and the copies' digests."""
+    from mapgen.files import write_bytes_atomic
+    from mapgen.geo.source import atlas_files, groups_file
+
+    section, digests = {}, {}
+    for country in config.countries:
+        if country.builtin:
+            continue
+        src = config.resolve_path(country.name)
+        folder = out_dir / ATLASES_DIR / country.key
+        for part in [*atlas_files(src), groups_file(src)]:
+            if part.is_file():
+                write_bytes_atomic(folder / part.name, part.read_bytes())
+                digests[f"{ATLASES_DIR}/{country.key}/{part.name}"] = sha256_file(folder / part.name)
+        section[country.key] = atlas_source(config, country, out_dir).record(relative_to=out_dir)
+    return {"atlases": section, "files": digests}
+
+
+def load_statistic(source: dict[str, Any], atlas, unit: Unit, config: BuildConfig | None = None):
+    """A Statistic from a pool entry (a table file's path is relative to the config file)."""
     if "curated" in source:
         from mapgen.data.curated import load_curated
 
@@ -173,7 +211,7 @@ def load_statistic(source: dict[str, Any], atlas, unit: Unit):
     if "file" in source:
         from mapgen.data.user import load_table
 
-        return load_table(source["file"], atlas)
+        return load_table(config.resolve_path(source["file"]) if config else source["file"], atlas)
     from mapgen.data.synthetic import synthesize
 
     syn = source["synthetic"]
@@ -181,11 +219,11 @@ def load_statistic(source: dict[str, Any], atlas, unit: Unit):
                       kind=syn["kind"])
 
 
-def unit_variants(unit: Unit, config: BuildConfig) -> list[tuple[str, Any]]:
+def unit_variants(unit: Unit, config: BuildConfig, out_dir: Path | None = None) -> list[tuple[str, Any]]:
     """(variant name, spec) pairs a unit renders."""
     from mapgen.spec import make_hatched
 
-    spec = base_spec(unit, config)
+    spec = base_spec(unit, config, out_dir)
     if unit.cf_kind is not None:
         from mapgen.counterfactual import make_counterfactual, original_control
 
@@ -211,7 +249,7 @@ def run_unit(unit: Unit, config: BuildConfig, out_dir: Path) -> dict[str, Any]:
     timings: Counter[str] = Counter()
     result: dict[str, Any] = {"unit_id": unit.unit_id, "maps": [], "questions": [], "captions": [],
                               "grounding": [], "files": {}}
-    for variant, spec in unit_variants(unit, config):
+    for variant, spec in unit_variants(unit, config, out_dir):
         start = time.perf_counter()
         rendered = render(spec, image_path(out_dir, spec.map_id))
         timings["render"] += time.perf_counter() - start
@@ -343,6 +381,7 @@ def build(
     start = time.perf_counter()
     check_run_options(workers, executor)
     prepare_folder(config, out_dir, resume=resume, force=force)
+    atlases = copy_user_atlases(config, out_dir)
     units = plan(config)
     results: dict[str, dict[str, Any]] = {}
     todo = []
@@ -356,7 +395,7 @@ def build(
     for result in run(todo, config, out_dir, workers=workers, scheduler=scheduler, progress=progress):
         results[result["unit_id"]] = result
     ordered = [results[u.unit_id] for u in units]
-    manifest = finalize(config, out_dir, ordered)
+    manifest = finalize(config, out_dir, ordered, atlases)
     timings: Counter[str] = Counter()
     for unit in todo:
         timings.update(results[unit.unit_id].get("timings", {}))
@@ -472,8 +511,10 @@ class progress_bar:
             self._progress.stop()
 
 
-def finalize(config: BuildConfig, out_dir: Path, results: list[dict[str, Any]]) -> dict[str, Any]:
-    """Write the task files and the manifest (deterministic: sorted keys, no timestamps)."""
+def finalize(config: BuildConfig, out_dir: Path, results: list[dict[str, Any]],
+             atlases: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Write the task files and the manifest (deterministic: sorted keys, no timestamps). ``atlases``: the
+    user atlas copies (:func:`copy_user_atlases`), recorded with their paths and digests."""
     maps = [m for r in results for m in r["maps"]]
     questions = balance_set([q for r in results for q in r["questions"]], config)
     captions = [c for r in results for c in r["captions"]]
@@ -485,6 +526,8 @@ def finalize(config: BuildConfig, out_dir: Path, results: list[dict[str, Any]]) 
             write_jsonl_atomic(out_dir / TASK_FILES[task], records)
     files = {rel: digest for r in results for rel, digest in r["files"].items()}
     files |= file_digests(out_dir, RECORD_FILES)
+    atlases = atlases or {"atlases": {}, "files": {}}
+    files |= atlases["files"]
     manifest = {
         "name": config.name,
         "mapgen_version": __version__,
@@ -494,6 +537,8 @@ def finalize(config: BuildConfig, out_dir: Path, results: list[dict[str, Any]]) 
         "counts": counts(maps, questions, captions, grounding),
         "files": dict(sorted(files.items())),
     }
+    if atlases["atlases"]:
+        manifest["atlases"] = atlases["atlases"]
     write_json_atomic(out_dir / MANIFEST_FILE, manifest)
     return manifest
 

@@ -14,7 +14,16 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
 
 from mapgen.resources import config_path
 
@@ -56,10 +65,47 @@ class StatisticSources(Strict):
 
 
 class CountryConfig(Strict):
+    """One country of the build: a built-in atlas name or a vector file path (relative to the config file)."""
+
     name: str
     maps: int = Field(ge=1)
     statistics: StatisticSources = StatisticSources()
     exclude: list[str] = []
+    #: Columns of a vector file holding region names / codes (default: names detected, codes made from them).
+    name_field: str | None = None
+    code_field: str | None = None
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler):
+        """Leave unset file fields out, so configs of built-in countries dump (and hash) as before."""
+        data = handler(self)
+        return {k: v for k, v in data.items() if not (k in ("name_field", "code_field") and v is None)}
+
+    @property
+    def builtin(self) -> bool:
+        """True for a built-in atlas (``usa``, ``india``, ``china``), False for a user vector file."""
+        from mapgen.geo.atlas import BUILTIN
+
+        return self.name.strip().lower() in BUILTIN
+
+    @property
+    def key(self) -> str:
+        """The country's short name in map ids and records: the atlas name, or the vector file's stem."""
+        return self.name.strip().lower() if self.builtin else Path(self.name).stem
+
+    @model_validator(mode="after")
+    def _known_atlas(self) -> CountryConfig:
+        from mapgen.geo.atlas import BUILTIN
+        from mapgen.geo.source import VECTOR_SUFFIXES
+
+        if not self.builtin and not self.name.lower().endswith((*VECTOR_SUFFIXES, ".json")):
+            raise ValueError(f"unknown countries [{self.name!r}]; choose from {list(BUILTIN)} or give a GeoJSON / "
+                             "GeoPackage / shapefile path (relative to the config file)")
+        if not self.builtin and isinstance(self.statistics.curated, list) and self.statistics.curated:
+            raise ValueError(f"{self.name}: a user atlas has no curated tables; use statistics.files or synthetic")
+        if self.builtin and (self.name_field or self.code_field):
+            raise ValueError(f"{self.name}: name_field / code_field apply to vector files only")
+        return self
 
 
 class LegendChoices(Strict):
@@ -151,23 +197,21 @@ class BuildConfig(Strict):
     #: (leave out questions the oracle cannot recover from the image).
     audit: Literal["off", "flag", "drop"] = "off"
 
+    #: Folder the config file lies in: user atlas and table paths are relative to it (not part of the dump).
+    _base_dir: Path | None = PrivateAttr(default=None)
+
     @field_validator("countries")
     @classmethod
     def _countries(cls, countries: list[CountryConfig]) -> list[CountryConfig]:
-        from mapgen.geo.atlas import BUILTIN
-
-        names = [c.name for c in countries]
-        unknown = [n for n in names if n not in BUILTIN]
-        if unknown:
-            raise ValueError(f"unknown countries {unknown}; choose from {list(BUILTIN)}")
-        if len(set(names)) != len(names):
-            raise ValueError(f"each country may appear once, got {names}")
+        keys = [c.key for c in countries]
+        if len(set(keys)) != len(keys):
+            raise ValueError(f"each country may appear once (atlas names and file stems), got {keys}")
         return countries
 
     @model_validator(mode="after")
     def _cross_checks(self) -> BuildConfig:
         if self.counterfactual.maps:
-            match = [c for c in self.countries if c.name == self.counterfactual.country]
+            match = [c for c in self.countries if self.counterfactual.country in (c.name, c.key)]
             if not match:
                 raise ValueError(f"counterfactual.country {self.counterfactual.country!r} is not among the countries")
             if self.counterfactual.maps > match[0].maps:
@@ -180,8 +224,47 @@ class BuildConfig(Strict):
         return self
 
     def digest(self) -> str:
-        """Stable hash of the resolved config (what the output folder was built from)."""
-        return hashlib.sha256(json.dumps(self.model_dump(), sort_keys=True).encode()).hexdigest()
+        """Stable hash of the resolved config (what the output folder was built from), including the content of
+        every user file it names, so a changed atlas or table is a different build."""
+        payload = self.model_dump() | ({"files": self.file_digests()} if self.user_files() else {})
+        return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+    # --- user files (paths relative to the config file) ----------------------------------------------------
+    @property
+    def base_dir(self) -> Path:
+        """The folder relative paths are resolved against: the config file's folder (else the working folder)."""
+        return self._base_dir or Path.cwd()
+
+    def resolve_path(self, path: str | Path) -> Path:
+        """A path of the config resolved against :attr:`base_dir` (absolute paths unchanged)."""
+        path = Path(path)
+        return path if path.is_absolute() else (self.base_dir / path).resolve()
+
+    def country(self, name: str) -> CountryConfig:
+        """The country entry called ``name`` (its name as written or its key)."""
+        for c in self.countries:
+            if name in (c.name, c.key):
+                return c
+        raise KeyError(f"no country {name!r} in the config; it has {[c.key for c in self.countries]}")
+
+    def user_files(self) -> list[str]:
+        """Paths (as written) of the user atlas and table files the config names, in config order."""
+        out = [c.name for c in self.countries if not c.builtin]
+        return out + [f for c in self.countries for f in c.statistics.files]
+
+    def file_digests(self) -> dict[str, str]:
+        """sha256 of every user file, keyed by its path as written (missing files raise a clear error)."""
+        from mapgen.geo.source import file_digest
+
+        return {name: file_digest(self.resolve_path(name)) for name in self.user_files()}
+
+    def check_files(self, where: str) -> None:
+        """Raise :class:`ConfigError` listing every user file that does not exist."""
+        missing = [f"  - {name}: no file {str(self.resolve_path(name))!r}" for name in self.user_files()
+                   if not self.resolve_path(name).is_file()]
+        if missing:
+            raise ConfigError("\n".join([f"Invalid build config {where} (paths are relative to the config "
+                                         "file):", *missing]))
 
 
 def load_config(source: str | Path | dict[str, Any]) -> BuildConfig:
@@ -198,9 +281,13 @@ def load_config(source: str | Path | dict[str, Any]) -> BuildConfig:
         if not isinstance(data, dict):
             raise ConfigError(f"{where} must hold a mapping at the top level.")
     try:
-        return BuildConfig.model_validate(data)
+        config = BuildConfig.model_validate(data)
     except ValidationError as exc:
         raise ConfigError(format_errors(exc, where)) from None
+    if not isinstance(source, dict):
+        config._base_dir = path.resolve().parent
+    config.check_files(where)
+    return config
 
 
 def format_errors(exc: ValidationError, where: str) -> str:

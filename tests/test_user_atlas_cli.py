@@ -108,8 +108,95 @@ def test_groups_directional_bordering_and_user_yaml(tmp_path: Path) -> None:
     (tmp_path / "grid.groups.yaml").write_text(
         "- name: Centre\n  members: [Cell B2, Cell B3, CC2, Cell C3]\n  source: hand-made\n")
     atlas = load_atlas(geo)
-    assert atlas.group("northern regions") == {"CD1", "CD2", "CD3", "CD4"}
+    assert atlas.group("northern regions") == atlas.group("North") == {"CD1", "CD2", "CD3", "CD4"}
     assert atlas.group("western regions") == {"CA1", "CB1", "CC1", "CD1"}
+    assert atlas.group("South") == {"CA1", "CA2", "CA3", "CA4"} and atlas.group("East") == {"CA4", "CB4", "CC4", "CD4"}
+    # a 3-wide grid: the middle row sits on neither third line, so it is in neither group
+    small = load_atlas(write_grid(tmp_path / "three", n=3)[0])
+    assert small.group("North") == {"CC1", "CC2", "CC3"} and "CB2" not in small.group("South")
     assert atlas.group("Centre") == {"CB2", "CB3", "CC2", "CC3"}
     assert atlas.group("bordering Cell A1") == {"CA2", "CB1"}
     assert run("atlas", "group", geo, "Centre").split() == ["CB2", "CB3", "CC2", "CC3"]
+
+
+def write_gridland_config(root: Path) -> Path:
+    """The issue's config shape: a user atlas and a table, paths relative to the config file."""
+    geo, table = write_grid(root / "regions", stem="gridland")
+    table.rename(root / "gridland.csv")
+    config = root / "grid.yaml"
+    config.write_text(
+        "name: gridland\nseed: 3\n"
+        "countries:\n"
+        "  - name: regions/gridland.geojson\n"
+        "    maps: 3\n"
+        "    statistics: {curated: [], files: [gridland.csv], synthetic: {count: 2}}\n"
+        "counterfactual: {country: gridland, maps: 1, kinds: [original, shuffled]}\n"
+        "questions: {per_template: 1, per_image: 6}\n"
+    )
+    return config
+
+
+def test_build_from_a_config_with_a_user_atlas(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mapgen.questions import ask, load_templates
+    from mapgen.scene import load_scene
+
+    config = write_gridland_config(tmp_path / "project")
+    monkeypatch.chdir(tmp_path)  # paths resolve against the config file, not the working folder
+    run("build", config, "-o", "bench", "--workers", "1")
+    bench = tmp_path / "bench"
+    manifest = json.loads((bench / "manifest.json").read_text())
+    maps = [json.loads(line) for line in (bench / "maps.jsonl").read_text().splitlines()]
+    assert {m["country"] for m in maps} == {"gridland"}
+    assert len({m["unit_id"] for m in maps if not m["counterfactual"]}) == 3
+    assert sorted(m["counterfactual"] for m in maps if m["counterfactual"]) == ["original", "shuffled"]
+    record = manifest["atlases"]["gridland"]
+    assert record["path"] == "atlases/gridland/gridland.geojson"
+    assert record["sha256"] == load_atlas(config.parent / "regions" / "gridland.geojson").file.sha256
+    assert manifest["files"]["atlases/gridland/gridland.geojson"] == record["sha256"]
+    stats = {m["statistic"] for m in maps}
+    assert len(stats) == 3 and any(s.startswith("synthetic") for s in stats)
+    # every question re-asked on its map (reloaded from the folder's own atlas copy) gives the recorded answer
+    templates = load_templates()
+    questions = [json.loads(line) for line in (bench / "questions.jsonl").read_text().splitlines()]
+    assert questions
+    for q in questions:
+        scene = load_scene(bench / "maps" / f"{q['map_id']}.json")
+        again = ask(templates.get(q["template_id"]), scene, q["params"], q["text_variant"])
+        assert again.answer == q["answer"] and again.question == q["question"]
+    # the folder is self-contained: moved elsewhere, it still reloads; a changed atlas copy is refused
+    moved = tmp_path / "elsewhere" / "bench"
+    moved.parent.mkdir()
+    bench.rename(moved)
+    first = sorted((moved / "maps").glob("gridland-0000-*.json"))[0]
+    load_scene(first)
+    run("audit", moved, "-o", tmp_path / "audit")  # the pixel oracle reloads the atlas of every map
+    assert (tmp_path / "audit" / "predictions.jsonl").is_file()
+    copy = moved / "atlases" / "gridland" / "gridland.geojson"
+    copy.write_text(copy.read_text().replace("Cell A1", "Cell Z9"))
+    with pytest.raises(AtlasDigestError, match="digest mismatch"):
+        load_scene(first)
+
+
+def test_build_config_errors_name_the_files(tmp_path: Path) -> None:
+    from mapgen.config import ConfigError, load_config
+
+    config = write_gridland_config(tmp_path)
+    (tmp_path / "gridland.csv").unlink()
+    with pytest.raises(ConfigError, match="gridland.csv"):
+        load_config(config)
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("countries:\n  - {name: atlantis, maps: 1}\n  - {name: regions/gridland.geojson, maps: 1, "
+                   "statistics: {curated: [population]}}\n")
+    with pytest.raises(ConfigError) as err:
+        load_config(bad)
+    assert "atlantis" in str(err.value) and "no curated tables" in str(err.value)
+
+
+def test_config_digest_follows_the_atlas_content(tmp_path: Path) -> None:
+    from mapgen.config import load_config
+
+    config = write_gridland_config(tmp_path)
+    before = load_config(config).digest()
+    geo = tmp_path / "regions" / "gridland.geojson"
+    geo.write_text(geo.read_text().replace("Cell A1", "Cell Z9"))
+    assert load_config(config).digest() != before

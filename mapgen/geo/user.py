@@ -119,22 +119,24 @@ def _distinct_text(column) -> bool:
 
 
 def direction_groups(positions: dict[str, Position]) -> list[RegionGroup]:
-    """Northern / southern / eastern / western regions: the regions whose position (the direction rule of
-    :mod:`mapgen.geo.model`) lies in the outer third of the span of all positions on that side, by more than 1 %
-    of the span (so a row sitting on the one-third line is in neither group)."""
+    """``North`` / ``South`` / ``East`` / ``West`` (aliases ``northern regions``, ``the north``, …): the regions
+    whose position (the direction rule of :mod:`mapgen.geo.model`) lies in the outer third of the span of all
+    positions on that side, by more than 1 % of the span (a row sitting on the one-third line is in neither)."""
     if len(positions) < 3:
         return []
     out = []
-    for axis, (low, high) in (("lat", ("southern", "northern")), ("lon", ("western", "eastern"))):
+    for axis, (low, high) in (("lat", ("south", "north")), ("lon", ("west", "east"))):
         values = {c: getattr(p, axis) for c, p in positions.items()}
         lo, hi = min(values.values()), max(values.values())
         third, margin = (hi - lo) / 3, (hi - lo) / 100
         for word, members in ((high, {c for c, v in values.items() if v > hi - third + margin}),
                               (low, {c for c, v in values.items() if v < lo + third - margin})):
             if third > 0 and 0 < len(members) < len(positions):
+                adjective = f"{word}ern"
                 out.append(RegionGroup(
-                    name=f"{word} regions", members=frozenset(members), aliases=(f"the {word} regions",),
-                    kind="direction", source="computed: position in the outer third of the atlas's span",
+                    name=word.capitalize(), members=frozenset(members),
+                    aliases=(f"{adjective} regions", f"the {word}", f"{adjective} part"), kind="direction",
+                    source="computed: position in the outer third of the atlas's span",
                 ))
     return out
 
