@@ -233,13 +233,28 @@ def unit_variants(unit: Unit, config: BuildConfig, out_dir: Path | None = None) 
         return [(unit.cf_kind, replace(cf, map_id=unit.unit_id))]
     out = []
     v = config.variants
-    if v.annotated:
+    fits = labels_fit(spec)
+    if v.annotated and fits:
         out.append(("annotated", spec.with_style(annotated=True)))
-    if v.unannotated:
+    if v.unannotated or (v.annotated and not fits):
         out.append(("unannotated", spec.with_style(annotated=False)))
     if v.hatched and spec.legend.kind == "discrete" and spec.legend.k <= 7:
-        out.append(("hatched", make_hatched(spec.with_style(annotated=True))))
+        out.append(("hatched", make_hatched(spec.with_style(annotated=fits))))
     return [(name, replace(s, map_id=f"{unit.unit_id}-{name}")) for name, s in out]
+
+
+#: Most region labels a map carries as callouts beside the land (the built-in atlases need at most 16); an atlas
+#: needing more is drawn unannotated, since its labels cannot fit legibly.
+MAX_CALLOUTS = 30
+
+
+def labels_fit(spec, atlas=None) -> bool:
+    """Whether the labels of ``spec``'s atlas fit on its page: at most :data:`MAX_CALLOUTS` regions too small for
+    their label inside (the renderer's label plan, computed once per atlas and layout)."""
+    from mapgen.render.api import get_canvas
+
+    canvas = get_canvas(atlas or spec.load_atlas(), spec.style)
+    return sum(place.kind == "callout" for place in canvas.places.values()) <= MAX_CALLOUTS
 
 
 def run_unit(unit: Unit, config: BuildConfig, out_dir: Path) -> dict[str, Any]:

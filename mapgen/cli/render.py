@@ -50,6 +50,13 @@ def render_cmd(source: str, output: Path, stat: str | None, all_variants: bool, 
         return
     if output.suffix.lower() != ".png":
         output = output / f"{spec.map_id}.png"
+    if spec.style.annotated and options["annotated"] is None:
+        from mapgen.build import MAX_CALLOUTS, labels_fit
+
+        if not labels_fit(spec):
+            click.echo(f"Note: more than {MAX_CALLOUTS} region labels would not fit inside their regions; drawing "
+                       "the map unannotated (pass --annotated to force labels).", err=True)
+            spec = spec.with_style(annotated=False)
     result = render(spec, output)
     illegible = [c for c, r in result.scene.regions.items() if not r.legible]
     click.echo(f"{result.image}  (mask {result.mask.name}, facts {result.json.name}; "

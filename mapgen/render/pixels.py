@@ -142,9 +142,12 @@ def _geom_bbox(geom) -> tuple[int, int, int, int]:
 
 
 def mask_image(mask: np.ndarray) -> Image.Image:
-    """Palette PNG of the mask: index = region number, a distinct colour per region for viewing."""
+    """Palette PNG of the mask: index = region number, a distinct colour per region for viewing. Atlases of more
+    than 255 regions get a 16-bit greyscale PNG instead (value = region number; up to 65,535 regions)."""
     if mask.max() > 255:
-        raise ValueError("The mask PNG holds at most 255 regions; this atlas has more.")
+        if mask.max() > 65535:
+            raise ValueError("The mask PNG holds at most 65,535 regions; this atlas has more.")
+        return Image.fromarray(mask.astype(np.uint16))
     img = Image.fromarray(mask.astype(np.uint8), mode="P")
     rng = np.random.default_rng(0)
     palette = rng.integers(40, 256, size=(256, 3), dtype=np.uint8)
