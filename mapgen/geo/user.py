@@ -1,7 +1,8 @@
 """User atlases: any GeoJSON / GeoPackage / shapefile with a name column becomes an :class:`Atlas`.
 
 The name column is detected (``name``, ``NAME_1``, ``shapeName``, … or the only text column whose values are
-all distinct) unless ``name_field`` is given; codes come from ``code_field`` or are made from the names.
+all distinct) unless ``name_field`` is given; codes come from ``code_field``, else a ``code`` column of distinct
+texts, else are made from the names.
 Named groups: the computed directional groups (:func:`direction_groups`), ``bordering <region>`` for any region,
 and the groups of an optional ``<stem>.groups.yaml`` beside the file (:func:`load_user_groups`).
 """
@@ -48,6 +49,8 @@ def load_user_atlas(
     _require_column(gdf, name_field, "name_field", path)
     if code_field is not None:
         _require_column(gdf, code_field, "code_field", path)
+    else:
+        code_field = next((c for c in gdf.columns if str(c).lower() == "code" and _distinct_text(gdf[c])), None)
     names = [str(n).strip() for n in gdf[name_field]]
     codes = [str(c).strip() for c in gdf[code_field]] if code_field else make_codes(names)
     _reject_duplicates(codes, "code", path)
