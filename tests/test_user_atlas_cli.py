@@ -91,6 +91,12 @@ def test_changed_atlas_file_is_refused_naming_the_digest(tmp_path: Path) -> None
         spec.load_atlas()
     result = CliRunner().invoke(main, ["scene", str(tmp_path / "spec.json")])
     assert result.exit_code == 2 and "digest mismatch" in result.output
+    # the groups file beside the geometry is part of the atlas: adding one after the spec was made is refused too
+    geo, table = write_grid(tmp_path / "other")
+    run("spec", geo, "--data", table, "-o", tmp_path / "spec2.json")
+    (tmp_path / "other" / "grid.groups.yaml").write_text("- {name: Pair, members: [CB2, CB3]}\n")
+    with pytest.raises(AtlasDigestError, match="digest mismatch"):
+        load_spec(tmp_path / "spec2.json").load_atlas()
 
 
 def test_name_field_detected_or_given(tmp_path: Path) -> None:
@@ -200,3 +206,20 @@ def test_config_digest_follows_the_atlas_content(tmp_path: Path) -> None:
     geo = tmp_path / "regions" / "gridland.geojson"
     geo.write_text(geo.read_text().replace("Cell A1", "Cell Z9"))
     assert load_config(config).digest() != before
+
+
+def test_a_user_coast_group_makes_regions_coastal_and_its_absence_is_noted(tmp_path: Path) -> None:
+    geo, table = write_grid(tmp_path / "data")
+    run("render", geo, "--data", table, "-o", tmp_path / "plain" / "map.png")
+    plain = CliRunner().invoke(main, ["describe", str(tmp_path / "plain" / "map.json"), "-o",
+                                      str(tmp_path / "plain.json")])
+    assert plain.exit_code == 0 and "no coast or sea group" in plain.output
+    assert not any(a["coastal"] for a in json.loads((tmp_path / "plain.json").read_text())["attributes"])
+    (tmp_path / "data" / "grid.groups.yaml").write_text(
+        "- {name: South Coast, kind: coast, members: [Cell A1, Cell A2, Cell A3, Cell A4]}\n")
+    run("render", geo, "--data", table, "-o", tmp_path / "coast" / "map.png")
+    coast = CliRunner().invoke(main, ["describe", str(tmp_path / "coast" / "map.json"), "-o",
+                                      str(tmp_path / "coast.json")])
+    assert coast.exit_code == 0 and "no coast" not in coast.output
+    attributes = json.loads((tmp_path / "coast.json").read_text())["attributes"]
+    assert {a["code"] for a in attributes if a["coastal"]} == {"CA1", "CA2", "CA3", "CA4"}

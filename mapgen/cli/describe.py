@@ -27,7 +27,11 @@ from mapgen.describe import (
               help="Also write VRSBench records here: captions.jsonl, grounding.jsonl, train_llava.jsonl.")
 def describe_cmd(render_json: Path, output: Path | None, seed: int, n_referring: int, records: Path | None) -> None:
     """Describe RENDER_JSON (the .json a `mapgen render` wrote beside the PNG)."""
-    annotations = describe(scene_from_render_json(render_json), seed=seed, n_referring=n_referring)
+    scene = scene_from_render_json(render_json)
+    if not any(g.kind in ("coast", "sea") for g in scene.groups.values()):
+        click.echo(f"Note: {scene.country_title} has no coast or sea group, so coastal referring expressions are "
+                   "skipped (a user atlas can add one with kind: coast in its <stem>.groups.yaml).", err=True)
+    annotations = describe(scene, seed=seed, n_referring=n_referring)
     text = json.dumps(annotations, indent=1, ensure_ascii=False, allow_nan=False)
     if output is None:
         click.echo(text)

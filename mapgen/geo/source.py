@@ -1,7 +1,8 @@
 """Where a user atlas comes from: a vector file's path, content digest and field choices (no geometry here).
 
 Every artefact that names a user atlas (a spec, a render's JSON, a build manifest) stores an :class:`AtlasFile`
-record: the file's path *relative to the artefact itself*, its sha256 and the name/code fields. Reading the
+record: the file's path *relative to the artefact itself*, its sha256 (:func:`file_digest`: the geometry and
+the optional groups file) and the name/code fields. Reading the
 artefact resolves the path against the artefact's folder and refuses a file whose content changed
 (:class:`AtlasDigestError`), so a map is never silently re-computed on other geometry.
 """
@@ -56,16 +57,19 @@ def atlas_files(path: Path) -> list[Path]:
 
 
 def file_digest(path: str | Path) -> str:
-    """sha256 over the file's bytes (a shapefile: over its parts in order, each prefixed by its suffix)."""
+    """sha256 of an atlas: of the file's bytes when it stands alone; otherwise over its parts in order (a
+    shapefile's sidecars, the ``<stem>.groups.yaml`` beside it), each prefixed by its suffix — so changing the
+    groups file changes the atlas's digest too."""
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"Atlas file {str(path)!r} does not exist.")
-    files = atlas_files(path)
+    files = atlas_files(path) + [p for p in (groups_file(path),) if p.is_file()]
     if len(files) == 1:
         return hashlib.sha256(path.read_bytes()).hexdigest()
     h = hashlib.sha256()
     for part in files:
-        h.update(part.suffix.lower().encode() + b"\0" + part.read_bytes())
+        suffix = ".groups.yaml" if part.name.endswith(".groups.yaml") else part.suffix.lower()
+        h.update(suffix.encode() + b"\0" + part.read_bytes())
     return h.hexdigest()
 
 
