@@ -223,3 +223,26 @@ def test_a_user_coast_group_makes_regions_coastal_and_its_absence_is_noted(tmp_p
     assert coast.exit_code == 0 and "no coast" not in coast.output
     attributes = json.loads((tmp_path / "coast.json").read_text())["attributes"]
     assert {a["code"] for a in attributes if a["coastal"]} == {"CA1", "CA2", "CA3", "CA4"}
+
+
+def test_geopackage_and_shapefile_give_the_same_atlas(tmp_path: Path) -> None:
+    import geopandas as gpd
+
+    geo, table = write_grid(tmp_path)
+    frame = gpd.read_file(geo)
+    frame.to_file(tmp_path / "grid.gpkg", driver="GPKG")
+    frame.to_file(tmp_path / "grid.shp")
+    reference = load_atlas(geo)
+    for path in (tmp_path / "grid.gpkg", tmp_path / "grid.shp"):
+        other = load_atlas(path)
+        assert other.names == reference.names
+        assert sorted(map(sorted, other.graph.edges())) == sorted(map(sorted, reference.graph.edges()))
+        assert run("atlas", "neighbors", path, "Cell B2").split() == ["CA2", "CB1", "CB3", "CC2"]
+    run("render", tmp_path / "grid.shp", "--data", table, "-o", tmp_path / "out" / "shp.png")
+    spec = load_spec(tmp_path / "out" / "shp.json")
+    spec.load_atlas()
+    dbf = tmp_path / "grid.dbf"  # a shapefile's digest covers its sidecars: a changed .dbf is refused
+    frame.assign(name=[n.upper() for n in frame["name"]]).to_file(tmp_path / "grid.shp")
+    assert dbf.is_file()
+    with pytest.raises(AtlasDigestError):
+        spec.load_atlas()
