@@ -56,3 +56,22 @@ def test_many_regions_render_with_a_16_bit_mask_and_fall_back_to_unannotated(tmp
     forced = run(main, ["render", str(geo), "--data", str(tmp_path / "d.csv"), "--annotated",
                         "-o", str(tmp_path / "f.png")])
     assert forced.exit_code == 0 and json.loads((tmp_path / "f.json").read_text())["spec"]["style"]["annotated"]
+
+
+def test_builds_draw_such_an_atlas_unannotated(tmp_path: Path) -> None:
+    from mapgen.build import plan, unit_variants
+    from mapgen.config import load_config
+
+    voronoi(tmp_path / "districts.geojson", 324)
+    (tmp_path / "c.yaml").write_text("countries:\n  - name: districts.geojson\n    maps: 1\n"
+                                     "    statistics: {synthetic: {count: 1}}\nlegend: {types: [discrete]}\n")
+    config = load_config(tmp_path / "c.yaml")
+    variants = dict(unit_variants(plan(config)[0], config))
+    assert "annotated" not in variants and not variants["unannotated"].style.annotated
+    assert "hatched" in variants and not variants["hatched"].style.annotated
+    # the small grid keeps its labels
+    write_grid(tmp_path / "g", n=4)
+    (tmp_path / "g" / "c.yaml").write_text("countries:\n  - name: grid.geojson\n    maps: 1\n"
+                                           "    statistics: {synthetic: {count: 1}}\nlegend: {types: [discrete]}\n")
+    config = load_config(tmp_path / "g" / "c.yaml")
+    assert dict(unit_variants(plan(config)[0], config))["annotated"].style.annotated
