@@ -4,7 +4,8 @@ Measures reading the file (projection, repair, positions), the border graph alon
 mask and label plan built once per atlas), a second render (only colours change), and how many labels fit
 inside their region, need a callout, or could not be placed at all.
 
-Run on demand: ``python benchmarks/bench_user_atlas.py [--regions 324] [--seed 0]`` (not part of the test suite).
+Run on demand: ``python benchmarks/bench_user_atlas.py [--regions 324] [--seed 0]`` (not part of the test suite),
+or ``--file PATH`` to time a real vector file instead (e.g. a Natural Earth admin-1 country at full resolution).
 """
 
 from __future__ import annotations
@@ -42,9 +43,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--regions", type=int, default=324)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--file", type=Path, default=None, help="a vector file to time instead")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        path = tessellation(Path(tmp) / "districts.geojson", args.regions, args.seed)
+        path = args.file or tessellation(Path(tmp) / "districts.geojson", args.regions, args.seed)
         start = time.perf_counter()
         atlas = load_atlas(path)
         load_s = time.perf_counter() - start
