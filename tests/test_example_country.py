@@ -50,3 +50,10 @@ def test_the_example_builds_from_its_config(tmp_path: Path) -> None:
     assert (copied / "germany.groups.yaml").read_bytes() == (FOLDER / "germany.groups.yaml").read_bytes()
     maps = [json.loads(line) for line in (tmp_path / "bench" / "maps.jsonl").read_text().splitlines()]
     assert {"land_area"} <= {m["statistic"] for m in maps}
+
+
+def test_atlas_list_points_to_the_example() -> None:
+    result = CliRunner().invoke(main, ["atlas", "list"])
+    line = next(x for x in result.output.splitlines() if x.startswith("example user atlas:"))
+    path = line.split(": ", 1)[1].split("  (")[0]
+    assert Path(path).resolve() == (FOLDER / "germany.geojson").resolve()

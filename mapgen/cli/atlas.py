@@ -23,6 +23,13 @@ def atlas_list() -> None:
     for name in list_atlases():
         a = load_atlas(name)
         click.echo(f"{name}\t{a.title}\t{len(a.codes)} regions\t{a.graph.number_of_edges()} borders")
+    from mapgen.resources import data_path
+
+    examples = data_path("examples")
+    for folder in sorted(examples.iterdir(), key=lambda p: p.name) if examples.is_dir() else []:
+        for item in folder.iterdir() if folder.is_dir() else []:
+            if item.name.endswith(".geojson"):
+                click.echo(f"example user atlas: {item}  (build config: {folder / (folder.name + '.yaml')})")
 
 
 @atlas.command("show")
