@@ -92,17 +92,16 @@ def test_llava_conversations(bench: Path, questions, tmp_path: Path) -> None:
 def test_mapwise_layout_and_conventions(bench: Path, questions, tmp_path: Path) -> None:
     from mapgen.mapwise.schema import load_map_spec
 
-    dest = export(bench, "mapwise", tmp_path / "mapwise")
-    frame = pd.read_csv(dest / "usa" / "questions.csv")
-    assert list(frame.columns[:6]) == ["map_id", "template_no", "question", "ground_truth", "c_or_d",
-                                       "relative_region"]
-    assert len(frame) == len(questions)
-    assert set(frame["c_or_d"]) <= {"c", "d"} and set(frame["relative_region"]) <= {"Y", "N"}
-    for map_id in frame["map_id"].unique():
-        meta = json.loads((dest / "usa" / "metadata" / f"{map_id}.json").read_text())
+    dest = export(bench, "mapwise", tmp_path / "mapwise") / "dataset" / "usa"
+    frame = pd.read_csv(dest / "final_us_cleaned8.csv")
+    assert list(frame.columns[:7]) == ["map_no", "template_no", "question", "ground_truth", "verified answer",
+                                       "c_or_d", "relative_region (y/n)"]
+    assert set(frame["c_or_d"]) <= {"c", "d"} and set(frame["relative_region (y/n)"]) <= {"Y", "N"}
+    for map_no in frame["map_no"].unique():
+        meta = json.loads((dest / "metadata" / f"map_{map_no}.json").read_text())
         assert {"map_id", "legend_type", "data", "title"} <= set(meta)
-        assert (dest / "usa" / "images" / f"{map_id}.png").is_file()
-        spec = load_map_spec(dest / "usa" / "metadata" / f"{map_id}.json")  # MAPWise metadata reads back as a spec
+        assert (dest / "with_annotations" / f"map_{map_no}.png").is_file()
+        spec = load_map_spec(dest / "metadata" / f"map_{map_no}.json")  # MAPWise metadata reads back as a spec
         assert spec.legend.kind == ("continuous" if meta["legend_type"] == "Continuous" else "discrete")
 
 
@@ -244,6 +243,6 @@ def test_cli_export(bench: Path, tmp_path: Path) -> None:
 
     result = CliRunner().invoke(main, ["export", str(bench), "--format", "mapwise", "-o", str(tmp_path / "mw")])
     assert result.exit_code == 0, result.output
-    assert (tmp_path / "mw" / "usa" / "questions.csv").exists()
+    assert (tmp_path / "mw" / "dataset" / "usa" / "final_us_cleaned8.csv").exists()
     again = CliRunner().invoke(main, ["export", str(bench), "--format", "mapwise", "-o", str(tmp_path / "mw")])
     assert again.exit_code == 2 and "not empty" in again.output
