@@ -211,3 +211,16 @@ def test_export_is_deterministic(bench: Path, exported: Path, tmp_path: Path) ->
     ours = {p.relative_to(exported): p.read_bytes() for p in exported.rglob("*") if p.is_file()}
     theirs = {p.relative_to(again): p.read_bytes() for p in again.rglob("*") if p.is_file()}
     assert ours == theirs
+
+
+def test_mapgen_reads_its_export_back_as_mapwise_and_finds_no_answer_to_dispute(exported: Path, tmp_path: Path) -> None:
+    from mapgen.mapwise.importer import import_repository
+    from mapgen.mapwise.recheck import recheck
+
+    imported = import_repository(exported.parent, tmp_path / "imp")
+    assert set(imported) == set(COUNTRIES)
+    for country, data in imported.items():
+        assert not data.missing_maps
+        verdicts = [v.verdict for v in recheck(data)]
+        assert "disagree" not in verdicts, country
+        assert verdicts.count("agree") >= len(verdicts) // 2, (country, Counter(verdicts))

@@ -71,3 +71,52 @@ def test_cli_import_and_recheck(tmp_path: Path):
     parsed = sum(v["verdict"] != "unparsed" for v in verdicts)
     assert parsed / len(verdicts) >= 0.7
     assert all(v["facts"] for v in verdicts if v["verdict"] == "disagree")
+
+
+# --- MAPWise's repository layout (dataset/<country>/final_*.csv) -------------------------------------------------
+
+REPO = SAMPLE.parent / "repo-sample"
+needs_repo = pytest.mark.skipif(not (REPO / "dataset").is_dir(), reason="MAPWise's repository slice not available")
+
+
+@needs_repo
+@pytest.mark.parametrize("country", ["usa", "india", "china"])
+def test_read_repository_country_folder(country: str):
+    from mapgen.mapwise.importer import read_sample
+
+    repo = read_sample(REPO / "dataset" / country)
+    sample = read_sample(SAMPLE / country)
+    assert repo.country == country and not repo.missing_maps
+    assert set(repo.specs) == set(sample.specs)  # the same maps, found under MAPWise's own file names
+    assert [(q.map_ref, q.template_no, q.question) for q in repo.questions] == \
+        [(q.map_ref, q.template_no, q.question) for q in sample.questions]
+
+
+@needs_repo
+def test_cli_imports_a_repository_root_and_rechecks_a_country(tmp_path: Path):
+    from click.testing import CliRunner
+
+    from mapgen.cli import main
+
+    runner = CliRunner()
+    res = runner.invoke(main, ["import", "mapwise", str(REPO), "-o", str(tmp_path / "imp")])
+    assert res.exit_code == 0, res.output
+    for country in ("usa", "india", "china"):
+        manifest = json.loads((tmp_path / "imp" / country / "manifest.json").read_text())
+        assert manifest["country"] == country and manifest["questions"] >= 100 and not manifest["missing_maps"]
+    res = runner.invoke(main, ["import", "mapwise", str(REPO / "dataset" / "india"), "-o", str(tmp_path / "in")])
+    assert res.exit_code == 0, res.output
+    res = runner.invoke(main, ["recheck", str(tmp_path / "in"), "-o", str(tmp_path / "rc")])
+    assert res.exit_code == 0, res.output
+    with open(tmp_path / "rc" / "corrected_questions.csv", newline="") as fh:
+        header = next(csv.reader(fh))
+    with open(REPO / "dataset" / "india" / "final_india_cleaned4.csv", newline="") as fh:
+        assert header == next(csv.reader(fh))  # the corrected table keeps MAPWise's header
+
+
+def test_a_folder_without_a_question_table_names_the_expected_files(tmp_path: Path):
+    from mapgen.mapwise.importer import read_sample
+
+    (tmp_path / "metadata").mkdir()
+    with pytest.raises(FileNotFoundError, match="final_us_cleaned8.csv"):
+        read_sample(tmp_path)

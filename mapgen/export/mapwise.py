@@ -39,22 +39,8 @@ from typing import Any
 from mapgen.benchmark import MAPS_DIR, Benchmark, map_json_name
 from mapgen.export.common import ExportError, answer_text
 from mapgen.files import link_or_copy, write_json_atomic, write_text_atomic
+from mapgen.mapwise.layout import CF_COLUMNS, CF_KINDS, COUNTRY_TABLES, VARIANT_FOLDERS
 
-COUNTRY_TABLES: dict[str, tuple[str, tuple[str, ...]]] = {
-    "usa": ("final_us_cleaned8.csv", ("map_no", "template_no", "question", "ground_truth", "verified answer",
-                                      "c_or_d", "relative_region (y/n)", "")),
-    "india": ("final_india_cleaned4.csv", ("map_id", "template_no", "question", "ground_truth", "Rel reg", "type",
-                                           "")),
-    "china": ("final_china_cleaned3.csv", ("map_no", "template_no", "question", "ground_truth", "c_or_d",
-                                           "relative_region (y/n)", "comments",
-                                           "type (Single/list/Binary/Count/Range etc)", "type", "")),
-}
-"""Country → (question table file name, its header exactly as MAPWise released it)."""
-CF_COLUMNS: tuple[str, ...] = ("map_no", "template_no", "question", "ground_truth", "verified answer",
-                               "relative_region (y/n)", "c_or_d", "type")
-CF_KINDS: dict[str, str] = {"imaginary": "img", "shuffled": "shuff", "jumbled": "jumb", "original": "orgs"}
-VARIANT_FOLDERS: dict[str, str] = {"annotated": "with_annotations", "unannotated": "wo_annotations",
-                                   "hatched": "hatched"}
 ANSWER_TYPES: dict[str, str] = {"binary": "Binary", "count": "Count", "single": "Single", "list": "List",
                                 "range": "Range", "ranking": "Rank"}
 """mapgen answer type → MAPWise's ``type`` column (``json_data`` writes rankings as ``List``, as MAPWise does)."""

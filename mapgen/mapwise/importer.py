@@ -1,6 +1,9 @@
-"""Import a MAPWise (MapQA-schema) sample: per-map metadata → MapSpecs, questions CSV → raw question records.
+"""Import MAPWise (MapQA-schema) maps and questions: per-map metadata → MapSpecs, question table → raw records.
 
-A sample folder holds ``metadata/*.json`` (one MapQA metadata file per map) and ``questions.csv``. The three
+A country folder holds ``metadata/*.json`` (one MapQA metadata file per map) and its question table: the sample
+layout's ``questions.csv`` or, in MAPWise's repository (``dataset/<country>/``), ``final_us_cleaned8.csv`` /
+``final_india_cleaned4.csv`` / ``final_china_cleaned3.csv`` (:func:`mapgen.mapwise.layout.question_table`).
+:func:`import_repository` imports every country of a repository root (or its ``dataset/``). The three
 countries write the CSV slightly differently; :func:`read_questions` finds the columns by name:
 
 - map column ``map_no`` (USA, China) or ``map_id`` (India); template ``template_no``; ``question``;
@@ -24,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from mapgen.geo.atlas import BUILTIN
+from mapgen.mapwise.layout import country_folders, question_table
 from mapgen.mapwise.schema import country_of_mapwise, spec_from_mapwise
 from mapgen.spec import MapSpec, load_spec
 
@@ -196,9 +200,7 @@ def spec_from_metadata(meta: dict[str, Any], country: str, map_id: str) -> MapSp
 def read_sample(folder: str | Path, country: str | None = None) -> ImportedSet:
     """Rebuild every map of a MAPWise sample folder and read its questions (nothing is written)."""
     folder = Path(folder)
-    qpath = folder / "questions.csv"
-    if not qpath.is_file():
-        raise FileNotFoundError(f"{qpath} not found (a MAPWise sample folder holds metadata/ and questions.csv)")
+    qpath = question_table(folder)
     meta_dir = folder / "metadata"
     files = sorted(meta_dir.glob("*.json"))
     metas = [load_metadata(f) for f in files[:1]]
@@ -225,7 +227,7 @@ def import_mapwise(folder: str | Path, out: str | Path, country: str | None = No
     with open(out / "questions.jsonl", "w", encoding="utf-8") as fh:
         for q in data.questions:
             fh.write(json.dumps(q.to_dict(), ensure_ascii=False) + "\n")
-    shutil.copyfile(Path(folder) / "questions.csv", out / "source_questions.csv")
+    shutil.copyfile(question_table(folder), out / "source_questions.csv")
     manifest = {
         "mapwise_import": 1,
         "country": data.country,
@@ -237,6 +239,15 @@ def import_mapwise(folder: str | Path, out: str | Path, country: str | None = No
     }
     (out / "manifest.json").write_text(json.dumps(manifest, indent=1), encoding="utf-8")
     return data
+
+
+def import_repository(root: str | Path, out: str | Path) -> dict[str, ImportedSet]:
+    """Import every country of a MAPWise repository root, its ``dataset/`` or a sample root into
+    ``out/<country>/`` (each a folder :func:`load_imported` and ``mapgen recheck`` read)."""
+    folders = country_folders(root)
+    if not folders:
+        raise FileNotFoundError(f"{root} holds no MAPWise country folder (dataset/usa, usa/, … with metadata/).")
+    return {country: import_mapwise(folder, Path(out) / country, country) for country, folder in folders.items()}
 
 
 def load_imported(folder: str | Path) -> ImportedSet:

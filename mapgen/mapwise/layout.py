@@ -1,0 +1,61 @@
+"""MAPWise's repository layout: the names and headers of its question tables and folders, as released.
+
+Shared by the reader (:mod:`mapgen.mapwise.importer`) and the writer (:mod:`mapgen.export.mapwise`)::
+
+    dataset/<country>/<table>  metadata/  with_annotations/  wo_annotations/  hatched/  json_data/
+    dataset/counter_factuals/<kind>/<kind>_data.csv  <kind>_maps/  json_data/
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+COUNTRY_TABLES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "usa": ("final_us_cleaned8.csv", ("map_no", "template_no", "question", "ground_truth", "verified answer",
+                                      "c_or_d", "relative_region (y/n)", "")),
+    "india": ("final_india_cleaned4.csv", ("map_id", "template_no", "question", "ground_truth", "Rel reg", "type",
+                                           "")),
+    "china": ("final_china_cleaned3.csv", ("map_no", "template_no", "question", "ground_truth", "c_or_d",
+                                           "relative_region (y/n)", "comments",
+                                           "type (Single/list/Binary/Count/Range etc)", "type", "")),
+}
+"""Country → (question table file name, its header exactly as MAPWise released it)."""
+CF_COLUMNS: tuple[str, ...] = ("map_no", "template_no", "question", "ground_truth", "verified answer",
+                               "relative_region (y/n)", "c_or_d", "type")
+"""Header of ``counter_factuals/<kind>/<kind>_data.csv`` (``jumb`` says ``original_data_answer`` for
+``ground_truth``)."""
+CF_KINDS: dict[str, str] = {"imaginary": "img", "shuffled": "shuff", "jumbled": "jumb", "original": "orgs"}
+VARIANT_FOLDERS: dict[str, str] = {"annotated": "with_annotations", "unannotated": "wo_annotations",
+                                   "hatched": "hatched"}
+SAMPLE_TABLE = "questions.csv"
+"""The question table of the older per-country sample layout (``<country>/metadata/`` + ``questions.csv``)."""
+
+
+def question_table(folder: str | Path) -> Path:
+    """The question table of a MAPWise country folder: ``questions.csv`` (sample layout), the country's released
+    table (``final_us_cleaned8.csv`` …), or a single ``final_*.csv`` / ``*_data.csv``."""
+    folder = Path(folder)
+    names = [SAMPLE_TABLE] + [name for name, _ in COUNTRY_TABLES.values()]
+    for name in names:
+        if (folder / name).is_file():
+            return folder / name
+    found = sorted(folder.glob("final_*.csv")) + sorted(folder.glob("*_data.csv"))
+    if len(found) == 1:
+        return found[0]
+    raise FileNotFoundError(
+        f"No MAPWise question table in {folder}: expected {SAMPLE_TABLE} or one of {', '.join(names[1:])} "
+        f"(found {[p.name for p in found] or 'none'}). Give a country folder such as <repository>/dataset/usa, "
+        f"or the repository root to import every country.")
+
+
+def country_folders(root: str | Path) -> dict[str, Path]:
+    """Country → folder for a MAPWise repository root, its ``dataset/``, or a sample root holding country
+    folders (empty when ``root`` is itself a country folder)."""
+    root = Path(root)
+    base = root / "dataset" if (root / "dataset").is_dir() else root
+    out = {}
+    for country in COUNTRY_TABLES:
+        folder = base / country
+        if folder.is_dir() and (folder / "metadata").is_dir():
+            out[country] = folder
+    return out
