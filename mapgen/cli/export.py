@@ -15,10 +15,14 @@ from mapgen.export import FORMATS, export
 @click.option("-o", "--output", type=click.Path(path_type=Path), required=True,
               help="Destination folder (must be new or empty, unless --force).")
 @click.option("--split", default=None, help="Split to export (lmms-eval, vlmevalkit; default: test).")
+@click.option("--wording", type=click.Choice(["mapwise", "mapgen"]), default=None,
+              help="Question text of the mapwise format: MAPWise's released wording (default) or mapgen's.")
 @click.option("--force", is_flag=True, help="Replace a non-empty destination folder.")
-def export_command(bench: Path, fmt: str, output: Path, split: str | None, force: bool) -> None:
+def export_command(bench: Path, fmt: str, output: Path, split: str | None, wording: str | None, force: bool) -> None:
     """Export the benchmark in BENCH (a finished `mapgen build` folder) as --format into -o DEST."""
     options = {"split": split} if split is not None else {}
+    if wording is not None:
+        options["wording"] = wording
     out = export(bench, fmt, output, force=force, **options)
     files = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
     shown = [f for f in files if not f.startswith(("images/", "data/")) and "/images/" not in f][:8]

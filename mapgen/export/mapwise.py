@@ -25,6 +25,8 @@ India's metadata uses MAPWise's codes (BH, CT, ME, MI, OR, PD, UT; Dadra & Nagar
 unit in mapgen's atlas, are written as the two records DN and DD with that unit's value; Ladakh stays ``LA``).
 Both ``ground_truth`` and ``verified answer`` hold mapgen's computed answer; ``original_data_answer`` (jumb) is
 the answer of the same question (template and parameters) on the ``orgs`` map when the build has one.
+Question text: MAPWise's released wording where a template marks one (:mod:`mapgen.mapwise.wording`; China's
+regions are "states", as in MAPWise), else mapgen's; ``wording="mapgen"`` keeps the build's text throughout.
 """
 
 from __future__ import annotations
@@ -40,6 +42,9 @@ from mapgen.benchmark import MAPS_DIR, Benchmark, map_json_name
 from mapgen.export.common import ExportError, answer_text
 from mapgen.files import link_or_copy, write_json_atomic, write_text_atomic
 from mapgen.mapwise.layout import CF_COLUMNS, CF_KINDS, COUNTRY_TABLES, VARIANT_FOLDERS
+from mapgen.mapwise.wording import mapwise_text
+
+WORDINGS: tuple[str, ...] = ("mapwise", "mapgen")
 
 ANSWER_TYPES: dict[str, str] = {"binary": "Binary", "count": "Count", "single": "Single", "list": "List",
                                 "range": "Range", "ranking": "Rank"}
@@ -250,7 +255,7 @@ def _place(record: dict[str, Any], name: MapName) -> tuple[str, str, str, str]:
     return name.country, f"dataset/{name.country}", folder, folder
 
 
-def _collect(bench: Benchmark, names: dict[str, MapName]) -> dict[str, _Folder]:
+def _collect(bench: Benchmark, names: dict[str, MapName], wording: str) -> dict[str, _Folder]:
     folders: dict[str, _Folder] = {}
     for map_id, record in bench.map_index.items():
         key, rel, map_type, image_folder = _place(record, names[map_id])
@@ -261,7 +266,7 @@ def _collect(bench: Benchmark, names: dict[str, MapName]) -> dict[str, _Folder]:
         name = names[record["map_id"]]
         key, rel, map_type, image_folder = _place(bench.map_index[record["map_id"]] | record, name)
         folder = folders[key]
-        text = record["question"]
+        text = mapwise_text(record) if wording == "mapwise" else record["question"]
         folder.rows.append(country_row(record, name, text) | {"_record": record})
         folder.records[map_type].append(json_record(record, name, text, map_type, f"{rel}/{image_folder}", key))
     return folders
@@ -295,12 +300,16 @@ def _table(key: str, folder: _Folder, originals: dict[tuple, str]) -> tuple[str,
     return file_name, csv_text(columns, unique_rows(rows))
 
 
-def write(bench: Benchmark, dest: Path, **_: Any) -> None:
-    """Write MAPWise's repository layout into ``dest`` (see the module docstring)."""
+def write(bench: Benchmark, dest: Path, wording: str | None = None, **_: Any) -> None:
+    """Write MAPWise's repository layout into ``dest`` (see the module docstring); ``wording`` "mapwise" (the
+    default here) writes MAPWise's released wording, "mapgen" the build's own question text."""
     if not bench.question_records:
         raise ExportError(f"{bench.root} has no questions to export.")
+    wording = wording or "mapwise"
+    if wording not in WORDINGS:
+        raise ExportError(f"Unknown wording {wording!r}; choose one of {', '.join(WORDINGS)}.")
     names = map_names(bench)
-    folders = _collect(bench, names)
+    folders = _collect(bench, names, wording)
     originals = _original_answers(folders)
     for key, folder in folders.items():
         root = dest / folder.rel

@@ -143,17 +143,21 @@ def compile_wording(template: Template, wording: Wording) -> Rule:
         slots[name] = _slot_kind(template, wording, name, flt)
         return _slot_pattern(template, wording, name, slots[name][1])
 
-    pattern = re.compile(wording.pattern(slot), re.IGNORECASE)
+    lead = replace(wording, text=_YES_NO.sub("Yes or no: ", wording.text))  # questions are read with that lead
+    pattern = re.compile(lead.pattern(slot), re.IGNORECASE)
     return Rule(template, wording, pattern, slots)
 
 
 # ---------------------------------------------------------------------------------------------- text
 
 
+_YES_NO = re.compile(r"^(?:yes\s*(?:or|/)\s*no)\s*:\s*", re.IGNORECASE)
+
+
 def clean_question(text: str, words: dict[str, str] | None = None) -> str:
     """One-line question without the trailing punctuation; ``Yes/No:`` → ``yes or no:``; typos fixed."""
     s = " ".join(str(text).replace("’", "'").split())
-    s = re.sub(r"^(?:yes\s*(?:or|/)\s*no)\s*:\s*", "yes or no: ", s, flags=re.IGNORECASE)
+    s = _YES_NO.sub("yes or no: ", s)
     s = re.sub(r"[\s?.!]+$", "", s)
     for typo, word in (words or {}).items():
         s = re.sub(rf"\b{re.escape(typo)}\b", word, s, flags=re.IGNORECASE)

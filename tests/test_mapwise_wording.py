@@ -1,0 +1,75 @@
+"""MAPWise's released wording in the MAPWise export: T42 "Yes/No:", T43 "Rank the states A, B and C …", China's
+regions called "states"; mapgen's own text stays the build's default, and the MAPWise text reads back."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from mapgen.build import build
+from mapgen.export import export
+from mapgen.mapwise.wording import mapwise_text, write_wording
+
+TINY = {
+    "name": "wording",
+    "seed": 4,
+    "countries": [{"name": "usa", "maps": 1}, {"name": "china", "maps": 1}],
+    "variants": {"unannotated": False, "hatched": False},
+    "questions": {"per_image": 500, "per_template": 4},
+}
+
+
+@pytest.fixture(scope="module")
+def bench(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("wording") / "bench"
+    build(TINY, out, progress=False)
+    return out
+
+
+def _questions(bench: Path) -> list[dict]:
+    return [json.loads(line) for line in (bench / "questions.jsonl").read_text().splitlines()]
+
+
+def test_build_keeps_mapgen_wording_and_export_writes_mapwise_wording(bench: Path) -> None:
+    questions = _questions(bench)
+    by_template = {q["template_id"] for q in questions}
+    assert {"two_comparisons", "group_ranking"} <= by_template
+    for q in questions:
+        text = mapwise_text(q)
+        if q["template_id"] == "two_comparisons":
+            assert q["question"].startswith("Yes or no: ") and text.startswith("Yes/No: ")
+            assert re.fullmatch(r"Yes/No: .+ has a \w+ value (than|as|to) .+, and also have a \w+ value (than|as|to) .+\.",
+                                text), text
+        if q["template_id"] == "group_ranking":
+            assert q["question"].startswith("Among the ")
+            names = [q["params"][k] for k in ("X", "Y", "Z")]
+            assert text.startswith("Rank the states ") and " in terms of the legend value" in text
+            assert all(n in q["question"] for n in names) or all(n not in text for n in names)  # codes vs names
+        if q["country"] == "china":
+            assert "province" not in text.lower()
+
+
+def test_connector_moves_to_mapwise_position() -> None:
+    wording = "Yes/No: {{ X }} has a {{ C1 }} value (than|as|to) {{ Y }}, and also [have ]a {{ C2 }} value (than|as|to) {{ Z }}."
+    phrases = {"X": ("Ohio", ""), "Y": ("Texas", ""), "Z": ("Utah", ""), "C1": ("higher than", "than"),
+               "C2": ("similar to", "than")}
+    assert write_wording(wording, phrases) == "Yes/No: Ohio has a higher value than Texas, and also have a similar value to Utah."
+
+
+def test_mapwise_wording_reads_back_with_the_same_answers(bench: Path, tmp_path: Path) -> None:
+    from mapgen.mapwise.importer import import_repository
+    from mapgen.mapwise.recheck import recheck
+
+    out = export(bench, "mapwise", tmp_path / "mw")
+    mapgen_text = export(bench, "mapwise", tmp_path / "mg", wording="mapgen")
+    ours = (out / "dataset" / "china" / "final_china_cleaned3.csv").read_text()
+    assert "province" not in ours.lower() and "province" in (
+        mapgen_text / "dataset" / "china" / "final_china_cleaned3.csv").read_text().lower()
+    for country, data in import_repository(out, tmp_path / "imp").items():
+        verdicts = recheck(data)
+        worded = [v for v in verdicts if v.template_no in (42, 43)]
+        assert worded, country
+        assert all(v.verdict in ("agree", "ambiguous") for v in worded), [(v.question, v.verdict) for v in worded]
