@@ -198,3 +198,43 @@ def test_india_101_2D_class_count_with_na_entry():
     assert len([d for d in descs if d != "N/A"]) == 3 and "N/A" in descs
     assert raw.ground_truth == "4"
     assert v.verdict == "ambiguous" and "N/A" in v.reason
+
+
+# --- continuous maps: MAPWise's published tick grid (not mapgen's re-render) ------------------------------------
+
+
+def _recheck_rows(country: str, rows: list[int]):
+    """Whole-set recheck (with its regridding step) of some CSV rows."""
+    from dataclasses import replace
+
+    from mapgen.mapwise.recheck import recheck
+
+    data = _sample(country)
+    return recheck(replace(data, questions=[q for q in data.questions if q.row in rows]))
+
+
+def test_implied_tick_grid_is_a_nice_step_on_the_bar() -> None:
+    from mapgen.mapwise.recheck import implied_ticks
+
+    assert implied_ticks("0-200", 3.0, 950.0) == [0, 200, 400, 600, 800, 1000]
+    assert implied_ticks("0.4-0.45", 0.0042, 0.4448) == pytest.approx([0.05 * i for i in range(10)])
+    assert implied_ticks("13-27", 0.0, 100.0) is None  # a width of 14 is no tick step
+    assert implied_ticks("1-3", 0.0, 10.0) is None  # bounds off the grid of step 2
+    assert implied_ticks("2,000-4,000", 10_000.0, 90_000.0) is None  # off the bar
+
+
+def test_range_on_mapwise_grid_is_judged_on_that_grid() -> None:
+    # map 1034 (continuous): California 0.3639 - not in 0.4-0.45; mapgen's own bar ticks every 0.1
+    assert values("usa", "1034")["CA"] == pytest.approx(0.3639)
+    (v,) = _recheck_rows("usa", [2])
+    assert v.verdict == "agree" and any("tick grid" in n for n in v.notes)
+
+
+def test_overall_range_on_a_rounder_bar_is_a_judgement_call_but_a_wrong_one_stays_wrong() -> None:
+    spans = {ref: [r["value"] for r in meta("india", ref)["data"] if r["value"] == r["value"]]
+             for ref in ("105_6C", "110_5C")}
+    assert min(spans["105_6C"]) < 10_000 and 70_000 < max(spans["105_6C"]) < 80_000  # "0 - 70k": ticks every 10k
+    assert max(spans["110_5C"]) > 100_000  # "0 - 12k" misses most of the bar
+    by_ref = {v.map_ref: v for v in _recheck_rows("india", [41, 73])}
+    assert by_ref["105_6C"].verdict == "ambiguous" and "first-to-last tick" in by_ref["105_6C"].reason
+    assert by_ref["110_5C"].verdict == "disagree"

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from mapgen.geo.atlas import BUILTIN
-from mapgen.mapwise.layout import country_folders, question_table
+from mapgen.mapwise.layout import country_folders, metadata_folder, question_table
 from mapgen.mapwise.schema import country_of_mapwise, spec_from_mapwise
 from mapgen.spec import MapSpec, load_spec
 
@@ -201,7 +201,7 @@ def read_sample(folder: str | Path, country: str | None = None) -> ImportedSet:
     """Rebuild every map of a MAPWise sample folder and read its questions (nothing is written)."""
     folder = Path(folder)
     qpath = question_table(folder)
-    meta_dir = folder / "metadata"
+    meta_dir = metadata_folder(folder)
     files = sorted(meta_dir.glob("*.json"))
     metas = [load_metadata(f) for f in files[:1]]
     country = _country(folder, metas, country)

@@ -59,3 +59,14 @@ def country_folders(root: str | Path) -> dict[str, Path]:
         if folder.is_dir() and (folder / "metadata").is_dir():
             out[country] = folder
     return out
+
+
+def metadata_folder(folder: str | Path) -> Path:
+    """The metadata folder of a MAPWise question folder: its own ``metadata/``; for MAPWise's
+    ``counter_factuals/orgs`` (the original control, USA maps numbered as in ``dataset/usa``, no metadata of its
+    own) ``dataset/usa/metadata``. Other counterfactual kinds changed names or values and have no metadata."""
+    folder = Path(folder)
+    own = folder / "metadata"
+    if own.is_dir() or folder.parent.name != "counter_factuals" or folder.name != CF_KINDS["original"]:
+        return own
+    return folder.parent.parent / "usa" / "metadata"

@@ -20,8 +20,9 @@ from __future__ import annotations
 import csv
 import json
 import math
+import re
 from collections import Counter
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,7 @@ from mapgen.questions.functions import INVALID, SINGLE_HUE_MAX_SPREAD, Ctx, cont
 from mapgen.questions.record import Question
 from mapgen.questions.templates import TemplateSet, node_text
 from mapgen.scene import Scene, build_scene
+from mapgen.spec import MapSpec
 
 VERDICTS = ("agree", "disagree", "ambiguous", "unparsed")
 
@@ -404,9 +406,30 @@ def recheck_question(
     return v
 
 
+def bar_ends_call(parsed: Parsed, scene: Scene, ground_truth: str) -> str | None:
+    """Why a continuous map's overall range (T3) may be right though it differs from mapgen's ticks: MAPWise's
+    answer is the first-to-last tick of its published bar ("0 - 70k" over values 7-75,137 with a tick every 10k),
+    which the metadata does not record. Applies when both ends lie on one nice tick grid (2-15 steps) and each is
+    within a step of the data range's end."""
+    legend = scene.legend
+    if parsed.template_id != "legend_overall_range" or legend.kind != "continuous":
+        return None
+    wanted = find_range(re.sub(r"(?<=\d),(?=\d)", "", ground_truth or ""))
+    if wanted is None or wanted[0] is None or wanted[1] is None or not wanted[1] > wanted[0]:
+        return None
+    scale = legend.label_scale or 1.0
+    lo, hi, vmin, vmax = float(wanted[0]), float(wanted[1]), legend.vmin * scale, legend.vmax * scale
+    for steps in range(2, 16):
+        step = (hi - lo) / steps
+        if implied_ticks(f"{lo:.12g}-{lo + step:.12g}", lo, hi) and abs(lo - vmin) < step and abs(hi - vmax) < step:
+            return (f"MAPWise's answer is the first-to-last tick of a bar ticked every {step:g} over the data range "
+                    f"{vmin:g}-{vmax:g}; the published bar's ticks are not in the metadata")
+    return None
+
+
 def _second_look(v: Verdict, parsed: Parsed, q: Question, scene: Scene, raw: RawQuestion) -> None:
     """Turn a disagreement into ambiguous (judgement call, layout) or agree (MAPWise's India layout)."""
-    why = judgement_call(parsed, q, scene, raw.ground_truth)
+    why = judgement_call(parsed, q, scene, raw.ground_truth) or bar_ends_call(parsed, scene, raw.ground_truth)
     if why:
         v.verdict, v.reason = "ambiguous", why
         return
@@ -436,8 +459,64 @@ def recheck(
             out.append(Verdict(raw.country, raw.row, raw.map_ref, raw.map_id, raw.template_no, raw.question,
                                raw.ground_truth, "unparsed", reason="no metadata for this map"))
             continue
-        out.append(recheck_question(raw, scene, aliases, templates))
+        verdict = recheck_question(raw, scene, aliases, templates)
+        if verdict.verdict == "unparsed":
+            verdict = _on_implied_grid(verdict, raw, data.specs[raw.map_ref], aliases, templates)
+        out.append(verdict)
     return out
+
+
+_OFF_GRID = re.compile(r"range '([^']+)' is not a legend range of this map \(tick intervals")
+NICE_STEPS = (1.0, 2.0, 2.5, 5.0)
+"""Mantissas of the tick steps a published colour bar may use (× 10^k)."""
+
+
+def implied_ticks(text: str, vmin: float, vmax: float) -> list[float] | None:
+    """The tick grid a continuous-map range such as "0-200" implies: its width as the step (a nice number,
+    1/2/2.5/5 × 10^k), its bounds on the grid, the grid covering [vmin, vmax] (display units); None if the range
+    is not such a tick interval or lies off the bar."""
+    wanted = find_range(re.sub(r"(?<=\d),(?=\d)", "", text))
+    if wanted is None or wanted[0] is None or wanted[1] is None:
+        return None
+    lo, hi = float(wanted[0]), float(wanted[1])
+    step = hi - lo
+    if not step > 0:
+        return None
+    mantissa = step / 10 ** math.floor(math.log10(step))
+    on_grid = math.isclose(lo / step, round(lo / step), abs_tol=1e-6)
+    if not on_grid or not any(math.isclose(mantissa, m, rel_tol=1e-6) for m in NICE_STEPS):
+        return None
+    first, last = math.floor(vmin / step + 1e-9), math.ceil(vmax / step - 1e-9)
+    if not (first * step - 1e-9 <= lo and hi <= last * step + 1e-9) or not 1 <= last - first <= 40:
+        return None
+    return [round(i * step, 12) for i in range(first, last + 1)]
+
+
+def _on_implied_grid(v: Verdict, raw: RawQuestion, spec: MapSpec, aliases: MapwiseAliases | None,
+                     templates: TemplateSet | None) -> Verdict:
+    """Re-check a continuous-map question whose range is not one of mapgen's tick intervals on the nice tick grid
+    the range implies (MAPWise's bars tick every 200, 1,000, 0.1 …). The grid is inferred, not read from the
+    image: agreement stands (with a note), a disagreement on it is ambiguous."""
+    m = _OFF_GRID.search(v.reason or "")
+    legend = spec.legend
+    if m is None or legend.kind != "continuous":
+        return v
+    scale = legend.label_scale or 1.0
+    shown = implied_ticks(m.group(1), legend.vmin * scale, legend.vmax * scale)
+    if shown is None:
+        return v
+    unit = "%" if legend.percent else ""
+    ticks = tuple(t / scale for t in shown)
+    regridded = replace(legend, ticks=ticks, tick_labels=tuple(f"{t:,.10g}{unit}" for t in shown),
+                        vmin=min(legend.vmin, ticks[0]), vmax=max(legend.vmax, ticks[-1]))
+    again = recheck_question(raw, build_scene(replace(spec, legend=regridded)), aliases, templates)
+    if again.verdict == "unparsed":
+        return v
+    note = f"judged on the tick grid the range implies (every {shown[1] - shown[0]:,.10g}{unit}), not read from the image"
+    again.notes.append(note)
+    if again.verdict == "disagree":
+        again.verdict, again.reason = "ambiguous", f"{note}; on that grid the answer would disagree: {again.reason}"
+    return again
 
 
 # ---------------------------------------------------------------------------------------------- outputs
