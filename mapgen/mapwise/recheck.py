@@ -414,11 +414,11 @@ def bar_ends_call(parsed: Parsed, scene: Scene, ground_truth: str) -> str | None
     legend = scene.legend
     if parsed.template_id != "legend_overall_range" or legend.kind != "continuous":
         return None
-    wanted = find_range(re.sub(r"(?<=\d),(?=\d)", "", ground_truth or ""))
-    if wanted is None or wanted[0] is None or wanted[1] is None or not wanted[1] > wanted[0]:
+    wanted = closed_range(ground_truth or "")
+    if wanted is None or not wanted[1] > wanted[0]:
         return None
     scale = legend.label_scale or 1.0
-    lo, hi, vmin, vmax = float(wanted[0]), float(wanted[1]), legend.vmin * scale, legend.vmax * scale
+    (lo, hi), vmin, vmax = wanted, legend.vmin * scale, legend.vmax * scale
     for steps in range(2, 16):
         step = (hi - lo) / steps
         if implied_ticks(f"{lo:.12g}-{lo + step:.12g}", lo, hi) and abs(lo - vmin) < step and abs(hi - vmax) < step:
@@ -471,14 +471,22 @@ NICE_STEPS = (1.0, 2.0, 2.5, 5.0)
 """Mantissas of the tick steps a published colour bar may use (× 10^k)."""
 
 
+def closed_range(text: str) -> tuple[float, float] | None:
+    """Both bounds of a range as written ("2,000 - 4,000", "0-70k"); None when open or not a range."""
+    wanted = find_range(re.sub(r"(?<=\d),(?=\d)", "", text))
+    if wanted is None or wanted[0] is None or wanted[1] is None:
+        return None
+    return float(wanted[0]), float(wanted[1])
+
+
 def implied_ticks(text: str, vmin: float, vmax: float) -> list[float] | None:
     """The tick grid a continuous-map range such as "0-200" implies: its width as the step (a nice number,
     1/2/2.5/5 × 10^k), its bounds on the grid, the grid covering [vmin, vmax] (display units); None if the range
     is not such a tick interval or lies off the bar."""
-    wanted = find_range(re.sub(r"(?<=\d),(?=\d)", "", text))
-    if wanted is None or wanted[0] is None or wanted[1] is None:
+    wanted = closed_range(text)
+    if wanted is None:
         return None
-    lo, hi = float(wanted[0]), float(wanted[1])
+    lo, hi = wanted
     step = hi - lo
     if not step > 0:
         return None
