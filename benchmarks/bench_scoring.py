@@ -36,6 +36,8 @@ from mapgen.scene import build_scene
 from mapgen.spec import make_spec
 
 TARGET = 50_000
+MAPS: dict[str, dict] = {}
+"""map_id → map JSON (``{"spec": ...}``) of the scenes the questions are asked on (the random answers read it)."""
 
 
 def real_questions(max_stats: int = 2) -> list[Question]:
@@ -44,8 +46,10 @@ def real_questions(max_stats: int = 2) -> list[Question]:
     for country in ("usa", "india", "china"):
         for info in list_stats(country)[:max_stats]:
             for kind in ({"legend": "discrete"}, {"legend": "continuous"}, {"hatched": True}):
-                scene = build_scene(make_spec(country, info.id, classes=5, **kind))
-                out += generate_questions(scene, per_template=2, seed=len(out))
+                spec = make_spec(country, info.id, classes=5, **kind)
+                qs = generate_questions(build_scene(spec), per_template=2, seed=len(out))
+                MAPS.update({q.map_id: {"spec": spec.to_dict()} for q in qs})
+                out += qs
     return out
 
 
@@ -77,7 +81,7 @@ STYLES: list[tuple[float, Callable[[Question, str, random.Random], str]]] = [
 def make_predictions(questions: list[Question], seed: int = 0) -> dict[str, str]:
     """One response per question in the mix above (half of the answers right, half random)."""
     rng = random.Random(seed)
-    wrong = random_baseline(questions, seed=seed)
+    wrong = random_baseline(questions, MAPS.get, seed=seed)
     weights = [w for w, _ in STYLES]
     out = {}
     for q in questions:

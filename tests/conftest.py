@@ -10,3 +10,27 @@ import tempfile
 os.environ["HF_DATASETS_CACHE"] = tempfile.mkdtemp(prefix="mapgen-hf-datasets-")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+
+import pytest  # noqa: E402
+
+EVAL_BENCH_CONFIG = {
+    "name": "tiny-eval",
+    "seed": 3,
+    "countries": [{"name": "usa", "maps": 2}, {"name": "india", "maps": 1}],
+    "counterfactual": {"country": "usa", "maps": 1, "kinds": ["original", "imaginary", "shuffled", "jumbled"]},
+    "questions": {"per_image": 60},
+    "split": {"ratios": {"train": 0.5, "test": 0.5}},
+}
+"""A small benchmark with every answer type, counterfactual set and split, built once per test session (per
+xdist worker) by :func:`eval_bench` for the eval, prompt, baseline, export and audit tests."""
+
+
+@pytest.fixture(scope="session")
+def eval_bench(tmp_path_factory):
+    """The folder of a real ``mapgen build`` of :data:`EVAL_BENCH_CONFIG` (treat it as read-only)."""
+    from mapgen.build import build
+
+    out = tmp_path_factory.mktemp("eval-bench") / "bench"
+    build(EVAL_BENCH_CONFIG, out, progress=False)
+    return out

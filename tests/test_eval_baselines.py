@@ -1,136 +1,176 @@
-"""Baselines (mapgen.eval.baselines): random valid answers and per-template priors."""
+"""Baselines (mapgen.eval.baselines) and the analytic chance level (mapgen.eval.chance) on a real build."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import math
+import random
+from collections import defaultdict
+from pathlib import Path
 
 import pytest
 
+from mapgen.benchmark import load_benchmark
 from mapgen.eval.baselines import (
-    map_candidates,
+    FIXED_CHOICES,
+    answer_function,
+    answer_space,
+    facts_lookup,
+    map_facts,
     prior_baseline,
     random_baseline,
     run_baseline,
 )
-from mapgen.eval.extract import extract_answer
+from mapgen.eval.chance import chance_scores
+from mapgen.eval.metrics import MAIN_METRIC
+from mapgen.eval.run import run_eval
 from mapgen.eval.score import evaluate
-from mapgen.questions.record import Question, format_answer
+from mapgen.questions.record import format_answer
 
 
-def q(qid: str, answer_type: str, answer, template: str = "t", map_id: str = "m1", **kw) -> Question:
-    return Question(
-        question_id=qid,
-        map_id=map_id,
-        template_id=template,
-        mapwise_template=None,
-        question="?",
-        answer=answer,
-        answer_type=answer_type,
-        map_type="discrete",
-        country="usa",
-        **kw,
-    )
-
-
-QUESTIONS = [
-    q("b1", "binary", "Yes", "tb"),
-    q("c1", "count", 2, "tc"),
-    q("s1", "single", "Texas", "ts"),
-    q("s2", "single", "10-20", "tl"),
-    q("l1", "list", ["Ohio", "Iowa"], "tli"),
-    q("r1", "ranking", [["Texas"], ["Ohio", "Iowa"]], "tr"),
-    q("g1", "range", "10-20", "tg"),
-    q("g2", "range", "20-30", "tg"),
-]
+@pytest.fixture(scope="module")
+def bench(eval_bench: Path):
+    return load_benchmark(eval_bench)
 
 
 def answers(preds: dict[str, str]) -> dict[str, object]:
     return {k: json.loads(v)["answer"] for k, v in preds.items()}
 
 
-def test_format_answer():
-    assert format_answer([["A"], ["B", "C"]], "ranking") == '{"answer": "A > B = C"}'
-    assert format_answer(["A", "B"], "list") == '{"answer": ["A", "B"]}'
-    assert format_answer(3, "count") == '{"answer": 3}'
-    q = Question("q", "m", "t", None, "Rank them.", [["A"], ["B"]], "ranking", "discrete", "usa")
-    assert q.answer_text() == '{"answer": "A > B"}'
+def shuffled_gold(questions, seed: int = 0):
+    """The questions with gold answers (answer, accepted answers, bounds) shuffled among questions of a type."""
+    rng = random.Random(seed)
+    by_type = defaultdict(list)
+    for i, q in enumerate(questions):
+        by_type[q.answer_type].append(i)
+    out = list(questions)
+    for idx in by_type.values():
+        donors = idx[:]
+        rng.shuffle(donors)
+        for i, j in zip(idx, donors):
+            d = questions[j]
+            out[i] = dataclasses.replace(
+                questions[i], answer=d.answer, accepted_answers=d.accepted_answers, bounds=d.bounds
+            )
+    return out
 
 
-def test_candidates_from_answers_and_spec():
-    spec = {
-        "atlas": "usa",
-        "values": {"TX": 1.0, "OH": 2.0, "IA": 3.0, "UT": 4.0},
-        "legend": {"classes": [{"label": "10-20"}, {"label": "20-30"}, {"label": "30-40"}]},
-    }
-    cands = map_candidates(QUESTIONS, lambda map_id: spec)["m1"]
-    assert cands.labels == ["10-20", "20-30", "30-40"]
-    assert set(cands.regions) == {"Texas", "Ohio", "Iowa", "Utah"}
-    assert cands.n_regions == 4
-    bare = map_candidates(QUESTIONS)["m1"]
-    assert set(bare.regions) == {"Texas", "Ohio", "Iowa"} and set(bare.labels) == {"10-20", "20-30"}
+def test_map_facts_read_the_nested_spec_of_a_real_map(bench):
+    q = next(q for q in bench.questions if q.counterfactual_set == "imaginary")
+    data = bench.map_json(q.map_id)
+    facts = map_facts(data)
+    cf_names = data["spec"]["counterfactual"]["names"]
+    assert facts.names == {c: cf_names[c] for c in data["spec"]["values"]}  # imaginary names, every region
+    plain = next(q for q in bench.questions if q.counterfactual_set is None and q.country == "usa")
+    names = map_facts(bench.map_json(plain.map_id)).names
+    assert len(names) == 51 and names["TX"] == "Texas"
+    discrete = next(q for q in bench.questions if q.map_type == "discrete" and q.counterfactual_set is None)
+    legend = bench.map_json(discrete.map_id)["spec"]["legend"]
+    assert map_facts(bench.map_json(discrete.map_id)).labels == tuple(c["label"] for c in legend["classes"])
+    with pytest.raises(ValueError, match="spec"):
+        map_facts(data["spec"])  # the flat shape is not a map file
 
 
-def test_continuous_spec_labels_are_tick_intervals():
-    spec = {"values": {}, "legend": {"classes": [], "tick_labels": ["0", "0.5", "1"]}}
-    assert map_candidates([q("x", "range", "0-0.5")], lambda m: spec)["m1"].labels == ["0-0.5", "0.5-1"]
+def test_answer_spaces_never_contain_only_the_gold(bench):
+    facts = facts_lookup(bench.spec)
+    for q in bench.questions:
+        space = answer_space(q, facts(q.map_id))
+        if q.answer_type in ("single", "range", "count", "binary"):
+            assert len(space.items) >= 2, q.question_id
+        if q.answer_type == "single" and answer_function(q) not in FIXED_CHOICES and answer_function(q) != "closer_number":
+            assert len(space.items) == len(facts(q.map_id).names)
 
 
-def test_random_answers_are_valid_and_seeded():
-    preds = random_baseline(QUESTIONS, seed=1)
-    assert preds == random_baseline(QUESTIONS, seed=1)
-    assert preds["c1"] == random_baseline(list(reversed(QUESTIONS)), seed=1)["c1"]  # per question, not order
-    got = answers(preds)
-    assert got["b1"] in ("Yes", "No")
-    assert isinstance(got["c1"], int) and 0 <= got["c1"] <= 3
-    assert got["s1"] in ("Texas", "Ohio", "Iowa")
-    assert got["s2"] in ("10-20", "20-30")  # a label question draws from labels
-    assert set(got["l1"]) <= {"Texas", "Ohio", "Iowa"}
-    assert sorted(got["r1"].split(" > ")) == ["Iowa", "Ohio", "Texas"]
-    assert got["g1"] in ("10-20", "20-30")
-    for question in QUESTIONS:  # every prediction parses as its type
-        assert extract_answer(preds[question.question_id], question.answer_type).ok
+def test_random_predictions_do_not_move_when_gold_answers_are_shuffled(bench):
+    qs = bench.questions
+    before = random_baseline(qs, bench.spec, seed=5)
+    after = random_baseline(shuffled_gold(qs), bench.spec, seed=5)
+    assert before == after
+    assert random_baseline(list(reversed(qs)), bench.spec, seed=5) == before  # per question, not order
+    assert random_baseline(qs, bench.spec, seed=6) != before
 
 
-def test_random_seeds_differ_and_are_uniform():
-    many = [q(f"b{i}", "binary", "Yes") for i in range(400)]
-    yes = sum(v == '{"answer": "Yes"}' for v in random_baseline(many, seed=0).values())
-    assert 150 < yes < 250
-    assert random_baseline(many, seed=0) != random_baseline(many, seed=1)
-    report = evaluate(many, random_baseline(many, seed=0))
-    assert report.summary()["score"] == pytest.approx(yes / 400)
+def test_random_baseline_matches_analytic_chance(bench):
+    """Per answer type, the random baseline's mean (10 seeds) lies within 3 standard errors of the exact chance."""
+    qs = bench.questions
+    chances = chance_scores(qs, bench.spec)
+    rows = defaultdict(list)
+    for seed in range(10):
+        frame = evaluate(qs, random_baseline(qs, bench.spec, seed=seed)).frame
+        for answer_type, main in zip(frame["answer_type"], frame["main"]):
+            rows[answer_type].append(main)
+    for answer_type, scores in rows.items():
+        expected = [chances[q.question_id][MAIN_METRIC[answer_type]] for q in qs if q.answer_type == answer_type]
+        chance = sum(expected) / len(expected)
+        mean = sum(scores) / len(scores)
+        sd = math.sqrt(sum((s - mean) ** 2 for s in scores) / (len(scores) - 1))
+        assert abs(mean - chance) <= 3 * sd / math.sqrt(len(scores)) + 1e-9, (answer_type, mean, chance)
 
 
-def test_prior_uses_train_split_per_template():
-    qs = [
-        q("t1", "binary", "No", "A", split="train"),
-        q("t2", "binary", "No", "A", split="train"),
-        q("t3", "binary", "Yes", "A", split="train"),
-        q("t4", "count", 5, "B", split="train"),
-        q("e1", "binary", "Yes", "A", split="test"),
-        q("e2", "count", 1, "B", split="test"),
-        q("e3", "binary", "Yes", "C", split="test"),  # template unseen in train: type prior "No"
-    ]
-    got = answers(prior_baseline(qs))
-    assert got["e1"] == "No" and got["e2"] == 5 and got["e3"] == "No"
+def test_chance_of_simple_spaces_is_exact(bench):
+    chances = chance_scores(bench.questions, bench.spec)
+    facts = facts_lookup(bench.spec)
+    for q in bench.questions:
+        got = chances[q.question_id][MAIN_METRIC[q.answer_type]]
+        if q.answer_type == "binary":
+            assert got == 0.5
+        if q.answer_type == "count":
+            assert got == pytest.approx(1 / (len(facts(q.map_id).names) + 1))
+        if q.answer_type == "ranking" and len(q.answer) == 3 == sum(map(len, q.answer)):
+            assert chances[q.question_id]["ranking_rwp"] == pytest.approx(1 / 3)  # each rank right w.p. 1/3
 
 
-def test_prior_without_train_uses_the_set_and_breaks_ties():
-    qs = [q("a", "range", "10-20", "T"), q("b", "range", "20-30", "T"), q("c", "range", "20-30", "T")]
-    assert set(answers(prior_baseline(qs)).values()) == {"20-30"}
-    tie = [q("a", "single", "Ohio", "T"), q("b", "single", "Iowa", "T")]
-    assert set(answers(prior_baseline(tie)).values()) == {"Iowa"}  # smallest JSON text wins
-    lists = [q("a", "list", ["B", "A"], "L"), q("b", "list", ["A", "B"], "L"), q("c", "list", ["C"], "L")]
-    assert answers(prior_baseline(lists))["c"] == ["A", "B"]  # lists count as sets
+def test_empty_gold_list_chance_follows_the_empty_answer_rule(bench):
+    q = next(q for q in bench.questions if q.answer_type == "list" and q.answer)
+    n = len(map_facts(bench.map_json(q.map_id)).names)
+    empty = dataclasses.replace(q, answer=[], accepted_answers={})
+    assert chance_scores([empty], bench.spec)[q.question_id]["list_f1"] == pytest.approx(1 / (n + 1))
 
 
-def test_prior_falls_back_to_the_set_for_types_missing_in_train():
-    qs = [q("t1", "binary", "No", "A", split="train"), q("e1", "count", 4, "B"), q("e2", "count", 4, "B")]
-    assert answers(prior_baseline(qs))["e1"] == 4
+def test_prior_learns_from_the_train_split_only(bench):
+    train = [q for q in bench.questions if q.split == "train"]
+    test = [q for q in bench.questions if q.split == "test"]
+    preds = prior_baseline(test, train)
+    assert prior_baseline(shuffled_gold(test), train) == preds  # test answers are never read
+    tid = next(q.template_id for q in train if q.answer_type == "binary")
+    same = [q for q in test if q.template_id == tid]
+    for word in ("Yes", "No"):  # the prediction follows the train answers of the template
+        forced = [dataclasses.replace(q, answer=word) if q.template_id == tid else q for q in train]
+        assert set(answers(prior_baseline(same, forced)).values()) <= {word}
+    with pytest.raises(ValueError, match="train split"):
+        prior_baseline(test, [])
 
 
-def test_explicit_train_and_run_baseline():
-    train = [q("x", "binary", "Yes", "A")]
-    assert answers(run_baseline("prior", [q("y", "binary", "No", "A")], train=train)) == {"y": "Yes"}
-    assert run_baseline("random", QUESTIONS, seed=3) == random_baseline(QUESTIONS, seed=3)
-    with pytest.raises(ValueError, match="unknown baseline"):
-        run_baseline("oracle", QUESTIONS)
+def test_prior_answers_are_the_most_frequent_train_answer_per_template(bench):
+    train = [q for q in bench.questions if q.split == "train"]
+    got = answers(prior_baseline(bench.questions, train))
+    for q in bench.questions:
+        seen = [format_answer(t.answer, t.answer_type) for t in train if t.template_id == q.template_id]
+        if seen and q.answer_type in ("binary", "count", "single", "range"):
+            top = max(seen.count(s) for s in seen)
+            assert format_answer(got[q.question_id], q.answer_type) in {s for s in seen if seen.count(s) == top}
+
+
+def test_run_eval_prior_scores_the_held_out_split(eval_bench: Path, tmp_path: Path):
+    report = run_eval(eval_bench, baseline="prior", out_dir=tmp_path / "prior", plots=False)
+    assert set(report.frame["split"]) == {"test"}
+    assert json.loads((tmp_path / "prior" / "summary.json").read_text())["split"] == "test"
+
+
+def test_every_report_table_has_the_random_and_chance_rows(eval_bench: Path, tmp_path: Path):
+    run_eval(eval_bench, baseline="random", out_dir=tmp_path / "r", plots=False)
+    tables = (tmp_path / "r" / "tables.md").read_text()
+    sections = [s for s in tables.split("\n## ")[1:] if s.startswith(("Overall", "By "))]
+    assert len(sections) == 6
+    for section in sections:
+        assert "· random (empirical) |" in section and "· chance (analytic) |" in section, section[:40]
+    summary = json.loads((tmp_path / "r" / "summary.json").read_text())
+    assert summary["random_score"] == pytest.approx(summary["score"], abs=1e-6)  # the source is the random run
+
+
+def test_unknown_baseline_and_missing_maps_are_clear_errors(bench):
+    with pytest.raises(ValueError, match="known: random, prior"):
+        run_baseline("oracle", bench.questions)
+    with pytest.raises(ValueError, match="no map JSON"):
+        random_baseline(bench.questions, lambda map_id: None)

@@ -165,7 +165,8 @@ def test_list_empty_conventions():
     empty = make_q(answer_type="list", answer=[])
     assert get_metric("list_f1")([], empty) == 1.0
     assert get_metric("list_precision")(["Ohio"], empty) == 0.0
-    assert get_metric("list_recall")(["Ohio"], empty) == 1.0
+    assert get_metric("list_recall")(["Ohio"], empty) == 0.0  # naming a region when there is none: no credit
+    assert get_metric("list_f1")(["Ohio"], empty) == 0.0
     full = make_q(answer_type="list", answer=["Ohio"])
     assert get_metric("list_precision")([], full) == 0.0
     assert get_metric("list_f1")(None, full) == 0.0
@@ -279,7 +280,8 @@ def test_list_precision_recall_on_names():
     assert list_precision_recall(truth, ["Texas", "TEXAS"]) == (1.0, 0.25)  # duplicates count once
     assert list_precision_recall(truth, []) == (0.0, 0.0)
     assert list_precision_recall([], []) == (1.0, 1.0)
-    assert list_precision_recall([], ["Ohio"]) == (0.0, 1.0)
+    assert list_precision_recall([], ["Ohio"]) == (0.0, 0.0)
+    assert list_precision_recall([], ["Texas"]) == (0.0, 0.0)
     aliases = {"Texas": ["TX"], "Ohio": ["OH"]}
     assert list_precision_recall(["Texas", "Ohio"], ["TX", "OH", "CA"], aliases=aliases) == pytest.approx(
         (2 / 3, 1.0)
@@ -412,3 +414,19 @@ def test_evaluate_breakdown_other_columns_and_metric_means():
     assert table.loc["continuous", "range"] == 0.5
     with pytest.raises(KeyError):
         report.breakdown("colour")
+
+
+@pytest.mark.parametrize("text", ["None", "no states", "N/A", '{"answer": []}', '{"answer": "none"}', "There are none."])
+def test_empty_gold_and_an_empty_answer_scores_one(text):
+    empty = make_q(answer_type="list", answer=[])
+    got = score(empty, text)
+    assert got.parse_ok and got.extracted == [] and got.main == 1.0
+    assert got.metrics == {"list_precision": 1.0, "list_recall": 1.0, "list_f1": 1.0}
+
+
+@pytest.mark.parametrize("text", ["Texas", '{"answer": ["Texas"]}', "Texas and Ohio"])
+def test_empty_gold_and_any_region_scores_zero(text):
+    got = score(make_q(answer_type="list", answer=[]), text)
+    assert got.metrics == {"list_precision": 0.0, "list_recall": 0.0, "list_f1": 0.0}
+    full = score(make_q(answer_type="list", answer=["Ohio"]), "None")
+    assert full.metrics == {"list_precision": 0.0, "list_recall": 0.0, "list_f1": 0.0}

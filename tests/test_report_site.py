@@ -29,7 +29,7 @@ def site(tmp_path_factory) -> Path:
     bench = root / "bench"
     build({"name": "sitetest", "seed": 1, "countries": [{"name": "china", "maps": 2}],
            "questions": {"per_template": 1, "per_image": 5}}, bench, progress=False)
-    run_eval(bench, baseline="prior", out_dir=root / "eval")
+    run_eval(bench, baseline="random", out_dir=root / "eval")
     from mapgen.audit.audit import audit_benchmark
 
     audit_benchmark(bench, root / "audit")

@@ -18,7 +18,12 @@ from mapgen.eval.run import run_eval
     "--predictions", type=click.Path(exists=True, dir_okay=False), help="JSONL of {question_id, prediction}."
 )
 @click.option("--model", help="Model to query, e.g. openai:gpt-4o-mini (any OpenAI-compatible server).")
-@click.option("--baseline", type=click.Choice(BASELINES), help="Answer without the image: random or prior.")
+@click.option(
+    "--baseline",
+    type=click.Choice([*BASELINES, "pixel"]),
+    help="random (chance), prior (train split's most frequent answer per template; scored on the held-out split) "
+    "or pixel (the audit's pixel oracle, the upper bound).",
+)
 @click.option(
     "--base-url",
     help="Server URL, e.g. http://localhost:8000/v1 (default $MAPGEN_BASE_URL/$OPENAI_BASE_URL).",
@@ -80,6 +85,8 @@ def eval_command(
     if sum(x is not None for x in (predictions, model, baseline)) != 1:
         raise click.UsageError("give exactly one of --predictions, --model and --baseline")
     api_key = os.environ.get(api_key_env) if api_key_env else None
+    if baseline == "pixel":
+        predictions, baseline = pixel_predictions(bench, out_dir), None
     report = run_eval(
         bench,
         predictions=predictions,
@@ -108,6 +115,16 @@ def eval_command(
         if report.extra.get(key):
             click.echo(f"{key.replace('_', ' ')}: {report.extra[key]}")
     click.echo(f"report: {out_dir}")
+
+
+def pixel_predictions(bench: str, out_dir: str) -> str:
+    """Run the pixel oracle (``mapgen audit``) into ``OUT/audit`` and return its predictions file."""
+    from pathlib import Path
+
+    from mapgen.audit.audit import audit_benchmark
+
+    result = audit_benchmark(bench, out_dir=Path(out_dir) / "audit")
+    return str(result.paths["predictions"])
 
 
 @click.command("prompt")

@@ -1,119 +1,180 @@
-"""Baselines that answer without looking at the image; both return ``{question_id: text}``.
+"""Baselines that answer without looking at the image; each returns ``{question_id: text}``.
 
 Predictions are written as the prompts ask models to answer (``{"answer": ...}``), so they go through the same
-extraction and scoring as model output.
+extraction and scoring as model output. No baseline reads a gold answer of the question it answers.
 
-``random_baseline`` — a uniformly random valid answer per answer type, seeded per question (the same
-``seed`` gives the same answers whatever the order or subset of questions):
+``random_baseline`` — uniform over the question's *answer space*, built from what a model is shown: the map
+(``maps/<map_id>.json`` of the benchmark: its regions and their names, counterfactual names included, and its
+legend) and the question's own parameters (the items a ranking question names, the two numbers a "closer to A
+or B" question offers). Seeded per question: the same ``seed`` gives the same answers whatever the order or
+subset of questions. Answer spaces (:func:`answer_space`):
 
 - ``binary``: Yes or No.
 - ``count``: an integer uniform in ``0..N``, N = the number of regions on the map.
-- ``single``: one candidate uniform over the map's legend labels when the gold answer is a legend label,
-  else over the map's region names.
-- ``list``: a size ``k`` uniform in ``0..N``, then a uniform ``k``-subset of the map's region names.
-- ``ranking``: a uniform permutation of the items the question asks to rank (one item per rank).
-- ``range``: a uniform choice among the map's legend labels (discrete) or tick intervals (continuous).
+- ``single``: a region of the map; "discrete or continuous" and "evenly spaced or gaps" questions: their two
+  words; "closer to A or B": A or B.
+- ``list``: a size ``k`` uniform in ``0..N``, then a uniform ``k``-subset of the map's regions.
+- ``ranking``: a uniform permutation of the regions the question names.
+- ``range``: a legend class label (discrete) or an interval between adjacent colour-bar ticks (continuous);
+  "overall range of the legend": any span from one legend bound to a higher one.
 
-Candidates come from the map spec (``maps/<map_id>.json``: region codes → atlas names, legend labels,
-counterfactual names) when the benchmark has one, and are completed by every answer item seen on the same map
-in the question set (so candidates are known even without specs).
+``prior_baseline`` — the most frequent answer per ``template_id`` among the ``train`` split's questions
+(ties break on the answer's JSON text, smallest first), applied to the other questions; a template absent from
+the train split takes the train split's most frequent answer of its answer type. It needs a train split.
 
-``prior_baseline`` — the most frequent answer per ``template_id`` in the reference questions (the ``train``
-split when the set has one, else the evaluated set itself — a leaky upper bound on answer priors, say so when
-reporting). A template absent from the reference falls back to the most frequent answer of its answer type.
-Ties break on the answer's JSON text (smallest first) so results are deterministic.
+:mod:`mapgen.eval.chance` computes the exact expected score of the random baseline (the analytic chance level).
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 import zlib
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from mapgen.questions.record import Question, format_answer
 
 TRAIN_SPLIT = "train"
-SpecLookup = Callable[[str], Mapping[str, Any] | None]
+MapLookup = Callable[[str], Mapping[str, Any] | None]
+"""``map_id`` → the map's JSON (spec nested under ``"spec"``), ``None`` when the benchmark has none."""
+
+FIXED_CHOICES: dict[str, tuple[str, ...]] = {
+    "legend_kind": ("Discrete", "Continuous"),
+    "legend_spacing": ("Evenly spaced", "Significant gaps"),
+}
+"""Answer function → the words its question offers (single-answer questions that do not ask for a region)."""
 
 
-def _flatten(value: Any) -> list[str]:
-    if value is None:
-        return []
-    if isinstance(value, (list, tuple)):
-        return [s for v in value for s in _flatten(v)]
-    return [str(value)]
+# ------------------------------------------------------------------------------------------- map facts
 
 
-# ------------------------------------------------------------------------------------------- candidates
+@dataclass(frozen=True)
+class MapFacts:
+    """What a model sees of one map: region names by code, legend range labels and legend bounds."""
+
+    names: dict[str, str] = field(default_factory=dict)
+    labels: tuple[str, ...] = ()
+    bounds: tuple[float, ...] = ()
+
+    @property
+    def regions(self) -> list[str]:
+        return list(self.names.values())
 
 
-@dataclass
-class MapCandidates:
-    """Valid answer items of one map."""
+@lru_cache(maxsize=8)
+def _atlas_names(atlas: str) -> dict[str, str]:
+    from mapgen.geo.atlas import load_atlas
 
-    regions: list[str] = field(default_factory=list)
-    labels: list[str] = field(default_factory=list)
-    n_regions: int = 0
-
-    def add_regions(self, items: Iterable[str]) -> None:
-        for item in items:
-            if item not in self.regions:
-                self.regions.append(item)
-
-    def add_labels(self, items: Iterable[str]) -> None:
-        for item in items:
-            if item not in self.labels:
-                self.labels.append(item)
+    try:
+        return dict(load_atlas(atlas).names)
+    except Exception:  # an unknown or user atlas: codes stand for names
+        return {}
 
 
-def _spec_regions(spec: Mapping[str, Any]) -> list[str]:
-    from mapgen.eval.prompts import _atlas_names
+def _number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
 
-    codes = list((spec.get("values") or {}).keys())
+
+def _legend_facts(legend: Mapping[str, Any]) -> tuple[tuple[str, ...], tuple[float, ...]]:
+    classes = [c for c in legend.get("classes") or () if c.get("label")]
+    if classes:
+        bounds = {float(c[k]) for c in classes for k in ("lower", "upper") if c.get(k) is not None}
+        return tuple(str(c["label"]) for c in classes), tuple(sorted(bounds))
+    ticks = [str(t) for t in legend.get("tick_labels") or ()]
+    values = tuple(float(t) for t in legend.get("ticks") or ())
+    return tuple(f"{a}-{b}" for a, b in zip(ticks, ticks[1:])), values
+
+
+def map_facts(map_json: Mapping[str, Any]) -> MapFacts:
+    """The facts of a map JSON as written beside each image (``{"spec": {...}, ...}``)."""
+    spec = map_json.get("spec")
+    if not isinstance(spec, Mapping):
+        raise ValueError("map JSON without a 'spec' object: not a map file written by mapgen render/build")
     cf = spec.get("counterfactual") or {}
-    fake = cf.get("names", {}) if isinstance(cf, Mapping) else {}
+    fake = cf.get("names") or {} if isinstance(cf, Mapping) else {}
     real = _atlas_names(str(spec.get("atlas") or ""))
-    return [str(fake.get(c) or real.get(c) or c) for c in codes]
+    names = {str(c): str(fake.get(c) or real.get(c) or c) for c in (spec.get("values") or {})}
+    labels, bounds = _legend_facts(spec.get("legend") or {})
+    return MapFacts(names=names, labels=labels, bounds=bounds)
 
 
-def _spec_labels(spec: Mapping[str, Any]) -> list[str]:
-    legend = spec.get("legend") or {}
-    labels = [str(c["label"]) for c in legend.get("classes") or () if c.get("label")]
-    if not labels:
-        ticks = [str(t) for t in legend.get("tick_labels") or ()]
-        labels = [f"{a}-{b}" for a, b in zip(ticks, ticks[1:])]
-    return labels
+def facts_lookup(map_of: MapLookup) -> Callable[[str], MapFacts]:
+    """``map_id`` → :class:`MapFacts`, read once per map; a missing map JSON is a ``ValueError`` naming it."""
+    cache: dict[str, MapFacts] = {}
+
+    def facts(map_id: str) -> MapFacts:
+        if map_id not in cache:
+            data = map_of(map_id)
+            if not data:
+                raise ValueError(
+                    f"no map JSON for {map_id!r}: the random baseline and the chance level read each question's "
+                    "answer space from maps/<map_id>.json (rebuild the benchmark with `mapgen build`)"
+                )
+            cache[map_id] = map_facts(data)
+        return cache[map_id]
+
+    return facts
 
 
-def map_candidates(
-    questions: Sequence[Question], spec_of: SpecLookup | None = None
-) -> dict[str, MapCandidates]:
-    """Candidates per map id: from the spec (when ``spec_of`` finds one) plus answers seen on that map."""
-    out: dict[str, MapCandidates] = {}
-    for q in questions:
-        if q.map_id not in out:
-            cands = out[q.map_id] = MapCandidates()
-            spec = spec_of(q.map_id) if spec_of else None
-            if spec:
-                cands.add_regions(_spec_regions(spec))
-                cands.add_labels(_spec_labels(spec))
-                cands.n_regions = len(cands.regions)
-    for q in questions:  # labels first, so a single answer that is a legend label is not taken for a region
-        if q.answer_type == "range":
-            out[q.map_id].add_labels(_flatten(q.answer))
-    for q in questions:
-        cands = out[q.map_id]
-        if q.answer_type in ("list", "ranking") or (
-            q.answer_type == "single" and str(q.answer) not in cands.labels
-        ):
-            cands.add_regions(_flatten(q.answer))
-    for cands in out.values():
-        cands.n_regions = max(cands.n_regions, len(cands.regions))
-    return out
+# ------------------------------------------------------------------------------------------- answer spaces
+
+
+@dataclass(frozen=True)
+class AnswerSpace:
+    """The answers a question allows: ``choice`` (one of ``items``), ``subset`` (any subset of ``items``, size
+    uniform in 0..len) or ``permutation`` (an order of ``items``, one per rank)."""
+
+    kind: str
+    items: tuple[Any, ...]
+
+
+def answer_function(q: Question) -> str:
+    """The name of the function whose result is the answer (the template's, not the result)."""
+    step = next((s for s in reversed(q.program or []) if s.get("step") == "answer"), None)
+    call = str(step.get("call", "")) if step else ""
+    return call.split("(", 1)[0].strip()
+
+
+def _spans(bounds: Sequence[float]) -> tuple[str, ...]:
+    return tuple(f"{_number(a)} - {_number(b)}" for a, b in itertools.combinations(sorted(bounds), 2))
+
+
+def _single_items(q: Question, facts: MapFacts) -> tuple[Any, ...]:
+    fn = answer_function(q)
+    if fn in FIXED_CHOICES:
+        return FIXED_CHOICES[fn]
+    if fn == "closer_number":
+        return tuple(_number(q.params[k]) for k in ("A", "B"))
+    return tuple(facts.regions)
+
+
+def _ranking_items(q: Question, facts: MapFacts) -> tuple[str, ...]:
+    codes = [v for k, v in sorted((q.params or {}).items()) if isinstance(v, str) and v in facts.names and k != "R"]
+    return tuple(facts.names[c] for c in codes)
+
+
+def answer_space(q: Question, facts: MapFacts) -> AnswerSpace:
+    """The answer space of ``q`` on its map (see the module docstring); never reads the answer."""
+    kind = q.answer_type
+    if kind == "binary":
+        return AnswerSpace("choice", ("Yes", "No"))
+    if kind == "count":
+        return AnswerSpace("choice", tuple(range(len(facts.names) + 1)))
+    if kind == "single":
+        return AnswerSpace("choice", _single_items(q, facts))
+    if kind == "range":
+        spans = answer_function(q) == "legend_span"
+        return AnswerSpace("choice", _spans(facts.bounds) if spans else facts.labels)
+    if kind == "list":
+        return AnswerSpace("subset", tuple(facts.regions))
+    if kind == "ranking":
+        return AnswerSpace("permutation", _ranking_items(q, facts))
+    raise ValueError(f"unknown answer type {kind!r}")
 
 
 # ------------------------------------------------------------------------------------------- random
@@ -123,39 +184,25 @@ def _rng(seed: int, question_id: str) -> random.Random:
     return random.Random(seed * 1_000_003 + zlib.crc32(question_id.encode("utf-8")))
 
 
-def random_answer(q: Question, cands: MapCandidates, rng: random.Random) -> Any:
-    """One uniformly random valid answer for ``q`` (see the module docstring)."""
-    if q.answer_type == "binary":
-        return rng.choice(["Yes", "No"])
-    if q.answer_type == "count":
-        return rng.randint(0, max(cands.n_regions, 1))
-    if q.answer_type == "single":
-        gold = _flatten(q.answer)
-        pool = cands.labels if gold and gold[0] in cands.labels else cands.regions
-        return rng.choice(pool or gold or [""])
-    if q.answer_type == "list":
-        k = rng.randint(0, len(cands.regions))
-        return rng.sample(cands.regions, k)
-    if q.answer_type == "ranking":
-        items = _flatten(q.answer)
-        rng.shuffle(items)
-        return [[i] for i in items]
-    if q.answer_type == "range":
-        return rng.choice(cands.labels or _flatten(q.answer) or [""])
-    raise ValueError(f"unknown answer type {q.answer_type!r}")
+def random_answer(space: AnswerSpace, rng: random.Random) -> Any:
+    """One uniformly random answer from ``space`` (an empty choice space gives ``""``)."""
+    items = list(space.items)
+    if space.kind == "choice":
+        return rng.choice(items) if items else ""
+    if space.kind == "subset":
+        return rng.sample(items, rng.randint(0, len(items)))
+    rng.shuffle(items)
+    return [[i] for i in items]
 
 
-def random_baseline(
-    questions: Iterable[Question], seed: int = 0, spec_of: SpecLookup | None = None
-) -> dict[str, str]:
-    """Uniformly random valid answers, seeded per question."""
-    qs = list(questions)
-    cands = map_candidates(qs, spec_of)
+def random_baseline(questions: Iterable[Question], map_of: MapLookup, seed: int = 0) -> dict[str, str]:
+    """Uniformly random answers from each question's answer space, seeded per question."""
+    facts = facts_lookup(map_of)
     return {
         q.question_id: format_answer(
-            random_answer(q, cands[q.map_id], _rng(seed, q.question_id)), q.answer_type
+            random_answer(answer_space(q, facts(q.map_id)), _rng(seed, q.question_id)), q.answer_type
         )
-        for q in qs
+        for q in questions
     }
 
 
@@ -194,21 +241,16 @@ def prior_answers(reference: Sequence[Question]) -> tuple[dict[str, Any], dict[s
     )
 
 
-def prior_baseline(questions: Iterable[Question], train: Iterable[Question] | None = None) -> dict[str, str]:
-    """Most frequent answer per template (from ``train``, else the ``train`` split, else the set itself).
-
-    A template missing from the reference takes the reference's most frequent answer of its answer type; an
-    answer type missing from it too falls back to the evaluated set (template, then type).
-    """
-    qs = list(questions)
-    reference = list(train) if train is not None else [q for q in qs if q.split == TRAIN_SPLIT] or qs
-    lookups = [*prior_answers(reference), *prior_answers(qs)]
-    out: dict[str, str] = {}
-    for q in qs:
-        keys = (q.template_id, q.answer_type, q.template_id, q.answer_type)
-        answer = next((table[k] for table, k in zip(lookups, keys) if k in table), None)
-        out[q.question_id] = format_answer(answer, q.answer_type)
-    return out
+def prior_baseline(questions: Iterable[Question], train: Sequence[Question]) -> dict[str, str]:
+    """The train split's most frequent answer per template (else per answer type) for every question."""
+    if not train:
+        raise ValueError("the prior baseline learns from a train split and this benchmark has none "
+                         "(give the config a split, e.g. split: {ratios: {train: 0.5, test: 0.5}})")
+    by_template, by_type = prior_answers(train)
+    return {
+        q.question_id: format_answer(by_template.get(q.template_id, by_type.get(q.answer_type)), q.answer_type)
+        for q in questions
+    }
 
 
 BASELINES = ("random", "prior")
@@ -218,13 +260,15 @@ def run_baseline(
     name: str,
     questions: Sequence[Question],
     seed: int = 0,
-    spec_of: SpecLookup | None = None,
-    train: Iterable[Question] | None = None,
+    map_of: MapLookup | None = None,
+    train: Sequence[Question] = (),
 ) -> dict[str, str]:
-    """Predictions of baseline ``name`` (``random`` or ``prior``). The pixel-reading oracle is scored from the
-    predictions file ``mapgen audit`` writes (``mapgen eval BENCH --predictions AUDIT/predictions.jsonl``)."""
+    """Predictions of baseline ``name`` (``random`` needs ``map_of``, ``prior`` a ``train`` split). The pixel
+    oracle (``mapgen eval BENCH --baseline pixel``) is run by the command line through ``mapgen.audit``."""
     if name == "random":
-        return random_baseline(questions, seed=seed, spec_of=spec_of)
+        if map_of is None:
+            raise ValueError("the random baseline needs the benchmark's map JSONs (map_of)")
+        return random_baseline(questions, map_of, seed=seed)
     if name == "prior":
-        return prior_baseline(questions, train=train)
+        return prior_baseline(questions, train)
     raise ValueError(f"unknown baseline {name!r}; known: {', '.join(BASELINES)}")

@@ -174,8 +174,8 @@ _WS = re.compile(r"\s+")
 _ENUM = re.compile(r"^\s*(?:[-*•·+]|\d+\s*[.)]|[a-z]\))\s+", re.IGNORECASE)
 _BULLET_LINE = re.compile(r"^\s*(?:[-*•·+]|\d+\s*[.)])\s+\S", re.MULTILINE)
 _EMPTY_LIST = re.compile(
-    r"^(?:none(?:\s+of\s.*)?|nothing|n/?a|nan|null|\[\s*\]|no\s+(?:such\s+)?(?:states?|regions?|provinces?|"
-    r"countries|districts?|counties|territories|items?|answer)(?:\s.*)?)\.?$",
+    r"^(?:(?:there\s+(?:are|is)\s+)?(?:none(?:\s+of\s.*)?|nothing|n/?a|nan|null|\[\s*\]|"
+    r"no\s+(?:such\s+)?(?:states?|regions?|provinces?|countries|districts?|counties|territories|items?|answer)(?:\s.*)?))\.?$",
     re.IGNORECASE,
 )
 _LEAD_IN = re.compile(

@@ -15,8 +15,9 @@ Definitions (MAPWise §3.3 and Appendix C, ARCHITECTURE.md §6):
   tolerance :data:`RANGE_REL_TOL`; open ends must both be open). ``range_score``: ``range_exact``, else 0.5 on a
   continuous map when the ranges overlap (:func:`ranges_overlap`), else 0. Discrete maps get no partial credit.
 - ``list_precision``/``list_recall``/``list_f1``: over sets of canonical names. Empty gold and empty prediction
-  → 1 for all three; empty prediction with non-empty gold → 0; non-empty prediction with empty gold →
-  precision 0, recall 1, F1 0.
+  → 1 for all three (a model that says "none" when there is none is right); empty prediction with non-empty
+  gold → 0; non-empty prediction with empty gold → 0 for all three (naming any region when there is none is
+  wrong, never free recall).
 - Rankings are tie groups, best first; rank *k* is the *k*-th group (dense ranks, as the paper writes
   ``Rank 1: [...]``, ``Rank 2: [...]``). Per gold rank *k*, with ``G`` the gold group and ``P`` the predicted
   group at the same index (empty when the prediction has fewer groups):
@@ -422,10 +423,8 @@ def set_precision_recall(truth: Iterable[str], pred: Iterable[str]) -> tuple[flo
     g, p = set(truth), set(pred)
     if not p and not g:
         return 1.0, 1.0
-    if not p:
+    if not p or not g:
         return 0.0, 0.0
-    if not g:
-        return 0.0, 1.0
     hit = len(p & g)
     return hit / len(p), hit / len(g)
 

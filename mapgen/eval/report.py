@@ -76,19 +76,39 @@ def _group_label(value: Any, column: str) -> str:
     return str(value)
 
 
-def paper_table(frame: pd.DataFrame, by: str | None = None) -> pd.DataFrame:
-    """Scores in % per group (rows) and MAPWise column (NaN where a group has no question of the type)."""
+REFERENCE_LABELS: dict[str, str] = {"random": "random (empirical)", "chance": "chance (analytic)"}
+"""Reference frames a report may carry → the row label they get under each group of every paper table."""
+
+
+def _paper_row(group: str, g: pd.DataFrame) -> dict[str, Any]:
+    row: dict[str, Any] = {"group": group, "n": int(len(g))}
+    for title, answer_type, metric in PAPER_COLUMNS:
+        sub = g.loc[g["answer_type"] == answer_type, metric]
+        row[title] = aggregate(metric, sub) * 100 if len(sub) else math.nan
+    return row
+
+
+def _groups(frame: pd.DataFrame, by: str | None) -> dict[Any, pd.DataFrame]:
     frame = with_variant(frame)
-    groups = (
-        [("all", frame)] if by is None else [(k, g) for k, g in frame.groupby(by, sort=True, dropna=False)]
-    )
+    return {"all": frame} if by is None else dict(list(frame.groupby(by, sort=True, dropna=False)))
+
+
+def paper_table(
+    frame: pd.DataFrame, by: str | None = None, references: Mapping[str, pd.DataFrame] | None = None
+) -> pd.DataFrame:
+    """Scores in % per group (rows) and MAPWise column (NaN where a group has no question of the type).
+
+    ``references`` (``{"random": frame, "chance": frame}``, same questions): each group's row is followed by one
+    row per reference, labelled ``"<group> · random (empirical)"`` and so on."""
+    groups = _groups(frame, by)
+    refs = {name: _groups(ref, by) for name, ref in (references or {}).items()}
     rows = []
-    for key, g in groups:
-        row: dict[str, Any] = {"group": "all" if by is None else _group_label(key, by), "n": int(len(g))}
-        for title, answer_type, metric in PAPER_COLUMNS:
-            sub = g.loc[g["answer_type"] == answer_type, metric]
-            row[title] = aggregate(metric, sub) * 100 if len(sub) else math.nan
-        rows.append(row)
+    for key, g in groups.items():
+        label = "all" if by is None else _group_label(key, by)
+        rows.append(_paper_row(label, g))
+        for name, ref in refs.items():
+            if key in ref:
+                rows.append(_paper_row(f"{label} · {REFERENCE_LABELS.get(name, name)}", ref[key]))
     return _ordered(pd.DataFrame(rows, columns=["group", "n", *[c[0] for c in PAPER_COLUMNS]]), by)
 
 
@@ -97,8 +117,9 @@ def _ordered(table: pd.DataFrame, by: str | None) -> pd.DataFrame:
     if by != "counterfactual" or not len(table):
         return table
     rank = {name: i for i, name in enumerate(COUNTERFACTUAL_ORDER)}
-    keys = table["group"].map(lambda g: (rank.get(str(g), len(rank)), str(g)))
-    return table.iloc[sorted(range(len(table)), key=lambda i: keys.iloc[i])].reset_index(drop=True)
+    base = table["group"].map(lambda g: str(g).split(" · ", 1)[0])
+    keys = [(rank.get(b, len(rank)), b, i) for i, b in enumerate(base)]
+    return table.iloc[sorted(range(len(table)), key=lambda i: keys[i])].reset_index(drop=True)
 
 
 def ranking_table(frame: pd.DataFrame, by: str | None = None) -> pd.DataFrame:
@@ -147,6 +168,11 @@ def _problems(summary: Mapping[str, Any]) -> list[str]:
     return lines
 
 
+def references_of(report: Report) -> dict[str, pd.DataFrame]:
+    """The random / chance frames a report carries (none for a bare :class:`Report`)."""
+    return dict(getattr(report, "references", None) or {})
+
+
 def render_markdown(report: Report, summary: Mapping[str, Any], extra: Mapping[str, Any]) -> str:
     """The ``tables.md`` text."""
     frame = report.frame
@@ -157,9 +183,10 @@ def render_markdown(report: Report, summary: Mapping[str, Any], extra: Mapping[s
         f"{summary.get('n', 0)} questions, mean score {_cell(float(score) * 100 if score is not None else math.nan)} %."
     )
     out += ["", *(_problems(summary) or ["- no parsing problems, no missing answers"]), ""]
-    out += ["## Overall", "", markdown_table(paper_table(frame)), ""]
+    refs = references_of(report)
+    out += ["## Overall", "", markdown_table(paper_table(frame, None, refs)), ""]
     for column, label in BREAKDOWNS.items():
-        out += [f"## By {label.lower()}", "", markdown_table(paper_table(frame, column)), ""]
+        out += [f"## By {label.lower()}", "", markdown_table(paper_table(frame, column, refs)), ""]
     ranking = ranking_table(frame)
     if len(ranking):
         out += ["## Ranking metrics (%)", "", markdown_table(ranking_table(frame, "country")), ""]
@@ -226,9 +253,12 @@ def build_summary(report: Report, extra: Mapping[str, Any] | None = None) -> dic
         if len(sub):
             per_type[answer_type] = {"n": int(len(sub))} | {m: aggregate(m, sub[m]) for m in metrics}
     summary["by_answer_type"] = per_type
-    summary["tables"] = {"overall": _table_dict(paper_table(frame))} | {
-        column: _table_dict(paper_table(frame, column)) for column in BREAKDOWNS
+    refs = references_of(report)
+    summary["tables"] = {"overall": _table_dict(paper_table(frame, None, refs))} | {
+        column: _table_dict(paper_table(frame, column, refs)) for column in BREAKDOWNS
     }
+    for name, ref in refs.items():
+        summary[f"{name}_score"] = float(ref["main"].mean()) if len(ref) else None
     summary.update(dict(extra or {}))
     return _json_safe(summary)
 

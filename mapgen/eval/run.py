@@ -21,8 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from mapgen.benchmark import Benchmark, load_benchmark, record_image_id
-from mapgen.eval.baselines import run_baseline
+from mapgen.eval.baselines import TRAIN_SPLIT, random_baseline, run_baseline
 from mapgen.eval.captions import caption_scores, grounding_scores, image_size_of, record_id
+from mapgen.eval.chance import chance_frame, chance_scores
 from mapgen.eval.clients import Completion, OpenAIClient, make_client
 from mapgen.eval.prompts import Prompt, render_prompt, task_question
 from mapgen.eval.report import write_report
@@ -42,6 +43,9 @@ class EvalReport(Report):
 
     extra: dict[str, Any] = field(default_factory=dict)
     paths: dict[str, Path] = field(default_factory=dict)
+    references: dict[str, Any] = field(default_factory=dict)
+    """Report frames of the same questions under the random baseline (``random``) and at analytic chance
+    (``chance``); report tables show them beside each group."""
 
 
 @dataclass
@@ -190,6 +194,11 @@ def _score_grounding(
 # ------------------------------------------------------------------------------------------- entry point
 
 
+def _held_out_split(bench: Benchmark) -> str | None:
+    """The split the prior baseline is scored on by default: the first one that is not ``train``."""
+    return next((s for s in bench.splits() if s != TRAIN_SPLIT), None)
+
+
 def select_questions(bench: Benchmark, split: str | None = None, limit: int | None = None) -> list[Question]:
     """The questions to evaluate (one split, the first ``limit``)."""
     questions = [q for q in bench.questions if split is None or q.split == split]
@@ -227,6 +236,8 @@ def run_eval(
     if len(sources) != 1:
         raise ValueError("give exactly one of predictions, model (or client) and baseline")
     bench = bench if isinstance(bench, Benchmark) else load_benchmark(bench)
+    if baseline == "prior" and split is None:
+        split = _held_out_split(bench)
     questions = select_questions(bench, split, limit)
     out = Path(out_dir) if out_dir is not None else None
     extra: dict[str, Any] = {"benchmark": str(bench.root), "split": split}
@@ -266,7 +277,8 @@ def _baseline_predictions(
     bench: Benchmark, questions: Sequence[Question], baseline: str, seed: int, extra: dict[str, Any]
 ) -> dict[str, str | None]:
     """A baseline's answers (the train split as its prior when the benchmark has one)."""
-    texts = dict(run_baseline(baseline, questions, seed=seed, spec_of=bench.spec, train=_train(bench)))
+    train = [q for q in bench.questions if q.split == TRAIN_SPLIT]
+    texts = dict(run_baseline(baseline, questions, seed=seed, map_of=bench.spec, train=train))
     extra |= {"source": f"baseline: {baseline}", "seed": seed}
     return texts
 
@@ -309,6 +321,7 @@ def score_run(
     vqa_texts = {k: v for k, v in texts.items() if k not in task_ids}
     base = evaluate(questions, vqa_texts)
     report = EvalReport(frame=base.frame, unmatched_predictions=base.unmatched_predictions, extra=extra)
+    report.references = chance_references(bench, questions, base.frame, int(extra.get("seed") or 0))
     captions, caption_rows = _score_captions(bench, texts) if bench.captions else ({}, [])
     grounding, grounding_rows = _score_grounding(bench, texts, box_scale) if bench.grounding else ({}, [])
     if captions:
@@ -318,6 +331,14 @@ def score_run(
     return report, {"caption_scores": caption_rows, "grounding_scores": grounding_rows}
 
 
-def _train(bench: Benchmark) -> list[Question] | None:
-    train = [q for q in bench.questions if q.split == "train"]
-    return train or None
+def chance_references(
+    bench: Benchmark, questions: Sequence[Question], frame: Any, seed: int = 0
+) -> dict[str, Any]:
+    """Report frames of the same questions scored by the random baseline (``random``: empirical) and by its exact
+    expectation (``chance``: analytic); empty when a question's map JSON is missing."""
+    try:
+        chances = chance_scores(questions, bench.spec)
+        random_texts = random_baseline(questions, bench.spec, seed=seed)
+    except ValueError:
+        return {}
+    return {"random": evaluate(questions, random_texts).frame, "chance": chance_frame(frame, chances)}
