@@ -100,3 +100,32 @@ def test_oracle_predictions_are_an_ordinary_predictions_file(bench: Path, tmp_pa
     assert text == format_answer(rows[qid]["oracle_answer"], rows[qid]["answer_type"])
     with pytest.raises(ValueError):  # eval no longer runs the oracle itself
         run_baseline("pixel", b.questions)
+
+
+def test_drop_mode_leaves_only_questions_the_oracle_recovers(tmp_path: Path, monkeypatch) -> None:
+    """`build --audit drop` keeps exactly the questions a `flag` build marks recoverable; auditing the dropped
+    build finds every question recoverable; with an oracle that fails every binary question, drop removes
+    exactly those."""
+    from conftest import EVAL_BENCH_CONFIG
+
+    config = EVAL_BENCH_CONFIG | {"questions": {"per_image": 12}}
+    build(config | {"audit": "flag"}, tmp_path / "flag", progress=False)
+    build(config | {"audit": "drop"}, tmp_path / "drop", progress=False)
+    read = lambda p: [json.loads(x) for x in (p / "questions.jsonl").read_text().splitlines()]  # noqa: E731
+    flagged = read(tmp_path / "flag")
+    kept = {r["question_id"] for r in read(tmp_path / "drop")}
+    assert kept == {r["question_id"] for r in flagged if r["audit"]["recoverable"]}
+    assert all(r["recoverable"] for r in audit_benchmark(tmp_path / "drop").rows)
+    import mapgen.audit.audit as audit_module
+
+    real = audit_module.audit_question
+
+    def fails_binary(record, ma, templates):
+        row = real(record, ma, templates)
+        return row | {"recoverable": row["recoverable"] and record["answer_type"] != "binary"}
+
+    monkeypatch.setattr(audit_module, "audit_question", fails_binary)
+    build(config | {"audit": "drop"}, tmp_path / "drop2", progress=False)
+    kept2 = read(tmp_path / "drop2")
+    assert kept2 and not any(r["answer_type"] == "binary" for r in kept2)
+    assert any(r["answer_type"] == "binary" for r in flagged)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 import tomllib
+from helpers import make_question
 
 from mapgen.eval.examples import VARIANTS, example_for, examples_dir, load_examples
 from mapgen.eval.prompts import render_prompt
@@ -20,20 +21,9 @@ GRIDLAND = {"Arvia", "Belmora", "Calden", "Dorvik", "Elmswald", "Fenmark", "Gald
 
 
 def make_q(answer_type: str = "list", **kw) -> Question:
-    base = dict(
-        question_id="Q1",
-        map_id="m1",
-        template_id="group_regions_in_range",
-        mapwise_template=1,
-        question="Which states on the West Coast belong to range 1M-5M?",
-        answer=["Oregon"],
-        answer_type=answer_type,
-        map_type="discrete",
-        country="usa",
-    )
-    base.update(kw)
-    return Question(**base)
-
+    base = {"template_id": "group_regions_in_range", "mapwise_template": 1, "answer": ["Oregon"],
+            "question": "Which states on the West Coast belong to range 1M-5M?"}
+    return make_question("Q1", answer_type, **(base | kw))
 
 def test_prompt_carries_the_example_image_first_and_a_computed_answer():
     q = make_q()

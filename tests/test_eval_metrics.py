@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
+from helpers import make_question
 
 from mapgen.eval.metrics import (
     METRICS_BY_TYPE,
@@ -32,20 +33,7 @@ from mapgen.questions.record import Question
 
 
 def make_q(qid: str = "q", answer_type: str = "single", answer=None, **kw) -> Question:
-    base = dict(
-        question_id=qid,
-        map_id="m1",
-        template_id="t",
-        mapwise_template=None,
-        question="?",
-        answer=answer,
-        answer_type=answer_type,
-        map_type="discrete",
-        country="usa",
-    )
-    base.update(kw)
-    return Question(**base)
-
+    return make_question(qid, answer_type, answer, **kw)
 
 # ------------------------------------------------------------------------------------------- registry
 

@@ -7,6 +7,7 @@ import re
 
 import pytest
 import yaml
+from helpers import make_question
 from jinja2.exceptions import UndefinedError
 
 from mapgen.benchmark import load_benchmark
@@ -19,6 +20,7 @@ from mapgen.eval.prompts import (
     load_strategy,
     name_dictionary,
     render_prompt,
+    task_question,
 )
 from mapgen.questions.record import Question
 from mapgen.resources import template_path
@@ -26,20 +28,8 @@ from mapgen.spec import make_spec
 
 
 def make_q(answer_type: str = "binary", answer=None, **kw) -> Question:
-    base = dict(
-        question_id="Q1",
-        map_id="m1",
-        template_id="t",
-        mapwise_template=1,
-        question="Does Texas have a higher value than Ohio?",
-        answer="Yes" if answer is None else answer,
-        answer_type=answer_type,
-        map_type="discrete",
-        country="usa",
-    )
-    base.update(kw)
-    return Question(**base)
-
+    kw = {"mapwise_template": 1, "question": "Does Texas have a higher value than Ohio?"} | kw
+    return make_question("Q1", answer_type, "Yes" if answer is None else answer, **kw)
 
 def test_shipped_strategies():
     names = list_strategies()
@@ -172,19 +162,27 @@ def test_bad_strategies(tmp_path):
         load_strategy(empty)
 
 
-def test_prompt_from_benchmark(tmp_path):
-    from PIL import Image
+def test_every_counterfactual_prompt_of_a_real_build_carries_its_name_dictionary(eval_bench):
+    bench = load_benchmark(eval_bench)
+    renamed = [q for q in bench.questions if q.counterfactual_set in ("imaginary", "shuffled")]
+    assert {q.counterfactual_set for q in renamed} == {"imaginary", "shuffled"}
+    for q in renamed:
+        spec = bench.map_json(q.map_id)["spec"]
+        p = render_prompt(q, "eer", bench=bench)
+        assert p.image_path == eval_bench / "maps" / f"{q.map_id}.png"
+        cf = spec["counterfactual"]
+        assert f'"Texas": "{cf["names"]["TX"]} ({cf["labels"]["TX"]})"' in p.text, q.question_id
+        assert p.text.count('": "') >= len(spec["values"])  # one entry per region
+    for q in bench.questions:
+        if q.counterfactual_set in (None, "original", "jumbled"):
+            assert "Name dictionary" not in render_prompt(q, "direct", bench=bench).text
 
-    (tmp_path / "maps").mkdir()
-    Image.new("RGB", (10, 10), "white").save(tmp_path / "maps" / "m1.png")
-    spec = make_counterfactual(make_spec("usa", "population_2020", map_id="m0"), "shuffled", 0)
-    (tmp_path / "maps" / "m1.json").write_text(json.dumps({"spec": spec.to_dict()}))  # as the render writes it
-    wearer = next(code for code, source in spec.counterfactual["labels"].items() if source == "TX")
-    q = make_q(counterfactual="shuffled")
-    (tmp_path / "questions.jsonl").write_text(json.dumps(q.to_dict()) + "\n")
-    bench = load_benchmark(tmp_path)
-    p = render_prompt(bench.question("Q1"), "eer", bench=bench)
-    assert p.image_path == tmp_path / "maps" / "m1.png"
-    wears = spec.counterfactual["names"]["TX"]
-    assert f'"Texas": "{wears} ({spec.counterfactual["labels"]["TX"]})"' in p.text and "shuffled names" in p.text
-    assert spec.counterfactual["names"][wearer] == "Texas"
+
+def test_caption_and_grounding_prompts_name_the_country(eval_bench):
+    bench = load_benchmark(eval_bench)
+    titles = {"usa": "the USA", "india": "India"}
+    for task, records in (("caption", bench.captions), ("grounding", bench.grounding)):
+        for record in records[:: max(1, len(records) // 10)]:
+            country = bench.map(record["map_id"])["country"] if "map_id" in record else None
+            text = render_prompt(task_question(record, task, bench), task, bench=bench).text
+            assert country and f"choropleth map of {titles[country]}" in text, (task, record)

@@ -8,6 +8,7 @@ import math
 
 import pandas as pd
 import pytest
+from helpers import make_question
 
 from mapgen.eval import metrics
 from mapgen.eval.report import (
@@ -24,10 +25,7 @@ from mapgen.questions.record import Question
 
 
 def q(qid, answer_type, answer, **kw) -> Question:
-    base = dict(map_type="discrete", country="usa")
-    base.update(kw)
-    return Question(qid, "m1", f"t_{answer_type}", 1, "?", answer, answer_type, **base)
-
+    return make_question(qid, answer_type, answer, template_id=f"t_{answer_type}", mapwise_template=1, **kw)
 
 QUESTIONS = [
     q("b1", "binary", "Yes"),
