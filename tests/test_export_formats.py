@@ -8,6 +8,7 @@ import io
 import json
 import os
 import re
+import shutil
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -141,12 +142,27 @@ def _load_task(path: Path) -> dict[str, Any]:
     return yaml.load(path.read_text(), Loader=loader)  # noqa: S506 - a SafeLoader subclass
 
 
-def test_lmms_eval_task_scores_with_mapgen(bench: Path, tmp_path: Path) -> None:
-    datasets = pytest.importorskip("datasets")
-    dest = export(bench, "lmms-eval", tmp_path / "lmms")
+def _docs(task: dict[str, Any]):
+    import datasets
+
+    return datasets.load_dataset(task["dataset_path"], **task["dataset_kwargs"])[task["test_split"]]
+
+
+def test_lmms_eval_tasks_run_from_a_copied_folder(bench: Path, tmp_path: Path, monkeypatch) -> None:
+    """All three tasks load and score after the folder is copied elsewhere and the original deleted (nothing in
+    it holds an absolute path); YAML loaded as lmms-eval does (``!function`` resolved in the YAML's folder)."""
+    pytest.importorskip("datasets")
+    monkeypatch.setattr("mapgen.eval.captions.java_available", lambda: False)  # METEOR needs a JVM: skip it
+    original = export(bench, "lmms-eval", tmp_path / "lmms")
+    assert str(tmp_path) not in "".join(p.read_text() for p in original.glob("*.yaml")) + (original / "utils.py").read_text()
+    dest = tmp_path / "elsewhere" / "tasks"
+    shutil.copytree(original, dest)
+    shutil.rmtree(original)
+    assert sorted(p.name for p in dest.glob("*.yaml")) == [f"export_tiny_{t}.yaml" for t in ("caption", "grounding", "vqa")]
     task = _load_task(dest / "export_tiny_vqa.yaml")
     assert task["task"] == "export_tiny_vqa" and task["test_split"] == "test"
-    docs = datasets.load_dataset(task["dataset_path"], **task["dataset_kwargs"])[task["test_split"]]
+    docs = _docs(task)
+    assert len(docs) == len([q for q in _lines(bench / "questions.jsonl") if q["split"] == "test"])
     doc = docs[0]
     assert isinstance(task["doc_to_visual"](doc)[0], Image.Image)
     assert doc["question"] in task["doc_to_text"](doc, task["lmms_eval_specific_kwargs"]["default"])
@@ -156,9 +172,18 @@ def test_lmms_eval_task_scores_with_mapgen(bench: Path, tmp_path: Path) -> None:
     assert metric["metric"] == "mapgen_score" and metric["higher_is_better"] is True
     assert metric["aggregation"]([right["mapgen_score"], wrong["mapgen_score"]]) == 0.5
     grounding = _load_task(dest / "export_tiny_grounding.yaml")
-    gdoc = datasets.load_dataset(grounding["dataset_path"], **grounding["dataset_kwargs"])["test"][0]
+    gdoc = _docs(grounding)[0]
     hit = grounding["process_results"](gdoc, [json.dumps({"answer": gdoc["box_percent"]})])
     assert hit["grounding_acc50"] == 1.0
+    caption = _load_task(dest / "export_tiny_caption.yaml")
+    cdocs = _docs(caption)
+    assert caption["doc_to_target"] == "caption" and "Describe" in caption["doc_to_text"](cdocs[0], {})
+    perfect = [caption["process_results"](d, [d["caption"]]) for d in cdocs]
+    blank = [caption["process_results"](d, ["A map."]) for d in cdocs]
+    by_name = {m["metric"]: m["aggregation"] for m in caption["metric_list"]}
+    assert set(by_name) == {"caption_bleu4", "caption_meteor", "caption_rouge_l", "caption_cider"}
+    assert by_name["caption_bleu4"]([r["caption_bleu4"] for r in perfect]) == pytest.approx(1.0, abs=1e-6)
+    assert by_name["caption_cider"]([r["caption_cider"] for r in blank]) < 0.5
 
 
 # --- VLMEvalKit and Croissant -------------------------------------------------------------------------------
@@ -173,7 +198,7 @@ def test_vlmevalkit_tsv_and_dataset_class(bench: Path, questions, tmp_path: Path
     image = Image.open(io.BytesIO(base64.b64decode(frame["image"][0])))
     assert image.size == (800, 600)
     module = _import(dest / "mapgen_dataset.py", "mapgen_vlmeval_dataset")
-    monkeypatch.setenv("MAPGEN_TSV", str(tsv))
+    monkeypatch.setenv("MAPGEN_TSV_DIR", str(dest))
     dataset = module.MapgenDataset(module.DATASET_NAME)
     msgs = dataset.build_prompt(len(frame) - 1)  # the last row usually references an earlier row's image
     assert msgs[0]["type"] == "image" and Image.open(msgs[0]["value"]).size == (800, 600)
@@ -182,6 +207,30 @@ def test_vlmevalkit_tsv_and_dataset_class(bench: Path, questions, tmp_path: Path
     predictions.to_csv(tmp_path / "pred.tsv", sep="\t", index=False)
     result = dataset.evaluate(str(tmp_path / "pred.tsv"))
     assert result["Overall"][0] == 1.0
+
+
+def test_vlmevalkit_caption_and_grounding_datasets(bench: Path, tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr("mapgen.eval.captions.java_available", lambda: False)  # METEOR needs a JVM: skip it
+    dest = export(bench, "vlmevalkit", tmp_path / "vlm", split="test")
+    module = _import(dest / "mapgen_dataset.py", "mapgen_vlmeval_tasks")
+    records = {t: [r for r in _lines(bench / f"{t}.jsonl") if r["split"] == "test"] for t in ("captions", "grounding")}
+    caption = module.MapgenCaptionDataset(module.CAPTION_NAME)
+    assert len(caption) == len(records["captions"]) > 0
+    msgs = caption.build_prompt(len(caption) - 1)
+    assert Image.open(msgs[0]["value"]).size == (800, 600) and "Describe" in msgs[1]["value"]
+    truth = {r["question_id"]: r["ground_truth"] for r in records["captions"]}
+    assert dict(zip(caption.data["question_id"], caption.data["answer"])) == truth
+    caption.data.drop(columns=["image"]).assign(prediction=caption.data["answer"]).to_csv(
+        tmp_path / "cap.tsv", sep="\t", index=False)
+    assert caption.evaluate(str(tmp_path / "cap.tsv"))["BLEU-4"][0] == pytest.approx(1.0, abs=1e-6)
+    grounding = module.MapgenGroundingDataset(module.GROUNDING_NAME)
+    assert len(grounding) == len(records["grounding"]) > 0
+    assert grounding.build_prompt(0)[1]["value"]
+    answers = [a if i % 2 else "[0, 0, 1, 1]" for i, a in enumerate(grounding.data["answer"])]
+    grounding.data.drop(columns=["image"]).assign(prediction=answers).to_csv(tmp_path / "g.tsv", sep="\t", index=False)
+    result = grounding.evaluate(str(tmp_path / "g.tsv")).set_index("group")
+    assert result.loc["Overall", "Acc@0.5"] == pytest.approx(len(answers) // 2 / len(answers))
+    assert set(result.index) >= {"Overall", "unique"}
 
 
 def test_croissant_validates_and_reads_back(bench: Path, questions, tmp_path: Path) -> None:
