@@ -295,3 +295,38 @@ def test_cli_export(bench: Path, tmp_path: Path) -> None:
     assert (tmp_path / "mw" / "dataset" / "usa" / "final_us_cleaned8.csv").exists()
     again = CliRunner().invoke(main, ["export", str(bench), "--format", "mapwise", "-o", str(tmp_path / "mw")])
     assert again.exit_code == 2 and "not empty" in again.output
+
+
+# --- multiple-choice form -----------------------------------------------------------------------------------
+
+
+def test_mcq_exports_jsonl_hf_and_vlmevalkit(bench: Path, questions, tmp_path: Path) -> None:
+    datasets = pytest.importorskip("datasets")
+    mcq_types = {"single", "range", "count", "binary"}
+    wanted = [q for q in questions if q["answer_type"] in mcq_types]
+    jsonl = export(bench, "jsonl", tmp_path / "jsonl", mcq=True)
+    twins = _lines(jsonl / "questions_mcq.jsonl")
+    assert [t["question_id"] for t in twins] == [q["question_id"] for q in wanted]
+    gold = {q["question_id"]: q for q in wanted}
+    for t in twins:  # the gold letter names the gold answer; the options are in the question text
+        assert t["options"]["ABCD".index(t["answer"])] == str(gold[t["question_id"]]["answer"])
+        assert all(f"{letter}. {o}" in t["question"] for letter, o in zip("ABCD", t["options"]))
+        assert (jsonl / t["image"]).is_file()
+    hf = export(bench, "hf", tmp_path / "hf", mcq=True)
+    rows = datasets.load_dataset(str(hf), "vqa_mcq")["test"]
+    row = rows[0]
+    assert row["answer"] in "ABCD" and row[row["answer"]] == str(gold[row["question_id"]]["answer"])
+    assert 'letter of one of the options' in row["prompt"]
+    assert score(question_from_row(row), json.dumps({"answer": row["answer"]})).main == 1.0
+    vlm = export(bench, "vlmevalkit", tmp_path / "vlm", split="test", mcq=True)
+    frame = pd.read_csv(vlm / "MAPGEN_EXPORT_TINY_TEST_MCQ.tsv", sep="\t", keep_default_na=False)
+    assert {"A", "B", "C", "D", "answer", "category"} <= set(frame.columns)
+    assert set(frame["category"]) <= mcq_types and set(frame["answer"]) <= set("ABCD")
+    module = _import(vlm / "mapgen_dataset.py", "mapgen_vlmeval_mcq")
+    dataset = module.MapgenMCQDataset(module.MCQ_NAME)
+    by_text = [r[r["answer"]] for _, r in frame.iterrows()]  # the option text instead of the letter
+    dataset.data.drop(columns=["image"]).assign(prediction=by_text).to_csv(tmp_path / "p.tsv", sep="\t", index=False)
+    assert dataset.evaluate(str(tmp_path / "p.tsv"))["Overall"][0] == 1.0
+    wrong = ["A" if a != "A" else "B" for a in frame["answer"]]
+    dataset.data.drop(columns=["image"]).assign(prediction=wrong).to_csv(tmp_path / "w.tsv", sep="\t", index=False)
+    assert dataset.evaluate(str(tmp_path / "w.tsv"))["Overall"][0] == 0.0

@@ -56,6 +56,14 @@ from mapgen.eval.run import run_eval
     show_default=True,
     help="Unit of predicted grounding boxes.",
 )
+@click.option(
+    "--format",
+    "form",
+    type=click.Choice(["open", "mcq"]),
+    default="open",
+    show_default=True,
+    help="mcq: score the multiple-choice form (letter answers) of single, range, count and binary questions.",
+)
 @click.option("--no-plots", is_flag=True, help="Skip the PNG plots.")
 @click.option(
     "-o", "--out", "out_dir", required=True, type=click.Path(file_okay=False), help="Report folder."
@@ -76,6 +84,7 @@ def eval_command(
     limit: int | None,
     seed: int,
     box_scale: str,
+    form: str,
     no_plots: bool,
     out_dir: str,
 ) -> None:
@@ -105,6 +114,7 @@ def eval_command(
         limit=limit,
         box_scale=box_scale,
         plots=not no_plots,
+        form=form,
     )
     s = report.summary()
     click.echo(

@@ -17,12 +17,19 @@ from mapgen.export import FORMATS, export
 @click.option("--split", default=None, help="Split to export (lmms-eval, vlmevalkit; default: test).")
 @click.option("--wording", type=click.Choice(["mapwise", "mapgen"]), default=None,
               help="Question text of the mapwise format: MAPWise's released wording (default) or mapgen's.")
+@click.option("--mcq", is_flag=True,
+              help="Add the multiple-choice form of single/range/count/binary questions (jsonl, hf, vlmevalkit).")
 @click.option("--force", is_flag=True, help="Replace a non-empty destination folder.")
-def export_command(bench: Path, fmt: str, output: Path, split: str | None, wording: str | None, force: bool) -> None:
+def export_command(bench: Path, fmt: str, output: Path, split: str | None, wording: str | None, mcq: bool,
+                   force: bool) -> None:
     """Export the benchmark in BENCH (a finished `mapgen build` folder) as --format into -o DEST."""
-    options = {"split": split} if split is not None else {}
+    if mcq and fmt not in ("jsonl", "hf", "vlmevalkit"):
+        raise click.UsageError("--mcq is available for the jsonl, hf and vlmevalkit formats")
+    options: dict = {"split": split} if split is not None else {}
     if wording is not None:
         options["wording"] = wording
+    if mcq:
+        options["mcq"] = True
     out = export(bench, fmt, output, force=force, **options)
     files = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
     shown = [f for f in files if not f.startswith(("images/", "data/")) and "/images/" not in f][:8]

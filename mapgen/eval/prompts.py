@@ -205,6 +205,11 @@ def _render(template: str, context: Mapping[str, Any]) -> str:
     return _compiled(template).render(**context).strip()
 
 
+def _format_type(question: Question) -> str:
+    """The answer format a question asks for: ``mcq`` for a multiple-choice twin, else its answer type."""
+    return "mcq" if any(str(t).startswith("mcq:") for t in question.tags or ()) else question.answer_type
+
+
 def _answer_format(common: Mapping[str, Any], answer_type: str, map_type: str) -> str:
     fmt = common["answer_formats"].get(answer_type)
     if fmt is None:
@@ -249,7 +254,7 @@ def prompt_context(
     hint_key = "hatched" if question.hatched and question.map_type == "discrete" else question.map_type
     pieces = {
         "map_hint": common["map_hints"].get(hint_key, ""),
-        "answer_format": _answer_format(common, question.answer_type, question.map_type)
+        "answer_format": _answer_format(common, _format_type(question), question.map_type)
         if strategy.task == "vqa"
         else "",
         "counterfactual_note": _counterfactual_note(common, question.counterfactual, names or {}),

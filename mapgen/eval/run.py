@@ -21,10 +21,12 @@ from pathlib import Path
 from typing import Any
 
 from mapgen.benchmark import Benchmark, load_benchmark, record_image_id
-from mapgen.eval.baselines import TRAIN_SPLIT, random_baseline, run_baseline
+from mapgen.eval.baselines import TRAIN_SPLIT, facts_lookup, random_baseline, run_baseline
 from mapgen.eval.captions import caption_scores, grounding_scores, image_size_of, record_id
 from mapgen.eval.chance import chance_frame, chance_scores
 from mapgen.eval.clients import Completion, OpenAIClient, make_client
+from mapgen.eval.mcq import MCQ_TYPES, choices_for, mcq_question, random_letters, score_mcq
+from mapgen.eval.metrics import METRICS_BY_TYPE
 from mapgen.eval.prompts import Prompt, render_prompt, task_question
 from mapgen.eval.report import write_report
 from mapgen.eval.score import Report, evaluate
@@ -34,6 +36,9 @@ from mapgen.questions.record import Question
 ID_KEYS = ("question_id", "id")
 TEXT_KEYS = ("prediction", "response", "output", "text", "answer")
 PREDICTIONS_OUT = "predictions.jsonl"
+MCQ_FORM = "mcq"
+FORMS = ("open", MCQ_FORM)
+_ALL_METRICS = tuple(m for names in METRICS_BY_TYPE.values() for m in names)
 CACHE_OUT = "model_cache.jsonl"
 
 
@@ -226,11 +231,13 @@ def run_eval(
     tasks: Sequence[str] = ("vqa", "caption", "grounding"),
     box_scale: str = "percent",
     plots: bool = True,
+    form: str = "open",
 ) -> EvalReport:
     """Evaluate one prediction source on a benchmark; writes the report folder when ``out_dir`` is given.
 
     Exactly one of ``predictions`` (a file or a ``{question_id: text}`` mapping), ``model`` (``openai:NAME``,
-    served at ``base_url``), ``client`` or ``baseline`` (``random`` or ``prior``) must be given.
+    served at ``base_url``), ``client`` or ``baseline`` (``random`` or ``prior``) must be given. ``form="mcq"``
+    scores the multiple-choice form (:mod:`mapgen.eval.mcq`) of the single, range, count and binary questions.
     """
     sources = [s for s in (predictions, model, baseline, client) if s is not None]
     if len(sources) != 1:
@@ -238,9 +245,9 @@ def run_eval(
     bench = bench if isinstance(bench, Benchmark) else load_benchmark(bench)
     if baseline == "prior" and split is None:
         split = _held_out_split(bench)
-    questions = select_questions(bench, split, limit)
+    questions = _form_questions(select_questions(bench, split, limit), form)
     out = Path(out_dir) if out_dir is not None else None
-    extra: dict[str, Any] = {"benchmark": str(bench.root), "split": split}
+    extra: dict[str, Any] = {"benchmark": str(bench.root), "split": split, "form": form, "seed": seed}
     if predictions is not None:
         texts = _given_predictions(predictions, extra)
     elif baseline is not None:
@@ -250,11 +257,19 @@ def run_eval(
             cache_path = cache if cache is not None else (out / CACHE_OUT if out is not None else None)
             client = make_client(str(model), base_url=base_url, api_key=api_key, timeout=timeout,
                                  max_retries=max_retries, cache=cache_path)
-        texts = _model_run(bench, questions, client, prompt, tasks, concurrency, out, extra)
+        asked = mcq_run(bench, questions, seed) if form == MCQ_FORM else questions
+        texts = _model_run(bench, asked, client, prompt, tasks, concurrency, out, extra)
     report, item_tables = score_run(bench, questions, texts, extra, box_scale)
     if out is not None:
         report.paths = write_report(report, out, extra, plots=plots, item_tables=item_tables)
     return report
+
+
+def _form_questions(questions: list[Question], form: str) -> list[Question]:
+    """The questions a form scores: all of them (``open``), those with an MCQ form (``mcq``)."""
+    if form not in FORMS:
+        raise ValueError(f"unknown form {form!r}; known: {', '.join(FORMS)}")
+    return [q for q in questions if q.answer_type in MCQ_TYPES] if form == MCQ_FORM else questions
 
 
 def _given_predictions(
@@ -278,7 +293,10 @@ def _baseline_predictions(
 ) -> dict[str, str | None]:
     """A baseline's answers (the train split as its prior when the benchmark has one)."""
     train = [q for q in bench.questions if q.split == TRAIN_SPLIT]
-    texts = dict(run_baseline(baseline, questions, seed=seed, map_of=bench.spec, train=train))
+    if baseline == "random" and extra.get("form") == MCQ_FORM:
+        texts = random_letters(questions, facts_lookup(bench.spec), seed=seed)
+    else:
+        texts = dict(run_baseline(baseline, questions, seed=seed, map_of=bench.spec, train=train))
     extra |= {"source": f"baseline: {baseline}", "seed": seed}
     return texts
 
@@ -319,9 +337,13 @@ def score_run(
     and the per-item caption and grounding score rows."""
     task_ids = {record_id(r) for r in (*bench.captions, *bench.grounding)}
     vqa_texts = {k: v for k, v in texts.items() if k not in task_ids}
-    base = evaluate(questions, vqa_texts)
+    seed = int(extra.get("seed") or 0)
+    if extra.get("form") == MCQ_FORM:
+        base = score_mcq(questions, vqa_texts, facts_lookup(bench.spec), seed=seed)
+    else:
+        base = evaluate(questions, vqa_texts)
     report = EvalReport(frame=base.frame, unmatched_predictions=base.unmatched_predictions, extra=extra)
-    report.references = chance_references(bench, questions, base.frame, int(extra.get("seed") or 0))
+    report.references = chance_references(bench, questions, base.frame, seed, extra.get("form"))
     captions, caption_rows = _score_captions(bench, texts) if bench.captions else ({}, [])
     grounding, grounding_rows = _score_grounding(bench, texts, box_scale) if bench.grounding else ({}, [])
     if captions:
@@ -332,13 +354,25 @@ def score_run(
 
 
 def chance_references(
-    bench: Benchmark, questions: Sequence[Question], frame: Any, seed: int = 0
+    bench: Benchmark, questions: Sequence[Question], frame: Any, seed: int = 0, form: str | None = None
 ) -> dict[str, Any]:
     """Report frames of the same questions scored by the random baseline (``random``: empirical) and by its exact
-    expectation (``chance``: analytic); empty when a question's map JSON is missing."""
+    expectation (``chance``: analytic; 1 / options in MCQ form); empty when a question's map JSON is missing."""
     try:
-        chances = chance_scores(questions, bench.spec)
-        random_texts = random_baseline(questions, bench.spec, seed=seed)
+        if form == MCQ_FORM:
+            facts = facts_lookup(bench.spec)
+            choices = choices_for(questions, facts, seed=seed)
+            chances = {qid: dict.fromkeys(_ALL_METRICS, 1 / len(c.options)) for qid, c in choices.items()}
+            random_frame = score_mcq(questions, random_letters(questions, facts, seed=seed), facts, seed=seed).frame
+        else:
+            chances = chance_scores(questions, bench.spec)
+            random_frame = evaluate(questions, random_baseline(questions, bench.spec, seed=seed)).frame
     except ValueError:
         return {}
-    return {"random": evaluate(questions, random_texts).frame, "chance": chance_frame(frame, chances)}
+    return {"random": random_frame, "chance": chance_frame(frame, chances)}
+
+
+def mcq_run(bench: Benchmark, questions: Sequence[Question], seed: int) -> list[Question]:
+    """The questions a multiple-choice run asks: the MCQ twins of the single, range, count and binary ones."""
+    choices = choices_for(questions, facts_lookup(bench.spec), seed=seed)
+    return [mcq_question(q, choices[q.question_id]) for q in questions if q.question_id in choices]

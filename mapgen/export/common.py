@@ -30,8 +30,12 @@ GROUNDING_COLUMNS: tuple[str, ...] = (
     "expression", "box",
     "box_norm", "box_percent", "answer", "unique", "type", "target_code", "prompt",
 )
+MCQ_LETTERS: tuple[str, ...] = ("A", "B", "C", "D")
+MCQ_COLUMNS: tuple[str, ...] = (*QUESTION_COLUMNS, "original_answer_type", "options", *MCQ_LETTERS)
+"""The multiple-choice rows: a question row whose answer is the gold letter, the options as a JSON list and one
+column per letter (empty when a question has fewer options, e.g. Yes/No)."""
 COLUMNS: dict[str, tuple[str, ...]] = {"vqa": QUESTION_COLUMNS, "caption": CAPTION_COLUMNS,
-                                       "grounding": GROUNDING_COLUMNS}
+                                       "grounding": GROUNDING_COLUMNS, "vqa_mcq": MCQ_COLUMNS}
 
 CAPTION_PROMPT = "Describe this map in detail."
 GROUNDING_PROMPT = ("Give the bounding box of the region described below as [x1, y1, x2, y2], integers from 0 to 100 "
@@ -214,8 +218,39 @@ def grounding_row(record: dict[str, Any], bench: Benchmark) -> dict[str, Any]:
 ROW_FUNCTIONS = {"vqa": question_row, "caption": caption_row, "grounding": grounding_row}
 
 
+def mcq_records(bench: Benchmark, seed: int = 0) -> list[dict[str, Any]]:
+    """The multiple-choice twins (:mod:`mapgen.eval.mcq`) of the single, range, count and binary questions, as
+    question records plus ``options`` and ``original_answer_type``."""
+    from mapgen.eval.baselines import facts_lookup
+    from mapgen.eval.mcq import MCQ_TYPES, make_choice, mcq_question
+    from mapgen.questions.record import Question
+
+    facts, out = facts_lookup(bench.spec), []
+    for record in bench.question_records:
+        if record["answer_type"] not in MCQ_TYPES:
+            continue
+        q = Question.from_dict(question_record(record))
+        choice = make_choice(q, facts(q.map_id), k=len(MCQ_LETTERS), seed=seed)
+        twin = mcq_question(q, choice).to_dict()
+        out.append(record | {k: twin[k] for k in ("question", "answer", "answer_type", "accepted_answers",
+                                                     "bounds", "tags")}
+                   | {"options": list(choice.options), "original_answer_type": record["answer_type"]})
+    return out
+
+
+def mcq_row(record: dict[str, Any], bench: Benchmark) -> dict[str, Any]:
+    """A flat row for one multiple-choice record (see :data:`MCQ_COLUMNS`)."""
+    options = list(record["options"])
+    letters = {letter: options[i] if i < len(options) else "" for i, letter in enumerate(MCQ_LETTERS)}
+    row = question_row(record, bench) | {"original_answer_type": record["original_answer_type"],
+                                         "options": _dumps(options)}
+    return row | letters
+
+
 def task_rows(bench: Benchmark, task: str) -> list[dict[str, Any]]:
-    """Flat rows of one task, in build order."""
+    """Flat rows of one task, in build order (``vqa_mcq``: the multiple-choice twins)."""
+    if task == "vqa_mcq":
+        return [mcq_row(r, bench) for r in mcq_records(bench)]
     return [ROW_FUNCTIONS[task](r, bench) for r in bench.tasks.get(task, [])]
 
 # --- images -------------------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ Layout (one config per task, one parquet file per split, as the build split the 
     DEST/vqa/<split>-00000-of-00001.parquet
     DEST/caption/<split>-00000-of-00001.parquet      (when the build has captions)
     DEST/grounding/<split>-00000-of-00001.parquet    (when the build has grounding records)
+    DEST/vqa_mcq/<split>-00000-of-00001.parquet      (``mcq=True``: multiple-choice twins, columns A-D)
 
 Columns are :data:`mapgen.export.common.COLUMNS` with ``image`` an ``Image()`` feature (bytes embedded, the
 file name kept as its path). Load with ``datasets.load_dataset(DEST, "vqa")`` or
@@ -69,7 +70,7 @@ def write_task(bench: Benchmark, task: str, folder: Path, splits: list[str] | No
         from datasets import Dataset
     except ImportError:
         raise ExportError("The hf export needs the datasets library: pip install 'mapgen[export]'.") from None
-    rows = task_rows(bench, task)
+    rows = task_rows(bench, task) if task != "vqa_mcq" or bench.question_records else []
     images: dict[str, bytes] = {}
     out: dict[str, Path] = {}
     for split in splits or bench.splits():
@@ -107,10 +108,11 @@ def dataset_card(bench: Benchmark, written: dict[str, dict[str, Path]]) -> str:
             f"{str(bench.manifest.get('config_digest', ''))[:12]}).\n\nConfigs and splits:\n{counts}\n")
 
 
-def write(bench: Benchmark, dest: Path, tasks: tuple[str, ...] | None = None, **_: Any) -> None:
-    """Write every task's parquet files and the dataset card into ``dest``."""
+def write(bench: Benchmark, dest: Path, tasks: tuple[str, ...] | None = None, mcq: bool = False,
+          **_: Any) -> None:
+    """Write every task's parquet files (and the ``vqa_mcq`` config when ``mcq``) and the dataset card."""
     written = {}
-    for task in tasks or tuple(bench.tasks):
+    for task in (*(tasks or tuple(bench.tasks)), *(("vqa_mcq",) if mcq else ())):
         files = write_task(bench, task, dest / task)
         if files:
             written[task] = files

@@ -5,6 +5,8 @@ Layout::
     DEST/questions.jsonl     Question records (as in the build) with ``image`` = ``images/<map_id>.png``
     DEST/captions.jsonl      caption records (when the build has them)
     DEST/grounding.jsonl     referring expressions with boxes (pixels, ``box_norm`` 0–1, ``box_percent`` 0–100)
+    DEST/questions_mcq.jsonl the multiple-choice twins of single/range/count/binary questions (``mcq=True``):
+                             ``answer`` the gold letter, ``options`` the lettered options in order
     DEST/maps.jsonl          one record per exported image
     DEST/images/<map_id>.png the images (hard-linked when on the same file system, else copied)
 """
@@ -15,13 +17,16 @@ from pathlib import Path
 from typing import Any
 
 from mapgen.benchmark import MAPS_FILE, TASK_FILES, Benchmark
-from mapgen.export.common import box_percent, copy_images
+from mapgen.export.common import box_percent, copy_images, mcq_records
 from mapgen.files import write_jsonl_atomic
 
 
-def write(bench: Benchmark, dest: Path, **_: Any) -> None:
-    """Write the JSONL layout into ``dest``."""
+def write(bench: Benchmark, dest: Path, mcq: bool = False, **_: Any) -> None:
+    """Write the JSONL layout into ``dest`` (with ``questions_mcq.jsonl`` when ``mcq``)."""
     images = copy_images(bench, dest, bench.map_ids())
+    if mcq:
+        twins = [r | {"image": images[r["map_id"]]} for r in mcq_records(bench)]
+        write_jsonl_atomic(dest / "questions_mcq.jsonl", twins, ensure_ascii=False)
     for task, name in TASK_FILES.items():
         records = bench.tasks.get(task)
         if not records:

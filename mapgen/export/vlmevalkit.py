@@ -8,7 +8,10 @@ Layout::
     DEST/<NAME>_CAPTION.tsv    captions (when the build has them): question = the prompt, answer = the caption
     DEST/<NAME>_GROUNDING.tsv  grounding: question = the referring expression, answer = the box on a 0-100 scale,
                                category = unique / non-unique
-    DEST/mapgen_dataset.py     ``MapgenDataset`` (VQA), ``MapgenCaptionDataset``, ``MapgenGroundingDataset``:
+    DEST/<NAME>_MCQ.tsv        (``mcq=True``) the multiple-choice twins: question, A, B, C, D, answer = the gold
+                               letter, category = the original answer type
+    DEST/mapgen_dataset.py     ``MapgenDataset`` (VQA), ``MapgenCaptionDataset``, ``MapgenGroundingDataset``,
+                               ``MapgenMCQDataset``:
                                ``build_prompt`` sends the map and mapgen's prompt, ``evaluate`` scores with mapgen
                                (VQA: :func:`mapgen.eval.score.score`; captions: BLEU/METEOR/ROUGE-L/CIDEr;
                                grounding: Acc@0.5/0.7 and mean IoU); they work without vlmeval too
@@ -53,6 +56,7 @@ from mapgen.eval.score import score
 DATASET_NAME = "{name}"
 CAPTION_NAME = "{name}_CAPTION"
 GROUNDING_NAME = "{name}_GROUNDING"
+MCQ_NAME = "{name}_MCQ"
 
 try:
     from vlmeval.dataset.image_base import ImageBaseDataset
@@ -154,13 +158,16 @@ class MapgenDataset(ImageBaseDataset or _StandIn):
         msgs.append(dict(type="text", value=line["prompt"]))
         return msgs
 
+    def prediction_text(self, line, text):
+        return text
+
     def evaluate(self, eval_file, **judge_kwargs):
         """Score the ``prediction`` column of ``eval_file``; mean score per category (answer type) and overall."""
         data = load(eval_file) if ImageBaseDataset is not None else _read_table(eval_file)
         scores, parsed = [], []
         for _, line in data.iterrows():
             prediction = line.get("prediction")
-            s = score(question_of(line), None if pd.isna(prediction) else str(prediction))
+            s = score(question_of(line), self.prediction_text(line, None if pd.isna(prediction) else str(prediction)))
             scores.append(s.main)
             parsed.append(s.parse_ok)
         data["mapgen_score"], data["parse_ok"] = scores, parsed
@@ -198,6 +205,24 @@ class MapgenCaptionDataset(MapgenDataset):
         frame = pd.DataFrame([result.scores])
         frame.to_csv(osp.splitext(eval_file)[0] + "_mapgen_caption.csv", index=False)
         return frame
+
+
+class MapgenMCQDataset(MapgenDataset):
+    """Multiple-choice twins of the single, range, count and binary questions; answers are option letters."""
+
+    TYPE = "MCQ"
+    DATASET_URL = {{MCQ_NAME: ""}}
+    DATASET_MD5 = {{MCQ_NAME: None}}
+
+    @classmethod
+    def supported_datasets(cls):
+        return [MCQ_NAME]
+
+    def prediction_text(self, line, text):
+        from mapgen.eval.mcq import Choice, normalise_choice
+
+        options = tuple(json.loads(line["options"]))
+        return normalise_choice(text, Choice(options, str(line["answer"])))
 
 
 class MapgenGroundingDataset(MapgenDataset):
@@ -239,6 +264,8 @@ def _lead(task: str, r: dict[str, Any]) -> dict[str, Any]:
     """The columns VLMEvalKit reads first (besides index and image) for a row of ``task``."""
     if task == "caption":
         return {"question": r["prompt"], "answer": r["caption"], "category": "caption"}
+    if task == "vqa_mcq":
+        return {"question": r["question"], "answer": r["answer"], "category": r["original_answer_type"]}
     if task == "grounding":
         return {"question": r["expression"], "answer": json.dumps(r["box_percent"]),
                 "category": "unique" if r["unique"] else "non-unique"}
@@ -267,16 +294,20 @@ def _cell(value: Any) -> Any:
     return json.dumps(value) if isinstance(value, (list, dict)) else value
 
 
-TASK_SUFFIX = {"vqa": "", "caption": "_CAPTION", "grounding": "_GROUNDING"}
+TASK_SUFFIX = {"vqa": "", "caption": "_CAPTION", "grounding": "_GROUNDING", "vqa_mcq": "_MCQ"}
 
 
-def write(bench: Benchmark, dest: Path, split: str | None = None, **_: Any) -> None:
-    """Write a TSV per task the build has (VQA, captions, grounding), the dataset classes and a README."""
+def write(bench: Benchmark, dest: Path, split: str | None = None, mcq: bool = False, **_: Any) -> None:
+    """Write a TSV per task the build has (VQA, captions, grounding; the MCQ form when ``mcq``), the dataset
+    classes and a README."""
     split = pick_split(bench, split)
     name = dataset_name(bench, split)
     written = []
     for task, suffix in TASK_SUFFIX.items():
-        if bench.tasks.get(task) and any(r["split"] == split for r in task_rows(bench, task)):
+        source = "vqa" if task == "vqa_mcq" else task
+        if task == "vqa_mcq" and not mcq:
+            continue
+        if bench.tasks.get(source) and any(r["split"] == split for r in task_rows(bench, task)):
             tsv_frame(bench, split, task).to_csv(dest / f"{name}{suffix}.tsv", sep="\t", index=False)
             written.append(f"`{name}{suffix}.tsv`")
     if not written:
