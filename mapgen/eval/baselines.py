@@ -34,9 +34,9 @@ import zlib
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
+from mapgen.eval.prompts import atlas_names
 from mapgen.questions.record import Question, format_answer
 
 TRAIN_SPLIT = "train"
@@ -66,16 +66,6 @@ class MapFacts:
         return list(self.names.values())
 
 
-@lru_cache(maxsize=8)
-def _atlas_names(atlas: str) -> dict[str, str]:
-    from mapgen.geo.atlas import load_atlas
-
-    try:
-        return dict(load_atlas(atlas).names)
-    except Exception:  # an unknown or user atlas: codes stand for names
-        return {}
-
-
 def _number(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else repr(float(value))
 
@@ -97,7 +87,7 @@ def map_facts(map_json: Mapping[str, Any]) -> MapFacts:
         raise ValueError("map JSON without a 'spec' object: not a map file written by mapgen render/build")
     cf = spec.get("counterfactual") or {}
     fake = cf.get("names") or {} if isinstance(cf, Mapping) else {}
-    real = _atlas_names(str(spec.get("atlas") or ""))
+    real = atlas_names(str(spec.get("atlas") or ""))
     names = {str(c): str(fake.get(c) or real.get(c) or c) for c in (spec.get("values") or {})}
     labels, bounds = _legend_facts(spec.get("legend") or {})
     return MapFacts(names=names, labels=labels, bounds=bounds)

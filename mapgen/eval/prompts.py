@@ -156,7 +156,8 @@ def _common() -> dict[str, Any]:
 
 
 @lru_cache(maxsize=8)
-def _atlas_names(atlas: str) -> dict[str, str]:
+def atlas_names(atlas: str) -> dict[str, str]:
+    """``{code: name}`` of a built-in atlas (``{}`` for an unknown or user atlas: codes stand for names)."""
     try:
         from mapgen.geo.atlas import load_atlas
 
@@ -172,7 +173,7 @@ def _spec_dictionary(spec: Mapping[str, Any]) -> dict[str, str]:
     names = cf.get("names") if isinstance(cf, Mapping) else None
     if not names:
         return {}
-    real = _atlas_names(str(spec.get("atlas") or "")) or {code: code for code in sorted(names)}
+    real = atlas_names(str(spec.get("atlas") or "")) or {code: code for code in sorted(names)}
     return {
         name: f"{e['name']} ({e['label']})" if e.get("label") else str(e["name"])
         for name, e in renamed_regions(cf, real).items()
