@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import random
 
 import pandas as pd
 import pytest
@@ -182,3 +183,20 @@ def test_empty_report(tmp_path):
     paths = write_report(evaluate([], {}), tmp_path)
     assert json.loads(paths["summary"].read_text())["n"] == 0
     assert "plot_answer_type" not in paths
+
+
+def test_bootstrap_intervals_are_seeded_contain_the_score_and_narrow_with_more_questions():
+    from mapgen.eval.report import paper_ci
+
+    rng = random.Random(0)
+    small = pd.DataFrame({"answer_type": ["binary"] * 40, "binary_exact": [float(rng.random() < 0.6) for _ in range(40)],
+                          "map_type": "discrete", "hatched": False})
+    for column in ("single_recall", "count_exact", "range_score", "list_precision", "list_recall", "ranking_rwp"):
+        small[column] = math.nan
+    big = pd.concat([small] * 16, ignore_index=True)  # the same score, 16 times the questions
+    lo, hi = paper_ci(small, seed=3)["all"]["Binary Acc"]
+    assert paper_ci(small, seed=3) == paper_ci(small, seed=3) != paper_ci(small, seed=4)
+    score = small["binary_exact"].mean() * 100
+    assert lo <= score <= hi
+    blo, bhi = paper_ci(big, seed=3)["all"]["Binary Acc"]
+    assert blo <= score <= bhi and (bhi - blo) < (hi - lo) / 2.5  # width shrinks like 1/sqrt(n)

@@ -29,7 +29,7 @@ from typing import Any
 
 import pandas as pd
 
-from mapgen.eval.metrics import METRICS_BY_TYPE, aggregate
+from mapgen.eval.metrics import METRICS_BY_TYPE, aggregate, mean, metric_info
 from mapgen.eval.score import Report
 
 PAPER_COLUMNS: tuple[tuple[str, str, str], ...] = (
@@ -112,6 +112,55 @@ def paper_table(
     return _ordered(pd.DataFrame(rows, columns=["group", "n", *[c[0] for c in PAPER_COLUMNS]]), by)
 
 
+BOOTSTRAP_SAMPLES = 200
+"""Resamples per report cell for its 95 % bootstrap confidence interval."""
+
+
+def bootstrap_ci(metric: str, values: Any, seed: int, key: str, samples: int = BOOTSTRAP_SAMPLES) -> list[float]:
+    """95 % percentile bootstrap interval (in %) of ``metric``'s aggregate over per-question ``values``,
+    resampling questions with replacement; seeded by ``seed`` and the cell's ``key``."""
+    import zlib
+
+    import numpy as np
+
+    x = np.asarray(values, dtype=float)
+    if not len(x):
+        return [math.nan, math.nan]
+    rng = np.random.default_rng([seed, zlib.crc32(key.encode("utf-8"))])
+    idx = rng.integers(0, len(x), size=(samples, len(x)))
+    if metric_info(metric).aggregation is mean:
+        stats = np.nanmean(x[idx], axis=1)
+    else:
+        stats = np.array([aggregate(metric, pd.Series(x[row])) for row in idx])
+    lo, hi = np.nanpercentile(stats, [2.5, 97.5])
+    return [float(lo) * 100, float(hi) * 100]
+
+
+def paper_ci(frame: pd.DataFrame, by: str | None = None, seed: int = 0) -> dict[str, dict[str, list[float]]]:
+    """``{group: {column title: [low, high]}}``: bootstrap intervals of :func:`paper_table`'s cells."""
+    out: dict[str, dict[str, list[float]]] = {}
+    for key, g in _groups(frame, by).items():
+        label = "all" if by is None else _group_label(key, by)
+        cells = {}
+        for title, answer_type, metric in PAPER_COLUMNS:
+            sub = g.loc[g["answer_type"] == answer_type, metric].dropna()
+            if len(sub):
+                cells[title] = bootstrap_ci(metric, sub.to_numpy(), seed, f"{by}|{label}|{title}")
+        out[label] = cells
+    return out
+
+
+def with_ci(table: pd.DataFrame, cis: Mapping[str, Mapping[str, list[float]]]) -> pd.DataFrame:
+    """``table`` with each cell that has an interval written ``value [low, high]``."""
+    out = table.astype(object).copy()
+    for i, group in enumerate(out["group"]):
+        for title, (lo, hi) in cis.get(str(group), {}).items():
+            value = out.at[i, title]
+            if isinstance(value, float) and not math.isnan(value):
+                out.at[i, title] = f"{value:.2f} [{lo:.1f}, {hi:.1f}]"
+    return out
+
+
 def _ordered(table: pd.DataFrame, by: str | None) -> pd.DataFrame:
     """Counterfactual rows in :data:`COUNTERFACTUAL_ORDER` (unknown sets after them); other tables as they are."""
     if by != "counterfactual" or not len(table):
@@ -184,9 +233,13 @@ def render_markdown(report: Report, summary: Mapping[str, Any], extra: Mapping[s
     )
     out += ["", *(_problems(summary) or ["- no parsing problems, no missing answers"]), ""]
     refs = references_of(report)
-    out += ["## Overall", "", markdown_table(paper_table(frame, None, refs)), ""]
-    for column, label in BREAKDOWNS.items():
-        out += [f"## By {label.lower()}", "", markdown_table(paper_table(frame, column, refs)), ""]
+    seed = int(extra.get("seed") or 0)
+    out += ["Cells: score in % and its 95 % bootstrap interval (questions resampled, "
+            f"{BOOTSTRAP_SAMPLES} times, seed {seed}).", ""]
+    for column, label in (("", "Overall"), *BREAKDOWNS.items()):
+        by = column or None
+        table = with_ci(paper_table(frame, by, refs), paper_ci(frame, by, seed))
+        out += [f"## {label}" if by is None else f"## By {label.lower()}", "", markdown_table(table), ""]
     ranking = ranking_table(frame)
     if len(ranking):
         out += ["## Ranking metrics (%)", "", markdown_table(ranking_table(frame, "country")), ""]
@@ -256,6 +309,10 @@ def build_summary(report: Report, extra: Mapping[str, Any] | None = None) -> dic
     refs = references_of(report)
     summary["tables"] = {"overall": _table_dict(paper_table(frame, None, refs))} | {
         column: _table_dict(paper_table(frame, column, refs)) for column in BREAKDOWNS
+    }
+    seed = int((extra or {}).get("seed") or 0)
+    summary["tables_ci"] = {"overall": paper_ci(frame, None, seed)} | {
+        column: paper_ci(frame, column, seed) for column in BREAKDOWNS
     }
     for name, ref in refs.items():
         summary[f"{name}_score"] = float(ref["main"].mean()) if len(ref) else None
