@@ -41,7 +41,9 @@ def test_filters_and_comparisons() -> None:
     assert f("filter_threshold", "C1", {"NV"}, "higher", 50.0) is INVALID  # 52 within tau of 50
     assert f("filter_compare", "D1", f("members", "D1", WC), "similar", "NV") == {"OR"}
     assert f("compare", "C1", "AZ", "similar", "NM") is True
-    assert f("compare", "C1", "TX", "higher", "CO") is INVALID  # 6 is between tau and 2 tau
+    assert f("compare", "C1", "TX", "higher", "CO") is INVALID  # 6 apart: a reading within tau + m could flip it
+    assert f("compare", "D1", "AZ", "higher", "NM") is False  # one class: equal as shown
+    assert f("filter_compare", "D1", f("members", "D1", FC), "higher", "CO") is INVALID  # CO tops the map: forced
     assert f("is_majority", "D1", {"AZ", "CO", "NM"}, f("members", "D1", FC)) is True
     assert f("all_of", "D1", {"AZ"}, f("members", "D1", FC)) is False
 
@@ -55,11 +57,12 @@ def test_ranks_and_aggregates() -> None:
     assert f("ranking", "D1", fc) == [["CO"], ["AZ", "NM"], ["UT"]]
     assert f("median_range", "D1", fc) == 1
     assert f("versus_median", "D1", "CO", "above", fc) is True
-    assert f("compare_means", "C1", f("members", "C1", WC), f("members", "C1", FC)) == "lower"
-    assert f("is_outlier", "C1", "UT", f("members", "C1", FC)) is True
+    assert f("means_relation", "C1", f("members", "C1", WC), "lower", f("members", "C1", FC)) is True
+    assert f("is_outlier", "C1", "UT", f("members", "C1", FC)) is INVALID
+    assert f("is_outlier", "C1", "AZ", f("members", "C1", FC)) is False
     assert f("closest_in_value", "C1", f("members", "C1", WC), "NV", "same") == {"OR"}
     assert f("closer_number", "C1", "CO", 40.0, 100.0) == 100.0
-    assert f("is_max_border_pair", "C1", "CA", "OR") is True
+    assert f("is_max_border_pair", "C2", "CA", "OR") is True
     assert f("is_max_border_pair", "C1", "CA", "UT") is INVALID  # not neighbours
 
 

@@ -8,21 +8,32 @@ template files can be linted without running them.
 Definitions applied everywhere (also stated in ``templates/questions/mapwise.yaml``):
 
 - *level* of a region: its legend class index on discrete maps, its value on continuous maps.
-- *tolerance* τ = :data:`PERCEPTUAL_TOLERANCE` × colour-bar span (continuous maps only).
-- *similar*: discrete — same class; continuous — |Δ| ≤ τ. *Higher/lower*: discrete — a higher/lower class;
-  continuous — |Δ| ≥ 2τ. A continuous pair with τ < |Δ| < 2τ cannot be told apart reliably: INVALID.
-- A value is *readable against a mark* (a tick or a number N) when it is at least τ away from it.
-- Reading margin m = :data:`READING_MARGIN` × span: continuous comparisons are asked only when the answer
-  survives every value read being off by m (similar needs |Δ| ≤ τ − 2m, higher/lower |Δ| ≥ 2τ + 2m, a mark needs
-  a distance ≥ τ + m).
+- *tolerance* τ = :data:`PERCEPTUAL_TOLERANCE` × colour-bar span (continuous maps only): a value read off a
+  colour bar may be off by up to τ. Discrete maps are read exactly, as classes (same class = equal).
+- **One ambiguity rule.** A question is asked only when its answer is the same for every reading of the values
+  it reads: on continuous maps each value anywhere within τ of the truth (plus a safety margin
+  m = :data:`READING_MARGIN` × span at generation), on discrete maps each value anywhere in its class. Every
+  function decides its answer on those intervals and returns INVALID when they straddle a boundary — a near
+  tie is rejected, never answered "No" or "=".
+- *higher/lower*: the order of the values (discrete: of the classes; same class = equal, so "X higher than Y"
+  is "No"); on continuous maps asked only when the values are more than 2(τ + m) apart. *Similar*: same class
+  (discrete) / within :data:`SIMILAR_TOLERANCES` τ (continuous; Yes asked only when within that minus
+  2(τ + m), No only when beyond it plus 2(τ + m)). Rankings on continuous maps never hold "=".
+- A value is compared with a mark (a tick or a number N) on a continuous map only when more than τ + m away;
+  on a discrete map only when the class's printed range lies on one side of it.
 - *Missing* (N/A) regions have no level: they belong to no range and never count as extreme; aggregates
   (mean, median, majority, "all", outlier, ranking) over a set containing an N/A region are INVALID.
+- *Forced answers* are degenerate and INVALID: comparing with the map's highest (lowest) region, asking which
+  members lie in a range or beyond a number no region of the map reaches.
+
+A Ctx has a *reading* tolerance r in value units: τ + m when generating, 0 when answering as a reader
+(:meth:`Ctx.as_reader`: the exact answer on the values given, what the pixel oracle and the tolerance property
+test use).
 """
 
 from __future__ import annotations
 
 import colorsys
-import contextlib
 import math
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -32,11 +43,14 @@ from typing import Any
 from mapgen.legend import format_value, parse_label, relative_luminance
 from mapgen.scene import Scene
 
-#: Perceptual tolerance on continuous maps, as a share of the colour-bar span (vmax - vmin).
+#: Perceptual tolerance on continuous maps, as a share of the colour-bar span (vmax - vmin): how far a value
+#: read off a colour bar may be from the truth. Answers must hold for every such reading.
 PERCEPTUAL_TOLERANCE = 0.05
-#: Reading margin on continuous maps, as a share of the span: an answer must survive each value it reads being
-#: off by this much (a colour bar is read to about 1 % — see the pixel-oracle audit).
+#: Safety margin added to the tolerance at generation, as a share of the span (a colour bar is read by the
+#: pixel oracle to about 1 %), so an asked answer also survives an oracle reading.
 READING_MARGIN = 0.01
+#: "similar" on continuous maps: values within this many tolerances τ of each other.
+SIMILAR_TOLERANCES = 3.0
 #: "closest to each other": the best pair's centroid distance must beat the runner-up by this factor.
 CLOSEST_PAIR_MARGIN = 0.9
 #: Hue spread (degrees) under which a legend counts as "shades of the same colour".
@@ -96,24 +110,35 @@ class Ctx:
     intervals: list[tuple[float, float]]  # value units: classes (discrete) / tick intervals (continuous)
     interval_labels: list[str]
     thresholds: list[tuple[float, str]]  # (value, display text)
-    margin: float = 0.0  # reading margin in value units (continuous maps; 0 when answering as a reader)
+    reading: float = 0.0  # reading tolerance r in value units: tau + margin when generating, 0 for a reader
+    exact: bool = False  # answering as a reader: the exact answer on the values given, no tolerance
     reads: set[str] = field(default_factory=set)
     cache: dict[Any, Any] = field(default_factory=dict)
+    printed: list[tuple[float | None, float | None]] = field(default_factory=list)  # class ranges as printed
 
     def copy_with(self, code: str | Iterable[str], level: float | None, value: float) -> Ctx:
         """A copy where one region (or several) has another level/value (for the illegible-region test)."""
         lv, vv = dict(self.level), dict(self.value)
         for c in [code] if isinstance(code, str) else code:
             lv[c], vv[c] = level, value
-        return Ctx(
-            self.scene, self.discrete, lv, vv, self.legible, self.tol, self.groups, self.group_kind,
-            self.group_centre, self.intervals, self.interval_labels, self.thresholds, self.margin,
-        )  # fmt: skip
+        return replace(self, level=lv, value=vv, reads=set(), cache={})
+
+    def with_values(self, values: dict[str, float]) -> Ctx:
+        """A reader's copy (no reading tolerance) where regions have other values, same classes on discrete
+        maps (what the tolerance property test answers on)."""
+        vv = dict(self.value) | values
+        lv = dict(self.level) if self.discrete else {c: (None if math.isnan(v) else v) for c, v in vv.items()}
+        return replace(self, level=lv, value=vv, reading=0.0, exact=True, reads=set(), cache={})
 
     def as_reader(self) -> Ctx:
-        """A copy without the reading margin: answers what a reader sees instead of rejecting near-ties
-        (the pixel oracle answers this way; generation keeps the margin)."""
-        return replace(self, margin=0.0, reads=set(), cache={})
+        """A copy without the reading tolerance: the exact answer on the values as given, instead of rejecting
+        near ties (the pixel oracle answers this way; generation keeps the tolerance)."""
+        return replace(self, reading=0.0, exact=True, reads=set(), cache={})
+
+    @property
+    def margin(self) -> float:
+        """The generation-time safety margin in force (value units; 0 for a reader or a discrete map)."""
+        return max(0.0, self.reading - self.tol)
 
     def lv(self, code: str) -> float | None:
         """Level of a region (records the read); None when missing."""
@@ -166,10 +191,11 @@ def _build_context(scene: Scene) -> Ctx:
         labels = [_join(a, b) for a, b in zip(legend.tick_labels[:-1], legend.tick_labels[1:])]
         tol = PERCEPTUAL_TOLERANCE * (legend.vmax - legend.vmin)
     groups, kinds, centres = _groups(scene)
-    margin = 0.0 if discrete else tol * READING_MARGIN / PERCEPTUAL_TOLERANCE
+    reading = 0.0 if discrete else tol * (1 + READING_MARGIN / PERCEPTUAL_TOLERANCE)
+    printed = [_label_bounds(c.label) for c in legend.classes] if discrete else []
     ctx = Ctx(
         scene, discrete, level, value, frozenset(scene.legible()), tol, groups, kinds, centres, intervals, labels, [],
-        margin,
+        reading, printed=printed,
     )
     ctx.thresholds = _thresholds(ctx)
     return ctx
@@ -235,18 +261,20 @@ def _thresholds(ctx: Ctx) -> list[tuple[float, str]]:
 
 
 def _number_between(hi: float, lo: float, label_i: str, label_j: str) -> float | None:
-    """A round display number strictly between ``hi`` (max of class i) and ``lo`` (min of class i+1)."""
-    cands: list[float | None] = []
-    with contextlib.suppress(ValueError):
-        cands += [parse_label(label_j)[0], parse_label(label_i)[1]]
-    mid = (hi + lo) / 2
-    span = lo - hi
-    if span <= 0:
+    """A round display number strictly between ``hi`` (max of class i) and ``lo`` (min of class i+1) that a
+    reader can also place from the labels: at or above class i's printed upper end, at or below class i+1's
+    printed lower end."""
+    top_i, bottom_j = _label_bounds(label_i)[1], _label_bounds(label_j)[0]
+    floor_, ceil_ = max(hi, top_i if top_i is not None else hi), min(lo, bottom_j if bottom_j is not None else lo)
+    cands: list[float | None] = [bottom_j, top_i]
+    span = ceil_ - floor_
+    if lo - hi <= 0 or span < 0:
         return None
-    digits = math.floor(math.log10(span)) if span > 0 else 0
+    mid = (floor_ + ceil_) / 2
+    digits = math.floor(math.log10(span)) if span > 0 else math.floor(math.log10(max(abs(mid), 1e-12))) - 6
     cands += [round(mid, -d) for d in range(digits + 1, digits - 4, -1)]
     for c in cands:
-        if c is not None and hi < c < lo:
+        if c is not None and hi < c < lo and floor_ <= c <= ceil_:
             return float(c)
     return None
 
@@ -284,29 +312,48 @@ def register(args: tuple[str, ...] | str, returns: str, relative: bool = False) 
 
 
 def order(ctx: Ctx, a: str, b: str) -> int | None:
-    """1 if a is higher than b, -1 if lower, 0 if similar, None if not readable (missing / too close)."""
+    """1 if a is higher than b, -1 if lower, 0 if equal as shown (same class on a discrete map), None if not
+    decidable (missing, or closer than 2r on a continuous map)."""
     la, lb = ctx.lv(a), ctx.lv(b)
     return order_levels(ctx, la, lb)
 
 
-def order_levels(ctx: Ctx, la: float | None, lb: float | None) -> int | None:
-    """:func:`order` on levels."""
+def order_levels(ctx: Ctx, la: float | None, lb: float | None, reads: int = 2) -> int | None:
+    """:func:`order` on levels; ``reads`` is how many misreadings the difference can carry (2: two values)."""
     if la is None or lb is None:
         return None
     d = la - lb
-    if ctx.discrete:
+    if ctx.discrete or ctx.exact:
         return (d > 0) - (d < 0)
-    slack = 2 * _margin(ctx)  # both values may be misread
-    if abs(d) <= ctx.tol - slack:
-        return 0
-    if abs(d) >= 2 * ctx.tol + slack:
+    if abs(d) > reads * ctx.reading:
         return 1 if d > 0 else -1
     return None
 
 
-def _margin(ctx: Ctx) -> float:
-    """The reading margin in value units (0 on discrete maps and for readers)."""
-    return ctx.margin
+def similar_levels(ctx: Ctx, la: float | None, lb: float | None, reads: int = 2) -> bool | None:
+    """Whether two levels are similar (same class / within SIMILAR_TOLERANCES τ); None when a reading within
+    the tolerance could say either."""
+    if la is None or lb is None:
+        return None
+    if ctx.discrete:
+        return la == lb
+    d, bound, slack = abs(la - lb), SIMILAR_TOLERANCES * ctx.tol, reads * ctx.reading
+    if d <= bound - slack:
+        return True
+    if d > bound + slack:
+        return False
+    return None
+
+
+def relation(ctx: Ctx, a: str, cmp: str, b: str) -> bool | None:
+    """Whether ``a`` is higher / lower / similar compared with ``b``; None when not decidable."""
+    la, lb = ctx.lv(a), ctx.lv(b)
+    if cmp == "similar":
+        return similar_levels(ctx, la, lb)
+    o = order_levels(ctx, la, lb)
+    if o is None or (o == 0 and not ctx.discrete):
+        return None  # unreadable, or two equal values on a continuous map
+    return o == _sign(cmp)
 
 
 _CMP = {"higher": 1, "lower": -1, "similar": 0, "above": 1, "below": -1}
@@ -317,18 +364,25 @@ def _sign(cmp: str) -> int:
 
 
 def _versus_mark(ctx: Ctx, code: str, mark: float) -> int:
-    """1 above, -1 below a number (value units); raises Invalid when missing or not readable."""
+    """1 above, -1 below a number (value units); raises Invalid when missing or not readable: on a continuous
+    map within r of the mark, on a discrete map when the class's printed range does not lie on one side."""
     lv = ctx.lv(code)
     if lv is None:
         raise Invalid
     v = ctx.value[code]
-    if ctx.discrete:
-        if v == mark:
-            raise Invalid
-        return 1 if v > mark else -1
-    if abs(v - mark) < ctx.tol + _margin(ctx):
+    side = (v > mark) - (v < mark)
+    if side == 0:
         raise Invalid
-    return 1 if v > mark else -1
+    if ctx.exact:
+        return side
+    if ctx.discrete:
+        lo, hi = ctx.printed[int(lv)] if ctx.printed else (None, None)
+        if side > 0 and lo is not None and lo >= mark or side < 0 and hi is not None and hi <= mark:
+            return side
+        raise Invalid
+    if abs(v - mark) <= ctx.reading:
+        raise Invalid
+    return side
 
 
 def _in_interval(ctx: Ctx, code: str, idx: int) -> bool:
@@ -398,34 +452,68 @@ def count(ctx: Ctx, regions: Iterable[str]) -> int:
     return len(list(regions))
 
 
+def _forced(ctx: Ctx, key: Any, test: Callable[[str], bool | None]) -> bool:
+    """True when no region of the map passes ``test`` (None or Invalid = unreadable, counts as passing): a
+    member filter with it is empty by construction. Cached per scene under ``key``; records no reads."""
+    key = ("forced", *key)
+    hit = ctx.cache.get(key)
+    if hit is not None:
+        return hit
+    reads, ctx.reads = ctx.reads, set()
+    forced = True
+    for c in ctx.scene.regions:
+        if ctx.level[c] is None:
+            continue
+        try:
+            ok = test(c)
+        except Invalid:
+            ok = None
+        if ok is not False:
+            forced = False
+            break
+    ctx.reads = reads
+    ctx.cache[key] = forced
+    return forced
+
+
 @register("Regions LegendClass", "Regions")
 @_guard
 def in_range(ctx: Ctx, regions: Iterable[str], idx: int) -> frozenset[str]:
-    """Regions whose value lies in a legend range (class, or tick interval on continuous maps)."""
+    """Regions whose value lies in a legend range (class, or tick interval on continuous maps); INVALID when
+    no region of the map lies in it (an empty answer forced by the legend)."""
+    if not ctx.exact and _forced(ctx, ("range", idx), lambda c: _in_interval(ctx, c, idx)):
+        raise Invalid
     return frozenset(c for c in regions if _in_interval(ctx, c, idx))
 
 
 @register("Regions Comparison Number", "Regions")
 @_guard
 def filter_threshold(ctx: Ctx, regions: Iterable[str], cmp: str, number: float) -> frozenset[str]:
-    """Regions with a value higher/lower than a number (missing values never qualify)."""
+    """Regions with a value higher/lower than a number (missing values never qualify); INVALID when no region
+    of the map is on that side (forced)."""
     sign = _sign(cmp)
+    if not ctx.exact and _forced(ctx, (cmp, number), lambda c: _versus_mark(ctx, c, number) == sign):
+        raise Invalid
     return frozenset(c for c in _valued(ctx, regions) if _versus_mark(ctx, c, number) == sign)
 
 
 @register("Regions Comparison Region", "Regions")
 @_guard
 def filter_compare(ctx: Ctx, regions: Iterable[str], cmp: str, region: str) -> frozenset[str]:
-    """Regions (other than ``region``) whose value is higher/lower/similar compared with ``region``."""
-    sign = _sign(cmp)
+    """Regions (other than ``region``) whose value is higher/lower/similar compared with ``region``; INVALID
+    when ``region`` is the map's highest (lowest) and the question asks for higher (lower) ones (forced)."""
+    if cmp != "similar" and not ctx.exact and _forced(
+        ctx, (cmp, region), lambda c: False if c == region else relation(ctx, c, cmp, region)
+    ):
+        raise Invalid
     out = []
     for c in _valued(ctx, regions):
         if c == region:
             continue
-        o = order(ctx, c, region)
-        if o is None:
+        r = relation(ctx, c, cmp, region)
+        if r is None:
             raise Invalid
-        if o == sign:
+        if r:
             out.append(c)
     return frozenset(out)
 
@@ -433,8 +521,8 @@ def filter_compare(ctx: Ctx, regions: Iterable[str], cmp: str, region: str) -> f
 @register("Region Comparison Region", "Bool")
 def compare(ctx: Ctx, a: str, cmp: str, b: str) -> bool:
     """Whether ``a`` is higher/lower/similar compared with ``b``."""
-    o = order(ctx, a, b)
-    return INVALID if o is None else o == _sign(cmp)
+    r = relation(ctx, a, cmp, b)
+    return INVALID if r is None else r
 
 
 @register("Region LegendClass", "Bool")
@@ -554,18 +642,17 @@ def extreme_class(ctx: Ctx, regions: Iterable[str], extreme: str) -> int:
 @register("Regions", "Ranking")
 @_guard
 def ranking(ctx: Ctx, regions: Iterable[str]) -> list[list[str]]:
-    """Tie groups, highest first (ties: same class / within τ; INVALID when not transitive, unreadable, or all
-    tied)."""
+    """Tie groups, highest first. Ties only where equality is visible: the same class on a discrete map; on a
+    continuous map every two values must be told apart (INVALID otherwise, and when all are tied)."""
     ranked = _sorted_levels(ctx, _all_valued(ctx, regions), "highest")
     groups: list[list[str]] = []
     for c in ranked:
-        if groups and order(ctx, groups[-1][0], c) == 0:
-            if any(order(ctx, g, c) != 0 for g in groups[-1]):
-                raise Invalid
+        o = order(ctx, groups[-1][0], c) if groups else 1
+        if o is None or (o == 0 and not ctx.discrete):
+            raise Invalid
+        if o == 0:
             groups[-1].append(c)
         else:
-            if groups and any(order(ctx, g, c) != 1 for g in groups[-1]):
-                raise Invalid
             groups.append([c])
     if len(groups) < 2:  # everything tied: nothing to rank (a degenerate question)
         raise Invalid
@@ -594,7 +681,7 @@ def median_range(ctx: Ctx, regions: Iterable[str]) -> int:
     if ctx.discrete:
         return int(med)
     for i, (lo, hi) in enumerate(ctx.intervals):
-        if lo + ctx.tol + _margin(ctx) <= med <= hi - ctx.tol - _margin(ctx):
+        if lo + ctx.reading < med < hi - ctx.reading:  # the median moves by at most r
             return i
     raise Invalid
 
@@ -610,21 +697,32 @@ def versus_median(ctx: Ctx, region: str, side: str, regions: Iterable[str]) -> b
     return o == _sign(side)
 
 
-@register("Regions Regions", "Comparison")
+def _mean_relation(ctx: Ctx, d: float, cmp: str) -> bool | None:
+    """higher / lower / similar on a difference of means (mean class index on discrete maps)."""
+    if ctx.discrete:
+        if cmp == "similar":
+            return True if abs(d) <= MEAN_CLASS_SIMILAR else False if abs(d) >= MEAN_CLASS_DIFF else None
+        sign = _sign(cmp)
+        return True if sign * d >= MEAN_CLASS_DIFF else False if sign * d <= 0 else None
+    if cmp == "similar":
+        return similar_levels(ctx, d, 0.0)
+    o = order_levels(ctx, d, 0.0)  # each mean moves by at most r: the difference by 2r
+    return None if not o else o == _sign(cmp)
+
+
+@register("Regions Comparison Regions", "Bool")
 @_guard
-def compare_means(ctx: Ctx, a: Iterable[str], b: Iterable[str]) -> str:
-    """Mean level of ``a`` vs ``b``: ``higher``/``lower``/``similar`` (mean class index on discrete maps)."""
+def means_relation(ctx: Ctx, a: Iterable[str], cmp: str, b: Iterable[str]) -> bool:
+    """Whether the mean level of ``a`` is higher / lower / similar compared with that of ``b`` (mean class
+    index on discrete maps: higher/lower by >= 0.5 class, similar within 0.25; continuous: as two values)."""
     pa, pb = _all_valued(ctx, a), _all_valued(ctx, b)
     if len(pa) < 2 or len(pb) < 2 or set(pa) == set(pb):
         raise Invalid
     d = sum(ctx.level[c] for c in pa) / len(pa) - sum(ctx.level[c] for c in pb) / len(pb)
-    slack = 2 * _margin(ctx)
-    hi, sim = (MEAN_CLASS_DIFF, MEAN_CLASS_SIMILAR) if ctx.discrete else (2 * ctx.tol + slack, ctx.tol - slack)
-    if abs(d) <= sim:
-        return "similar"
-    if abs(d) >= hi:
-        return "higher" if d > 0 else "lower"
-    raise Invalid
+    verdict = _mean_relation(ctx, d, cmp)
+    if verdict is None:
+        raise Invalid
+    return verdict
 
 
 @register("Region Regions", "Bool")
@@ -643,10 +741,11 @@ def is_outlier(ctx: Ctx, region: str, regions: Iterable[str]) -> bool:
         if d >= OUTLIER_CLASSES:
             return True
         raise Invalid
-    if d <= ctx.tol / 2 - 2 * _margin(ctx):
-        return False
-    if d >= OUTLIER_TOL_FACTOR * ctx.tol + 2 * _margin(ctx) and d >= hi - lo:
+    slack, bound = 2 * ctx.reading, OUTLIER_TOL_FACTOR * ctx.tol  # d and the spread each move by <= 2r
+    if d - slack >= bound and d - slack >= hi - lo + slack:
         return True
+    if d + slack < bound or d + slack < hi - lo - slack:
+        return False
     raise Invalid
 
 
@@ -656,7 +755,7 @@ def closest_in_value(ctx: Ctx, regions: Iterable[str], region: str, mode: str) -
     """Members (other than ``region``) with the same/closest or most different value to ``region``.
 
     Discrete: ``same`` = same class (may be empty); ``most different`` = largest class distance (all tied).
-    Continuous: the unique closest / furthest member, its distance beating the runner-up by τ.
+    Continuous: the unique closest / furthest member, closer (further) than every other for every reading.
     """
     pool = [c for c in _valued(ctx, regions) if c != region]
     x = ctx.lv(region)
@@ -670,21 +769,33 @@ def closest_in_value(ctx: Ctx, regions: Iterable[str], region: str, mode: str) -
         if best == 0:
             raise Invalid
         return frozenset(c for c in pool if dist[c] == best)
-    ranked = sorted(pool, key=lambda c: dist[c], reverse=mode not in ("same", "closest"))
-    if abs(dist[ranked[0]] - dist[ranked[1]]) < ctx.tol + 2 * _margin(ctx):
-        raise Invalid
+    near = mode in ("same", "closest")
+    ranked = sorted(pool, key=lambda c: dist[c], reverse=not near)
+    best = ranked[0]
+    for c in ranked[1:]:
+        if not (_surely_closer(ctx, x, best, c) if near else _surely_closer(ctx, x, c, best)):
+            raise Invalid
     return frozenset(ranked[:1])
+
+
+def _surely_closer(ctx: Ctx, x: float, a: str, b: str) -> bool:
+    """Whether ``a``'s value is closer to ``x`` than ``b``'s for every reading of the three values."""
+    da, db = ctx.level[a] - x, ctx.level[b] - x
+    r2 = 2 * ctx.reading
+    if da * db > 0 and min(abs(da), abs(db)) > r2:  # both on one side of x: only a and b's difference matters
+        return abs(db) - abs(da) > r2
+    return abs(db) - abs(da) > 2 * r2
 
 
 @register("Region Number Number", "Number")
 @_guard
 def closer_number(ctx: Ctx, region: str, a: float, b: float) -> float:
-    """Which of two numbers the region's value is closer to (the distances must differ by τ)."""
+    """Which of two numbers the region's value is closer to (for every reading: the distances differ by > 2r)."""
     x = ctx.lv(region)
     if x is None or a == b:
         raise Invalid
     da, db = abs(ctx.value[region] - a), abs(ctx.value[region] - b)
-    if abs(da - db) < ctx.tol + 2 * _margin(ctx):
+    if abs(da - db) <= 2 * ctx.reading or da == db:
         raise Invalid
     return a if da < db else b
 
@@ -711,7 +822,8 @@ def _border_diffs(ctx: Ctx) -> list[tuple[float, str, str]]:
 @_guard
 def is_max_border_pair(ctx: Ctx, a: str, b: str) -> bool:
     """Whether bordering ``a``/``b`` are THE pair of bordering regions with the largest difference (class
-    distance / value). Yes needs a unique maximum (by τ); No needs a clearly smaller difference."""
+    distance / value). Yes needs a unique maximum, No a smaller difference, for every reading (each difference
+    moves by up to 2r, so the gap must exceed 4r)."""
     if b not in ctx.scene.regions[a].neighbors:
         raise Invalid
     diffs = _border_diffs(ctx)
@@ -719,11 +831,12 @@ def is_max_border_pair(ctx: Ctx, a: str, b: str) -> bool:
         raise Invalid
     mine = abs(ctx.level[a] - ctx.level[b])
     top, runner = diffs[0][0], diffs[1][0]
+    gap = 4 * ctx.reading
     if frozenset(diffs[0][1:]) == frozenset((a, b)):
-        if top - runner > (ctx.tol + 2 * _margin(ctx) if not ctx.discrete else 0):
+        if top - runner > gap:
             return True
         raise Invalid
-    if top - mine > (ctx.tol + 2 * _margin(ctx) if not ctx.discrete else 0):
+    if top - mine > gap:
         return False
     raise Invalid
 
@@ -761,13 +874,12 @@ def _vs_all_neighbors(ctx: Ctx, code: str, cmp: str) -> bool | None:
     nbrs = ctx.scene.regions[code].neighbors
     if not nbrs or ctx.lv(code) is None:
         return False
-    sign = _sign(cmp)
     verdict: bool | None = True
     for n in nbrs:
-        o = order(ctx, code, n)
-        if o is None:
+        r = relation(ctx, code, cmp, n)
+        if r is None:
             verdict = None
-        elif o != sign:
+        elif not r:
             return False
     return verdict
 

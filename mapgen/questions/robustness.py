@@ -1,0 +1,81 @@
+"""The ambiguity rule, checked from outside: re-answer a question on other readings of its map.
+
+A reader of a continuous map knows each value only to within the tolerance τ; a reader of a discrete map knows
+only each value's class. :func:`readings` draws such readings of a Scene (the corners of the tolerance box
+first, where a near tie flips, then random points), and :func:`changed_answers` re-runs a question's program on
+each, answering exactly (no tolerance, :meth:`Ctx.with_values <mapgen.questions.functions.Ctx.with_values>`).
+A question the engine asks must give the same answer on every reading — what the tolerance property test and
+``scripts/question_quality.py`` check.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Iterator
+from typing import Any
+
+from mapgen.questions.engine import _key, run_program
+from mapgen.questions.functions import INVALID, Ctx, context
+from mapgen.questions.templates import Template
+from mapgen.scene import Scene
+
+
+def _discrete_range(ctx: Ctx, code: str) -> tuple[float, float]:
+    """Where a reader may place a region of a discrete map: its class's printed range (with its true value)."""
+    v, lv = ctx.value[code], ctx.level[code]
+    lo, hi = ctx.printed[int(lv)] if ctx.printed else (None, None)
+    lo = v if lo is None else min(lo, v)
+    hi = v if hi is None else max(hi, v)
+    return lo, hi
+
+
+def readings(ctx: Ctx, rng: random.Random, n: int = 8) -> Iterator[Ctx]:
+    """``n`` readings of a map: every valued region moved within τ (continuous; all up, all down, random
+    corners, then random points) or anywhere in its class's printed range (discrete)."""
+    valued = [c for c, lv in ctx.level.items() if lv is not None]
+    for k in range(n):
+        moved: dict[str, float] = {}
+        for c in valued:
+            v = ctx.value[c]
+            if ctx.discrete:
+                lo, hi = _discrete_range(ctx, c)
+                moved[c] = v if lo == hi else rng.uniform(lo, hi)
+            elif k == 0 or k == 1:
+                moved[c] = v + (ctx.tol if k == 0 else -ctx.tol)
+            elif k < n // 2 + 1:
+                moved[c] = v + rng.choice((-ctx.tol, ctx.tol))
+            else:
+                moved[c] = v + rng.uniform(-ctx.tol, ctx.tol)
+        yield ctx.with_values(moved)
+
+
+def changed_answers(
+    template: Template, scene: Scene, params: dict[str, Any], answer: Any, rng: random.Random, n: int = 8
+) -> list[Any]:
+    """The answers (program results; INVALID included) that readings of ``scene`` give instead of ``answer``."""
+    out = []
+    want = _key(answer)
+    for reading in readings(context(scene), rng, n):
+        got, _ = run_program(template, reading, dict(params))
+        if got is INVALID or _key(got) != want:
+            out.append(got)
+    return out
+
+
+def program_answer(question: Any) -> Any:
+    """The raw program answer of a Question record (codes, class indices), sets as sorted lists."""
+    trace = question.program if hasattr(question, "program") else question.get("program", [])
+    value = next((s.get("result") for s in trace if s.get("step") == "answer"), None)
+    return value
+
+
+def normalise(answer: Any) -> Any:
+    """A program answer in the JSON form traces store (sets sorted, NaN as None), to compare with a trace."""
+    if isinstance(answer, (set, frozenset)):
+        return sorted(normalise(a) for a in answer)
+    if isinstance(answer, (list, tuple)):
+        return [normalise(a) for a in answer]
+    if isinstance(answer, float) and math.isnan(answer):
+        return None
+    return answer
