@@ -296,19 +296,20 @@ def run_unit(unit: Unit, config: BuildConfig, out_dir: Path) -> dict[str, Any]:
 
 
 def unit_questions(scene, unit: Unit, config: BuildConfig, meta: dict[str, Any]) -> list[dict[str, Any]]:
-    """Questions for one image, ``per_image`` of them at most (drawn with the unit's seed from all templates;
-    answer balancing happens across the whole set in :func:`balance_set`)."""
-    from mapgen.questions import generate_questions
+    """Candidate questions for one image: every template the engine can ask there (``per_template`` each, twice
+    as many for yes/no templates so both answers can be offered; parameters searched with the unit's seed).
+    :func:`balance_set` chooses ``per_image`` of them per image."""
+    from mapgen.questions import instantiate, load_templates
 
     q = config.questions
-    templates = None if q.templates == "all" else q.templates
-    questions = generate_questions(scene, templates=templates, per_template=q.per_template, seed=unit.seed,
-                                   max_answer_share=q.max_answer_share)
-    rng = np.random.default_rng([unit.seed, len(questions)])
-    keep = sorted(rng.choice(len(questions), size=min(q.per_image, len(questions)), replace=False).tolist())
+    templates = load_templates() if q.templates == "all" else [load_templates().get(t) for t in q.templates]
+    questions = []
+    for t in templates:
+        n = q.per_template * (2 if t.answer_type == "binary" else 1)
+        questions += instantiate(t, scene, n, seed=unit.seed, max_answer_share=q.max_answer_share)
     records = []
-    for i in keep:
-        record = questions[i].to_dict()
+    for question in questions:
+        record = question.to_dict()
         record.update({k: v for k, v in meta.items() if k != "counterfactual"})
         record["counterfactual"] = meta["counterfactual"] if meta["counterfactual"] != "original" else None
         record["counterfactual_set"] = meta["counterfactual"]
@@ -559,14 +560,20 @@ def finalize(config: BuildConfig, out_dir: Path, results: list[dict[str, Any]],
 
 
 def balance_set(records: list[dict[str, Any]], config: BuildConfig) -> list[dict[str, Any]]:
-    """Answer balancing across the set, per template and split: binary Yes/No equalised, any other answer
-    capped at ``questions.max_answer_share`` (order kept)."""
-    from mapgen.questions import Question, balance
+    """The benchmark's questions chosen from every image's candidates, per split
+    (:func:`mapgen.questions.selection.select_questions`: at most ``per_image`` per image, every template at
+    least ``min_per_template`` times per country where its candidates allow, answers balanced, empty lists and
+    zero counts rare); order kept."""
+    from mapgen.questions.selection import SelectionRules, select_questions
 
+    q = config.questions
+    rules = SelectionRules(per_image=q.per_image, min_per_template=q.min_per_template,
+                           max_answer_share=q.max_answer_share, max_empty_share=q.max_empty_share,
+                           max_zero_share=q.max_zero_share)
     kept: set[str] = set()
     for split in sorted({r["split"] for r in records}):
-        subset = [Question.from_dict(r) for r in records if r["split"] == split]
-        kept |= {q.question_id for q in balance(subset, max_share=config.questions.max_answer_share, seed=config.seed)}
+        subset = [r for r in records if r["split"] == split]
+        kept |= {r["question_id"] for r in select_questions(subset, rules, seed=config.seed)}
     return [r for r in records if r["question_id"] in kept]
 
 

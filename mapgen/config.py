@@ -162,10 +162,18 @@ class CounterfactualSet(Strict):
 
 
 class QuestionChoices(Strict):
+    """Which questions a build asks: every image offers up to ``per_template`` candidates of each template and
+    ``per_image`` are chosen per image, every template at least ``min_per_template`` times per country (where
+    the maps allow), each answer at most ``max_answer_share`` of its template, empty list answers at most
+    ``max_empty_share`` of a list template and zero counts at most ``max_zero_share`` of a count template."""
+
     templates: Literal["all"] | list[str] = "all"
     per_template: int = Field(1, ge=1)
     per_image: int = Field(4, ge=0)
+    min_per_template: int = Field(5, ge=0)
     max_answer_share: float = Field(0.25, gt=0.0, le=1.0)
+    max_empty_share: float = Field(0.04, ge=0.0, le=1.0)
+    max_zero_share: float = Field(0.10, ge=0.0, le=1.0)
 
 
 class SplitConfig(Strict):

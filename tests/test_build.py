@@ -123,5 +123,8 @@ def test_audit_flag_and_drop(built: Path, tmp_path: Path) -> None:
     build(TINY | {"audit": "drop"}, tmp_path / "drop", progress=False)
     kept = [json.loads(line) for line in (tmp_path / "drop" / "questions.jsonl").read_text().splitlines()]
     recoverable = {r["question_id"] for r in rows if r["audit"]["recoverable"]}
-    assert {r["question_id"] for r in kept} <= {r["question_id"] for r in rows}
+    # drop leaves unrecoverable candidates out before the questions are chosen: whatever both builds chose,
+    # the drop build holds only where the audit recovered it
+    both = {r["question_id"] for r in kept} & {r["question_id"] for r in rows}
+    assert both and both <= recoverable
     assert flagged.manifest["counts"]["questions"] >= len(kept) >= len(recoverable) * 0.9

@@ -268,6 +268,8 @@ def canonical_answer(template: Template, ctx: Ctx, answer: Any) -> tuple[Any, di
     if kind == "ranking":
         return [[region(c) for c in sorted(g)] for g in answer], accepted, None
     if kind == "list":
+        if not answer:  # an empty answer is explicit: "None" (and its spellings) is accepted
+            return [], {"None": ["none", f"no {scene.region_words}", "nothing", "empty"]}, None
         return sorted(region(c) for c in answer), accepted, None
     # single
     if isinstance(answer, str) and answer in scene.regions:
@@ -422,12 +424,21 @@ class _Quota:
     """Answer balancing of one template on one map: each answer at most ``cap`` times."""
 
     cap: int
+    answer_type: str = ""
     counts: Counter = field(default_factory=Counter)
     last: Any = None
 
     def admits(self, answer: Any) -> bool:
         self.last = _key(answer)
-        return self.counts[self.last] < self.cap
+        return self.counts[self.last] < self.cap and not is_degenerate_answer(answer, self.answer_type)
+
+
+def is_degenerate_answer(answer: Any, answer_type: str) -> bool:
+    """An empty list or a zero count (instantiation keeps them aside and uses them only when nothing else is
+    found; the build's selection caps their share)."""
+    if answer_type == "list":
+        return not answer
+    return answer_type == "count" and answer == 0
 
 
 def instantiate(
@@ -444,7 +455,8 @@ def instantiate(
     ctx = context(scene)
     rng = question_rng(seed, scene, template)
     budget = attempts or max(MIN_ATTEMPTS, ATTEMPTS_PER_QUESTION * n)
-    quota = _Quota(max(1, math.ceil(n * (0.5 if template.answer_type == "binary" else max_answer_share))))
+    share = 0.5 if template.answer_type == "binary" else max_answer_share
+    quota = _Quota(max(1, math.ceil(n * share)), template.answer_type)
     seen_params: set[tuple] = set()
     kept: dict[str, Question] = {}  # by text
     spare: list[dict[str, Any]] = []  # parameters whose answer had filled its share

@@ -1,0 +1,180 @@
+"""Choosing a benchmark's questions from every image's candidates: coverage, answer balance, few degenerate answers.
+
+Each image of a build offers candidate questions (every template that can be asked there, with parameters
+searched by the engine); :func:`select_questions` picks at most ``per_image`` per image so that, per country,
+
+1. every template with candidates is asked at least ``min_per_template`` times when its candidates allow
+   (scarcest templates first, so they get the images they need), then all templates are filled in turns, the
+   least-asked first, so templates end up evenly represented;
+2. within a template the variant (annotated, unannotated, hatched, counterfactual kinds) asked least so far is
+   preferred;
+3. answers stay balanced: binary templates alternate Yes and No (and end with equal counts); any other answer
+   holds at most ``max(max_answer_share, 1 / k)`` of its template's questions (k = distinct answers the
+   template has in the country); empty lists hold at most ``max_empty_share`` of a list template, zero counts
+   at most ``max_zero_share`` of a count template.
+
+Deterministic in the records and ``seed``; records come back in their input order.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class _TemplatePool:
+    """One template's candidates in one country, by answer then variant, and what has been picked."""
+
+    answer_type: str
+    buckets: dict[str, dict[str, list[dict[str, Any]]]] = field(default_factory=dict)
+    size: int = 0
+    picked: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))  # answer key -> ids
+    variants: Counter = field(default_factory=Counter)
+    degenerate: int = 0
+    exhausted: bool = False
+    tiebreak: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def total(self) -> int:
+        return sum(len(v) for v in self.picked.values())
+
+
+@dataclass(frozen=True)
+class SelectionRules:
+    """How many questions per image and per template, and the answer-share caps."""
+
+    per_image: int
+    min_per_template: int = 5
+    max_answer_share: float = 0.25
+    max_empty_share: float = 0.04
+    max_zero_share: float = 0.10
+
+
+def answer_key(record: dict[str, Any]) -> str:
+    """A hashable form of a record's answer."""
+    return json.dumps(record["answer"], sort_keys=True)
+
+
+def _degenerate(record: dict[str, Any]) -> bool:
+    kind, answer = record["answer_type"], record["answer"]
+    return (kind == "list" and not answer) or (kind == "count" and answer == 0)
+
+
+def _pools(records: Iterable[dict[str, Any]], rng: random.Random) -> dict[str, _TemplatePool]:
+    pools: dict[str, _TemplatePool] = {}
+    for r in records:
+        pool = pools.setdefault(r["template_id"], _TemplatePool(r["answer_type"]))
+        pool.buckets.setdefault(answer_key(r), {}).setdefault(str(r.get("variant")), []).append(r)
+        pool.size += 1
+    for pool in pools.values():
+        for by_variant in pool.buckets.values():
+            for items in by_variant.values():
+                rng.shuffle(items)
+                items.reverse()  # popped from the end
+    return pools
+
+
+def _admits(pool: _TemplatePool, key: str, degenerate: bool, rules: SelectionRules) -> bool:
+    """Whether one more question with answer ``key`` keeps the template's answers balanced."""
+    counts = {k: len(v) for k, v in pool.picked.items()}
+    n = pool.total + 1
+    if pool.answer_type == "binary":
+        other = max((c for k, c in counts.items() if k != key), default=0)
+        return counts.get(key, 0) <= other
+    share = max(rules.max_answer_share, 1 / max(1, len(pool.buckets)))
+    if counts.get(key, 0) + 1 > max(1, math.ceil(share * n)):
+        return False
+    if degenerate:
+        limit = rules.max_empty_share if pool.answer_type == "list" else rules.max_zero_share
+        return pool.degenerate + 1 <= math.floor(limit * n)
+    return True
+
+
+def _pick(pool: _TemplatePool, room: dict[str, int], rules: SelectionRules, rng: random.Random) -> dict | None:
+    """Pick one candidate of a template (least-used admissible answer, least-used variant, an image with room)."""
+    tiebreak = pool.tiebreak
+    for k in pool.buckets:
+        if k not in tiebreak:
+            tiebreak[k] = rng.random()
+    keys = sorted(pool.buckets, key=lambda k: (len(pool.picked.get(k, ())), tiebreak[k]))
+    for key in keys:
+        by_variant = pool.buckets[key]
+        if not by_variant:
+            continue
+        items0 = next(iter(by_variant.values()), [])
+        degenerate = bool(items0) and _degenerate(items0[-1])
+        if not _admits(pool, key, degenerate, rules):
+            continue
+        for variant in sorted(by_variant, key=lambda v: (pool.variants[v], v)):
+            items = by_variant[variant]
+            while items and room.get(items[-1]["map_id"], 0) <= 0:
+                items.pop()  # that image is full for good
+            if items:
+                record = items.pop()
+                room[record["map_id"]] -= 1
+                pool.picked[key].append(record["question_id"])
+                pool.variants[variant] += 1
+                pool.degenerate += degenerate
+                return record
+    return None
+
+
+def _coverage_target(pool: _TemplatePool, rules: SelectionRules) -> int:
+    n = rules.min_per_template
+    return n + (n % 2) if pool.answer_type == "binary" else n
+
+
+def _select_country(records: Sequence[dict[str, Any]], room: dict[str, int], rules: SelectionRules,
+                    rng: random.Random) -> set[str]:
+    pools = _pools(records, rng)
+    order = sorted(pools, key=lambda t: (pools[t].size, t))  # scarcest first
+    for t in order:  # 1. coverage: each template up to its minimum, scarcest first
+        while pools[t].total < _coverage_target(pools[t], rules) and _pick(pools[t], room, rules, rng):
+            pass
+    progress = True
+    while progress:  # 2. fill in turns, the least-asked template first
+        progress = False
+        for t in sorted(order, key=lambda t: (pools[t].total, pools[t].size, t)):
+            if not pools[t].exhausted:
+                if _pick(pools[t], room, rules, rng) is None:
+                    pools[t].exhausted = True
+                else:
+                    progress = True
+    chosen: set[str] = set()
+    for pool in pools.values():
+        chosen |= _balanced_ids(pool)
+    return chosen
+
+
+def _balanced_ids(pool: _TemplatePool) -> set[str]:
+    """The picked ids, binary answers cut to equal Yes/No counts (the surplus picked last goes)."""
+    if pool.answer_type != "binary":
+        return {i for ids in pool.picked.values() for i in ids}
+    n = min((len(v) for v in pool.picked.values()), default=0) if len(pool.picked) == 2 else 0
+    return {i for ids in pool.picked.values() for i in ids[:n]}
+
+
+def select_questions(records: Sequence[dict[str, Any]], rules: SelectionRules, seed: int = 0) -> list[dict[str, Any]]:
+    """The chosen records (input order kept); see the module doc for the rules."""
+    room = {r["map_id"]: rules.per_image for r in records}
+    by_country: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for r in records:
+        by_country[str(r.get("country"))].append(r)
+    chosen: set[str] = set()
+    for country in sorted(by_country):
+        chosen |= _select_country(by_country[country], room, rules, random.Random(f"{seed}:{country}"))
+    return [r for r in records if r["question_id"] in chosen]
+
+
+def coverage(records: Iterable[dict[str, Any]]) -> dict[str, dict[str, int]]:
+    """Questions per country and template."""
+    out: dict[str, Counter] = defaultdict(Counter)
+    for r in records:
+        out[str(r.get("country"))][r["template_id"]] += 1
+    return {c: dict(sorted(v.items())) for c, v in sorted(out.items())}
