@@ -73,6 +73,8 @@ def test_geography() -> None:
     assert f("extreme_local", "D1", "higher", "west") == "CA"
     assert f("extreme_in_range", "D1", 2, "east") == "MA"
     assert f("border_relation", "D1", 2, "only", 0, 2) == "MA"
+    assert f("group_border_relation", "D1", f("members", "D1", WC), "only", 1, 2) == "CA"
+    assert f("end_class", "D1", "highest") == 2 and f("end_class", "D1", "lowest") == 0
     assert f("closest_pair", "D1", {"CO", "TX", "CA", "MA"}) == {"CO", "TX"}
     assert f("closest_pair_in_range", "D1", 2) == {"CO", "TX"}
     assert f("range_of", "D1", "CA") == 2 and f("range_of", "C1", "WA") is INVALID

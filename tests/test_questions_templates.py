@@ -156,6 +156,12 @@ CASES: list[tuple[str, str, dict[str, Any], Any]] = [
     ("direction_local_extreme", "C1", {"C": "higher", "D": "north"}, None),
     ("direction_local_extreme", "D2", {"C": "lower", "D": "north"}, "Vermont"),  # the only local minimum
     ("direction_local_extreme", "D2", {"C": "lower", "D": "west"}, "Vermont"),
+    # 20, "highest / lowest category": the legend's top / bottom class (D1 class 2: MA 42.3 N, CO, CA, TX;
+    # class 0 holds the 5s, Hawaii the southernmost; D2 class 2: ME 45.4 N, NH, TN, AL; class 0: FL, GA, VT)
+    ("direction_extreme_category", "D1", {"E": "highest", "D": "north"}, "Massachusetts"),
+    ("direction_extreme_category", "D1", {"E": "lowest", "D": "south"}, "Hawaii"),
+    ("direction_extreme_category", "D2", {"E": "highest", "D": "north"}, "Maine"),
+    ("direction_extreme_category", "D2", {"E": "lowest", "D": "south"}, "Florida"),
     # 21 is extreme
     ("group_is_extreme", "D1", {"R": WC, "E": "highest", "X": "CA"}, "Yes"),
     ("group_is_extreme", "D1", {"R": WC, "E": "highest", "X": "OR"}, "No"),
@@ -249,6 +255,11 @@ CASES: list[tuple[str, str, dict[str, Any], Any]] = [
     ("range_border_relation", "D1", {"X": 2, "Rel": "at least", "Y": 1, "N": 2}, None),  # CA and CO
     ("range_border_relation", "D2", {"X": 2, "Rel": "none", "Y": 0, "N": 2}, "Maine"),
     ("range_border_relation", "D2", {"X": 0, "Rel": "at least", "Y": 2, "N": 2}, "Georgia"),
+    # 37 with a group as the pool: CA borders only OR, NV, AZ (all class 1); WA borders ID (0), OR borders WA (0).
+    # D2 New England: ME borders only NH (class 2); VT, CT, RI border no class-0 state but MA (and NH) do
+    ("group_border_relation", "D1", {"R": WC, "Rel": "only", "Y": 1, "N": 2}, "California"),
+    ("group_border_relation", "D2", {"R": NE_, "Rel": "only", "Y": 2, "N": 2}, "Maine"),
+    ("group_border_relation", "D2", {"R": NE_, "Rel": "none", "Y": 0, "N": 2}, None),  # ME, CT, RI: not unique
     # 38 vs median
     ("region_vs_group_median", "D1", {"R": FC, "X": "CO", "S": "above"}, "Yes"),
     ("region_vs_group_median", "D1", {"R": FC, "X": "UT", "S": "above"}, "No"),

@@ -910,22 +910,46 @@ def extreme_in_range(ctx: Ctx, idx: int, direction: str) -> str:
     return _first_in_direction(ctx, ctx.scene.regions, direction, lambda c: _in_interval(ctx, c, idx))
 
 
-@register("LegendClass Relation LegendClass N", "Region", relative=True)
-@_guard
-def border_relation(ctx: Ctx, pool_idx: int, relation: str, other_idx: int, n: int) -> str:
-    """The unique region in range ``pool_idx`` that borders ``at least n`` / ``only`` / ``no`` regions of
-    range ``other_idx`` (regions without neighbours never qualify for ``only``/``no``)."""
+def _unique_border_relation(ctx: Ctx, pool: Iterable[str], relation: str, other_idx: int, n: int) -> str:
+    """The unique member of ``pool`` that borders ``at least n`` / ``only`` / ``no`` regions of range
+    ``other_idx`` (regions without neighbours never qualify)."""
     found = []
-    for c, r in ctx.scene.regions.items():
-        if not _in_interval(ctx, c, pool_idx) or not r.neighbors:
+    for c in pool:
+        nbrs = ctx.scene.regions[c].neighbors
+        if not nbrs:
             continue
-        hits = sum(1 for b in r.neighbors if _in_interval(ctx, b, other_idx))
-        ok = {"at least": hits >= n, "only": hits == len(r.neighbors), "none": hits == 0}[relation]
+        hits = sum(1 for b in nbrs if _in_interval(ctx, b, other_idx))
+        ok = {"at least": hits >= n, "only": hits == len(nbrs), "none": hits == 0}[relation]
         if ok:
             found.append(c)
     if len(found) != 1:
         raise Invalid
     return found[0]
+
+
+@register("LegendClass Relation LegendClass N", "Region", relative=True)
+@_guard
+def border_relation(ctx: Ctx, pool_idx: int, relation: str, other_idx: int, n: int) -> str:
+    """The unique region in range ``pool_idx`` that borders ``at least n`` / ``only`` / ``no`` regions of
+    range ``other_idx`` (regions without neighbours never qualify for ``only``/``no``)."""
+    pool = [c for c in ctx.scene.regions if _in_interval(ctx, c, pool_idx)]
+    return _unique_border_relation(ctx, pool, relation, other_idx, n)
+
+
+@register("Regions Relation LegendClass N", "Region", relative=True)
+@_guard
+def group_border_relation(ctx: Ctx, regions: Iterable[str], relation: str, other_idx: int, n: int) -> str:
+    """:func:`border_relation` with a group of regions as the pool (MAPWise's "state in region R")."""
+    pool = sorted(regions)
+    if len(pool) < 2 or any(ctx.lv(c) is None for c in pool):
+        raise Invalid
+    return _unique_border_relation(ctx, pool, relation, other_idx, n)
+
+
+@register("Extreme", "LegendClass")
+def end_class(ctx: Ctx, extreme: str) -> int:
+    """The legend's highest or lowest class (discrete maps: the "highest / lowest category")."""
+    return len(ctx.intervals) - 1 if extreme.endswith("highest") else 0
 
 
 @register("Regions", "Pair")
