@@ -413,7 +413,32 @@ def make_question(
         program=_trace(template, env),
         tags=list(template.tags),
         text_variant=min(variant, len(template.text[scene.map_type]) - 1),
+        difficulty=difficulty(template, ctx, params),
     )
+
+
+def _calls(node: Node) -> int:
+    return 0 if node[0] in ("ref", "lit") else 1 + sum(_calls(a) for a in node[2])
+
+
+def difficulty(template: Template, ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
+    """Difficulty features of an answered question: regions and legend classes its program read, the smallest
+    gap between two values it read in tolerances (continuous maps), whether an illegible region lies among or
+    next to the regions it names, and its program steps (function calls)."""
+    reads = [c for c in ctx.reads if ctx.level.get(c) is not None]
+    levels = sorted(ctx.level[c] for c in reads)
+    gap = None
+    if not ctx.discrete and len(levels) > 1 and ctx.tol > 0:
+        gap = round(min(b - a for a, b in zip(levels, levels[1:])) / ctx.tol, 2)
+    named = {v for p in template.params if p.type == "Region" for v in [params[p.name]]}
+    near = set(named) | {n for c in named for n in ctx.scene.regions[c].neighbors}
+    return {
+        "regions_read": len(set(ctx.reads)),
+        "classes_read": len({int(x) for x in levels}) if ctx.discrete else None,
+        "min_gap_tolerances": gap,
+        "illegible_nearby": any(c not in ctx.legible for c in near | set(ctx.reads)),
+        "program_steps": sum(_calls(node) for _, node in template.program),
+    }
 
 
 # ---------------------------------------------------------------------------------------------- instantiation

@@ -49,6 +49,7 @@ class Question:
     program: list[dict[str, Any]] = field(default_factory=list)
     tags: list[str] = field(default_factory=list)
     text_variant: int | None = None  # index of the template's text variant it is worded with (None: unknown)
+    difficulty: dict[str, Any] | None = None  # what answering takes (see mapgen.questions.engine.difficulty)
     split: str | None = None
     variant: str | None = None  # build: annotated / unannotated / hatched / a counterfactual kind
     counterfactual_set: str | None = None  # build: original / imaginary / shuffled / jumbled (None outside the set)

@@ -8,7 +8,8 @@ searched by the engine); :func:`select_questions` picks at most ``per_image`` pe
    least-asked first, so templates end up evenly represented;
 2. within a template the variant (annotated, unannotated, hatched, counterfactual kinds) asked least so far is
    preferred;
-3. answers stay balanced: binary templates alternate Yes and No (and end with equal counts); any other answer
+3. answers stay balanced: binary templates alternate Yes and No (a template short of its minimum may take more of
+   one answer; Yes and No end equal over all countries); any other answer
    holds at most ``max(max_answer_share, 1 / k)`` of its template's questions (k = distinct answers the
    template has in the country); empty lists hold at most ``max_empty_share`` of a list template, zero counts
    at most ``max_zero_share`` of a count template.
@@ -38,6 +39,7 @@ class _TemplatePool:
     variants: Counter = field(default_factory=Counter)
     degenerate: int = 0
     exhausted: bool = False
+    relaxed: bool = False  # coverage phase, when balanced picks ran out: yes/no answers may run ahead
     tiebreak: dict[str, float] = field(default_factory=dict)
 
     @property
@@ -86,7 +88,7 @@ def _admits(pool: _TemplatePool, key: str, degenerate: bool, rules: SelectionRul
     n = pool.total + 1
     if pool.answer_type == "binary":
         other = max((c for k, c in counts.items() if k != key), default=0)
-        return counts.get(key, 0) <= other
+        return pool.relaxed or counts.get(key, 0) <= other
     share = max(rules.max_answer_share, 1 / max(1, len(pool.buckets)))
     if counts.get(key, 0) + 1 > max(1, math.ceil(share * n)):
         return False
@@ -131,12 +133,16 @@ def _coverage_target(pool: _TemplatePool, rules: SelectionRules) -> int:
 
 
 def _select_country(records: Sequence[dict[str, Any]], room: dict[str, int], rules: SelectionRules,
-                    rng: random.Random) -> set[str]:
+                    rng: random.Random) -> dict[str, _TemplatePool]:
     pools = _pools(records, rng)
     order = sorted(pools, key=lambda t: (pools[t].size, t))  # scarcest first
     for t in order:  # 1. coverage: each template up to its minimum, scarcest first
-        while pools[t].total < _coverage_target(pools[t], rules) and _pick(pools[t], room, rules, rng):
-            pass
+        pool = pools[t]
+        for relaxed in (False, True):  # yes/no: balanced first; then either answer (evened across countries)
+            pool.relaxed = relaxed
+            while pool.total < _coverage_target(pool, rules) and _pick(pool, room, rules, rng):
+                pass
+        pool.relaxed = False
     progress = True
     while progress:  # 2. fill in turns, the least-asked template first
         progress = False
@@ -146,18 +152,30 @@ def _select_country(records: Sequence[dict[str, Any]], room: dict[str, int], rul
                     pools[t].exhausted = True
                 else:
                     progress = True
-    chosen: set[str] = set()
-    for pool in pools.values():
-        chosen |= _balanced_ids(pool)
-    return chosen
+    return pools
 
 
-def _balanced_ids(pool: _TemplatePool) -> set[str]:
-    """The picked ids, binary answers cut to equal Yes/No counts (the surplus picked last goes)."""
-    if pool.answer_type != "binary":
-        return {i for ids in pool.picked.values() for i in ids}
-    n = min((len(v) for v in pool.picked.values()), default=0) if len(pool.picked) == 2 else 0
-    return {i for ids in pool.picked.values() for i in ids[:n]}
+def _even_binary(pools: dict[str, dict[str, _TemplatePool]], rules: SelectionRules) -> None:
+    """Equal Yes and No per yes/no template over all countries: the surplus answer goes from the countries
+    holding most of the template first, a country's minimum kept while others can give (picked last goes first)."""
+    templates = {t for by_t in pools.values() for t, p in by_t.items() if p.answer_type == "binary"}
+    for t in sorted(templates):
+        holders = [by_t[t] for _, by_t in sorted(pools.items()) if t in by_t]
+        totals: Counter = Counter()
+        for pool in holders:
+            totals.update({k: len(v) for k, v in pool.picked.items()})
+        if len(totals) < 2:  # one answer only: nothing to balance it with
+            for pool in holders:
+                pool.picked.clear()
+            continue
+        (top, n_top), (_, n_other) = totals.most_common(2)
+        excess = n_top - n_other
+        for keep_minimum in (True, False):
+            for pool in sorted(holders, key=lambda p: -p.total):
+                floor_ = _coverage_target(pool, rules) if keep_minimum else 0
+                while excess > 0 and pool.picked.get(top) and pool.total > floor_:
+                    pool.picked[top].pop()
+                    excess -= 1
 
 
 def select_questions(records: Sequence[dict[str, Any]], rules: SelectionRules, seed: int = 0) -> list[dict[str, Any]]:
@@ -166,9 +184,9 @@ def select_questions(records: Sequence[dict[str, Any]], rules: SelectionRules, s
     by_country: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in records:
         by_country[str(r.get("country"))].append(r)
-    chosen: set[str] = set()
-    for country in sorted(by_country):
-        chosen |= _select_country(by_country[country], room, rules, random.Random(f"{seed}:{country}"))
+    pools = {c: _select_country(by_country[c], room, rules, random.Random(f"{seed}:{c}")) for c in sorted(by_country)}
+    _even_binary(pools, rules)
+    chosen = {i for by_t in pools.values() for pool in by_t.values() for ids in pool.picked.values() for i in ids}
     return [r for r in records if r["question_id"] in chosen]
 
 
