@@ -10,7 +10,6 @@ A question the engine asks must give the same answer on every reading — what t
 
 from __future__ import annotations
 
-import math
 import random
 from collections.abc import Iterator
 from typing import Any
@@ -62,20 +61,3 @@ def changed_answers(
             out.append(got)
     return out
 
-
-def program_answer(question: Any) -> Any:
-    """The raw program answer of a Question record (codes, class indices), sets as sorted lists."""
-    trace = question.program if hasattr(question, "program") else question.get("program", [])
-    value = next((s.get("result") for s in trace if s.get("step") == "answer"), None)
-    return value
-
-
-def normalise(answer: Any) -> Any:
-    """A program answer in the JSON form traces store (sets sorted, NaN as None), to compare with a trace."""
-    if isinstance(answer, (set, frozenset)):
-        return sorted(normalise(a) for a in answer)
-    if isinstance(answer, (list, tuple)):
-        return [normalise(a) for a in answer]
-    if isinstance(answer, float) and math.isnan(answer):
-        return None
-    return answer
