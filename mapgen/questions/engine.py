@@ -74,11 +74,12 @@ def _run(template: Template, ctx: Ctx, params: dict[str, Any]) -> tuple[Any, dic
     """:func:`run_program`, plus why the run was rejected (None when it was not)."""
     env = dict(params)
     ctx.reads = set()
-    for name, node in template.program:
+    for i, (name, node) in enumerate(template.program):
         value = eval_node(ctx, node, env)
         if value is INVALID:
-            return INVALID, env, Unaskable("invalid", f"step {name} = {node_text(node)} is INVALID on this map "
-                                                      "(a tie, a degenerate set or a difference too small to read)")
+            return INVALID, env, Unaskable("invalid", f"step {name} = {_call_texts(template)[i]} is INVALID on this "
+                                                      "map (a near tie, a degenerate set or an answer forced by "
+                                                      "construction)")
         env[name] = value
     for c in template.constraints:
         ok = eval_node(ctx, c, env)
@@ -284,8 +285,17 @@ def canonical_answer(template: Template, ctx: Ctx, answer: Any) -> tuple[Any, di
 
 def _trace(template: Template, env: dict[str, Any]) -> list[dict[str, Any]]:
     steps = [{"param": p.name, "type": p.type, "value": _jsonable(env[p.name])} for p in template.params]
-    steps += [{"step": name, "call": node_text(node), "result": _jsonable(env[name])} for name, node in template.program]
+    steps += [{"step": name, "call": call, "result": _jsonable(env[name])}
+              for (name, _), call in zip(template.program, _call_texts(template))]
     return steps
+
+
+def _call_texts(template: Template) -> list[str]:
+    """The program steps as text (cached on the template)."""
+    calls = template._compiled.get("calls")
+    if calls is None:
+        calls = template._compiled["calls"] = [node_text(node) for _, node in template.program]
+    return calls
 
 
 def _uses_region_border_group(template: Template, params: dict[str, Any], ctx: Ctx) -> bool:

@@ -1048,7 +1048,9 @@ def hue_spread(colors: Iterable[str]) -> float:
 @register("", "Bool")
 def single_hue(ctx: Ctx) -> bool:
     """True when the legend uses shades of one colour (hue spread <= SINGLE_HUE_MAX_SPREAD degrees)."""
-    return hue_spread(_legend_colors(ctx)) <= SINGLE_HUE_MAX_SPREAD
+    if "single_hue" not in ctx.cache:
+        ctx.cache["single_hue"] = hue_spread(_legend_colors(ctx)) <= SINGLE_HUE_MAX_SPREAD
+    return ctx.cache["single_hue"]
 
 
 @register("Shade", "LegendClass")
