@@ -110,6 +110,7 @@ CASES: list[tuple[str, str, dict[str, Any], Any]] = [
     ("group_regions_in_range", "D1", {"R": WC, "Y": 0}, ["Washington"]),
     ("group_regions_in_range", "C1", {"R": FC, "Y": 3}, ["Arizona", "New Mexico"]),
     ("group_regions_in_range", "C1", {"R": WC, "Y": 0}, None),  # WA sits on the 0 tick
+    ("group_regions_in_range", "D1", {"R": "bordering Florida", "Y": 2}, []),  # GA and AL are 5s: none
     # 12 extreme range of a group
     ("group_extreme_range", "D1", {"R": WC, "E": "highest"}, "22-30"),
     ("group_extreme_range", "D2", {"R": "bordering Florida", "E": "lowest"}, "50-90"),
@@ -194,6 +195,7 @@ CASES: list[tuple[str, str, dict[str, Any], Any]] = [
     # 27 members vs region
     ("group_regions_vs_region", "D1", {"R": WC, "C": "higher", "X": "NV"}, ["California"]),
     ("group_regions_vs_region", "D1", {"R": WC, "C": "similar", "X": "NV"}, ["Oregon"]),
+    ("group_regions_vs_region", "D1", {"R": WC, "C": "higher", "X": "TX"}, None),  # TX tops the map: forced empty
     ("group_regions_vs_region", "C1", {"R": FC, "C": "similar", "X": "AZ"}, None),  # CO 20 from AZ: 15 +- 12
     ("group_regions_vs_region", "C1", {"R": FC, "C": "higher", "X": "UT"}, ["Arizona", "Colorado", "New Mexico"]),
     ("group_regions_vs_region", "C1", {"R": FC, "C": "higher", "X": "NV"}, ["Arizona", "Colorado", "New Mexico"]),
@@ -339,3 +341,9 @@ def test_jumbled_values_change_answers_exactly_where_values_moved() -> None:
             assert qa.answer != qb.answer
         else:
             assert qa.answer == qb.answer
+
+
+def test_an_empty_answer_accepts_none() -> None:
+    q = asked_or_none(load_templates().get("group_regions_in_range"), hand_scene("D1"),
+                      {"R": "bordering Florida", "Y": 2})
+    assert q is not None and q.answer == [] and "no states" in q.accepted_answers["None"]
