@@ -875,7 +875,7 @@ def _vs_all_neighbors(ctx: Ctx, code: str, cmp: str) -> bool | None:
     if not nbrs or ctx.lv(code) is None:
         return False
     verdict: bool | None = True
-    for n in nbrs:
+    for n in sorted(nbrs):  # a fixed order: what the program reads before it stops must not vary by process
         r = relation(ctx, code, cmp, n)
         if r is None:
             verdict = None
