@@ -103,9 +103,9 @@ def test_oracle_predictions_are_an_ordinary_predictions_file(bench: Path, tmp_pa
 
 
 def test_drop_mode_leaves_only_questions_the_oracle_recovers(tmp_path: Path, monkeypatch) -> None:
-    """`build --audit drop` keeps exactly the questions a `flag` build marks recoverable; auditing the dropped
-    build finds every question recoverable; with an oracle that fails every binary question, drop removes
-    exactly those."""
+    """`build --audit drop` asks only questions the oracle recovers: those it shares with a `flag` build are marked
+    recoverable there, auditing the dropped build finds every question recoverable, and with an oracle that fails
+    every binary question, drop asks none."""
     from conftest import EVAL_BENCH_CONFIG
 
     config = EVAL_BENCH_CONFIG | {"questions": {"per_image": 12}}
@@ -114,7 +114,10 @@ def test_drop_mode_leaves_only_questions_the_oracle_recovers(tmp_path: Path, mon
     read = lambda p: [json.loads(x) for x in (p / "questions.jsonl").read_text().splitlines()]  # noqa: E731
     flagged = read(tmp_path / "flag")
     kept = {r["question_id"] for r in read(tmp_path / "drop")}
-    assert kept == {r["question_id"] for r in flagged if r["audit"]["recoverable"]}
+    # drop removes unrecoverable candidates before the questions are chosen, so it may choose others; every
+    # question both builds ask is one the flag build marks recoverable
+    common = [r for r in flagged if r["question_id"] in kept]
+    assert common and all(r["audit"]["recoverable"] for r in common)
     assert all(r["recoverable"] for r in audit_benchmark(tmp_path / "drop").rows)
     import mapgen.audit.audit as audit_module
 

@@ -192,9 +192,13 @@ def test_shuffled_maps_record_the_name_printed_on_each_shape(exported: Path, ben
     (spec_path,) = (bench / "maps").glob("cf-*-shuffled.json")
     names = json.loads(spec_path.read_text())["spec"]["counterfactual"]["names"]
     assert printed == names
-    rows = _rows(exported / "counter_factuals" / "shuff" / "shuff_data.csv")
-    used = {n for r in rows for n in printed.values() if n in r["question"]}
-    assert used or not rows  # questions on the shuffled map name regions by their printed names
+    rows = {r["question"] for r in _rows(exported / "counter_factuals" / "shuff" / "shuff_data.csv")}
+    asked = [q for q in _questions(bench) if q["map_id"] == spec_path.stem]
+    named = [(q, c) for q in asked for c in q["params"].values() if isinstance(c, str) and c in printed]
+    if not named:  # no question names a region: then no exported row may name one either
+        assert not any(n in r for r in rows for n in printed.values())
+    for q, code in named:  # a region parameter is written by the name printed on its shape, in the export too
+        assert printed[code] in q["question"] and any(printed[code] in r for r in rows)
 
 
 def test_imaginary_names_recorded_and_original_control_keeps_real_names(exported: Path) -> None:
