@@ -131,4 +131,5 @@ def test_drop_mode_leaves_only_questions_the_oracle_recovers(tmp_path: Path, mon
     build(config | {"audit": "drop"}, tmp_path / "drop2", progress=False)
     kept2 = read(tmp_path / "drop2")
     assert kept2 and not any(r["answer_type"] == "binary" for r in kept2)
-    assert any(r["answer_type"] == "binary" for r in flagged)
+    candidates = [q for u in (tmp_path / "flag" / "units").glob("*.json") for q in json.loads(u.read_text())["questions"]]
+    assert any(r["answer_type"] == "binary" for r in candidates)  # there were binary questions to drop
