@@ -125,7 +125,7 @@ def map_choice(config: BuildConfig, rng: np.random.Generator, i: int, pool: list
     """Legend, style and statistic choices of map ``i`` (legend types alternate; the rest is seeded)."""
     legend, variants = config.legend, config.variants
     colormaps = split_colormaps(config)[split]
-    return {
+    choice = {
         "statistic": pool[i % len(pool)],
         "legend": legend.types[i % len(legend.types)],
         "classes": int(rng.choice(legend.classes)),
@@ -137,6 +137,31 @@ def map_choice(config: BuildConfig, rng: np.random.Generator, i: int, pool: list
         "legend_position": str(rng.choice(variants.legend_positions)),
         "renderer": str(rng.choice(variants.renderers)),
     }
+    return legible_colours(choice, rng, colormaps, variants.backgrounds)
+
+
+def legible_colours(choice: dict[str, Any], rng: np.random.Generator, colormaps: list[str],
+                    backgrounds: list[str]) -> dict[str, Any]:
+    """``choice`` with a colormap and background that pass the legibility rule (mapgen.legend.colors): the
+    drawn pair when it passes, else another background for the same colormap, else another passing pair."""
+    from mapgen.legend import combination_collision
+    from mapgen.spec import background_color
+
+    k = choice["classes"] if choice["legend"] == "discrete" else None
+    ok = [(c, b) for c in colormaps for b in backgrounds
+          if combination_collision(c, choice["reverse"], k, background_color(b)) is None]
+    if (choice["colormap"], choice["background"]) in ok:
+        return choice
+    same = [pair for pair in ok if pair[0] == choice["colormap"]]
+    if not (same or ok):
+        hit = combination_collision(choice["colormap"], choice["reverse"], k, background_color(choice["background"]))
+        raise BuildError(f"no colormap/background pair of variants passes the legibility rule for "
+                         f"{k or 'a colour bar'} classes (e.g. {choice['colormap']} on {choice['background']}: "
+                         f"{hit.describe() if hit else ''}); add a background such as white or a colormap such "
+                         f"as viridis.")
+    pick = same or ok
+    colormap, background = pick[int(rng.integers(len(pick)))]
+    return choice | {"colormap": colormap, "background": background}
 
 
 def split_colormaps(config: BuildConfig) -> dict[str, list[str]]:

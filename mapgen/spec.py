@@ -28,6 +28,7 @@ from mapgen.legend import (
     class_colors,
     continuous_legend,
     discrete_legend,
+    legible_legend,
 )
 
 SPEC_VERSION = 1
@@ -251,13 +252,14 @@ def make_spec(
         leg = continuous_legend(series, colormap=colormap, reverse=reverse, percent=stat.percent)
     else:
         raise ValueError(f"Unknown legend type {legend!r}; use 'discrete' or 'continuous'.")
+    style_obj = Style(**style)
     spec = MapSpec(
         map_id="",
         atlas=atlas_obj.name,
         values=values,
-        legend=leg,
+        legend=legible_legend(leg, background_color(style_obj.background)),
         stat=stat.info,
-        style=Style(**style),
+        style=style_obj,
         title=_default_title(stat) if title is None else title,
         exclude=tuple(exclude),
         seed=seed,
@@ -304,5 +306,5 @@ def make_hatched(spec: MapSpec) -> MapSpec:
         raise ValueError(f"Hatched maps support at most {len(HATCHES)} classes; this legend has {legend.k}.")
     greys = class_colors("Greys", legend.k, hatched=True)
     classes = tuple(replace(c, color=g, hatch=HATCHES[c.index]) for c, g in zip(legend.classes, greys))
-    return replace(spec, legend=replace(legend, classes=classes, colors=tuple(greys), colormap="Greys",
-                                        reversed=False))
+    hatched = replace(legend, classes=classes, colors=tuple(greys), colormap="Greys", reversed=False)
+    return replace(spec, legend=legible_legend(hatched, background_color(spec.style.background)))

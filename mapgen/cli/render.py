@@ -44,6 +44,8 @@ def render_cmd(source: str, output: Path, stat: str | None, all_variants: bool, 
 
     A PNG, its region-id mask and a JSON (spec + pixel facts) are written."""
     spec = _spec_from_source(source, stat, options)
+    if options["colormap"] or options["background"]:
+        _refuse_illegible(spec)
     if all_variants:
         for result in render_variants(spec, output):
             click.echo(str(result.image))
@@ -80,6 +82,19 @@ def _spec_from_source(source: str, stat: str | None, options: dict) -> MapSpec:
     spec = load_map_spec(path)
     spec = spec.with_style(**style) if style else spec
     return make_hatched(spec) if options["hatched"] else spec
+
+
+def _refuse_illegible(spec: MapSpec) -> None:
+    """Refuse an explicit colour request whose colours a reader could not tell apart (one line, with a fix)."""
+    from mapgen.legend import legend_collision, legibility_suggestion, legible_legend
+    from mapgen.spec import background_color
+
+    bg = background_color(spec.style.background)
+    hit = legend_collision(legible_legend(spec.legend, bg), bg)
+    if hit is not None:
+        k = spec.legend.k if spec.legend.kind == "discrete" else None
+        fix = legibility_suggestion(spec.legend.colormap, spec.legend.reversed, k, bg)
+        raise click.ClickException(f"illegible colours: {hit.describe()} on {spec.style.background}; {fix}.")
 
 
 def _style_options(options: dict) -> dict:

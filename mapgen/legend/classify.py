@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from mapgen.legend.colors import HATCHES, class_colors, sample_colors, split_colormap
+from mapgen.legend.colors import HATCHES, class_colors, ramp_colors, split_colormap
 from mapgen.legend.grammar import NA_LABEL, format_ranges, resolve_style
 from mapgen.legend.model import LEGEND_ORDERS, LabelOptions, Legend, LegendClass, LegendOrder
 
@@ -287,7 +287,7 @@ def continuous_legend(
         tick_labels=tuple(_tick_labels(ticks, label_scale, percent, label_style)),
         colormap=base,
         reversed=rev,
-        colors=tuple(sample_colors(base, n_colors, 0.0, 1.0, reverse=rev)),
+        colors=tuple(ramp_colors(base, n_colors, reverse=rev)),
         percent=percent,
         scheme="continuous",
         na_label=NA_LABEL if s.isna().any() else None,

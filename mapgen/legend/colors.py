@@ -1,8 +1,13 @@
 """Colours of legends: colormap names (matplotlib and plotly), sampling class colours, hex/RGB notation,
 luminance and CIELAB differences (used by the renderers, the questions and the image audit).
 
-- Class colours: ``k`` samples evenly spaced in [0.15, 0.95] of the colormap, light to dark for ascending
-  values (unless reversed); an end lighter than ``MAX_CLASS_LUMINANCE`` moves inward so no class looks white.
+- Class colours: ``k`` samples at equal CIEDE2000 steps along [0.15, 0.95] of the colormap, light to dark for
+  ascending values (unless reversed); an end lighter than ``MAX_CLASS_LUMINANCE`` or closer than
+  ``MIN_WHITE_DELTA_E`` to white moves inward so no class looks like white paper. Colour bars use the same range.
+- Legibility (checked where colours are chosen): every class colour, the N/A fill and the background differ
+  pairwise by at least ``MIN_DELTA_E`` CIEDE2000, adjacent classes by at least ``MIN_ADJACENT_DELTA_E``
+  (:func:`palette_collision`); a colour bar's whole ramp keeps ``MIN_DELTA_E`` from the background and the N/A
+  fill. The N/A fill is the first of ``NA_FILLS`` that passes (:func:`legible_legend`). ΔE comes from coloraide.
 - Hatched legends (black-and-white maps): class ``i`` gets ``HATCHES[i]`` (so at most 7 classes) and face
   colours run from white to mid grey (``Greys`` in [0, 0.45]) so black hatch lines stay visible.
 """
@@ -13,6 +18,7 @@ import difflib
 import math
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -26,6 +32,18 @@ HATCH_COLOR_RANGE: tuple[float, float] = (0.0, 0.45)
 #: Class colours are at most this light (WCAG relative luminance; contrast >= 1.24 against white): an end of
 #: CLASS_COLOR_RANGE that is lighter moves inward (by at most 0.25) until it is not.
 MAX_CLASS_LUMINANCE = 0.8
+#: Class colours keep at least this CIEDE2000 from white (ends of the range move inward until they do).
+MIN_WHITE_DELTA_E = 12.0
+#: Smallest CIEDE2000 between any two of: class colours, the N/A fill, the background.
+MIN_DELTA_E = 10.0
+#: Smallest CIEDE2000 between two adjacent classes.
+MIN_ADJACENT_DELTA_E = 8.0
+#: N/A fills tried in order (light grey first, the usual choice); the first distinct from every colour wins.
+NA_FILLS: tuple[str, ...] = ("#d9d9d9", "#ffffff", "#8c8c8c", "#f6e8c3", "#525252", "#000000")
+#: N/A fills of hatched (black-and-white) maps: solid greys with no pattern, darker than every class face.
+HATCHED_NA_FILLS: tuple[str, ...] = ("#7f7f7f", "#525252", "#000000")
+#: Points at which a colour bar's ramp is checked against the background and the N/A fill.
+RAMP_CHECK_POINTS = 33
 
 #: Plotly sequential scales that matplotlib lacks (CARTO and cmocean colours as plotly ships them), so MAPWise
 #: colormap names resolve without plotly installed.
@@ -141,25 +159,178 @@ def sample_colors(name: str, n: int, lo: float = 0.0, hi: float = 1.0, reverse: 
     return [to_hex(cmap(float(t))) for t in pts]
 
 
+@lru_cache(maxsize=512)
 def class_color_range(name: str) -> tuple[float, float]:
-    """Part of colormap ``name`` used for discrete classes: CLASS_COLOR_RANGE with too-light ends moved in."""
+    """Part of colormap ``name`` used for classes and colour bars: CLASS_COLOR_RANGE with ends that look like
+    white paper (too light, or within MIN_WHITE_DELTA_E of white) moved inward by at most 0.25."""
     from matplotlib.colors import to_hex
 
     cmap = get_colormap(name)
+
+    def too_light(t: float) -> bool:
+        c = to_hex(cmap(t))
+        return relative_luminance(c) > MAX_CLASS_LUMINANCE or delta_e(c, "#ffffff") < MIN_WHITE_DELTA_E
+
     lo, hi = CLASS_COLOR_RANGE
-    while relative_luminance(to_hex(cmap(lo))) > MAX_CLASS_LUMINANCE and lo < CLASS_COLOR_RANGE[0] + 0.25:
+    while too_light(lo) and lo < CLASS_COLOR_RANGE[0] + 0.25:
         lo = round(lo + 0.01, 2)
-    while relative_luminance(to_hex(cmap(hi))) > MAX_CLASS_LUMINANCE and hi > CLASS_COLOR_RANGE[1] - 0.25:
+    while too_light(hi) and hi > CLASS_COLOR_RANGE[1] - 0.25:
         hi = round(hi - 0.01, 2)
     return lo, hi
+
+
+@lru_cache(maxsize=512)
+def _perceptual_arc(name: str, lo: float, hi: float, n: int = 129) -> tuple[np.ndarray, np.ndarray]:
+    """Positions in [lo, hi] and the cumulative CIEDE2000 along the colormap at them."""
+    ts = np.linspace(lo, hi, n)
+    cols = sample_colors(name, n, lo, hi)
+    steps = [delta_e(a, b) for a, b in zip(cols, cols[1:], strict=False)]
+    return ts, np.concatenate([[0.0], np.cumsum(steps)])
+
+
+def perceptual_colors(name: str, n: int, lo: float, hi: float) -> list[str]:
+    """``n`` colours of a colormap between ``lo`` and ``hi`` at equal CIEDE2000 steps along the ramp."""
+    from matplotlib.colors import to_hex
+
+    if n == 1:
+        return sample_colors(name, 1, lo, hi)
+    ts, arc = _perceptual_arc(name, lo, hi)
+    cmap = get_colormap(name)
+    return [to_hex(cmap(float(np.interp(d, arc, ts)))) for d in np.linspace(0.0, arc[-1], n)]
 
 
 def class_colors(colormap: str, k: int, reverse: bool = False, hatched: bool = False) -> list[str]:
     """Colours of ``k`` discrete classes, lowest class first (greys in HATCH_COLOR_RANGE when hatched)."""
     if hatched:
         return sample_colors("Greys", k, *HATCH_COLOR_RANGE)
-    colors = sample_colors(colormap, k, *class_color_range(colormap))
-    return colors[::-1] if reverse else colors
+    base, rev = split_colormap(colormap, reverse)
+    colors = perceptual_colors(base, k, *class_color_range(base))
+    return colors[::-1] if rev else colors
+
+
+def ramp_colors(colormap: str, n: int, reverse: bool = False) -> list[str]:
+    """``n`` colours of a colour bar (vmin first) over the class range of the colormap."""
+    base, rev = split_colormap(colormap, reverse)
+    colors = sample_colors(base, n, *class_color_range(base))
+    return colors[::-1] if rev else colors
+
+
+# ---------------------------------------------------------------------------------------------- legibility
+
+
+@lru_cache(maxsize=65536)
+def delta_e(a: str, b: str) -> float:
+    """CIEDE2000 difference of two colours (any notation :func:`to_hex_color` reads), via coloraide."""
+    from coloraide import Color
+
+    return float(Color(to_hex_color(a)).delta_e(Color(to_hex_color(b)), method="2000"))
+
+
+@dataclass(frozen=True)
+class Collision:
+    """Two colours of a map closer than the rule allows: names (e.g. ``class 2``), colours, ΔE and minimum."""
+
+    first: str
+    first_color: str
+    second: str
+    second_color: str
+    delta_e: float
+    minimum: float
+
+    def describe(self) -> str:
+        return (f"{self.first} ({self.first_color}) and {self.second} ({self.second_color}) differ by "
+                f"CIEDE2000 {self.delta_e:.1f} (< {self.minimum:g})")
+
+
+def _named(classes: Sequence[str], ramp: Sequence[str], na: str | None, background: str) -> list[tuple[str, str]]:
+    named = [(f"class {i + 1}", c) for i, c in enumerate(classes)]
+    named += [(f"colour bar at {round(100 * i / max(1, len(ramp) - 1))}%", c) for i, c in enumerate(ramp)]
+    if na is not None:
+        named.append(("the N/A fill", na))
+    return [*named, ("the background", background)]
+
+
+def palette_collision(classes: Sequence[str], background: str, na: str | None = None,
+                      ramp: Sequence[str] = ()) -> Collision | None:
+    """The closest pair breaking the legibility rule (module docstring), or None when the colours pass.
+
+    ``classes`` are discrete class colours (adjacent = consecutive), ``ramp`` a colour bar's colours (checked
+    against the background and the N/A fill only), ``na`` the N/A fill (None: not checked).
+    """
+    named = _named(classes, ramp, na, to_hex_color(background))
+    ramp_names = {n for n, _ in named if n.startswith("colour bar")}
+    worst: tuple[float, Collision] | None = None
+    for i, (na_, ca) in enumerate(named):
+        for nb, cb in named[i + 1 :]:
+            if na_ in ramp_names and nb in ramp_names:
+                continue
+            adjacent = na_.startswith("class") and nb == f"class {int(na_.split()[1]) + 1}"
+            minimum = MIN_ADJACENT_DELTA_E if adjacent else MIN_DELTA_E
+            d = delta_e(ca, cb)
+            if d < minimum and (worst is None or d - minimum < worst[0]):
+                worst = (d - minimum, Collision(na_, ca, nb, cb, d, minimum))
+    return worst[1] if worst else None
+
+
+def choose_na_color(classes: Sequence[str], background: str, ramp: Sequence[str] = (),
+                    hatched: bool = False) -> str | None:
+    """The first of ``NA_FILLS`` (``HATCHED_NA_FILLS``) distinct from the background and every class / ramp
+    colour by MIN_DELTA_E; None when none is."""
+    others = [*classes, *ramp, to_hex_color(background)]
+    for fill in HATCHED_NA_FILLS if hatched else NA_FILLS:
+        if all(delta_e(fill, c) >= MIN_DELTA_E for c in others):
+            return fill
+    return None
+
+
+def check_ramp(colors: Sequence[str]) -> list[str]:
+    """RAMP_CHECK_POINTS colours evenly picked from a colour bar's sampled colours."""
+    if not colors:
+        return []
+    idx = np.linspace(0, len(colors) - 1, min(RAMP_CHECK_POINTS, len(colors))).round().astype(int)
+    return [colors[i] for i in idx]
+
+
+def legend_palette(legend: Any) -> tuple[list[str], list[str]]:
+    """(class colours, checked ramp colours) of a legend; hatched classes are read by pattern, not fill."""
+    if legend.kind == "continuous":
+        return [], check_ramp(legend.colors)
+    if legend.hatched:
+        return [], []
+    return [c.color for c in legend.classes], []
+
+
+def legible_legend(legend: Any, background: str) -> Any:
+    """``legend`` with its N/A fill chosen by :func:`choose_na_color` (unchanged when none passes; the
+    collision is then reported by :func:`legend_collision`)."""
+    from dataclasses import replace
+
+    classes, ramp = legend_palette(legend)
+    faces = [c.color for c in legend.classes] if legend.hatched else classes
+    na = choose_na_color(faces, background, ramp, hatched=legend.hatched)
+    return legend if na is None or na == legend.na_color else replace(legend, na_color=na)
+
+
+def legend_collision(legend: Any, background: str) -> Collision | None:
+    """The colour pair of ``legend`` drawn on ``background`` breaking the legibility rule, if any."""
+    classes, ramp = legend_palette(legend)
+    return palette_collision(classes, background, legend.na_color, ramp)
+
+
+def combination_collision(colormap: str, reverse: bool, k: int | None, background: str) -> Collision | None:
+    """Collision of a (colormap, reverse, classes, background) choice before any data: every class count up to
+    ``k`` (classification may merge classes), or the colour bar when ``k`` is None; the N/A fill is chosen."""
+    if k is None:
+        ramp = check_ramp(ramp_colors(colormap, 256, reverse))
+        na = choose_na_color([], background, ramp) or NA_FILLS[0]
+        return palette_collision([], background, na, ramp)
+    for n in range(2, k + 1):
+        classes = class_colors(colormap, n, reverse)
+        na = choose_na_color(classes, background) or NA_FILLS[0]
+        hit = palette_collision(classes, background, na)
+        if hit is not None:
+            return hit
+    return None
 
 
 # ---------------------------------------------------------------------------------------------- notation
@@ -245,3 +416,20 @@ def min_pairwise_delta_e(colors: Sequence[Any]) -> tuple[float, tuple[int, int] 
             if d < best:
                 best, pair = d, (i, j)
     return best, pair
+
+
+#: Backgrounds and colormaps a refusal may suggest instead (the common ones, in this order).
+SUGGESTED_BACKGROUNDS: tuple[tuple[str, str], ...] = (
+    ("white", "#ffffff"), ("whitesmoke", "#f5f5f5"), ("lightgray", "#d3d3d3"), ("lightsteelblue", "#b0c4de"))
+SUGGESTED_COLORMAPS: tuple[str, ...] = ("YlOrRd", "viridis", "Greens", "Reds", "YlGnBu", "Oranges", "Blues")
+
+
+def legibility_suggestion(colormap: str, reverse: bool, k: int | None, background: str) -> str:
+    """A fix for a failing (colormap, background) choice: another background, else another colormap."""
+    for name, color in SUGGESTED_BACKGROUNDS:
+        if combination_collision(colormap, reverse, k, color) is None:
+            return f"try --background {name} or another colormap"
+    for name in SUGGESTED_COLORMAPS:
+        if combination_collision(name, reverse, k, background) is None:
+            return f"try --colormap {name} or another background"
+    return "try fewer classes, another colormap or --background white"

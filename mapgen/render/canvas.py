@@ -61,6 +61,7 @@ class AtlasCanvas:
     places: dict[str, LabelPlace]
     pixels: dict[str, RegionPixels]
     label_px: float
+    outline: Path | None = None  # the outer edge of all regions (one compound path)
 
     @property
     def codes(self) -> tuple[str, ...]:
@@ -114,6 +115,7 @@ def build_canvas(atlas: Atlas, style: Style) -> AtlasCanvas:
     )
     canvas.pixels = region_pixels(atlas.codes, geoms, mask, poles, obstacles)
     canvas.paths = {c: geometry_path(g) for c, g in geoms.items()}
+    canvas.outline = geometry_path(shapely.union_all(list(geoms.values()), grid_size=0.01).buffer(0))
     return canvas
 
 

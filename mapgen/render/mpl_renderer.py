@@ -21,12 +21,21 @@ from PIL import Image, ImageDraw
 
 from mapgen.legend import Legend, relative_luminance
 from mapgen.render.canvas import AtlasCanvas, label_box_color
-from mapgen.render.legend_layout import NA_HATCH_FACE, legend_layout
-from mapgen.render.text import TextItem, draw_texts, title_item
+from mapgen.render.legend_layout import legend_layout
+from mapgen.render.text import TextItem, draw_texts, title_items
 from mapgen.spec import MapSpec, background_color
 
 BORDER_COLOR = "#ffffff"
 HATCH_BORDER_COLOR = "#000000"
+#: Region borders on hatched maps: heavier than the hatch lines (matplotlib's hatch.linewidth, 1 pt).
+HATCH_BORDER_WIDTH = 1.4
+#: The outline around all regions: dark on light paper, white on dark paper, so a light class reads as land.
+OUTLINE_WIDTH = 0.9
+
+
+def outline_color(background: str) -> str:
+    """Colour of the outer outline of the map on ``background``."""
+    return "#ffffff" if relative_luminance(background) < 0.3 else "#4d4d4d"
 LEGEND_FONT_PT = 8.5
 #: Pattern density per MAPWise hatch symbol (denser patterns are easier to tell apart at 800×600).
 HATCH_DENSITY = {"-": "---", "+": "++", "x": "xx", "\\": "\\\\\\", "*": "**", "o": "oo", "O": "O"}
@@ -53,6 +62,8 @@ class MatplotlibFigure:
             [canvas.paths[c] for c in canvas.codes], linewidths=0.5, edgecolors=BORDER_COLOR, zorder=1
         )
         self.ax.add_collection(self.regions)
+        self.outline = PathCollection([canvas.outline], facecolors="none", linewidths=OUTLINE_WIDTH, zorder=2)
+        self.ax.add_collection(self.outline)
 
     def px(self, points: float) -> float:
         """Font points → pixels."""
@@ -63,6 +74,7 @@ class MatplotlibFigure:
         style, legend = spec.style, spec.legend
         bg = background_color(style.background)
         self.fig.set_facecolor(bg)
+        self.outline.set_edgecolor(HATCH_BORDER_COLOR if legend.hatched else outline_color(bg))
         temp: list[Any] = []
         items: list[TextItem] = []
         self.regions.set_visible(not legend.hatched)
@@ -75,7 +87,7 @@ class MatplotlibFigure:
             temp += self._labels(texts, faces, legend.hatched, bg, items, labels)
         title_box = self.canvas.layout.title_box
         if style.show_title and title_box is not None and spec.title:
-            items.append(title_item(spec.title, title_box))
+            items.extend(title_items(spec.title, title_box))
         shapes, legend_items = legend_artists(self, legend, style.legend_orientation, items)
         temp += shapes
         self.agg.draw()
@@ -94,9 +106,9 @@ class MatplotlibFigure:
             cls = legend.classes[idx] if idx >= 0 else None
             coll = PathCollection(
                 [canvas.paths[c] for c in codes],
-                facecolors=cls.color if cls else NA_HATCH_FACE,
+                facecolors=cls.color if cls else legend.na_color,
                 edgecolors=HATCH_BORDER_COLOR,
-                linewidths=0.5,
+                linewidths=HATCH_BORDER_WIDTH,
                 hatch=hatch_pattern(cls.hatch) if cls else None,
                 zorder=1,
             )

@@ -63,10 +63,9 @@ from mapgen.render.mpl_renderer import (
     BORDER_COLOR,
     HATCH_BORDER_COLOR,
     LEGEND_FONT_PT,
-    NA_HATCH_FACE,
     label_texts,
 )
-from mapgen.render.text import TextItem, title_item
+from mapgen.render.text import TextItem, title_items
 from mapgen.spec import MapSpec, background_color
 
 FONT_FAMILY = "DejaVu Sans"
@@ -109,7 +108,7 @@ def build_figure(spec: MapSpec, canvas: AtlasCanvas) -> tuple[dict[str, Any], li
     if style.annotated:
         traces += _label_traces(spec, canvas, labels)
     if style.show_title and lay.title_box is not None and spec.title:
-        annotations.append(_annotation(title_item(spec.title, lay.title_box)))
+        annotations.extend(_annotation(t) for t in title_items(spec.title, lay.title_box))
     legend_traces, images, legend_items = _legend(legend, lay.legend_box, style.legend_orientation,
                                                   LEGEND_FONT_PT * dpi_px, annotations)
     traces += legend_traces
@@ -195,7 +194,7 @@ def _hatched_traces(spec: MapSpec, canvas: AtlasCanvas) -> list[dict[str, Any]]:
         cls = legend.classes[idx] if idx >= 0 else None
         xs = [v for c in codes for v in rings[c][0]]
         ys = [v for c in codes for v in rings[c][1]]
-        trace = _path_trace(xs, ys, cls.color if cls else NA_HATCH_FACE, HATCH_BORDER_COLOR, BORDER_PX)
+        trace = _path_trace(xs, ys, cls.color if cls else spec.legend.na_color, HATCH_BORDER_COLOR, BORDER_PX)
         if cls and cls.hatch:
             trace["fillpattern"] = _pattern(cls.hatch, cls.color)
         traces.append(trace)

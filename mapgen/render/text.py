@@ -52,10 +52,35 @@ def draw_texts(draw: ImageDraw.ImageDraw, items: list[TextItem]) -> None:
         draw.text((item.x, item.y), item.text, font=font(item.size_px), fill=item.color, anchor=item.anchor)
 
 
-def title_item(title: str, box) -> TextItem:
-    """The title centred in its box, sized to the band and shortened with an ellipsis to fit its width."""
+def title_items(title: str, box) -> list[TextItem]:
+    """The title centred in its box: one line at the band's size when it fits, else two balanced lines (the
+    font shrinks to fit, down to 9 px); an ellipsis only when even that cannot hold it."""
     size = max(11.0, min(20.0, box.height * 0.45))
-    text = title
-    while len(text) > 8 and text_size(text, size)[0] > box.width - 20:
+    room = box.width - 20
+    if text_size(title, size)[0] <= room:
+        return [TextItem(box.left + box.width / 2, box.top + box.height / 2, title, size)]
+    lines = [line for line in _two_lines(title) if line]
+    if len(lines) == 1:
+        return [TextItem(box.left + box.width / 2, box.top + box.height / 2, _ellipsis(title, size, room), size)]
+    size = min(size, box.height / 2.5)
+    while size > 9 and max(text_size(line, size)[0] for line in lines) > room:
+        size -= 0.5
+    lines = [_ellipsis(line, size, room) for line in lines]
+    step = box.height / 4
+    cx, cy = box.left + box.width / 2, box.top + box.height / 2
+    return [TextItem(cx, cy - step, lines[0], size), TextItem(cx, cy + step, lines[1], size)]
+
+
+def _two_lines(text: str) -> list[str]:
+    """``text`` split at the space that best balances the two lines' lengths."""
+    words = text.split()
+    if len(words) < 2:
+        return [text, ""]
+    cut = min(range(1, len(words)), key=lambda i: abs(len(" ".join(words[:i])) - len(" ".join(words[i:]))))
+    return [" ".join(words[:cut]), " ".join(words[cut:])]
+
+
+def _ellipsis(text: str, size: float, room: float) -> str:
+    while len(text) > 8 and text_size(text, size)[0] > room:
         text = text.rstrip("…")[:-1].rstrip() + "…"
-    return TextItem(box.left + box.width / 2, box.top + box.height / 2, text, size)
+    return text
