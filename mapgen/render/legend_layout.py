@@ -11,12 +11,34 @@ from typing import Any
 
 from mapgen.legend import Legend
 from mapgen.render.layout import Box
-from mapgen.render.text import TextItem, text_size
+from mapgen.render.text import TextItem, font, text_size
 
+#: Sizes at the base legend font (8.5 pt at 100 dpi); they scale with the font.
+BASE_FONT_PX = 8.5 * 100 / 72
 SWATCH_W, SWATCH_H, SWATCH_GAP = 24.0, 17.0, 6.0
 ENTRY_GAP = 14.0  # between two entries on a row / two columns
 MARGIN = 6.0  # kept free inside the legend box
-FONT_STEPS, MIN_FONT_SHARE = 4, 0.7  # a legend that does not fit shrinks its font in steps down to 70 %
+FONT_STEPS, MIN_FONT_SHARE = 6, 0.5  # a legend that does not fit shrinks (font and swatches) down to 50 %
+
+
+@dataclass(frozen=True)
+class Dims:
+    """Swatch width and height, the gap between rows and between entries, for one legend font size."""
+
+    w: float
+    h: float
+    gap: float
+    entry_gap: float
+
+    @classmethod
+    def at(cls, font_px: float) -> Dims:
+        u = font_px / BASE_FONT_PX
+        return cls(SWATCH_W * u, SWATCH_H * u, SWATCH_GAP * u, ENTRY_GAP * u)
+
+
+def legend_font_px(width: int, height: int, dpi: int = 100) -> float:
+    """Legend font size for a page: 8.5 pt at 800×600, scaled with the page (×0.6 … ×2.5)."""
+    return 8.5 * dpi / 72 * min(2.5, max(0.6, min(width / 800, height / 600)))
 
 
 @dataclass(frozen=True)
@@ -79,10 +101,10 @@ def legend_layout(legend: Legend, box: Box, orientation: str, font_px: float) ->
 
 
 def _entry_width(label: str, font_px: float) -> float:
-    return SWATCH_W + 6 + text_size(label, font_px)[0]
+    return Dims.at(font_px).w + 0.5 * font_px + font(font_px).getbbox(label, anchor="lm")[2]
 
 
-def _chunks(widths: list[float], limit: float, per_line: int | None) -> list[list[int]]:
+def _chunks(widths: list[float], limit: float, per_line: int | None, gap: float) -> list[list[int]]:
     """Indices grouped into lines: at most ``per_line`` each, or as many as fit in ``limit`` pixels."""
     lines: list[list[int]] = [[]]
     used = 0.0
@@ -92,43 +114,44 @@ def _chunks(widths: list[float], limit: float, per_line: int | None) -> list[lis
             lines.append([])
             used = 0.0
         lines[-1].append(i)
-        used += w + ENTRY_GAP
+        used += w + gap
     return lines
 
 
 def _flow(entries, box: Box, vertical: bool, font_px: float, force: bool = False):
     """Top-left corner of each entry, or None when they do not fit in ``box`` at this font size."""
     widths = [_entry_width(e[0], font_px) for e in entries]
-    step_y = SWATCH_H + SWATCH_GAP
+    d = Dims.at(font_px)
+    step_y = d.h + d.gap
     avail_w, avail_h = box.width - 2 * MARGIN, box.height - 2 * MARGIN
     if vertical:
-        per_col = max(1, int((avail_h + SWATCH_GAP) // step_y))
-        cols = _chunks(widths, 0.0, per_col)
+        per_col = max(1, int((avail_h + d.gap) // step_y))
+        cols = _chunks(widths, 0.0, per_col, d.entry_gap)
         col_w = [max(widths[i] for i in col) for col in cols]
-        total_w = sum(col_w) + ENTRY_GAP * (len(cols) - 1)
+        total_w = sum(col_w) + d.entry_gap * (len(cols) - 1)
         if total_w > avail_w and not force:
             return None
-        rows_h = min(len(entries), per_col) * step_y - SWATCH_GAP
+        rows_h = min(len(entries), per_col) * step_y - d.gap
         x = box.left + MARGIN + max(0.0, min(4.0, (avail_w - total_w) / 2))
         y0 = box.top + MARGIN + max(0.0, (avail_h - rows_h) / 2)
         spots = {}
         for col, cw in zip(cols, col_w, strict=True):
             for r, i in enumerate(col):
                 spots[i] = (x, y0 + r * step_y)
-            x += cw + ENTRY_GAP
+            x += cw + d.entry_gap
         return [spots[i] for i in range(len(entries))]
-    rows = _chunks(widths, avail_w, None)
-    rows_h = len(rows) * step_y - SWATCH_GAP
+    rows = _chunks(widths, avail_w, None, d.entry_gap)
+    rows_h = len(rows) * step_y - d.gap
     if (rows_h > avail_h or any(sum(widths[i] for i in row) > avail_w for row in rows)) and not force:
         return None
     y = box.top + MARGIN + max(0.0, (avail_h - rows_h) / 2)
     spots = {}
     for row in rows:
-        row_w = sum(widths[i] for i in row) + ENTRY_GAP * (len(row) - 1)
+        row_w = sum(widths[i] for i in row) + d.entry_gap * (len(row) - 1)
         x = box.left + MARGIN + max(0.0, (avail_w - row_w) / 2)
         for i in row:
             spots[i] = (x, y)
-            x += widths[i] + ENTRY_GAP
+            x += widths[i] + d.entry_gap
         y += step_y
     return [spots[i] for i in range(len(entries))]
 
@@ -136,37 +159,38 @@ def _flow(entries, box: Box, vertical: bool, font_px: float, force: bool = False
 def _swatch_layout(entries, spots, font_px: float) -> LegendLayout:
     swatches, texts, items = [], [], []
     for (label, color, hatch, index), (x, y) in zip(entries, spots, strict=True):
-        swatches.append(Swatch(x, y, SWATCH_W, SWATCH_H, color, hatch))
-        texts.append(TextItem(x + SWATCH_W + 6, y + SWATCH_H / 2, label, font_px, anchor="lm"))
-        items.append({"label": label, "class": index, "swatch": [x, y, x + SWATCH_W, y + SWATCH_H],
-                      "box": [x, y, x + _entry_width(label, font_px), y + SWATCH_H]})
+        swatch, text, item = _entry(label, color, hatch, index, x, y, font_px)
+        swatches.append(swatch)
+        texts.append(text)
+        items.append(item)
     return LegendLayout(tuple(swatches), None, tuple(texts), tuple(items))
 
 
-def _na_entry(legend: Legend, x: float, y: float, font_px: float) -> tuple[Swatch, TextItem, dict[str, Any]]:
-    """The N/A swatch of a colour bar with its top-left corner at (x, y)."""
-    label = legend.na_label or "N/A"
-    item = {"label": label, "class": None, "swatch": [x, y, x + SWATCH_W, y + SWATCH_H],
-            "box": [x, y, x + _entry_width(label, font_px), y + SWATCH_H]}
-    return (Swatch(x, y, SWATCH_W, SWATCH_H, legend.na_color, None),
-            TextItem(x + SWATCH_W + 6, y + SWATCH_H / 2, label, font_px, anchor="lm"), item)
+def _entry(label: str, color: str, hatch: str | None, index: int | None, x: float, y: float, font_px: float):
+    """Swatch, text and item box of one legend entry with its top-left corner at (x, y)."""
+    d = Dims.at(font_px)
+    item = {"label": label, "class": index, "swatch": [x, y, x + d.w, y + d.h],
+            "box": [x, y, x + _entry_width(label, font_px), y + d.h]}
+    return (Swatch(x, y, d.w, d.h, color, hatch),
+            TextItem(x + d.w + 0.5 * font_px, y + d.h / 2, label, font_px, anchor="lm"), item)
 
 
 def _colorbar(legend: Legend, box: Box, orientation: str, font_px: float) -> LegendLayout:
     vertical = orientation == "vertical"
-    na_w = _entry_width(legend.na_label, font_px) + ENTRY_GAP if legend.na_label else 0.0
+    d, u = Dims.at(font_px), font_px / BASE_FONT_PX
+    na_w = _entry_width(legend.na_label, font_px) + d.entry_gap if legend.na_label else 0.0
     label_w = max((text_size(t, font_px)[0] for t in legend.tick_labels), default=0.0)
     if vertical:
-        na_h = SWATCH_H + 2 * SWATCH_GAP if legend.na_label else 0.0
-        w, h = 18.0, min(box.height * 0.7, 320.0, box.height - 2 * MARGIN - na_h - font_px)
-        x0, y0 = box.left + 14, box.top + (box.height - h - na_h) / 2
-        na_xy = (x0, y0 + h + 2 * SWATCH_GAP)
+        na_h = d.h + 2 * d.gap if legend.na_label else 0.0
+        w, h = 18.0 * u, min(box.height * 0.7, 320.0 * u, box.height - 2 * MARGIN - na_h - font_px)
+        x0, y0 = box.left + 14 * u, box.top + (box.height - h - na_h) / 2
+        na_xy = (x0, y0 + h + 2 * d.gap)
     else:
         room = box.width - 2 * MARGIN - label_w - na_w
-        w, h = min(box.width * 0.7, 480.0, room), 16.0
+        w, h = min(box.width * 0.7, 480.0 * u, room), min(16.0 * u, box.height / 4)
         x0 = box.left + (box.width - w - na_w) / 2
-        y0 = box.top + min(box.height * 0.25, max(MARGIN, box.height - MARGIN - h - 6 - 1.2 * font_px))
-        na_xy = (x0 + w + label_w / 2 + ENTRY_GAP, y0)
+        y0 = box.top + min(box.height * 0.25, max(MARGIN, box.height - MARGIN - h - 6 * u - 1.2 * font_px))
+        na_xy = (x0 + w + label_w / 2 + d.entry_gap, y0)
     span = legend.vmax - legend.vmin
     items: list[dict[str, Any]] = [{"colorbar": [x0, y0, x0 + w, y0 + h], "orientation": orientation,
                                     "vmin": legend.vmin, "vmax": legend.vmax}]
@@ -175,17 +199,17 @@ def _colorbar(legend: Legend, box: Box, orientation: str, font_px: float) -> Leg
         frac = (tick - legend.vmin) / span if span else 0.0
         if vertical:
             ty = y0 + h - frac * h
-            ticks.append(((x0 + w, ty), (x0 + w + 4, ty)))
-            texts.append(TextItem(x0 + w + 7, ty, label, font_px, anchor="lm"))
+            ticks.append(((x0 + w, ty), (x0 + w + 4 * u, ty)))
+            texts.append(TextItem(x0 + w + 7 * u, ty, label, font_px, anchor="lm"))
             items.append({"label": label, "tick": tick, "xy": [x0 + w, ty]})
         else:
             tx = x0 + frac * w
-            ticks.append(((tx, y0 + h), (tx, y0 + h + 4)))
-            texts.append(TextItem(tx, y0 + h + 6, label, font_px, anchor="mt"))
+            ticks.append(((tx, y0 + h), (tx, y0 + h + 4 * u)))
+            texts.append(TextItem(tx, y0 + h + 6 * u, label, font_px, anchor="mt"))
             items.append({"label": label, "tick": tick, "xy": [tx, y0 + h]})
     swatches = []
     if legend.na_label:
-        swatch, text, item = _na_entry(legend, *na_xy, font_px)
+        swatch, text, item = _entry(legend.na_label, legend.na_color, None, None, *na_xy, font_px)
         swatches, texts, items = [swatch], [*texts, text], [*items, item]
     bar = ColorBar(x0, y0, w, h, vertical, tuple(ticks))
     return LegendLayout(tuple(swatches), bar, tuple(texts), tuple(items))

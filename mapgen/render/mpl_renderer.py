@@ -21,7 +21,7 @@ from PIL import Image, ImageDraw
 
 from mapgen.legend import Legend, relative_luminance
 from mapgen.render.canvas import AtlasCanvas, label_box_color
-from mapgen.render.legend_layout import legend_layout
+from mapgen.render.legend_layout import legend_font_px, legend_layout
 from mapgen.render.text import TextItem, draw_texts, title_items
 from mapgen.spec import MapSpec, background_color
 
@@ -142,7 +142,8 @@ class MatplotlibFigure:
 
 def legend_artists(fig: MatplotlibFigure, legend: Legend, orientation: str, items: list[TextItem]):
     """Draw the legend geometry of :func:`legend_layout`; texts go to ``items``. Returns shapes and item boxes."""
-    layout = legend_layout(legend, fig.canvas.layout.legend_box, orientation, fig.px(LEGEND_FONT_PT))
+    lay = fig.canvas.layout
+    layout = legend_layout(legend, lay.legend_box, orientation, legend_font_px(lay.width, lay.height, fig.dpi))
     shapes: list[Any] = []
     for sw in layout.swatches:
         rect = Rectangle((sw.x, sw.y), sw.w, sw.h, facecolor=sw.color, edgecolor="#555555", linewidth=0.6,

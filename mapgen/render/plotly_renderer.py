@@ -58,11 +58,10 @@ from mapgen.files import write_text_atomic
 from mapgen.legend import Legend, relative_luminance
 from mapgen.render.canvas import AtlasCanvas, label_box_color
 from mapgen.render.layout import Box
-from mapgen.render.legend_layout import legend_layout
+from mapgen.render.legend_layout import legend_font_px, legend_layout
 from mapgen.render.mpl_renderer import (
     BORDER_COLOR,
     HATCH_BORDER_COLOR,
-    LEGEND_FONT_PT,
     label_texts,
 )
 from mapgen.render.text import TextItem, title_items
@@ -99,7 +98,6 @@ def build_figure(spec: MapSpec, canvas: AtlasCanvas) -> tuple[dict[str, Any], li
     """The plotly figure (as a dict) of one map, its legend item boxes and its label boxes (pixels)."""
     style, legend, lay = spec.style, spec.legend, canvas.layout
     bg = background_color(style.background)
-    dpi_px = style.dpi / 72.0
     hatched = legend.hatched
     traces = _hatched_traces(spec, canvas) if hatched else []
     shapes = [] if hatched else _region_shapes(spec, canvas)
@@ -110,7 +108,7 @@ def build_figure(spec: MapSpec, canvas: AtlasCanvas) -> tuple[dict[str, Any], li
     if style.show_title and lay.title_box is not None and spec.title:
         annotations.extend(_annotation(t) for t in title_items(spec.title, lay.title_box))
     legend_traces, images, legend_items = _legend(legend, lay.legend_box, style.legend_orientation,
-                                                  LEGEND_FONT_PT * dpi_px, annotations)
+                                                  legend_font_px(lay.width, lay.height, style.dpi), annotations)
     traces += legend_traces
     axis = {"visible": False, "showgrid": False, "zeroline": False, "fixedrange": True}
     layout = {
