@@ -62,6 +62,7 @@ class AtlasCanvas:
     pixels: dict[str, RegionPixels]
     label_px: float
     outline: Path | None = None  # the outer edge of all regions (one compound path)
+    outline_geom: Any = None  # the same outline as a shapely geometry
 
     @property
     def codes(self) -> tuple[str, ...]:
@@ -115,7 +116,8 @@ def build_canvas(atlas: Atlas, style: Style) -> AtlasCanvas:
     )
     canvas.pixels = region_pixels(atlas.codes, geoms, mask, poles, obstacles)
     canvas.paths = {c: geometry_path(g) for c, g in geoms.items()}
-    canvas.outline = geometry_path(shapely.union_all(list(geoms.values()), grid_size=0.01).buffer(0))
+    canvas.outline_geom = shapely.union_all(list(geoms.values()), grid_size=0.01).buffer(0)
+    canvas.outline = geometry_path(canvas.outline_geom)
     return canvas
 
 

@@ -62,7 +62,10 @@ from mapgen.render.legend_layout import legend_font_px, legend_layout
 from mapgen.render.mpl_renderer import (
     BORDER_COLOR,
     HATCH_BORDER_COLOR,
+    HATCH_BORDER_WIDTH,
+    OUTLINE_WIDTH,
     label_texts,
+    outline_color,
 )
 from mapgen.render.text import TextItem, title_items
 from mapgen.spec import MapSpec, background_color
@@ -135,6 +138,7 @@ class CanvasShapes:
 
     paths: dict[str, str]  # SVG path per region (shapes)
     rings: dict[str, tuple[list, list]]  # None-separated ring coordinates per region (scatter traces)
+    outline: str = ""  # SVG path of the outer edge of all regions
 
 
 _SHAPES: dict[int, tuple[AtlasCanvas, CanvasShapes]] = {}
@@ -145,7 +149,8 @@ def canvas_shapes(canvas: AtlasCanvas) -> CanvasShapes:
     hit = _SHAPES.get(id(canvas))
     if hit is None or hit[0] is not canvas:
         rings = {c: _rings(shapely.orient_polygons(g.simplify(SIMPLIFY_PX))) for c, g in canvas.geoms.items()}
-        hit = (canvas, CanvasShapes({c: _svg_path(*xy) for c, xy in rings.items()}, rings))
+        outline = _svg_path(*_rings(shapely.orient_polygons(canvas.outline_geom.simplify(SIMPLIFY_PX))))
+        hit = (canvas, CanvasShapes({c: _svg_path(*xy) for c, xy in rings.items()}, rings, outline))
         _SHAPES[id(canvas)] = hit
     return hit[1]
 
@@ -177,11 +182,14 @@ def _region_shapes(spec: MapSpec, canvas: AtlasCanvas) -> list[dict[str, Any]]:
     """One filled SVG-path shape per region (colour maps): the fastest way plotly draws many vertices."""
     paths, legend = canvas_shapes(canvas).paths, spec.legend
     line = {"color": BORDER_COLOR, "width": BORDER_PX}
-    return [
+    shapes = [
         {"type": "path", "path": paths[c], "xref": "x", "yref": "y", "layer": "below", "fillrule": "evenodd",
          "fillcolor": legend.color_of(spec.values.get(c, float("nan"))), "line": line}
         for c in canvas.codes
     ]
+    edge = {"color": outline_color(background_color(spec.style.background)), "width": OUTLINE_WIDTH * 4 / 3}
+    return [*shapes, {"type": "path", "path": canvas_shapes(canvas).outline, "xref": "x", "yref": "y",
+                      "layer": "below", "fillcolor": "rgba(0,0,0,0)", "line": edge}]
 
 
 def _hatched_traces(spec: MapSpec, canvas: AtlasCanvas) -> list[dict[str, Any]]:
@@ -192,7 +200,8 @@ def _hatched_traces(spec: MapSpec, canvas: AtlasCanvas) -> list[dict[str, Any]]:
         cls = legend.classes[idx] if idx >= 0 else None
         xs = [v for c in codes for v in rings[c][0]]
         ys = [v for c in codes for v in rings[c][1]]
-        trace = _path_trace(xs, ys, cls.color if cls else spec.legend.na_color, HATCH_BORDER_COLOR, BORDER_PX)
+        trace = _path_trace(xs, ys, cls.color if cls else spec.legend.na_color, HATCH_BORDER_COLOR,
+                            HATCH_BORDER_WIDTH * 4 / 3)
         if cls and cls.hatch:
             trace["fillpattern"] = _pattern(cls.hatch, cls.color)
         traces.append(trace)
