@@ -38,6 +38,7 @@ CALLOUT_GAP_PX = 12.0
 MAX_COAST_JUMP_PX = 60.0  # a callout moves out past other land (to the coast) only when that is this close
 RESERVED_TEXT = "WW"  # the widest two-letter label: the box every planned label reserves
 LABEL_MARGIN_PX = 2.0
+OUTLINE_SIMPLIFY_PX = 0.5  # the outline is a stroke on top of the fills: sub-pixel detail is invisible there
 
 
 @dataclass(frozen=True)
@@ -116,7 +117,7 @@ def build_canvas(atlas: Atlas, style: Style) -> AtlasCanvas:
     )
     canvas.pixels = region_pixels(atlas.codes, geoms, mask, poles, obstacles)
     canvas.paths = {c: geometry_path(g) for c, g in geoms.items()}
-    canvas.outline_geom = shapely.union_all(list(geoms.values()), grid_size=0.01).buffer(0)
+    canvas.outline_geom = shapely.union_all(list(geoms.values()), grid_size=0.01).buffer(0).simplify(OUTLINE_SIMPLIFY_PX)
     canvas.outline = geometry_path(canvas.outline_geom)
     return canvas
 

@@ -7,6 +7,7 @@ whichever renderer made the image.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from mapgen.legend import Legend
@@ -100,6 +101,7 @@ def legend_layout(legend: Legend, box: Box, orientation: str, font_px: float) ->
     return _swatch_layout(entries, spots, size)
 
 
+@lru_cache(maxsize=4096)
 def _entry_width(label: str, font_px: float) -> float:
     return Dims.at(font_px).w + 0.5 * font_px + font(font_px).getbbox(label, anchor="lm")[2]
 

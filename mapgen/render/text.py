@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 import matplotlib
@@ -31,6 +31,7 @@ def font(size_px: float) -> ImageFont.FreeTypeFont:
     return ImageFont.truetype(str(FONT_FILE), size=max(1, round(size_px)))
 
 
+@lru_cache(maxsize=8192)
 def text_size(text: str, size_px: float) -> tuple[float, float]:
     """Width and height in pixels of ``text`` (ink box)."""
     left, top, right, bottom = font(size_px).getbbox(text)
