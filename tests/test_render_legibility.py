@@ -192,3 +192,16 @@ def test_long_title_wraps_to_two_lines_keeping_every_word() -> None:
     assert not _overlap(text_box(items[0]), text_box(items[1]))
     short = title_items("Population, 2020", lay.title_box)
     assert [i.text for i in short] == ["Population, 2020"]
+
+
+def test_text_scales_with_the_page(tmp_path: Path) -> None:
+    small = render(make_spec("usa", "population_2020", classes=4), tmp_path / "s.png")
+    big = render(make_spec("usa", "population_2020", classes=4, width=1600, height=1200), tmp_path / "b.png")
+
+    def height(result, code: str) -> float:
+        x1, y1, x2, y2 = result.labels[code]["box"]
+        return y2 - y1
+
+    assert height(big, "TX") >= 1.8 * height(small, "TX")
+    sw_small, sw_big = small.legend_items[0]["swatch"], big.legend_items[0]["swatch"]
+    assert sw_big[3] - sw_big[1] == pytest.approx(2 * (sw_small[3] - sw_small[1]))

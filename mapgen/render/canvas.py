@@ -21,7 +21,7 @@ from matplotlib.path import Path
 from shapely.geometry import LineString, Point, box
 
 from mapgen.geo.atlas import Atlas
-from mapgen.render.layout import Layout, compute_layout
+from mapgen.render.layout import Layout, compute_layout, page_scale
 from mapgen.render.pixels import (
     RegionPixels,
     largest_part,
@@ -107,7 +107,7 @@ def build_canvas(atlas: Atlas, style: Style) -> AtlasCanvas:
     layout = compute_layout(tuple(atlas.gdf.total_bounds), style)
     geoms = {c: shapely.orient_polygons(g) for c, g in pixel_geometry(atlas, layout).items()}
     mask = rasterize_mask(atlas.codes, geoms, layout.width, layout.height)
-    label_px = LABEL_FONT_PT * style.dpi / 72.0
+    label_px = LABEL_FONT_PT * style.dpi / 72.0 * page_scale(style.width, style.height)
     poles = {c: pole(largest_part(g)) for c, g in geoms.items()}
     canvas = AtlasCanvas(atlas, layout, geoms, {}, mask, {}, {}, label_px)
     canvas.places = plan_labels(canvas, poles, np.bincount(mask.ravel(), minlength=len(atlas.codes) + 1))

@@ -69,6 +69,11 @@ class Layout:
         return np.column_stack([px, py])
 
 
+def page_scale(width: int, height: int) -> float:
+    """How much text and legend marks grow with the page: 1 at 800×600, between 0.6 and 2.5."""
+    return min(2.5, max(0.6, min(width / 800, height / 600)))
+
+
 def compute_layout(bounds: tuple[float, float, float, float], style: Style) -> Layout:
     """Fit data ``bounds`` (minx, miny, maxx, maxy) into the page left after title and legend."""
     w, h = style.width, style.height

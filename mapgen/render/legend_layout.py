@@ -11,7 +11,7 @@ from functools import lru_cache
 from typing import Any
 
 from mapgen.legend import Legend
-from mapgen.render.layout import Box
+from mapgen.render.layout import Box, page_scale
 from mapgen.render.text import TextItem, font, text_size
 
 #: Sizes at the base legend font (8.5 pt at 100 dpi); they scale with the font.
@@ -39,7 +39,7 @@ class Dims:
 
 def legend_font_px(width: int, height: int, dpi: int = 100) -> float:
     """Legend font size for a page: 8.5 pt at 800×600, scaled with the page (×0.6 … ×2.5)."""
-    return 8.5 * dpi / 72 * min(2.5, max(0.6, min(width / 800, height / 600)))
+    return 8.5 * dpi / 72 * page_scale(width, height)
 
 
 @dataclass(frozen=True)

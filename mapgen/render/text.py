@@ -56,7 +56,7 @@ def draw_texts(draw: ImageDraw.ImageDraw, items: list[TextItem]) -> None:
 def title_items(title: str, box) -> list[TextItem]:
     """The title centred in its box: one line at the band's size when it fits, else two balanced lines (the
     font shrinks to fit, down to 9 px); an ellipsis only when even that cannot hold it."""
-    size = max(11.0, min(20.0, box.height * 0.45))
+    size = max(11.0, min(20.0 * max(1.0, box.width / 800), box.height * 0.45))
     room = box.width - 20
     if text_size(title, size)[0] <= room:
         return [TextItem(box.left + box.width / 2, box.top + box.height / 2, title, size)]
