@@ -77,7 +77,7 @@ def test_cli_refuses_an_illegible_request_in_one_line(tmp_path: Path) -> None:
     args = ["render", "china", "--stat", "gdp_per_capita_2022", "--colormap", "PuBu", "--background",
             "lightsteelblue", "-o", str(out)]
     res = CliRunner().invoke(main, args)
-    assert res.exit_code == 1
+    assert res.exit_code == 2  # bad input
     line = res.output.strip()
     assert "\n" not in line and "CIEDE2000" in line and "the background (#b0c4de)" in line and "try --" in line
     assert not out.exists()

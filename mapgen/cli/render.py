@@ -94,7 +94,7 @@ def _refuse_illegible(spec: MapSpec) -> None:
     if hit is not None:
         k = spec.legend.k if spec.legend.kind == "discrete" else None
         fix = legibility_suggestion(spec.legend.colormap, spec.legend.reversed, k, bg)
-        raise click.ClickException(f"illegible colours: {hit.describe()} on {spec.style.background}; {fix}.")
+        raise ValueError(f"illegible colours: {hit.describe()} on {spec.style.background}; {fix}.")
 
 
 def _style_options(options: dict) -> dict:
