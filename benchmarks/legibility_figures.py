@@ -38,7 +38,7 @@ def figures(bench: Path) -> dict[str, int]:
         w, h = rec["render"]["width"], rec["render"]["height"]
         for item in rec["legend_items"]:
             x1, y1, x2, y2 = item.get("box") or item.get("colorbar") or (*item["xy"], *item["xy"])
-            out["items_outside"] += not (0 <= x1 and 0 <= y1 and x2 <= w and y2 <= h)
+            out["items_outside"] += not (x1 >= 0 and y1 >= 0 and x2 <= w and y2 <= h)
     return out
 
 
