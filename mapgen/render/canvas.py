@@ -38,7 +38,7 @@ CALLOUT_GAP_PX = 12.0
 MAX_COAST_JUMP_PX = 60.0  # a callout moves out past other land (to the coast) only when that is this close
 RESERVED_TEXT = "WW"  # the widest two-letter label: the box every planned label reserves
 LABEL_MARGIN_PX = 2.0
-OUTLINE_SIMPLIFY_PX = 0.5  # the outline is a stroke on top of the fills: sub-pixel detail is invisible there
+OUTLINE_SIMPLIFY_PX = 1.0  # the outline is a stroke over the fills: detail finer than a pixel does not show
 
 
 @dataclass(frozen=True)
