@@ -29,6 +29,10 @@ from mapgen.resources import config_path
 
 COUNTERFACTUAL_KINDS = ("original", "imaginary", "shuffled", "jumbled")
 TASKS = ("vqa", "caption", "grounding")
+#: Upper bounds that keep a mistyped number from running for days or filling the disk.
+MAX_MAPS = 100_000
+MAX_QUESTIONS = 1_000
+MAX_TABLES = 100_000
 
 
 class ConfigError(ValueError):
@@ -42,7 +46,7 @@ class Strict(BaseModel):
 class SyntheticSource(Strict):
     """Seeded synthetic tables (fresh, never-published values)."""
 
-    count: int = Field(0, ge=0)
+    count: int = Field(0, ge=0, le=MAX_TABLES)
     distributions: list[Literal["uniform", "normal", "lognormal", "heavy_tailed", "bimodal"]] = ["lognormal"]
     spatial: list[float] = [0.0, 0.5, 0.9]
     kinds: list[Literal["absolute", "percent"]] = ["absolute", "percent"]
@@ -92,6 +96,14 @@ class CountryConfig(Strict):
     def key(self) -> str:
         """The country's short name in map ids and records: the atlas name, or the vector file's stem."""
         return self.name.strip().lower() if self.builtin else Path(self.name).stem
+
+    @field_validator("maps")
+    @classmethod
+    def _maps_limit(cls, maps: int) -> int:
+        if maps > MAX_MAPS:
+            raise ValueError(f"{maps} maps is more than the {MAX_MAPS} a build can hold; split it into several "
+                             "builds (different seeds) or ask for fewer maps")
+        return maps
 
     @model_validator(mode="after")
     def _known_atlas(self) -> CountryConfig:
@@ -168,9 +180,9 @@ class QuestionChoices(Strict):
     ``max_empty_share`` of a list template and zero counts at most ``max_zero_share`` of a count template."""
 
     templates: Literal["all"] | list[str] = "all"
-    per_template: int = Field(1, ge=1)
-    per_image: int = Field(4, ge=0)
-    min_per_template: int = Field(5, ge=0)
+    per_template: int = Field(1, ge=1, le=MAX_QUESTIONS)
+    per_image: int = Field(4, ge=0, le=MAX_QUESTIONS)
+    min_per_template: int = Field(5, ge=0, le=MAX_QUESTIONS)
     max_answer_share: float = Field(0.25, gt=0.0, le=1.0)
     max_empty_share: float = Field(0.04, ge=0.0, le=1.0)
     max_zero_share: float = Field(0.10, ge=0.0, le=1.0)
@@ -200,7 +212,7 @@ class BuildConfig(Strict):
     questions: QuestionChoices = QuestionChoices()
     tasks: list[Literal["vqa", "caption", "grounding"]] = ["vqa", "caption", "grounding"]
     split: SplitConfig = SplitConfig()
-    referring_per_map: int = Field(4, ge=0)
+    referring_per_map: int = Field(4, ge=0, le=MAX_QUESTIONS)
     #: Pixel-oracle audit of every question during the build: off, flag (add an ``audit`` field) or drop
     #: (leave out questions the oracle cannot recover from the image).
     audit: Literal["off", "flag", "drop"] = "off"
@@ -211,9 +223,14 @@ class BuildConfig(Strict):
     @field_validator("countries")
     @classmethod
     def _countries(cls, countries: list[CountryConfig]) -> list[CountryConfig]:
+        if not countries:
+            raise ValueError("no countries: list at least one, e.g. `countries: [{name: usa, maps: 10}]`")
         keys = [c.key for c in countries]
         if len(set(keys)) != len(keys):
             raise ValueError(f"each country may appear once (atlas names and file stems), got {keys}")
+        if sum(c.maps for c in countries) > MAX_MAPS:
+            raise ValueError(f"the countries ask for {sum(c.maps for c in countries)} maps in all; a build holds "
+                             f"at most {MAX_MAPS} (split it into several builds)")
         return countries
 
     @model_validator(mode="after")
@@ -274,6 +291,24 @@ class BuildConfig(Strict):
             raise ConfigError("\n".join([f"Invalid build config {where} (paths are relative to the config "
                                          "file):", *missing]))
 
+    def check_tables(self, where: str) -> None:
+        """Raise :class:`ConfigError` listing every statistics file that cannot be read as a table of its
+        country (whether or not a map draws it), so a bad file stops the build before anything is written."""
+        from mapgen.data.user import load_table
+
+        bad = []
+        for i, country in enumerate(self.countries):
+            if not country.statistics.files:
+                continue
+            atlas = _config_atlas(self, country)
+            for j, name in enumerate(country.statistics.files):
+                try:
+                    load_table(self.resolve_path(name), atlas, on_missing="ignore")
+                except ValueError as exc:
+                    bad.append(f"  - countries.{i}.statistics.files.{j} ({name}): {exc}")
+        if bad:
+            raise ConfigError("\n".join([f"Invalid build config {where}:", *bad]))
+
 
 def load_config(source: str | Path | dict[str, Any]) -> BuildConfig:
     """Validate a config given as a dict, a YAML path, or a packaged config name (``mapwise``, ``small``)."""
@@ -295,7 +330,18 @@ def load_config(source: str | Path | dict[str, Any]) -> BuildConfig:
     if not isinstance(source, dict):
         config._base_dir = path.resolve().parent
     config.check_files(where)
+    config.check_tables(where)
     return config
+
+
+def _config_atlas(config: BuildConfig, country: CountryConfig):
+    """The atlas a country's maps use (a vector file read with the config's name / code fields)."""
+    from mapgen.geo.atlas import load_atlas
+    from mapgen.geo.source import AtlasFile
+
+    source = country.key if country.builtin else AtlasFile.of(config.resolve_path(country.name),
+                                                               country.name_field, country.code_field)
+    return load_atlas(source, exclude=country.exclude)
 
 
 def format_errors(exc: ValidationError, where: str) -> str:

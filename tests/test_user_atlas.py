@@ -96,3 +96,32 @@ def test_malformed_file_is_a_clear_error(tmp_path: Path) -> None:
     path.write_text("{not json")
     with pytest.raises(AtlasFileError, match="Cannot read"):
         load_atlas(path)
+
+
+def test_regions_touching_across_the_antimeridian_share_a_border(tmp_path: Path) -> None:
+    """Squares at 179–180°E and 180–179°W touch along the antimeridian: a border, and the western one (in
+    longitude numbers) lies east of the other; a square 1° further west still touches only its neighbour."""
+    path = write_collection(tmp_path / "pacific.geojson", [
+        ({"name": "Dateline East"}, {"type": "Polygon", "coordinates": square(179, -17)}),
+        ({"name": "Dateline West"}, {"type": "Polygon", "coordinates": square(-180, -17)}),
+        ({"name": "Inner"}, {"type": "Polygon", "coordinates": square(178, -17)}),
+    ])
+    atlas = load_atlas(path)
+    edges = {frozenset(e) for e in atlas.graph.edges}
+    assert edges == {frozenset({"DE", "DW"}), frozenset({"DE", "IN"})}
+    assert atlas.graph.edges["DE", "DW"]["km"] > 100  # the full 1° side (~106 km at 17°S), not a point contact
+    assert atlas.positions["IN"].lon < atlas.positions["DE"].lon < atlas.positions["DW"].lon
+    frame = atlas.gdf
+    width = frame.total_bounds[2] - frame.total_bounds[0]
+    assert width < 400_000  # three 1° squares side by side (~320 km), not stretched around the globe
+
+
+def test_the_same_squares_away_from_the_antimeridian_give_the_same_graph(tmp_path: Path) -> None:
+    """Metamorphic: shifting the three squares of the antimeridian test by 180° gives the same borders."""
+    path = write_collection(tmp_path / "shifted.geojson", [
+        ({"name": "Dateline East"}, {"type": "Polygon", "coordinates": square(-1, -17)}),
+        ({"name": "Dateline West"}, {"type": "Polygon", "coordinates": square(0, -17)}),
+        ({"name": "Inner"}, {"type": "Polygon", "coordinates": square(-2, -17)}),
+    ])
+    edges = {frozenset(e) for e in load_atlas(path).graph.edges}
+    assert edges == {frozenset({"DE", "DW"}), frozenset({"DE", "IN"})}

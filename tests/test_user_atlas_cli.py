@@ -205,6 +205,8 @@ def test_config_digest_follows_the_atlas_content(tmp_path: Path) -> None:
     before = load_config(config).digest()
     geo = tmp_path / "regions" / "gridland.geojson"
     geo.write_text(geo.read_text().replace("Cell A1", "Cell Z9"))
+    table = tmp_path / "gridland.csv"
+    table.write_text(table.read_text().replace("Cell A1", "Cell Z9"))  # the table must still match the atlas
     assert load_config(config).digest() != before
 
 

@@ -97,7 +97,7 @@ def eval_command(
     if baseline == "pixel":
         predictions, baseline = pixel_predictions(bench, out_dir), None
     report = run_eval(
-        bench,
+        load_benchmark(bench).require_records(),  # a folder that is not a benchmark: one clear error
         predictions=predictions,
         model=model,
         baseline=baseline,

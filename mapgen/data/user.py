@@ -219,6 +219,18 @@ def _check_column(frame: pd.DataFrame, col: str, what: str, source: Source) -> s
     raise TableError(f"{what} column {col!r} not in {_describe(source)}; columns: {list(frame.columns)}.")
 
 
+def _require_header(frame: pd.DataFrame, atlas: Atlas, source: Source) -> None:
+    """Refuse a file whose first line is data (a region name and a number), not column names."""
+    header = list(frame.columns)
+    regions = [c for c in header if _resolves(atlas, c) is not None]
+    numbers = [c for c in header if _parse_number(c, percent=True) is not None]
+    if regions and numbers:
+        raise TableError(
+            f"The first line of {_describe(source)} looks like data, not column names ({', '.join(header)}); "
+            "add a header line such as 'region,value'."
+        )
+
+
 # --- values -----------------------------------------------------------------------------------------------
 
 
@@ -372,6 +384,8 @@ def load_table(
         raise ValueError(f"on_missing must be 'warn', 'error' or 'ignore', got {on_missing!r}")
     atlas = atlas if isinstance(atlas, Atlas) else load_atlas(atlas)
     frame, text = read_frame(source)
+    if text:
+        _require_header(frame, atlas, source)
     found = _region_columns(frame, atlas) if not (region_col and value_col) else {}
     region_col = (
         _check_column(frame, region_col, "Region", source) if region_col else _pick_region_col(found, frame, atlas, source)

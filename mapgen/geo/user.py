@@ -33,6 +33,14 @@ class AtlasFileError(ValueError):
     """A user atlas file that cannot be used as given."""
 
 
+class OverlapWarning(UserWarning):
+    """Two regions of a user atlas overlap (each shared point would belong to both)."""
+
+
+#: Overlaps smaller than this share of the smaller region (digitising slivers) are not reported.
+OVERLAP_SHARE = 0.001
+
+
 def load_user_atlas(
     path: str | Path,
     name_field: str | None = None,
@@ -51,18 +59,22 @@ def load_user_atlas(
         _require_column(gdf, code_field, "code_field", path)
     else:
         code_field = next((c for c in gdf.columns if str(c).lower() == "code" and _distinct_text(gdf[c])), None)
-    names = [str(n).strip() for n in gdf[name_field]]
-    codes = [str(c).strip() for c in gdf[code_field]] if code_field else make_codes(names)
+    names = _texts(gdf[name_field], name_field, path)
+    codes = _texts(gdf[code_field], code_field, path) if code_field else make_codes(names)
     _reject_duplicates(codes, "code", path)
     _reject_duplicates(names, "name", path)
     geoms = [_checked_geometry(g, label) for g, label in zip(gdf.geometry, names)]
     crs = gdf.crs or pyproj.CRS.from_epsg(4326)
+    if crs.is_geographic:
+        _check_lonlat(gdf.total_bounds, path)
     lonlat = gpd.GeoSeries(geoms, crs=crs).to_crs(4326)
-    equal_area = _equal_area_crs(lonlat.total_bounds)
+    lon_0 = central_longitude(lonlat)
+    equal_area = _equal_area_crs(lonlat.total_bounds, lon_0)
     projected = lonlat.to_crs(equal_area)
+    warn_overlaps(names, list(projected))
     frame = gpd.GeoDataFrame({"name": names}, geometry=list(projected), index=codes, crs=equal_area)
     frame.index.name = "code"
-    positions = _positions(codes, lonlat, projected, equal_area)
+    positions = _positions(codes, lonlat, projected, equal_area, lon_0)
     region_names = dict(zip(codes, names))
     return Atlas(
         name=path.stem,
@@ -104,8 +116,8 @@ def detect_name_field(gdf: gpd.GeoDataFrame, path: Path) -> str:
     by_lower = {str(c).lower(): c for c in columns}
     for candidate in NAME_FIELDS:
         column = by_lower.get(candidate)
-        if column is not None and _distinct_text(gdf[column]):
-            return column
+        if column is not None and _distinct_text(gdf[column], allow_blank=True):
+            return column  # blank cells are reported by feature index when the names are read
     text = [c for c in columns if _distinct_text(gdf[c])]
     if len(text) == 1:
         return text[0]
@@ -116,9 +128,13 @@ def detect_name_field(gdf: gpd.GeoDataFrame, path: Path) -> str:
     )
 
 
-def _distinct_text(column) -> bool:
+def _distinct_text(column, allow_blank: bool = False) -> bool:
+    """True when the column's cells are distinct texts (``allow_blank``: its non-blank cells, at least one)."""
     values = [v for v in column if isinstance(v, str) and v.strip()]
-    return len(values) == len(column) and len(set(values)) == len(values)
+    blank = sum(v is None or (isinstance(v, float) and v != v) or (isinstance(v, str) and not v.strip())
+                for v in column)
+    complete = len(values) == len(column) or (allow_blank and values and len(values) + blank == len(column))
+    return bool(complete) and len(set(values)) == len(values)
 
 
 def direction_groups(positions: dict[str, Position]) -> list[RegionGroup]:
@@ -191,6 +207,49 @@ def _require_column(gdf: gpd.GeoDataFrame, column: str, option: str, path: Path)
         raise AtlasFileError(f"{str(path)!r} has no column {column!r} (set {option}=...; columns: {fields}).")
 
 
+def _texts(column, field: str, path: Path) -> list[str]:
+    """The stripped texts of a name / code column; a null or empty cell is an error naming its feature."""
+    blank = [str(i) for i, v in enumerate(column) if v is None or (isinstance(v, float) and v != v) or not str(v).strip()]
+    if blank:
+        raise AtlasFileError(
+            f"{str(path)!r}: feature(s) {', '.join(blank[:8])}{' …' if len(blank) > 8 else ''} (counting from 0) "
+            f"have no {field!r}; give every region a name (or remove the feature)."
+        )
+    return [str(v).strip() for v in column]
+
+
+def _check_lonlat(bounds, path: Path) -> None:
+    """Refuse coordinates a lon/lat file cannot hold (projected metres in a file that declares no CRS)."""
+    west, south, east, north = (float(b) for b in bounds)
+    if -180.0 <= west <= east <= 180.0 and -90.0 <= south <= north <= 90.0:
+        return
+    axis = "latitude beyond ±90" if -180.0 <= west <= east <= 180.0 else "longitude beyond ±180"
+    raise AtlasFileError(
+        f"{str(path)!r} has coordinates x {west:.6g} to {east:.6g}, y {south:.6g} to {north:.6g} ({axis}) "
+        "but declares no projected CRS; if they are projected (e.g. "
+        "metres), save the file with its CRS (GeoPackage/shapefile .prj, or `ogr2ogr -t_srs EPSG:4326`), "
+        "otherwise fix the coordinates."
+    )
+
+
+def warn_overlaps(names: list[str], geoms: list) -> list[tuple[str, str, float]]:
+    """Warn (:class:`OverlapWarning`) about every pair of regions overlapping by more than
+    :data:`OVERLAP_SHARE` of the smaller one; returns ``(name, name, km²)`` (geometries in metres)."""
+    tree = shapely.STRtree(geoms)
+    found = []
+    for i, geom in enumerate(geoms):
+        for j in (int(j) for j in tree.query(geom, predicate="intersects")):
+            if j <= i:
+                continue
+            area = float(shapely.intersection(geom, geoms[j]).area)
+            if area > OVERLAP_SHARE * min(geom.area, geoms[j].area):
+                found.append((names[i], names[j], area / 1e6))
+    for a, b, km2 in found:
+        warnings.warn(f"Regions {a!r} and {b!r} overlap by {km2:,.1f} km²; a point there belongs to both "
+                      "(fix the polygons so regions only touch).", OverlapWarning, stacklevel=3)
+    return found
+
+
 def _reject_duplicates(values: list[str], what: str, path: Path) -> None:
     seen, dupes = set(), []
     for v in values:
@@ -214,22 +273,46 @@ def _checked_geometry(geom, label: str):
     return geom
 
 
-def _equal_area_crs(bounds) -> str:
-    """An Albers equal-area CRS fitted to lon/lat bounds (standard parallels at 1/6 and 5/6 of the span)."""
+def central_longitude(lonlat: gpd.GeoSeries) -> float:
+    """The middle of the regions' longitudes, read across the antimeridian when that spans less: regions at
+    179°E and 179°W are 2° apart (centre 180), not 358°."""
+    west, _, east, _ = lonlat.total_bounds
+    bounds = lonlat.bounds
+    shifted_west = bounds["minx"].where(bounds["minx"] >= 0, bounds["minx"] + 360).min()
+    shifted_east = bounds["maxx"].where(bounds["minx"] >= 0, bounds["maxx"] + 360).max()
+    if shifted_east - shifted_west < east - west:
+        middle = (shifted_west + shifted_east) / 2
+        return float(middle - 360 if middle > 180 else middle)
+    return float((west + east) / 2)
+
+
+def _unwrap(lon: float, centre: float) -> float:
+    """``lon`` written within 180° of ``centre`` (so positions east of the antimeridian compare as east)."""
+    return centre + (lon - centre + 180.0) % 360.0 - 180.0
+
+
+def _equal_area_crs(bounds, lon_0: float | None = None) -> str:
+    """An Albers equal-area CRS fitted to lon/lat bounds (standard parallels at 1/6 and 5/6 of the span),
+    centred on ``lon_0`` (default: the middle of the bounds)."""
     west, south, east, north = bounds
     span = north - south
+    lon_0 = (west + east) / 2 if lon_0 is None else lon_0
     return (
         f"+proj=aea +lat_1={south + span / 6:.4f} +lat_2={north - span / 6:.4f} +lat_0={(south + north) / 2:.4f} "
-        f"+lon_0={(west + east) / 2:.4f} +datum=WGS84 +units=m +no_defs"
+        f"+lon_0={lon_0:.4f} +datum=WGS84 +units=m +no_defs"
     )
 
 
-def _positions(codes, lonlat: gpd.GeoSeries, projected: gpd.GeoSeries, crs: str) -> dict[str, Position]:
+def _positions(codes, lonlat: gpd.GeoSeries, projected: gpd.GeoSeries, crs: str, centre: float = 0.0
+               ) -> dict[str, Position]:
     inverse = pyproj.Transformer.from_crs(crs, "EPSG:4326", always_xy=True).transform
     out = {}
     for code, ll, eq in zip(codes, lonlat, projected):
         largest = max(getattr(eq, "geoms", [eq]), key=lambda p: p.area)
         lon, lat = inverse(*largest.centroid.coords[0])
         west, south, east, north = ll.bounds
+        if abs(centre) > 90:  # an atlas around the antimeridian: longitudes continue past ±180
+            lon, west, east = _unwrap(lon, centre), _unwrap(west, centre), _unwrap(east, centre)
+            east = max(east, west)
         out[code] = Position(lon, lat, west, south, east, north, eq.area / 1e6)
     return out
