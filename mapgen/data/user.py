@@ -78,10 +78,11 @@ def metadata_path(path: str | Path) -> Path:
     return path.with_name(path.name + "-metadata.json")
 
 
-def read_frame(source: Source) -> tuple[pd.DataFrame, bool]:
+def read_frame(source: Source, atlas: Atlas | None = None) -> tuple[pd.DataFrame, bool]:
     """Read a table as strings-or-numbers; returns the frame and whether rows are file lines.
 
-    CSV/TSV are read as text (no type guessing, no NA guessing), so codes like ``01`` survive.
+    CSV/TSV are read as text (no type guessing, no NA guessing), so codes like ``01`` survive. Given the
+    ``atlas``, a text file whose first line is data (a region and a number) is refused as headerless.
     """
     if isinstance(source, pd.DataFrame):
         frame = source.copy()
@@ -96,6 +97,8 @@ def read_frame(source: Source) -> tuple[pd.DataFrame, bool]:
         else:
             frame, text = _read_text(path, sep="\t" if suffix in (".tsv", ".tab") else ","), True
     frame.columns = [str(c).strip() for c in frame.columns]
+    if text and atlas is not None:
+        _require_header(frame, atlas, source)
     if frame.empty:
         raise TableError(f"{_describe(source)} has no data rows (columns: {list(frame.columns)}).")
     if len(set(frame.columns)) != len(frame.columns):
@@ -383,9 +386,7 @@ def load_table(
     if on_missing not in ("warn", "error", "ignore"):
         raise ValueError(f"on_missing must be 'warn', 'error' or 'ignore', got {on_missing!r}")
     atlas = atlas if isinstance(atlas, Atlas) else load_atlas(atlas)
-    frame, text = read_frame(source)
-    if text:
-        _require_header(frame, atlas, source)
+    frame, text = read_frame(source, atlas)
     found = _region_columns(frame, atlas) if not (region_col and value_col) else {}
     region_col = (
         _check_column(frame, region_col, "Region", source) if region_col else _pick_region_col(found, frame, atlas, source)
