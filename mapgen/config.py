@@ -285,11 +285,11 @@ class BuildConfig(Strict):
 
     def check_files(self, where: str) -> None:
         """Raise :class:`ConfigError` listing every user file that does not exist."""
-        missing = [f"  - {name}: no file {str(self.resolve_path(name))!r}" for name in self.user_files()
+        missing = [f"{name}: no file {str(self.resolve_path(name))!r}" for name in self.user_files()
                    if not self.resolve_path(name).is_file()]
         if missing:
-            raise ConfigError("\n".join([f"Invalid build config {where} (paths are relative to the config "
-                                         "file):", *missing]))
+            raise ConfigError(_problems(f"Invalid build config {where} (paths are relative to the config file)",
+                                        missing))
 
     def check_tables(self, where: str) -> None:
         """Raise :class:`ConfigError` listing every statistics file that cannot be read as a table of its
@@ -305,9 +305,9 @@ class BuildConfig(Strict):
                 try:
                     load_table(self.resolve_path(name), atlas, on_missing="ignore")
                 except ValueError as exc:
-                    bad.append(f"  - countries.{i}.statistics.files.{j} ({name}): {exc}")
+                    bad.append(f"countries.{i}.statistics.files.{j} ({name}): {exc}")
         if bad:
-            raise ConfigError("\n".join([f"Invalid build config {where}:", *bad]))
+            raise ConfigError(_problems(f"Invalid build config {where}", bad))
 
 
 def load_config(source: str | Path | dict[str, Any]) -> BuildConfig:
@@ -345,12 +345,17 @@ def _config_atlas(config: BuildConfig, country: CountryConfig):
 
 
 def format_errors(exc: ValidationError, where: str) -> str:
-    """One line per problem: ``path.in.yaml: message``."""
-    lines = [f"Invalid build config {where} ({exc.error_count()} problem(s)):"]
-    for err in exc.errors():
-        path = ".".join(str(p) for p in err["loc"]) or "(top level)"
-        lines.append(f"  - {path}: {err['msg']}")
-    return "\n".join(lines)
+    """``path.in.yaml: message`` for each problem: one line for one problem, else a heading and a list."""
+    problems = [f"{'.'.join(str(p) for p in err['loc']) or '(top level)'}: {err['msg'].removeprefix('Value error, ')}"
+                for err in exc.errors()]
+    return _problems(f"Invalid build config {where}", problems)
+
+
+def _problems(heading: str, problems: list[str]) -> str:
+    """One line (``heading: problem``) for a single problem, else the heading and one ``  - `` line each."""
+    if len(problems) == 1:
+        return f"{heading}: {problems[0]}"
+    return "\n".join([f"{heading} ({len(problems)} problems):", *(f"  - {p}" for p in problems)])
 
 
 def packaged_configs() -> list[str]:

@@ -7,12 +7,14 @@ message names the problem and the fix, and that the output path was never create
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from mapgen.cli import main
+from mapgen.geo.user import OverlapWarning
 
 
 def square(x: float, y: float, size: float = 1.0) -> list:
@@ -105,28 +107,50 @@ def test_overlapping_regions_warn_with_the_area(tmp_path: Path) -> None:
     cells = grid_cells(n=2)
     cells.append(("Blob", square(10.5, 10.5, 1.0)))  # overlaps each of the four cells by a quarter degree²
     geo, table = geojson(tmp_path / "ov.geojson", cells), table_for(tmp_path / "ov.csv", cells)
-    with pytest.warns(UserWarning, match=r"'Blob' overlap by [\d,.]+ km²") as record:
+    with pytest.warns(UserWarning, match=r"Regions overlap: 'Cell A1' and 'Blob' by [\d,.]+ km²") as record:
         result = CliRunner().invoke(main, [str(a) for a in render(tmp_path, geo, table)])
     assert result.exit_code == 0, result.output
-    messages = {str(w.message) for w in record if "overlap" in str(w.message)}  # one per pair (loaded twice)
-    assert len(messages) == 4
+    message = next(str(w.message) for w in record if "overlap" in str(w.message))
+    pairs = message.removeprefix("Regions overlap: ").split("; a point")[0].split("; ")
+    assert [p.split(" by ")[0] for p in pairs] == [f"'Cell {c}' and 'Blob'" for c in ("A1", "A2", "B1", "B2")]
     # a quarter of a 1° cell near 11°N: 0.5° × 111.3 km × cos(11°) by 0.5° × 110.6 km ≈ 3,020 km²
-    areas = [float(m.split("overlap by ")[1].split(" km²")[0].replace(",", "")) for m in messages]
+    areas = [float(p.split(" by ")[1].removesuffix(" km²").replace(",", "")) for p in pairs]
     assert all(2900 < a < 3150 for a in areas), areas
+
+
+def test_regions_that_only_touch_do_not_warn(tmp_path: Path) -> None:
+    cells = grid_cells()
+    geo, table = geojson(tmp_path / "g.geojson", cells), table_for(tmp_path / "g.csv", cells)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", OverlapWarning)
+        result = CliRunner().invoke(main, [str(a) for a in render(tmp_path, geo, table)])
+    assert result.exit_code == 0, result.output
 
 
 # --- configs ----------------------------------------------------------------------------------------------
 
 
 def build_error(tmp_path: Path, yaml_text: str) -> str:
-    """The CLI output of ``build`` on a config; asserts exit 2 and that no output folder was made."""
+    """The one line of ``build`` on a bad config; asserts exit 2 and that no output folder was made."""
     config = tmp_path / "c.yaml"
     config.write_text(yaml_text)
-    result = CliRunner().invoke(main, ["build", str(config), "-o", str(tmp_path / "out")])
-    assert result.exit_code == 2, result.output
-    assert "Traceback" not in result.output and result.output.startswith("Error: Invalid build config")
+    line = one_line(["build", config, "-o", tmp_path / "out"])
+    assert line.startswith(f"Error: Invalid build config {config}: ")
     assert not (tmp_path / "out").exists()
-    return result.output
+    return line
+
+
+def test_several_config_problems_are_listed_one_per_line(tmp_path: Path) -> None:
+    config = tmp_path / "c.yaml"
+    config.write_text("countries:\n  - {name: usa, maps: 1000000000}\nquestions: {per_image: 100000000}\n")
+    result = CliRunner().invoke(main, ["build", str(config), "-o", str(tmp_path / "out")])
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert result.output.splitlines()[1:] == [
+        "  - countries.0.maps: 1000000000 maps is more than the 100000 a build can hold; split it into several "
+        "builds (different seeds) or ask for fewer maps",
+        "  - questions.per_image: Input should be less than or equal to 1000",
+    ]
+    assert not (tmp_path / "out").exists()
 
 
 def test_a_billion_maps_is_refused_at_once(tmp_path: Path) -> None:

@@ -39,6 +39,7 @@ class OverlapWarning(UserWarning):
 
 #: Overlaps smaller than this share of the smaller region (digitising slivers) are not reported.
 OVERLAP_SHARE = 0.001
+_MAX_PAIRS = 8
 
 
 def load_user_atlas(
@@ -233,8 +234,8 @@ def _check_lonlat(bounds, path: Path) -> None:
 
 
 def warn_overlaps(names: list[str], geoms: list) -> list[tuple[str, str, float]]:
-    """Warn (:class:`OverlapWarning`) about every pair of regions overlapping by more than
-    :data:`OVERLAP_SHARE` of the smaller one; returns ``(name, name, km²)`` (geometries in metres)."""
+    """One :class:`OverlapWarning` listing every pair of regions overlapping by more than :data:`OVERLAP_SHARE`
+    of the smaller one with the overlap in km²; returns ``(name, name, km²)`` (geometries in metres)."""
     tree = shapely.STRtree(geoms)
     found = []
     for i, geom in enumerate(geoms):
@@ -244,9 +245,11 @@ def warn_overlaps(names: list[str], geoms: list) -> list[tuple[str, str, float]]
             area = float(shapely.intersection(geom, geoms[j]).area)
             if area > OVERLAP_SHARE * min(geom.area, geoms[j].area):
                 found.append((names[i], names[j], area / 1e6))
-    for a, b, km2 in found:
-        warnings.warn(f"Regions {a!r} and {b!r} overlap by {km2:,.1f} km²; a point there belongs to both "
-                      "(fix the polygons so regions only touch).", OverlapWarning, stacklevel=3)
+    if found:
+        pairs = "; ".join(f"{a!r} and {b!r} by {km2:,.1f} km²" for a, b, km2 in found[:_MAX_PAIRS])
+        more = f" (and {len(found) - _MAX_PAIRS} more pairs)" if len(found) > _MAX_PAIRS else ""
+        warnings.warn(f"Regions overlap: {pairs}{more}; a point there belongs to both (fix the polygons so "
+                      "regions only touch).", OverlapWarning, stacklevel=3)
     return found
 
 
