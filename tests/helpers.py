@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from mapgen.questions.record import Question
@@ -21,3 +22,12 @@ def make_question(question_id: str = "Q1", answer_type: str = "binary", answer: 
         country="usa",
     )
     return Question(**(base | kw))
+
+
+def build_tiny(factory: Any, config: dict[str, Any], name: str) -> Path:
+    """Build ``config`` into a fresh folder of pytest's ``tmp_path_factory`` (for module-scoped fixtures)."""
+    from mapgen.build import build
+
+    out = factory.mktemp(name) / "bench"
+    build(config, out, progress=False)
+    return out

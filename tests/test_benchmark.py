@@ -6,8 +6,10 @@ import hashlib
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
+from helpers import build_tiny
 
 from mapgen.benchmark import (
     BUILD_OUTPUTS,
@@ -21,8 +23,9 @@ from mapgen.benchmark import (
     mask_name,
     verified_unit_record,
 )
-from mapgen.build import build, info
+from mapgen.build import info
 from mapgen.export import ExportError, export
+from mapgen.files import read_jsonl
 from mapgen.questions.record import Question
 
 TINY = {
@@ -37,13 +40,11 @@ TINY = {
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("benchmark") / "b"
-    build(TINY, out, progress=False)
-    return out
+    return build_tiny(tmp_path_factory, TINY, "benchmark")
 
 
-def _lines(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+def _lines(path: Path) -> list[dict[str, Any]]:
+    return read_jsonl(path)
 
 
 def _copy(built: Path, tmp_path: Path) -> Path:

@@ -16,12 +16,13 @@ from typing import Any
 import pandas as pd
 import pytest
 import yaml
+from helpers import build_tiny
 from PIL import Image
 
-from mapgen.build import build
 from mapgen.eval.score import score
 from mapgen.export import ExportError, export
 from mapgen.export.common import question_from_row
+from mapgen.files import read_jsonl
 
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -37,14 +38,12 @@ TINY = {
 
 
 def _lines(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text().splitlines()]
+    return read_jsonl(path)
 
 
 @pytest.fixture(scope="module")
 def bench(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("export") / "bench"
-    build(TINY, out, progress=False)
-    return out
+    return build_tiny(tmp_path_factory, TINY, "export")
 
 
 @pytest.fixture(scope="module")

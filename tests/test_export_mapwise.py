@@ -15,9 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import build_tiny
 
-from mapgen.build import build
 from mapgen.export import export
+from mapgen.files import read_jsonl
 from mapgen.geo.atlas import load_atlas
 
 REPO_SAMPLE = Path(__file__).resolve().parents[1].parent / "shared" / "reference" / "mapwise" / "repo-sample"
@@ -37,9 +38,7 @@ KINDS = ("img", "jumb", "orgs", "shuff")
 
 @pytest.fixture(scope="module")
 def bench(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("mwbuild") / "bench"
-    build(TINY, out, progress=False)
-    return out
+    return build_tiny(tmp_path_factory, TINY, "mwbuild")
 
 
 @pytest.fixture(scope="module")
@@ -48,7 +47,7 @@ def exported(bench: Path, tmp_path_factory) -> Path:
 
 
 def _questions(bench: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in (bench / "questions.jsonl").read_text().splitlines()]
+    return read_jsonl(bench / "questions.jsonl")
 
 
 def _header(path: Path) -> str:

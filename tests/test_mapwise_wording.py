@@ -3,14 +3,15 @@ regions called "states"; mapgen's own text stays the build's default, and the MA
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
+from helpers import build_tiny
 
-from mapgen.build import build
 from mapgen.export import export
+from mapgen.files import read_jsonl
 from mapgen.mapwise.wording import mapwise_text, write_wording
 
 TINY = {
@@ -24,13 +25,11 @@ TINY = {
 
 @pytest.fixture(scope="module")
 def bench(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("wording") / "bench"
-    build(TINY, out, progress=False)
-    return out
+    return build_tiny(tmp_path_factory, TINY, "wording")
 
 
-def _questions(bench: Path) -> list[dict]:
-    return [json.loads(line) for line in (bench / "questions.jsonl").read_text().splitlines()]
+def _questions(bench: Path) -> list[dict[str, Any]]:
+    return read_jsonl(bench / "questions.jsonl")
 
 
 def test_build_keeps_mapgen_wording_and_export_writes_mapwise_wording(bench: Path) -> None:
