@@ -209,6 +209,7 @@ def test_vlmevalkit_tsv_and_dataset_class(bench: Path, questions, tmp_path: Path
 
 
 def test_vlmevalkit_caption_and_grounding_datasets(bench: Path, tmp_path: Path, monkeypatch) -> None:
+    pytest.importorskip("pycocoevalcap", reason="caption metrics need mapgen's [eval] extra")
     monkeypatch.setattr("mapgen.eval.captions.java_available", lambda: False)  # METEOR needs a JVM: skip it
     dest = export(bench, "vlmevalkit", tmp_path / "vlm", split="test")
     module = _import(dest / "mapgen_dataset.py", "mapgen_vlmeval_tasks")

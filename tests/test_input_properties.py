@@ -17,14 +17,15 @@ from pathlib import Path
 
 import networkx as nx
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from mapgen import load_atlas
 from mapgen.data.user import TableError, load_table
 from mapgen.geo.user import AtlasFileError, OverlapWarning, load_user_atlas
 
-SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+SETTINGS = settings(max_examples=30, deadline=None, derandomize=True,  # same examples every run: CI never flakes
+                    suppress_health_check=[HealthCheck.function_scoped_fixture])
 ATLASES = {name: load_atlas(name) for name in ("usa", "india")}
 
 finite = st.floats(allow_nan=False, allow_infinity=False, min_value=-1e12, max_value=1e12)
@@ -161,6 +162,7 @@ def test_a_grid_anywhere_has_the_grid_graph_and_no_overlaps(tmp_path: Path, cols
 @SETTINGS
 @given(cols=st.integers(2, 4), rows=st.integers(1, 3), size=st.sampled_from([0.5, 1.0, 2.0]),
        east_cells=st.integers(1, 3), south=st.integers(-60, 50))
+@example(cols=2, rows=1, size=2.0, east_cells=1, south=-1)  # centred on the equator: Albers has no cone there
 def test_a_grid_across_the_antimeridian_keeps_its_graph(tmp_path: Path, cols, rows, size, east_cells, south) -> None:
     """Metamorphic: the same grid cut by ±180° (some columns written at negative longitudes) has the same
     graph, and positions still rise eastwards column by column."""

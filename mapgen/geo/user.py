@@ -300,6 +300,8 @@ def _equal_area_crs(bounds, lon_0: float | None = None) -> str:
     west, south, east, north = bounds
     span = north - south
     lon_0 = (west + east) / 2 if lon_0 is None else lon_0
+    if abs(round(south + span / 6, 4) + round(north - span / 6, 4)) < 1e-3:  # parallels mirror the equator:
+        return f"+proj=cea +lat_ts=0 +lon_0={lon_0:.4f} +datum=WGS84 +units=m +no_defs"  # Albers' cylinder limit
     return (
         f"+proj=aea +lat_1={south + span / 6:.4f} +lat_2={north - span / 6:.4f} +lat_0={(south + north) / 2:.4f} "
         f"+lon_0={lon_0:.4f} +datum=WGS84 +units=m +no_defs"
