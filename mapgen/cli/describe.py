@@ -15,6 +15,7 @@ from mapgen.describe import (
     training_records,
     write_jsonl,
 )
+from mapgen.files import write_text_atomic
 
 
 @click.command("describe")
@@ -37,7 +38,7 @@ def describe_cmd(render_json: Path, output: Path | None, seed: int, n_referring:
         click.echo(text)
     else:
         output.parent.mkdir(parents=True, exist_ok=True)
-        output.write_text(text, encoding="utf-8")
+        write_text_atomic(output, text)
         refs = annotations["referring"]
         click.echo(f"{output}  ({len(annotations['attributes'])} regions, {len(refs)} referring expressions, "
                    f"{len(annotations['captions']['sentences'])}-sentence caption)")

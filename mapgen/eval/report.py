@@ -31,6 +31,7 @@ import pandas as pd
 
 from mapgen.eval.metrics import METRICS_BY_TYPE, aggregate, mean, metric_info
 from mapgen.eval.score import Report
+from mapgen.files import write_text_atomic
 
 PAPER_COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("Binary Acc", "binary", "binary_exact"),
@@ -404,8 +405,8 @@ def write_report(
     summary = build_summary(report, extra)
     paths = {"scores": out / "scores.csv", "summary": out / "summary.json", "tables": out / "tables.md"}
     scores_frame(report).to_csv(paths["scores"], index=False, lineterminator="\n")
-    paths["summary"].write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    paths["tables"].write_text(render_markdown(report, summary, extra), encoding="utf-8")
+    write_text_atomic(paths["summary"], json.dumps(summary, indent=2, sort_keys=True) + "\n")  # NaN = no data
+    write_text_atomic(paths["tables"], render_markdown(report, summary, extra))
     for name, rows in (item_tables or {}).items():
         if rows:
             path = out / f"{name}.csv"

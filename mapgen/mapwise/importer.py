@@ -26,6 +26,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from mapgen.files import write_json_atomic, write_jsonl_atomic
 from mapgen.geo.atlas import BUILTIN
 from mapgen.mapwise.layout import country_folders, metadata_folder, question_table
 from mapgen.mapwise.schema import country_of_mapwise, spec_from_mapwise
@@ -224,9 +225,8 @@ def import_mapwise(folder: str | Path, out: str | Path, country: str | None = No
     (out / "specs").mkdir(parents=True, exist_ok=True)
     for ref, spec in data.specs.items():
         spec.save(out / "specs" / f"{ref}.json")
-    with open(out / "questions.jsonl", "w", encoding="utf-8") as fh:
-        for q in data.questions:
-            fh.write(json.dumps(q.to_dict(), ensure_ascii=False) + "\n")
+    write_jsonl_atomic(out / "questions.jsonl", (q.to_dict() for q in data.questions), sort_keys=False,
+                       ensure_ascii=False)
     shutil.copyfile(question_table(folder), out / "source_questions.csv")
     manifest = {
         "mapwise_import": 1,
@@ -237,7 +237,7 @@ def import_mapwise(folder: str | Path, out: str | Path, country: str | None = No
         "missing_maps": data.missing_maps,
         "questions": len(data.questions),
     }
-    (out / "manifest.json").write_text(json.dumps(manifest, indent=1), encoding="utf-8")
+    write_json_atomic(out / "manifest.json", manifest, sort_keys=False)
     return data
 
 

@@ -18,10 +18,11 @@ Verdicts (one per question):
 from __future__ import annotations
 
 import csv
-import json
+import io
 import math
 import re
 from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,7 @@ from mapgen.eval.extract import parse_binary
 from mapgen.eval.metrics import all_metrics, gold_ranges
 from mapgen.eval.normalize import normalize_answer_name, normalize_yes_no
 from mapgen.eval.score import score
+from mapgen.files import write_jsonl_atomic, write_text_atomic
 from mapgen.geo.names import UnknownNameError
 from mapgen.legend import relative_luminance
 from mapgen.legend.grammar import find_range
@@ -593,19 +595,17 @@ def report_markdown(verdicts: list[Verdict]) -> str:
 def write_recheck(data: ImportedSet, verdicts: list[Verdict], out: str | Path, source_csv: str | Path) -> Path:
     """Write verdicts.jsonl, summary.csv, report.md and corrected_questions.csv into ``out``."""
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    with open(out / "verdicts.jsonl", "w", encoding="utf-8") as fh:
-        for v in verdicts:
-            fh.write(json.dumps(v.to_dict(), ensure_ascii=False) + "\n")
+    write_jsonl_atomic(out / "verdicts.jsonl", (v.to_dict() for v in verdicts), sort_keys=False, ensure_ascii=False)
     rows = summary_rows(verdicts)
-    with open(out / "summary.csv", "w", newline="", encoding="utf-8") as fh:
-        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
-    (out / "report.md").write_text(report_markdown(verdicts), encoding="utf-8")
+    write_text_atomic(out / "summary.csv", _csv_text([list(rows[0]), *([r.get(k, "") for k in rows[0]] for r in rows)]))
+    write_text_atomic(out / "report.md", report_markdown(verdicts))
     header, corrected = corrected_rows(source_csv, data.layout.answer_col, verdicts)
-    with open(out / "corrected_questions.csv", "w", newline="", encoding="utf-8") as fh:
-        w2 = csv.writer(fh)
-        w2.writerow(header)
-        w2.writerows(corrected)
+    write_text_atomic(out / "corrected_questions.csv", _csv_text([header, *corrected]))
     return out
+
+
+def _csv_text(rows: Iterable[Sequence[Any]]) -> str:
+    """CSV text as :mod:`csv`'s default dialect writes it (``\\r\\n`` line ends)."""
+    buf = io.StringIO(newline="")
+    csv.writer(buf).writerows(rows)
+    return buf.getvalue()
