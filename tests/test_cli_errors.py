@@ -67,3 +67,38 @@ def test_missing_optional_dependency_names_the_extra(module: str, extra: str) ->
 def test_a_missing_core_module_is_not_passed_off_as_an_optional_extra() -> None:
     assert missing_dependency(ModuleNotFoundError("x", name="numpy")) is None
     assert explain(ModuleNotFoundError("x", name="numpy")) is None  # unexpected: shown with the --debug hint
+
+
+HOSTILE = """
+  - id: hostile
+    answer_type: binary
+    vqa_type: colour
+    map_types: [discrete]
+    params:
+      X: Region
+      Y: {type: Region, from: "others(readable_regions(), X)"}
+    text: ["TEXT"]
+    program:
+      - answer: compare(X, 'similar', Y)
+    uses: [similar]
+"""
+
+
+@pytest.mark.parametrize(("text", "limit"), [
+    ("{% for i in range(99999) %}{% for j in range(99999) %}x{% endfor %}{% endfor %} {{ X }} {{ Y }}?", "range()"),
+    ("{% for i in range(9) %}{% for j in range(9) %}{% for k in range(9) %}{% endfor %}{% endfor %}{% endfor %}"
+     "{{ X }} {{ Y }}?", "nests 3 loops"),
+    ("{{ 'x' * 10**10 }} {{ X }} {{ Y }}?", "repetition"),
+    ("{{ 2 ** 1000000 }} {{ X }} {{ Y }}?", "power"),
+    ("{{ 'x' * 100000 }} {{ X }} {{ Y }}?", "repetition"),
+    ("{% for i in range(99) %}{{ X }} and {{ Y }} or {{ X }} and {{ Y }} {% endfor %}?", "longer than"),
+    ("{{ X.__class__.__mro__[1].__subclasses__() }} {{ Y }}?", "sandbox"),
+])
+def test_hostile_template_texts_fail_lint_in_one_line_and_fast(tmp_path: Path, text: str, limit: str) -> None:
+    from mapgen.questions.templates import builtin_files
+
+    path = tmp_path / "hostile.yaml"
+    path.write_text(builtin_files()[0].read_text(encoding="utf-8").rstrip() + "\n"
+                    + HOSTILE.replace("TEXT", text.replace('"', '\\"')), encoding="utf-8")
+    result = run("templates", "lint", str(path))
+    assert result.exit_code != 0 and limit in result.output and "Traceback" not in result.output

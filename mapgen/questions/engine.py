@@ -18,11 +18,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from jinja2.sandbox import SandboxedEnvironment
-
 from mapgen.legend import parse_label
 from mapgen.questions.functions import FUNCTIONS, INVALID, Ctx, context
 from mapgen.questions.record import Question
+from mapgen.questions.sandbox import TextSandbox
 from mapgen.questions.templates import Node, Param, Template, TemplateSet, load_templates, node_text
 from mapgen.scene import Scene
 
@@ -31,18 +30,7 @@ ATTEMPTS_PER_QUESTION = 30
 MIN_ATTEMPTS = 60
 DEFAULT_MAX_ANSWER_SHARE = 0.5
 
-_DIRECTION_MOST = {"north": "northernmost", "south": "southernmost", "east": "easternmost", "west": "westernmost"}
-_THAN = {"higher": "higher than", "lower": "lower than", "similar": "similar to", "above": "above", "below": "below"}
-
-
-def _env() -> SandboxedEnvironment:
-    env = SandboxedEnvironment(autoescape=False, keep_trailing_newline=False)
-    env.filters["most"] = lambda d: _DIRECTION_MOST.get(str(d), f"{d}-most")
-    env.filters["than"] = lambda c: _THAN.get(str(c), str(c))
-    return env
-
-
-ENV = _env()
+ENV = TextSandbox()
 
 
 # ---------------------------------------------------------------------------------------------- evaluation
@@ -222,7 +210,7 @@ def render_text(template: Template, ctx: Ctx, params: dict[str, Any], variant: i
         if p.type == "LegendClass":
             values[f"{p.name}_low"], values[f"{p.name}_high"] = _interval_ends(ctx, params[p.name])
     values.update(state=word, states=plural, State=word.capitalize(), States=plural.capitalize())
-    text = compiled[min(variant, len(compiled) - 1)].render(values)
+    text = ENV.render_limited(compiled[min(variant, len(compiled) - 1)], values)
     return " ".join(text.split())
 
 

@@ -44,6 +44,7 @@ import yaml
 
 from mapgen.questions.functions import FUNCTIONS
 from mapgen.questions.record import ANSWER_TYPES
+from mapgen.questions.sandbox import text_problems
 from mapgen.resources import template_path
 
 PARAM_TYPES: dict[str, str] = {
@@ -632,6 +633,7 @@ def _check_text(params: tuple[Param, ...], variants: dict[str, tuple[str, ...]])
     errs = []
     for mt, texts in variants.items():
         for t in texts:
+            errs += [f"text ({mt}): {problem}" for problem in text_problems(t, names)]
             for var in _JINJA_VAR.findall(t):
                 if var not in names:
                     errs.append(
