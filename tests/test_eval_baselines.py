@@ -24,6 +24,7 @@ from mapgen.eval.baselines import (
 )
 from mapgen.eval.chance import chance_scores
 from mapgen.eval.metrics import MAIN_METRIC
+from mapgen.eval.report import BREAKDOWNS
 from mapgen.eval.run import run_eval
 from mapgen.eval.score import evaluate
 from mapgen.questions.record import format_answer
@@ -162,7 +163,7 @@ def test_every_report_table_has_the_random_and_chance_rows(eval_bench: Path, tmp
     run_eval(eval_bench, baseline="random", out_dir=tmp_path / "r", plots=False)
     tables = (tmp_path / "r" / "tables.md").read_text()
     sections = [s for s in tables.split("\n## ")[1:] if s.startswith(("Overall", "By "))]
-    assert len(sections) == 6
+    assert len(sections) == 1 + len(BREAKDOWNS)  # overall and every breakdown
     for section in sections:
         assert "· random (empirical) |" in section and "· chance (analytic) |" in section, section[:40]
     summary = json.loads((tmp_path / "r" / "summary.json").read_text())

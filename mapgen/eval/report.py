@@ -50,6 +50,7 @@ BREAKDOWNS: dict[str, str] = {
     "country": "Country",
     "relative_region": "Relative region",
     "counterfactual": "Counterfactual",
+    "difficulty": "Difficulty",
 }
 """Frame column → table title; ``map_variant`` is ``hatched`` for hatched maps, else the map type."""
 

@@ -130,6 +130,7 @@ def _frame(questions: Sequence[Question], scores: Sequence[Score]) -> pd.DataFra
     """The report frame, built column by column from arrays (one row per question)."""
     data: dict[str, Any] = {c: [getattr(q, c) for q in questions] for c in (*_ID_COLUMNS, *GROUP_COLUMNS)}
     data["counterfactual"] = [counterfactual_group(q) for q in questions]
+    data["difficulty"] = [q.difficulty_bucket for q in questions]
     data["answer"] = _objects([q.answer for q in questions])
     data["extracted"] = _objects([s.extracted for s in scores])
     parse_ok = np.fromiter((s.parse_ok for s in scores), dtype=bool, count=len(scores))

@@ -69,6 +69,32 @@ class Question:
         """The answer as a model is asked to write it (:func:`format_answer`)."""
         return format_answer(self.answer, self.answer_type)
 
+    @property
+    def difficulty_bucket(self) -> str:
+        """``easy`` / ``medium`` / ``hard`` from :attr:`difficulty` (``unknown`` without it); see
+        :func:`difficulty_bucket`."""
+        return difficulty_bucket(self.difficulty)
+
+
+#: Bucket thresholds: a question is *hard* when it reads many regions, compares values closer than
+#: ``HARD_GAP`` reading tolerances, or has an illegible region among or next to what it names; *easy* when it
+#: reads at most two regions in at most two program steps, with no close values and nothing illegible nearby.
+HARD_REGIONS, HARD_GAP, EASY_REGIONS, EASY_STEPS = 6, 2.0, 2, 2
+
+
+def difficulty_bucket(features: dict[str, Any] | None) -> str:
+    """The difficulty bucket of a question's difficulty features (written definition above)."""
+    if not features:
+        return "unknown"
+    gap = features.get("min_gap_tolerances")
+    close = gap is not None and gap < HARD_GAP
+    regions = int(features.get("regions_read") or 0)
+    if regions >= HARD_REGIONS or close or features.get("illegible_nearby"):
+        return "hard"
+    if regions <= EASY_REGIONS and int(features.get("program_steps") or 0) <= EASY_STEPS:
+        return "easy"
+    return "medium"
+
 
 def format_answer(answer: Any, answer_type: str) -> str:
     """The ``{"answer": ...}`` text for an answer value (rankings as ``A > B = C``), as the prompts ask for."""
