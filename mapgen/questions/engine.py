@@ -21,7 +21,7 @@ from typing import Any
 from mapgen.legend import parse_label
 from mapgen.questions.functions import FUNCTIONS, INVALID, Ctx, context
 from mapgen.questions.record import Question
-from mapgen.questions.sandbox import TextSandbox
+from mapgen.questions.sandbox import TEXT_ENV
 from mapgen.questions.templates import Node, Param, Template, TemplateSet, load_templates, node_text
 from mapgen.scene import Scene
 
@@ -29,8 +29,6 @@ from mapgen.scene import Scene
 ATTEMPTS_PER_QUESTION = 30
 MIN_ATTEMPTS = 60
 DEFAULT_MAX_ANSWER_SHARE = 0.5
-
-ENV = TextSandbox()
 
 
 # ---------------------------------------------------------------------------------------------- evaluation
@@ -202,7 +200,7 @@ def render_text(template: Template, ctx: Ctx, params: dict[str, Any], variant: i
     variants = template.text[ctx.scene.map_type]
     compiled = template._compiled.get(ctx.scene.map_type)
     if compiled is None:
-        compiled = [ENV.from_string(t) for t in variants]
+        compiled = [TEXT_ENV.from_string(t) for t in variants]
         template._compiled[ctx.scene.map_type] = compiled
     word, plural = ctx.scene.region_word, ctx.scene.region_words
     values = {p.name: _phrase(p, params[p.name], ctx) for p in template.params}
@@ -210,7 +208,7 @@ def render_text(template: Template, ctx: Ctx, params: dict[str, Any], variant: i
         if p.type == "LegendClass":
             values[f"{p.name}_low"], values[f"{p.name}_high"] = _interval_ends(ctx, params[p.name])
     values.update(state=word, states=plural, State=word.capitalize(), States=plural.capitalize())
-    text = ENV.render_limited(compiled[min(variant, len(compiled) - 1)], values)
+    text = TEXT_ENV.render_limited(compiled[min(variant, len(compiled) - 1)], values)
     return " ".join(text.split())
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Iterable
-from functools import cache
 from typing import Any
 
 from jinja2 import TemplateError, nodes
@@ -85,7 +84,7 @@ def loop_depth(node: nodes.Node, depth: int = 0) -> int:
 def text_problems(source: str, names: Iterable[str]) -> list[str]:
     """Why a text cannot be a question template: a syntax error, loops nested too deep, or a limit broken when
     it renders with every name set to a sample word. Empty when fine."""
-    env = _lint_env()
+    env = TEXT_ENV
     try:
         tree = env.parse(source)
         depth = loop_depth(tree)
@@ -101,6 +100,5 @@ def text_problems(source: str, names: Iterable[str]) -> list[str]:
     return []
 
 
-@cache
-def _lint_env() -> TextSandbox:
-    return TextSandbox()
+TEXT_ENV = TextSandbox()
+"""The one sandbox question texts are checked and rendered in."""
