@@ -31,3 +31,23 @@ def build_tiny(factory: Any, config: dict[str, Any], name: str) -> Path:
     out = factory.mktemp(name) / "bench"
     build(config, out, progress=False)
     return out
+
+
+def template_record(template_id: str, text: str, wordings: tuple[str, ...] = ()) -> str:
+    """YAML of one extra binary template (two regions, "same class?"), to append to the built-in templates."""
+    quoted = text.replace('"', '\\"')
+    lines = [f"  - id: {template_id}", "    answer_type: binary", "    vqa_type: colour", "    map_types: [discrete]",
+             "    params:", "      X: Region", '      Y: {type: Region, from: "others(readable_regions(), X)"}',
+             f'    text: ["{quoted}"]']
+    if wordings:
+        lines += ["    mapwise_wordings:", *(f'      - "{w}"' for w in wordings)]
+    lines += ["    program:", "      - answer: compare(X, 'similar', Y)", "    uses: [similar]"]
+    return "\n" + "\n".join(lines) + "\n"
+
+
+def templates_plus(path: Path, record: str) -> Path:
+    """Write the built-in templates followed by ``record`` to ``path``."""
+    from mapgen.questions.templates import builtin_files
+
+    path.write_text(builtin_files()[0].read_text(encoding="utf-8").rstrip() + "\n" + record, encoding="utf-8")
+    return path

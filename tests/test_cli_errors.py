@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from helpers import template_record, templates_plus
 
 from mapgen.cli import main
 from mapgen.cli.errors import explain, missing_dependency
@@ -69,21 +70,6 @@ def test_a_missing_core_module_is_not_passed_off_as_an_optional_extra() -> None:
     assert explain(ModuleNotFoundError("x", name="numpy")) is None  # unexpected: shown with the --debug hint
 
 
-HOSTILE = """
-  - id: hostile
-    answer_type: binary
-    vqa_type: colour
-    map_types: [discrete]
-    params:
-      X: Region
-      Y: {type: Region, from: "others(readable_regions(), X)"}
-    text: ["TEXT"]
-    program:
-      - answer: compare(X, 'similar', Y)
-    uses: [similar]
-"""
-
-
 @pytest.mark.parametrize(("text", "limit"), [
     ("{% for i in range(99999) %}{% for j in range(99999) %}x{% endfor %}{% endfor %} {{ X }} {{ Y }}?", "range()"),
     ("{% for i in range(9) %}{% for j in range(9) %}{% for k in range(9) %}{% endfor %}{% endfor %}{% endfor %}"
@@ -95,10 +81,6 @@ HOSTILE = """
     ("{{ X.__class__.__mro__[1].__subclasses__() }} {{ Y }}?", "sandbox"),
 ])
 def test_hostile_template_texts_fail_lint_in_one_line_and_fast(tmp_path: Path, text: str, limit: str) -> None:
-    from mapgen.questions.templates import builtin_files
-
-    path = tmp_path / "hostile.yaml"
-    path.write_text(builtin_files()[0].read_text(encoding="utf-8").rstrip() + "\n"
-                    + HOSTILE.replace("TEXT", text.replace('"', '\\"')), encoding="utf-8")
+    path = templates_plus(tmp_path / "hostile.yaml", template_record("hostile", text))
     result = run("templates", "lint", str(path))
     assert result.exit_code != 0 and limit in result.output and "Traceback" not in result.output

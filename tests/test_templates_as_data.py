@@ -5,36 +5,24 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from helpers import template_record, templates_plus
 
 from mapgen.mapwise.importer import RawQuestion
 from mapgen.mapwise.parse import compiled_rules, parse_question
 from mapgen.mapwise.recheck import recheck_question
 from mapgen.questions import TemplateSet, generate_questions, lint_file, load_templates
-from mapgen.questions.templates import builtin_files
 from mapgen.scene import build_scene
 from mapgen.spec import make_spec
 
-EXTRA = """
-  - id: share_a_class
-    answer_type: binary
-    vqa_type: colour
-    map_types: [discrete]
-    params:
-      X: Region
-      Y: {type: Region, from: "others(readable_regions(), X)"}
-    text: ["Yes or no: {{ X }} and {{ Y }} are in the same legend class."]
-    mapwise_wordings:
-      - "Yes or no: {{ X }}[ state] and {{ Y }}[ state] (share|fall in) the same (class|range)."
-    program:
-      - answer: compare(X, 'similar', Y)
-    uses: [similar]
-"""
+EXTRA = template_record(
+    "share_a_class", "Yes or no: {{ X }} and {{ Y }} are in the same legend class.",
+    ("Yes or no: {{ X }}[ state] and {{ Y }}[ state] (share|fall in) the same (class|range).",),
+)
 
 
 @pytest.fixture(scope="module")
 def extended(tmp_path_factory) -> TemplateSet:
-    path = tmp_path_factory.mktemp("templates") / "mapwise_plus_one.yaml"
-    path.write_text(builtin_files()[0].read_text(encoding="utf-8").rstrip() + "\n" + EXTRA, encoding="utf-8")
+    path = templates_plus(tmp_path_factory.mktemp("templates") / "mapwise_plus_one.yaml", EXTRA)
     assert lint_file(path) == []
     return load_templates(path)
 
