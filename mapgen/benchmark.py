@@ -8,6 +8,7 @@ Layout of a build folder (written by :mod:`mapgen.build`)::
     questions.jsonl          Question records + split, variant, country, counterfactual, image
     captions.jsonl           detailed captions (VRSBench task), when the config asks for them
     grounding.jsonl          referring expressions with boxes
+    extraction.jsonl         gold tables (region → legend class / colour-bar value), when the config asks for them
     units/<unit_id>.json     per-unit completion records (what resume checks)
     build_log.json           timings per stage (not part of the manifest: it varies run to run)
     .mapgen-build.json       the config the folder holds (its digest), written first
@@ -38,14 +39,16 @@ MAPS_FILE = "maps.jsonl"
 QUESTIONS_FILE = "questions.jsonl"
 CAPTIONS_FILE = "captions.jsonl"
 GROUNDING_FILE = "grounding.jsonl"
+EXTRACTION_FILE = "extraction.jsonl"
 UNITS_DIR = "units"
 BUILD_LOG_FILE = "build_log.json"
 ATLASES_DIR = "atlases"  # copies of user atlas files (vector file, groups YAML) the maps name
 CONFIG_MARKER = ".mapgen-build.json"
 
-TASKS: tuple[str, ...] = ("vqa", "caption", "grounding")
-TASK_FILES: dict[str, str] = {"vqa": QUESTIONS_FILE, "caption": CAPTIONS_FILE, "grounding": GROUNDING_FILE}
-RECORD_FILES: tuple[str, ...] = (MAPS_FILE, QUESTIONS_FILE, CAPTIONS_FILE, GROUNDING_FILE)
+TASKS: tuple[str, ...] = ("vqa", "caption", "grounding", "extraction")
+TASK_FILES: dict[str, str] = {"vqa": QUESTIONS_FILE, "caption": CAPTIONS_FILE, "grounding": GROUNDING_FILE,
+                              "extraction": EXTRACTION_FILE}
+RECORD_FILES: tuple[str, ...] = (MAPS_FILE, QUESTIONS_FILE, CAPTIONS_FILE, GROUNDING_FILE, EXTRACTION_FILE)
 """The JSON-lines files of a build, in the order the manifest hashes them."""
 BUILD_OUTPUTS: tuple[str, ...] = (MAPS_DIR, UNITS_DIR, ATLASES_DIR, MANIFEST_FILE, *RECORD_FILES, BUILD_LOG_FILE,
                                   CONFIG_MARKER)
@@ -211,7 +214,8 @@ class Benchmark:
     manifest: dict[str, Any] = field(default_factory=dict)
     maps: list[dict[str, Any]] = field(default_factory=list)
     tasks: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
-    """Raw records of each task the folder has (``vqa``, ``caption``, ``grounding``; empty tasks left out)."""
+    """Raw records of each task the folder has (``vqa``, ``caption``, ``grounding``, ``extraction``; empty tasks
+    left out)."""
     questions: list[Question] = field(default_factory=list)
     _images: dict[str, Path] = field(default_factory=dict, repr=False)
     _jsons: dict[str, Path] = field(default_factory=dict, repr=False)
@@ -234,6 +238,11 @@ class Benchmark:
     @property
     def grounding(self) -> list[dict[str, Any]]:
         return self.tasks.get("grounding", [])
+
+    @property
+    def extraction(self) -> list[dict[str, Any]]:
+        """Gold-table records of the table-extraction task (``extraction.jsonl``)."""
+        return self.tasks.get("extraction", [])
 
     @cached_property
     def by_id(self) -> dict[str, Question]:
@@ -351,7 +360,7 @@ def load_benchmark(path: str | Path, *, finished: bool = False) -> Benchmark:
     manifest = read_manifest(root) if finished or (root / MANIFEST_FILE).is_file() else {}
     records, questions = _questions(questions_file)
     tasks = {"vqa": records} | {task: read_jsonl(root / TASK_FILES[task], missing_ok=True)
-                                for task in ("caption", "grounding")}
+                                for task in ("caption", "grounding", "extraction")}
     images, jsons = _index_maps(root / MAPS_DIR)
     return Benchmark(root=root, manifest=manifest, maps=read_jsonl(root / MAPS_FILE, missing_ok=True),
                      tasks={t: r for t, r in tasks.items() if r}, questions=questions, _images=images, _jsons=jsons)

@@ -288,7 +288,7 @@ def run_unit(unit: Unit, config: BuildConfig, out_dir: Path) -> dict[str, Any]:
 
     timings: Counter[str] = Counter()
     result: dict[str, Any] = {"unit_id": unit.unit_id, "maps": [], "questions": [], "captions": [],
-                              "grounding": [], "files": {}}
+                              "grounding": [], "extraction": [], "files": {}}
     for variant, spec in unit_variants(unit, config, out_dir):
         start = time.perf_counter()
         rendered = render(spec, image_path(out_dir, spec.map_id))
@@ -315,6 +315,8 @@ def run_unit(unit: Unit, config: BuildConfig, out_dir: Path) -> dict[str, Any]:
             result["captions"] += captions
             result["grounding"] += grounding
             timings["describe"] += time.perf_counter() - start
+        if "extraction" in config.tasks:
+            result["extraction"].append(unit_table(rendered.scene, meta))
     result["timings"] = dict(timings)
     write_unit_record(out_dir, unit.unit_id, result)
     return result
@@ -381,6 +383,13 @@ def unit_descriptions(scene, unit: Unit, config: BuildConfig, meta: dict[str, An
             grounding.append(record | meta | {"target_code": ref["target_code"], "expression_type": ref["type"],
                                               "program": ref["program"]})
     return captions, grounding
+
+
+def unit_table(scene, meta: dict[str, Any]) -> dict[str, Any]:
+    """The gold table of one image (table-extraction task, :mod:`mapgen.describe.table`)."""
+    from mapgen.describe.table import gold_table
+
+    return gold_table(scene) | {"image_id": meta["image"]} | meta
 
 
 # --- files and hashes ---------------------------------------------------------------------------------------
@@ -560,9 +569,10 @@ def finalize(config: BuildConfig, out_dir: Path, results: list[dict[str, Any]],
     questions = balance_set([q for r in results for q in r["questions"]], config)
     captions = [c for r in results for c in r["captions"]]
     grounding = [g for r in results for g in r["grounding"]]
+    tables = [t for r in results for t in r.get("extraction", [])]
     write_jsonl_atomic(out_dir / MAPS_FILE, maps)
     write_jsonl_atomic(out_dir / QUESTIONS_FILE, questions)
-    for task, records in (("caption", captions), ("grounding", grounding)):
+    for task, records in (("caption", captions), ("grounding", grounding), ("extraction", tables)):
         if records:
             write_jsonl_atomic(out_dir / TASK_FILES[task], records)
     files = {rel: digest for r in results for rel, digest in r["files"].items()}
@@ -575,7 +585,7 @@ def finalize(config: BuildConfig, out_dir: Path, results: list[dict[str, Any]],
         "config_digest": config.digest(),
         "config": config.model_dump(),
         "png": {"compress_level": config.variants.png_compress_level, "strategy": "zlib RLE"},
-        "counts": counts(maps, questions, captions, grounding),
+        "counts": counts(maps, questions, captions, grounding) | ({"extraction": len(tables)} if tables else {}),
         "files": dict(sorted(files.items())),
     }
     if atlases["atlases"]:

@@ -210,7 +210,9 @@ class BuildConfig(Strict):
     variants: VariantChoices = VariantChoices()
     counterfactual: CounterfactualSet = CounterfactualSet()
     questions: QuestionChoices = QuestionChoices()
-    tasks: list[Literal["vqa", "caption", "grounding"]] = ["vqa", "caption", "grounding"]
+    #: Tasks to build; ``extraction`` (the whole map read back as a table, gold tables in extraction.jsonl) is
+    #: opt-in.
+    tasks: list[Literal["vqa", "caption", "grounding", "extraction"]] = ["vqa", "caption", "grounding"]
     split: SplitConfig = SplitConfig()
     referring_per_map: int = Field(4, ge=0, le=MAX_QUESTIONS)
     #: Pixel-oracle audit of every question during the build: off, flag (add an ``audit`` field) or drop

@@ -37,6 +37,10 @@ from mapgen.spec import MapSpec
 #: Counterfactual kinds that rename regions (their maps accept only the map's own names and labels).
 RENAMING_KINDS = frozenset({"imaginary", "shuffled"})
 
+#: Perceptual tolerance on continuous maps, as a share of the colour-bar span (vmax - vmin): how far a value
+#: read off a colour bar may be from the truth. The questions (``mapgen.questions.functions``) and the
+#: table-extraction task (``mapgen.describe.table``) share it.
+PERCEPTUAL_TOLERANCE = 0.05
 #: Relative tolerance under which class widths count as equal ("evenly spaced" legend).
 EVEN_TOLERANCE = 0.05
 #: Two regions are told apart by direction only when their positions differ by at least this many degrees.

@@ -8,7 +8,8 @@ template files can be linted without running them.
 Definitions applied everywhere (also stated in ``templates/questions/mapwise.yaml``):
 
 - *level* of a region: its legend class index on discrete maps, its value on continuous maps.
-- *tolerance* τ = :data:`PERCEPTUAL_TOLERANCE` × colour-bar span (continuous maps only): a value read off a
+- *tolerance* τ = :data:`PERCEPTUAL_TOLERANCE` (defined in :mod:`mapgen.scene`, shared with the table-extraction
+  task) × colour-bar span (continuous maps only): a value read off a
   colour bar may be off by up to τ. Discrete maps are read exactly, as classes (same class = equal).
 - **One ambiguity rule.** A question is asked only when its answer is the same for every reading of the values
   it reads: on continuous maps each value anywhere within τ of the truth (plus a safety margin
@@ -41,11 +42,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from mapgen.legend import format_value, parse_label, relative_luminance
-from mapgen.scene import Scene
+from mapgen.scene import PERCEPTUAL_TOLERANCE, Scene
 
-#: Perceptual tolerance on continuous maps, as a share of the colour-bar span (vmax - vmin): how far a value
-#: read off a colour bar may be from the truth. Answers must hold for every such reading.
-PERCEPTUAL_TOLERANCE = 0.05
 #: Safety margin added to the tolerance at generation, as a share of the span (a colour bar is read by the
 #: pixel oracle to about 1 %), so an asked answer also survives an oracle reading.
 READING_MARGIN = 0.01

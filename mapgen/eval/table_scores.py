@@ -1,0 +1,278 @@
+"""Scoring the table-extraction task: a reply (any format :func:`~mapgen.eval.tables.parse_table` reads) against
+a gold-table record of ``extraction.jsonl`` (:mod:`mapgen.describe.table`).
+
+Regions are matched like VQA answers: :class:`~mapgen.eval.normalize.AliasMap` over each gold row's accepted
+spellings (name, code, aliases, drawn label); a region cell that is not a known spelling is tried without its
+parenthesis (``Texas (TX)``) and as the parenthesis alone. Rows naming an *omitted* (illegible) region are ignored;
+rows naming no region of the map are kept as wrong pairs. When a reply names a region twice, its first row is its
+reading (a later, different row still counts against precision).
+
+Discrete and hatched maps (cells are legend classes; a cell is a class when its normalised text equals the label
+or, through the legend grammar, its range equals the label's: ``580,000–7,000,000`` is ``580k-7M``; N/A words are
+the ``N/A`` class):
+
+- ``class_accuracy`` (main): share of gold rows whose reading is their class (no reading = wrong);
+- ``pair_precision`` / ``pair_recall`` / ``pair_f1``: over the sets of (region, class) pairs of reply and gold.
+
+Continuous maps (cells are values; a closed range is read as its midpoint, an open one as no reading):
+
+- ``within_tolerance`` (main): share of gold rows read within the reading tolerance τ (the record's
+  ``tolerance`` = 5 % of the bar's span, the questions' tolerance); a gold N/A row is right only when read N/A;
+- ``mae_share``: mean over the gold rows *with* a value of ``min(1, |read − gold| / span)``, a missing or N/A
+  reading counting 1 (lower is better).
+
+Random baseline (:func:`random_reply`): one row per gold region with a class drawn uniformly from the legend's
+classes (``N/A`` among them when the map has N/A regions), or a value uniform on ``[vmin, vmax]``. Its analytic
+chance (:func:`chance`): accuracy = precision = recall = F1 = mean over rows of ``1/|classes|`` (the reply has
+exactly one pair per gold region, so every pair metric equals the accuracy); within-tolerance
+``= mean(min(v+τ, vmax) − max(v−τ, vmin)) / span`` over valued rows (0 for N/A rows); expected error share
+``((v−vmin)² + (vmax−v)²) / (2·span²)`` per valued row.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from mapgen.eval.normalize import AliasMap, normalize_answer_name, ranges_equal
+from mapgen.eval.tables import NA, Reading, parse_table, read_cell
+from mapgen.legend.grammar import parse_label
+
+DISCRETE_METRICS = ("class_accuracy", "pair_precision", "pair_recall", "pair_f1")
+CONTINUOUS_METRICS = ("within_tolerance", "mae_share")
+MAIN = {"discrete": "class_accuracy", "continuous": "within_tolerance"}
+LOWER_IS_BETTER = frozenset({"mae_share"})
+_PAREN = re.compile(r"^(.*?)\s*\(([^)]*)\)\s*$")
+UNKNOWN = "\x00unknown:"
+
+
+@dataclass
+class TableScore:
+    """Score of one reply against one gold table."""
+
+    question_id: str
+    map_type: str
+    metrics: dict[str, float]
+    main: float
+    format: str = "none"
+    rows_read: int = 0
+    unknown_regions: list[str] = field(default_factory=list)
+    missing: bool = False
+
+    def as_row(self) -> dict[str, Any]:
+        """A flat per-table row for the report."""
+        return {"question_id": self.question_id, "map_type": self.map_type, "main": self.main,
+                "format": self.format, "rows_read": self.rows_read, "missing": self.missing,
+                "unknown_regions": len(self.unknown_regions), **self.metrics}
+
+
+# ------------------------------------------------------------------------------------------- regions
+
+
+def region_map(record: Mapping[str, Any]) -> tuple[AliasMap, set[str]]:
+    """Alias map over gold and omitted regions, and the canonical keys of the omitted ones."""
+    gold = {r["region"]: r.get("accepted", []) for r in record["rows"]}
+    omitted = {r["region"]: r.get("accepted", []) for r in record.get("omitted", [])}
+    amap = AliasMap.from_aliases(gold | omitted)
+    return amap, {amap.canonical(name) for name in omitted}
+
+
+def region_key(amap: AliasMap, text: str) -> str | None:
+    """Canonical key of a region cell, or None when it names no region of the map."""
+    candidates = [text]
+    m = _PAREN.match(text)
+    if m:
+        candidates += [m.group(1), m.group(2)]
+    for candidate in candidates:
+        key = normalize_answer_name(candidate)
+        if key in amap.lookup:
+            return amap.lookup[key]
+    return None
+
+
+# ------------------------------------------------------------------------------------------- cells
+
+
+def class_key(record: Mapping[str, Any], cell: str) -> str:
+    """The legend class a cell names (its label), ``N/A``, else the cell's normalised text (a wrong class)."""
+    reading = read_cell(cell)
+    if reading.na:
+        return NA
+    norm = normalize_answer_name(cell)
+    for label in record.get("classes", []):
+        if label != NA and normalize_answer_name(label) == norm:
+            return label
+    if reading.range is not None:
+        for label in record.get("classes", []):
+            if label != NA and ranges_equal(reading.range, parse_label(label)):
+                return label
+    return UNKNOWN + norm
+
+
+def value_of(reading: Reading) -> float | None:
+    """The number a continuous cell gives: the value, a closed range's midpoint, else None."""
+    if reading.range is None:
+        return None
+    lo, hi = reading.range
+    if lo is None or hi is None:
+        return None
+    return (lo + hi) / 2
+
+
+# ------------------------------------------------------------------------------------------- scoring
+
+
+def reply_rows(record: Mapping[str, Any], reply: str | None) -> tuple[list[tuple[str, str]], list[str], str]:
+    """(canonical region, cell) rows of a reply about regions of the map (omitted ones dropped), the region cells
+    naming no region of the map, and the format the parser read."""
+    parsed = parse_table(reply, record.get("map_type"))
+    amap, omitted = region_map(record)
+    rows, unknown = [], []
+    for region, cell in parsed.rows:
+        key = region_key(amap, region)
+        if key is None:
+            unknown.append(region)
+            rows.append((UNKNOWN + normalize_answer_name(region), cell))
+        elif key not in omitted:
+            rows.append((key, cell))
+    return rows, unknown, parsed.format
+
+
+def _first_readings(rows: Sequence[tuple[str, str]]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for key, cell in rows:
+        out.setdefault(key, cell)
+    return out
+
+
+def _pr(gold: set[Any], pred: set[Any]) -> tuple[float, float, float]:
+    if not gold and not pred:
+        return 1.0, 1.0, 1.0
+    hits = len(gold & pred)
+    precision = hits / len(pred) if pred else 0.0
+    recall = hits / len(gold) if gold else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return precision, recall, f1
+
+
+def discrete_metrics(record: Mapping[str, Any], rows: Sequence[tuple[str, str]]) -> dict[str, float]:
+    """Class accuracy and (region, class) pair precision / recall / F1."""
+    amap, _ = region_map(record)
+    gold = {amap.canonical(r["region"]): r["class"] for r in record["rows"]}
+    pred_pairs = {(key, class_key(record, cell)) for key, cell in rows}
+    first = {key: class_key(record, cell) for key, cell in _first_readings(rows).items()}
+    accuracy = sum(first.get(k) == c for k, c in gold.items()) / len(gold) if gold else 1.0
+    precision, recall, f1 = _pr(set(gold.items()), pred_pairs)
+    return {"class_accuracy": accuracy, "pair_precision": precision, "pair_recall": recall, "pair_f1": f1}
+
+
+def _row_result(gold_value: float | None, cell: str | None, tol: float, span: float) -> tuple[bool, float | None]:
+    """(within tolerance, error share or None for a gold N/A row) of one gold row."""
+    reading = read_cell(cell) if cell is not None else Reading()
+    if gold_value is None:
+        return reading.na, None
+    value = value_of(reading)
+    if value is None:
+        return False, 1.0
+    error = abs(value - gold_value)
+    return error <= tol * (1 + 1e-9), min(1.0, error / span) if span > 0 else float(error > 0)
+
+
+def continuous_metrics(record: Mapping[str, Any], rows: Sequence[tuple[str, str]]) -> dict[str, float]:
+    """Share read within the tolerance and mean absolute error as a share of the bar's span."""
+    amap, _ = region_map(record)
+    first = _first_readings(rows)
+    span, tol = float(record["vmax"]) - float(record["vmin"]), float(record["tolerance"])
+    hits, errors = [], []
+    for r in record["rows"]:
+        ok, error = _row_result(r.get("value"), first.get(amap.canonical(r["region"])), tol, span)
+        hits.append(ok)
+        if error is not None:
+            errors.append(error)
+    return {"within_tolerance": sum(hits) / len(hits) if hits else 1.0,
+            "mae_share": sum(errors) / len(errors) if errors else 0.0}
+
+
+def metric_names(map_type: str) -> tuple[str, ...]:
+    return DISCRETE_METRICS if map_type == "discrete" else CONTINUOUS_METRICS
+
+
+def score_table(record: Mapping[str, Any], reply: str | None) -> TableScore:
+    """Score one reply (``None`` = missing: every metric at its worst) against one gold-table record."""
+    map_type = str(record["map_type"])
+    if reply is None:
+        worst = {m: (1.0 if m in LOWER_IS_BETTER else 0.0) for m in metric_names(map_type)}
+        return TableScore(record["question_id"], map_type, worst, 0.0, missing=True)
+    rows, unknown, fmt = reply_rows(record, reply)
+    metrics = discrete_metrics(record, rows) if map_type == "discrete" else continuous_metrics(record, rows)
+    return TableScore(record["question_id"], map_type, metrics, metrics[MAIN[map_type]], fmt, len(rows), unknown)
+
+
+def score_tables(records: Iterable[Mapping[str, Any]], texts: Mapping[str, str | None]) -> list[TableScore]:
+    """Score every gold table against ``texts[question_id]`` (absent = missing)."""
+    return [score_table(r, texts.get(r["question_id"])) for r in records]
+
+
+def summarize(scores: Sequence[TableScore], by: Sequence[Mapping[str, Any]] | None = None) -> dict[str, Any]:
+    """Mean of every metric per map type (``hatched`` apart when ``by`` gives the records), plus counts."""
+    groups: dict[str, list[TableScore]] = {}
+    for i, s in enumerate(scores):
+        hatched = bool(by[i].get("hatched")) if by is not None else False
+        groups.setdefault("hatched" if hatched else s.map_type, []).append(s)
+    out: dict[str, Any] = {"n": len(scores), "missing": sum(s.missing for s in scores),
+                           "score": _mean(s.main for s in scores)}
+    for name, members in sorted(groups.items()):
+        names = metric_names(members[0].map_type)
+        out[name] = {"n": len(members)} | {m: _mean(s.metrics[m] for s in members) for m in names}
+    return out
+
+
+def _mean(values: Iterable[float]) -> float:
+    values = list(values)
+    return sum(values) / len(values) if values else math.nan
+
+
+# ------------------------------------------------------------------------------------------- baseline, chance
+
+
+def random_reply(record: Mapping[str, Any], rng: random.Random) -> str:
+    """The random baseline's reply: a Markdown table with a uniform class / uniform bar value per gold region."""
+    lines = ["| Region | Class |" if record["map_type"] == "discrete" else "| Region | Value |", "| --- | --- |"]
+    for r in record["rows"]:
+        if record["map_type"] == "discrete":
+            cell = rng.choice(list(record["classes"]))
+        else:
+            cell = f"{rng.uniform(float(record['vmin']), float(record['vmax'])):.6g}"
+        lines.append(f"| {r['region']} | {cell} |")
+    return "\n".join(lines)
+
+
+def random_replies(records: Iterable[Mapping[str, Any]], seed: int = 0) -> dict[str, str]:
+    """Random-baseline replies for every gold table (seeded per table)."""
+    return {r["question_id"]: random_reply(r, random.Random(f"{seed}:{r['question_id']}")) for r in records}
+
+
+def chance(record: Mapping[str, Any]) -> dict[str, float]:
+    """Expected metrics of the random baseline on one gold table (see the module doc)."""
+    rows = record["rows"]
+    if record["map_type"] == "discrete":
+        options = record["classes"]
+        p = _mean(1 / len(options) if r["class"] in options else 0.0 for r in rows) if rows else 1.0
+        return dict.fromkeys(DISCRETE_METRICS, p)
+    lo, hi, tol = float(record["vmin"]), float(record["vmax"]), float(record["tolerance"])
+    span = hi - lo
+    hit = [0.0 if r.get("value") is None else (min(r["value"] + tol, hi) - max(r["value"] - tol, lo)) / span
+           for r in rows]
+    err = [((r["value"] - lo) ** 2 + (hi - r["value"]) ** 2) / (2 * span**2) for r in rows if r.get("value") is not None]
+    return {"within_tolerance": _mean(hit) if hit else 1.0, "mae_share": _mean(err) if err else 0.0}
+
+
+def chance_summary(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """:func:`summarize`'s layout for the analytic chance of every table."""
+    scores = [TableScore(r["question_id"], r["map_type"], c, c[MAIN[r["map_type"]]])
+              for r, c in ((r, chance(r)) for r in records)]
+    return summarize(scores, records)
