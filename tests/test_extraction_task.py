@@ -1,0 +1,244 @@
+"""The table-extraction task on a real tiny build: gold tables, every reply format scoring 1.0, metamorphic
+checks of the metrics, and the random baseline against its analytic chance."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import statistics
+
+import pytest
+from helpers import build_tiny
+
+from mapgen.benchmark import load_benchmark
+from mapgen.eval.table_scores import chance, random_replies, score_table, score_tables, summarize
+
+CONFIG = {
+    "name": "extract-test",
+    "seed": 0,
+    "countries": [
+        {"name": "usa", "maps": 2},
+        # the curated literacy table leaves Ladakh empty: N/A rows on both map types
+        {"name": "india", "maps": 2, "statistics": {"curated": ["literacy_2011"]}},
+    ],
+    "counterfactual": {"country": "usa", "maps": 1, "kinds": ["shuffled"]},
+    "questions": {"per_template": 1, "per_image": 1},
+    "tasks": ["extraction"],
+    "split": {"ratios": {"train": 0.5, "test": 0.5}},
+}
+
+
+@pytest.fixture(scope="module")
+def bench(tmp_path_factory):
+    return load_benchmark(build_tiny(tmp_path_factory, CONFIG, "extract"), finished=True)
+
+
+@pytest.fixture(scope="module")
+def tables(bench):
+    return bench.extraction
+
+
+def _by_type(tables, map_type):
+    return [t for t in tables if t["map_type"] == map_type]
+
+
+# ------------------------------------------------------------------------------------------- gold tables
+
+
+def test_one_gold_table_per_image(bench, tables) -> None:
+    assert [t["map_id"] for t in tables] == [m["map_id"] for m in bench.maps]
+    assert bench.manifest["counts"]["extraction"] == len(tables) == 11
+    assert "extraction.jsonl" in bench.manifest["files"]
+    assert {t["map_type"] for t in tables} == {"discrete", "continuous"} and any(t["hatched"] for t in tables)
+
+
+def test_rows_are_the_legible_regions_of_the_render(bench, tables) -> None:
+    """Rows and omitted regions split the map's regions exactly as the render's pixel facts mark legibility."""
+    for t in tables:
+        regions = bench.map_json(t["map_id"])["regions"]
+        assert [r["code"] for r in t["rows"]] == [c for c, px in regions.items() if px["legible"]]
+        assert [r["code"] for r in t["omitted"]] == [c for c, px in regions.items() if not px["legible"]]
+    hatched = next(t for t in tables if t["hatched"] and t["country"] == "usa")
+    assert {"RI", "DE"} <= {r["code"] for r in hatched["omitted"]}  # too small to read hatching
+
+
+def test_classes_are_the_drawn_legend_and_values_the_spec(bench, tables) -> None:
+    for t in tables:
+        data = bench.map_json(t["map_id"])
+        values = data["spec"]["values"]
+        if t["map_type"] == "discrete":
+            drawn = [item["label"] for item in data["legend_items"] if "label" in item and "tick" not in item]
+            assert sorted(t["classes"]) == sorted(drawn)
+            for row in t["rows"]:
+                assert row["class"] in t["classes"]
+        else:
+            assert t["tolerance"] == pytest.approx(0.05 * (t["vmax"] - t["vmin"]))
+            for row in t["rows"]:
+                v = values[row["code"]]  # the spec JSON writes N/A as null
+                assert row["value"] == (None if v is None else pytest.approx(min(max(v, t["vmin"]), t["vmax"])))
+
+
+def test_no_data_regions_are_gold_na(tables) -> None:
+    india = [t for t in tables if t["country"] == "india"]
+    for t in india:
+        ladakh = next(r for r in t["rows"] if r["code"] == "LA")
+        assert ladakh.get("class", "N/A") == "N/A" and ladakh.get("value") is None
+        if t["map_type"] == "discrete":
+            assert "N/A" in t["classes"]
+
+
+def test_renamed_maps_accept_only_their_own_names(tables) -> None:
+    cf = next(t for t in tables if t["counterfactual"] == "shuffled")
+    texas = next(r for r in cf["rows"] if r["code"] == "TX")
+    assert texas["region"] != "Texas" and "Texas" not in texas["accepted"]
+
+
+# ------------------------------------------------------------------------------------------- gold as a reply
+
+
+def _cell(table, row):
+    if table["map_type"] == "discrete":
+        return row["class"]
+    return "N/A" if row["value"] is None else f"{row['value']:,.4f}"
+
+
+def as_markdown(table):
+    lines = ["Here is the table I read from the map:", "", "| State/UT | Reading |", "|:--|--:|"]
+    return "\n".join(lines + [f"| **{r['region']}** | {_cell(table, r)} |" for r in table["rows"]])
+
+
+def as_csv(table):
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["region", "value"])
+    writer.writerows([r["region"], _cell(table, r)] for r in table["rows"])
+    return f"```csv\n{out.getvalue()}```\nThese are my readings."
+
+
+def as_json_object(table):
+    cells = {r["region"]: (r["value"] if table["map_type"] == "continuous" else r["class"]) for r in table["rows"]}
+    return json.dumps({"answer": cells}, ensure_ascii=False)
+
+
+def as_json_rows(table):
+    key = "class" if table["map_type"] == "discrete" else "value"
+    return "```json\n" + json.dumps([{"region": r["region"], key: _cell(table, r)} for r in table["rows"]]) + "\n```"
+
+
+def as_lines_by_code(table):
+    """Bullets naming each region by its last accepted spelling (a code or the drawn label), en dashes."""
+    lines = ["Readings:"]
+    for r in table["rows"]:
+        lines.append(f"- {r['accepted'][-1]}: {_cell(table, r).replace('-', '–') if table['map_type'] == 'discrete' else _cell(table, r)}")
+    return "\n".join(lines + ["", "Some small regions were too small to read."])
+
+
+FORMATS = [as_markdown, as_csv, as_json_object, as_json_rows, as_lines_by_code]
+
+
+@pytest.mark.parametrize("render", FORMATS, ids=[f.__name__ for f in FORMATS])
+def test_gold_read_back_scores_one(tables, render) -> None:
+    for t in tables:
+        s = score_table(t, render(t))
+        assert s.main == 1.0, (t["question_id"], s.metrics, s.unknown_regions)
+        assert all(v == (0.0 if k == "mae_share" else 1.0) for k, v in s.metrics.items())
+
+
+def test_the_records_own_ground_truth_scores_one(tables) -> None:
+    assert all(score_table(t, t["ground_truth"]).main == 1.0 for t in tables)
+
+
+def test_illegible_regions_in_a_reply_are_ignored(tables) -> None:
+    t = next(t for t in tables if t["omitted"])
+    extra = "\n".join(f"| {o['region']} | 1 |" for o in t["omitted"])
+    assert score_table(t, as_markdown(t) + "\n" + extra).metrics == score_table(t, as_markdown(t)).metrics
+
+
+# ------------------------------------------------------------------------------------------- metamorphic
+
+
+def test_one_wrong_class_costs_one_row(tables) -> None:
+    t = _by_type(tables, "discrete")[0]
+    n = len(t["rows"])
+    row = t["rows"][0]
+    other = next(c for c in t["classes"] if c != row["class"])
+    reply = as_markdown(t).replace(f"| **{row['region']}** | {row['class']} |", f"| **{row['region']}** | {other} |")
+    m = score_table(t, reply).metrics
+    assert m["class_accuracy"] == pytest.approx((n - 1) / n)
+    assert m["pair_precision"] == m["pair_recall"] == pytest.approx((n - 1) / n)
+
+
+def test_dropped_and_invented_rows(tables) -> None:
+    t = _by_type(tables, "discrete")[0]
+    n = len(t["rows"])
+    half = {**t, "rows": t["rows"][: n // 2]}
+    m = score_table(t, as_markdown(half)).metrics
+    assert m["pair_precision"] == 1.0 and m["pair_recall"] == pytest.approx((n // 2) / n)
+    m = score_table(t, as_markdown(t) + "\n| Atlantis | " + t["classes"][0] + " |").metrics
+    assert m["class_accuracy"] == 1.0 and m["pair_precision"] == pytest.approx(n / (n + 1))
+
+
+def test_a_hedged_second_reading_costs_precision_not_accuracy(tables) -> None:
+    t = _by_type(tables, "discrete")[0]
+    row = t["rows"][0]
+    other = next(c for c in t["classes"] if c != row["class"])
+    m = score_table(t, as_markdown(t) + f"\n| {row['region']} | {other} |").metrics
+    assert m["class_accuracy"] == 1.0 and m["pair_recall"] == 1.0 and m["pair_precision"] < 1.0
+
+
+def test_continuous_readings_inside_and_outside_the_tolerance(tables) -> None:
+    t = next(t for t in _by_type(tables, "continuous") if t["country"] == "usa")
+    span, tol, n = t["vmax"] - t["vmin"], t["tolerance"], len(t["rows"])
+
+    def shifted(k):
+        rows = [dict(r) for r in t["rows"]]
+        rows[0]["value"] = rows[0]["value"] + k * tol * (1 if rows[0]["value"] < (t["vmin"] + t["vmax"]) / 2 else -1)
+        return as_markdown({**t, "rows": rows})
+
+    inside, outside = score_table(t, shifted(0.9)).metrics, score_table(t, shifted(1.2)).metrics
+    assert inside["within_tolerance"] == 1.0 and outside["within_tolerance"] == pytest.approx((n - 1) / n)
+    assert outside["mae_share"] == pytest.approx(1.2 * tol / span / n, rel=1e-3)
+
+
+def test_na_must_be_read_as_na(tables) -> None:
+    for t in (t for t in tables if t["country"] == "india"):
+        wrong = as_markdown(t).replace("| **Ladakh** | N/A |", f"| **Ladakh** | {_cell(t, t['rows'][0])} |")
+        assert score_table(t, wrong).main == pytest.approx((len(t["rows"]) - 1) / len(t["rows"]))
+
+
+def test_missing_and_empty_replies(tables) -> None:
+    t = _by_type(tables, "continuous")[0]
+    assert score_table(t, None).missing and score_table(t, None).metrics["mae_share"] == 1.0
+    empty = score_table(t, "I cannot read this map.")
+    assert empty.main == 0.0 and empty.metrics["mae_share"] == 1.0 and not empty.missing
+
+
+# ------------------------------------------------------------------------------------------- baseline
+
+
+def test_chance_is_stated_analytically(tables) -> None:
+    """Discrete chance is 1/|classes| per row; continuous chance matches a direct numerical integration."""
+    for t in _by_type(tables, "discrete"):
+        assert chance(t)["class_accuracy"] == pytest.approx(1 / len(t["classes"]))
+    t = next(t for t in _by_type(tables, "continuous") if t["country"] == "usa")
+    grid = [t["vmin"] + (t["vmax"] - t["vmin"]) * (i + 0.5) / 4000 for i in range(4000)]
+    values = [r["value"] for r in t["rows"]]
+    hit = statistics.mean(statistics.mean(abs(u - v) <= t["tolerance"] for u in grid) for v in values)
+    err = statistics.mean(statistics.mean(abs(u - v) for u in grid) for v in values) / (t["vmax"] - t["vmin"])
+    assert chance(t)["within_tolerance"] == pytest.approx(hit, abs=1e-3)
+    assert chance(t)["mae_share"] == pytest.approx(err, abs=1e-3)
+
+
+def test_random_baseline_is_near_chance(tables) -> None:
+    runs = [summarize(score_tables(tables, random_replies(tables, seed=s)), tables) for s in range(30)]
+    for group, metric in (("discrete", "class_accuracy"), ("discrete", "pair_f1"), ("hatched", "class_accuracy"),
+                          ("continuous", "within_tolerance"), ("continuous", "mae_share")):
+        members = [t for t in tables if ("hatched" if t["hatched"] else t["map_type"]) == group]
+        expected = statistics.mean(chance(t)[metric] for t in members)
+        assert statistics.mean(r[group][metric] for r in runs) == pytest.approx(expected, abs=0.02), (group, metric)
+
+
+def test_random_replies_are_seeded() -> None:
+    t = {"question_id": "x", "map_type": "discrete", "classes": ["1-2", "2-3"], "rows": [{"region": "A"}] * 5}
+    assert random_replies([t], seed=1) == random_replies([t], seed=1) != random_replies([t], seed=2)
