@@ -34,6 +34,7 @@ TINY = {
     "countries": [{"name": "usa", "maps": 2}],
     "counterfactual": {"country": "usa", "maps": 1, "kinds": ["imaginary"]},
     "questions": {"per_image": 3},
+    "tasks": ["vqa", "caption", "grounding", "extraction"],
     "split": {"ratios": {"train": 0.5, "test": 0.5}},
 }
 
@@ -64,7 +65,8 @@ def test_records_and_questions_match_the_files(built: Path) -> None:
     assert all(isinstance(q, Question) for q in bench.questions)
     assert [q.question_id for q in bench.questions] == [r["question_id"] for r in bench.question_records]
     assert [q.answer for q in bench.questions] == [r["answer"] for r in bench.question_records]
-    assert set(bench.tasks) == {"vqa", "caption", "grounding"}
+    assert set(bench.tasks) == {"vqa", "caption", "grounding", "extraction"}
+    assert bench.extraction == _lines(built / "extraction.jsonl") and len(bench.extraction) == counts["extraction"]
     assert bench.countries == ["usa"]
     # the manifest is written with sorted keys, so its split ratios (and splits()) come in name order
     assert bench.splits() == list(manifest["config"]["split"]["ratios"]) == ["test", "train"]

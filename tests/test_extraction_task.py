@@ -242,3 +242,33 @@ def test_random_baseline_is_near_chance(tables) -> None:
 def test_random_replies_are_seeded() -> None:
     t = {"question_id": "x", "map_type": "discrete", "classes": ["1-2", "2-3"], "rows": [{"region": "A"}] * 5}
     assert random_replies([t], seed=1) == random_replies([t], seed=1) != random_replies([t], seed=2)
+
+
+# ------------------------------------------------------------------------------------------- prompts and eval
+
+
+def test_prompts_ask_for_the_table_of_each_map(bench, tables) -> None:
+    from mapgen.eval.run import build_prompts
+
+    prompts = build_prompts(bench, [], "direct", ("extraction",))
+    assert [p.question_id for p in prompts] == [t["question_id"] for t in tables]
+    for p, t in zip(prompts, tables):
+        assert p.image_path == bench.image_path(t["map_id"]) and p.strategy == "extraction"
+        assert ("| Value |" if t["map_type"] == "continuous" else "| Class |") in p.text
+        assert ("hatch pattern" in p.text) == bool(t["hatched"])
+
+
+def test_eval_run_reports_extraction(bench, tables, tmp_path) -> None:
+    from mapgen.eval.run import run_eval
+
+    perfect = run_eval(bench, predictions={t["question_id"]: as_csv(t) for t in tables}, out_dir=tmp_path / "gold",
+                       plots=False)
+    summary = perfect.extra["extraction"]
+    assert summary["score"] == 1.0 and summary["discrete"]["pair_f1"] == 1.0
+    assert summary["continuous"]["mae_share"] == 0.0 and not perfect.unmatched_predictions
+    assert summary["chance"]["discrete"]["class_accuracy"] < 0.3
+    text = (tmp_path / "gold" / "tables.md").read_text(encoding="utf-8")
+    assert "## Table extraction (%)" in text and "| continuous · chance (analytic) |" in text
+    assert (tmp_path / "gold" / "extraction_scores.csv").is_file()
+    baseline = run_eval(bench, baseline="random", plots=False).extra["extraction"]
+    assert baseline["discrete"]["class_accuracy"] == pytest.approx(baseline["random"]["discrete"]["class_accuracy"])

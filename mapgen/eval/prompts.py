@@ -7,7 +7,8 @@ whose whole content is ``text``. Shipped: ``direct`` (answer only), ``cot`` (zer
 ``eer`` (MAPWise's Explicit Extraction and Reasoning), ``fewshot_text`` (one worked example on a map
 described in words), ``fewshot_image`` (one worked example on a separate example image shipped with mapgen: a
 map of the imaginary Gridland in the question's variant, with an answer the question engine computed when it
-was made; see :mod:`mapgen.eval.examples`), ``caption`` and ``grounding`` (VRSBench tasks). A strategy file with
+was made; see :mod:`mapgen.eval.examples`), ``caption`` and ``grounding`` (VRSBench tasks), ``extraction``
+(the whole map read back as a Markdown table). A strategy file with
 ``generated_example: true`` gets that example: its image is sent first and the template sees ``example``
 (``question``, ``answer`` as ``{"answer": ...}``, ``country_name``, ``region``, ``regions``). Users add strategies by dropping files
 into a folder listed in ``$MAPGEN_PROMPTS`` (``os.pathsep``-separated, searched first) or by passing a file
@@ -339,4 +340,5 @@ def task_question(record: Mapping[str, Any], task: str, bench: Any = None) -> Qu
         answer_type="single",
         map_type=str(record.get("map_type") or "discrete"),  # type: ignore[arg-type]
         country=str(country or ""),
+        hatched=bool(record.get("hatched", False)),
     )

@@ -252,6 +252,10 @@ def render_markdown(report: Report, summary: Mapping[str, Any], extra: Mapping[s
     grounding = extra.get("grounding")
     if grounding:
         out += ["## Grounding (VRSBench)", "", markdown_table(grounding_table(grounding)), ""]
+    if extra.get("extraction"):
+        from mapgen.eval.table_scores import extraction_table
+
+        out += ["## Table extraction (%)", "", markdown_table(extraction_table(extra["extraction"])), ""]
     failures = extra.get("failures") or []
     if failures:
         out += ["## Model failures", ""]

@@ -30,6 +30,7 @@ from mapgen.eval.metrics import METRICS_BY_TYPE
 from mapgen.eval.prompts import Prompt, render_prompt, task_question
 from mapgen.eval.report import write_report
 from mapgen.eval.score import Report, evaluate
+from mapgen.eval.table_scores import extraction_summary, random_replies
 from mapgen.files import iter_json_lines, read_json, write_jsonl_atomic
 from mapgen.questions.record import Question
 
@@ -137,7 +138,8 @@ def build_prompts(
 ) -> list[Prompt]:
     """Every prompt a model run sends: the questions, then caption and grounding records."""
     prompts = [render_prompt(q, prompt, bench=bench) for q in questions] if "vqa" in tasks else []
-    for task, records in (("caption", bench.captions), ("grounding", bench.grounding)):
+    for task, records in (("caption", bench.captions), ("grounding", bench.grounding),
+                          ("extraction", bench.extraction)):
         if task in tasks:
             prompts += [render_prompt(task_question(r, task, bench), task, bench=bench) for r in records]
     return prompts
@@ -228,7 +230,7 @@ def run_eval(
     seed: int = 0,
     split: str | None = None,
     limit: int | None = None,
-    tasks: Sequence[str] = ("vqa", "caption", "grounding"),
+    tasks: Sequence[str] = ("vqa", "caption", "grounding", "extraction"),
     box_scale: str = "percent",
     plots: bool = True,
     form: str = "open",
@@ -297,6 +299,8 @@ def _baseline_predictions(
         texts = random_letters(questions, facts_lookup(bench.spec), seed=seed)
     else:
         texts = dict(run_baseline(baseline, questions, seed=seed, map_of=bench.spec, train=train))
+    if baseline == "random":
+        texts |= random_replies(bench.extraction, seed)
     extra |= {"source": f"baseline: {baseline}", "seed": seed}
     return texts
 
@@ -335,7 +339,7 @@ def score_run(
 ) -> tuple[EvalReport, dict[str, list[dict]]]:
     """Score the questions and, when the benchmark has them, the caption and grounding tasks; returns the report
     and the per-item caption and grounding score rows."""
-    task_ids = {record_id(r) for r in (*bench.captions, *bench.grounding)}
+    task_ids = {record_id(r) for r in (*bench.captions, *bench.grounding, *bench.extraction)}
     vqa_texts = {k: v for k, v in texts.items() if k not in task_ids}
     seed = int(extra.get("seed") or 0)
     if extra.get("form") == MCQ_FORM:
@@ -350,7 +354,18 @@ def score_run(
         extra["captions"] = captions
     if grounding:
         extra["grounding"] = grounding
-    return report, {"caption_scores": caption_rows, "grounding_scores": grounding_rows}
+    tables, table_rows = _score_extraction(bench, texts, seed)
+    if tables:
+        extra["extraction"] = tables
+    return report, {"caption_scores": caption_rows, "grounding_scores": grounding_rows,
+                    "extraction_scores": table_rows}
+
+
+def _score_extraction(bench: Benchmark, texts: Mapping[str, str | None], seed: int) -> tuple[dict, list[dict]]:
+    """The table-extraction summary and per-table rows, when the benchmark has gold tables and some reply."""
+    if not {r["question_id"] for r in bench.extraction} & set(texts):
+        return {}, []
+    return extraction_summary(bench.extraction, texts, seed)
 
 
 def chance_references(

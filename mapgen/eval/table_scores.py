@@ -276,3 +276,41 @@ def chance_summary(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     scores = [TableScore(r["question_id"], r["map_type"], c, c[MAIN[r["map_type"]]])
               for r, c in ((r, chance(r)) for r in records)]
     return summarize(scores, records)
+
+
+# ------------------------------------------------------------------------------------------- report
+
+
+TABLE_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("Class acc", "class_accuracy"), ("Pair P", "pair_precision"), ("Pair R", "pair_recall"), ("Pair F1", "pair_f1"),
+    ("Within τ", "within_tolerance"), ("MAE (% span)", "mae_share"),
+)
+"""(column title, metric) of the report's extraction table (in %)."""
+REFERENCE_ROWS = {"random": "random (empirical)", "chance": "chance (analytic)"}
+
+
+def extraction_summary(records: Sequence[Mapping[str, Any]], texts: Mapping[str, str | None],
+                       seed: int = 0) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The run's extraction summary (its own scores, the random baseline's and the analytic chance, per map
+    variant) and its per-table rows."""
+    scores = score_tables(records, texts)
+    summary = summarize(scores, records)
+    summary["random"] = summarize(score_tables(records, random_replies(records, seed)), records)
+    summary["chance"] = chance_summary(records)
+    return summary, [s.as_row() | {"hatched": bool(r.get("hatched"))} for s, r in zip(scores, records)]
+
+
+def extraction_table(summary: Mapping[str, Any]) -> Any:
+    """Rows per map variant (discrete / hatched / continuous), each followed by its random and chance rows;
+    columns the metrics in % ("-" where a variant has no such metric)."""
+    import pandas as pd
+
+    rows = []
+    for variant in ("discrete", "hatched", "continuous"):
+        for source, label in (("", variant), *((k, f"{variant} · {v}") for k, v in REFERENCE_ROWS.items())):
+            part = (summary.get(source) or {}) if source else summary
+            cell = part.get(variant)
+            if cell:
+                rows.append({"group": label, "n": cell["n"]}
+                            | {title: cell.get(metric, math.nan) * 100 for title, metric in TABLE_COLUMNS})
+    return pd.DataFrame(rows, columns=["group", "n", *(t for t, _ in TABLE_COLUMNS)])

@@ -47,7 +47,8 @@ CHATTER = frozenset({
 })
 """Region cells that are chatter, not regions."""
 REGION_KEYS = ("region", "state", "province", "name", "territory", "district", "ut", "union territory",
-               "state/ut", "area", "location", "country", "state name", "region name")
+               "state/ut", "state or union territory", "state/union territory", "area", "location", "country",
+               "state name", "region name", "province name")
 CLASS_KEYS = ("class", "legend class", "category", "range", "bin", "legend", "legend range", "class range",
               "group", "label", "value range", "colour class", "color class")
 VALUE_KEYS = ("value", "reading", "estimate", "estimated value", "approx value", "approximate value", "amount",
