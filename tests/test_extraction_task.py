@@ -272,3 +272,89 @@ def test_eval_run_reports_extraction(bench, tables, tmp_path) -> None:
     assert (tmp_path / "gold" / "extraction_scores.csv").is_file()
     baseline = run_eval(bench, baseline="random", plots=False).extra["extraction"]
     assert baseline["discrete"]["class_accuracy"] == pytest.approx(baseline["random"]["discrete"]["class_accuracy"])
+
+
+# ------------------------------------------------------------------------------------------- exports
+
+
+def _import(path, name):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_jsonl_export_carries_the_gold_tables(bench, tables, tmp_path) -> None:
+    from mapgen.export import export
+    from mapgen.files import read_jsonl
+
+    dest = export(bench.root, "jsonl", tmp_path / "jsonl")
+    rows = read_jsonl(dest / "extraction.jsonl")
+    assert [r["question_id"] for r in rows] == [t["question_id"] for t in tables]
+    assert all((dest / r["image"]).is_file() and r["image"] == r["image_id"] for r in rows)
+    assert all(score_table(r, as_json_rows(r)).main == 1.0 for r in rows)
+
+
+def test_hf_export_scores_through_gold_json(bench, tables, tmp_path) -> None:
+    datasets = pytest.importorskip("datasets")
+    from mapgen.export import export
+    from mapgen.export.common import table_from_row
+
+    dest = export(bench.root, "hf", tmp_path / "hf")
+    data = datasets.load_dataset(str(dest), "extraction")
+    assert sum(len(data[s]) for s in data) == len(tables)
+    for row in data["test"]:
+        gold = table_from_row(row)
+        assert score_table(gold, row["answer"]).main == 1.0 and score_table(gold, as_markdown(gold)).main == 1.0
+        assert row["image"].size == (800, 600) and "Markdown table" in row["prompt"]
+
+
+def test_lmms_eval_extraction_task(bench, tables, tmp_path) -> None:
+    datasets = pytest.importorskip("datasets")
+    import yaml
+
+    from mapgen.export import export
+
+    dest = export(bench.root, "lmms-eval", tmp_path / "lmms")
+    assert (dest / "extract_test_extraction.yaml").is_file()
+    utils = _import(dest / "utils.py", "lmms_extract_utils")
+    task = yaml.load((dest / "extract_test_extraction.yaml").read_text(), Loader=_FunctionLoader)  # noqa: S506
+    assert task["process_results"] == "mapgen_extraction_process_results"
+    docs = datasets.load_dataset("parquet", data_files=utils.extraction_data_files)["test"]
+    results = [utils.mapgen_extraction_process_results(d, [d["answer"]]) for d in docs]
+    assert all(r["extraction_score"] == 1.0 for r in results)
+    by_name = {m["metric"]: m for m in task["metric_list"]}
+    assert by_name["extraction_mae_share"]["higher_is_better"] is False
+    assert utils.mean_present([r["extraction_class_accuracy"] for r in results]) == 1.0
+    blank = utils.mapgen_extraction_process_results(docs[0], ["I cannot read it."])
+    assert blank["extraction_score"] == 0.0
+
+
+class _FunctionLoader(__import__("yaml").SafeLoader):
+    """Reads lmms-eval's ``!function utils.name`` tags as the bare function name."""
+
+
+_FunctionLoader.add_constructor("!function", lambda loader, node: loader.construct_scalar(node).split(".")[-1])
+
+
+def test_vlmevalkit_extraction_dataset(bench, tables, tmp_path, monkeypatch) -> None:
+    import pandas as pd
+
+    from mapgen.export import export
+
+    dest = export(bench.root, "vlmevalkit", tmp_path / "vlm", split="test")
+    module = _import(dest / "mapgen_dataset.py", "mapgen_vlmeval_extraction")
+    monkeypatch.setenv("MAPGEN_TSV_DIR", str(dest))
+    dataset = module.MapgenExtractionDataset(module.EXTRACTION_NAME)
+    assert len(dataset) == sum(t["split"] == "test" for t in tables)
+    msgs = dataset.build_prompt(0)
+    assert msgs[0]["type"] == "image" and "Markdown table" in msgs[1]["value"]
+    dataset.data.drop(columns=["image"]).assign(prediction=dataset.data["answer"]).to_csv(
+        tmp_path / "p.tsv", sep="\t", index=False)
+    result = dataset.evaluate(str(tmp_path / "p.tsv")).set_index("group")
+    own = result.loc[[g for g in result.index if "·" not in g]]
+    assert (own["n"] > 0).all() and own[["Class acc", "Within τ"]].max(axis=1).eq(100.0).all()
+    assert isinstance(result, pd.DataFrame) and "continuous · chance (analytic)" in result.index
+    assert result.loc["continuous · chance (analytic)", "Within τ"] < 20

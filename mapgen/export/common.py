@@ -30,12 +30,21 @@ GROUNDING_COLUMNS: tuple[str, ...] = (
     "expression", "box",
     "box_norm", "box_percent", "answer", "unique", "type", "target_code", "prompt",
 )
+EXTRACTION_COLUMNS: tuple[str, ...] = (
+    "question_id", "map_id", "image", "split", "country", "variant", "counterfactual", "counterfactual_set",
+    "question", "answer", "gold_json", "map_type", "hatched", "annotated", "prompt",
+)
+"""Table-extraction rows: ``answer`` the gold table as Markdown, ``gold_json`` what scoring needs (rows with
+accepted spellings, omitted regions, classes or bar ends and tolerance; :func:`table_from_row`)."""
+GOLD_TABLE_KEYS: tuple[str, ...] = ("question_id", "map_type", "hatched", "classes", "vmin", "vmax", "percent",
+                                    "tolerance", "tolerance_share", "rows", "omitted")
 MCQ_LETTERS: tuple[str, ...] = ("A", "B", "C", "D")
 MCQ_COLUMNS: tuple[str, ...] = (*QUESTION_COLUMNS, "original_answer_type", "options", *MCQ_LETTERS)
 """The multiple-choice rows: a question row whose answer is the gold letter, the options as a JSON list and one
 column per letter (empty when a question has fewer options, e.g. Yes/No)."""
 COLUMNS: dict[str, tuple[str, ...]] = {"vqa": QUESTION_COLUMNS, "caption": CAPTION_COLUMNS,
-                                       "grounding": GROUNDING_COLUMNS, "vqa_mcq": MCQ_COLUMNS}
+                                       "grounding": GROUNDING_COLUMNS, "vqa_mcq": MCQ_COLUMNS,
+                                       "extraction": EXTRACTION_COLUMNS}
 
 CAPTION_PROMPT = "Describe this map in detail."
 GROUNDING_PROMPT = ("Give the bounding box of the region described below as [x1, y1, x2, y2], integers from 0 to 100 "
@@ -215,7 +224,37 @@ def grounding_row(record: dict[str, Any], bench: Benchmark) -> dict[str, Any]:
     }
 
 
-ROW_FUNCTIONS = {"vqa": question_row, "caption": caption_row, "grounding": grounding_row}
+def extraction_prompt(record: dict[str, Any]) -> str:
+    """The prompt of a gold-table record: mapgen's ``extraction`` strategy when the prompt module is present,
+    else the record's bare instruction with the reply format."""
+    try:
+        from mapgen.eval.prompts import render_prompt, task_question
+    except ImportError:
+        return f"{record['question']}\nReply with a Markdown table | Region | Class or Value | and nothing else."
+    return render_prompt(task_question(record, "extraction"), "extraction").text
+
+
+def extraction_row(record: dict[str, Any], bench: Benchmark) -> dict[str, Any]:
+    """A flat row for one gold table (see :data:`EXTRACTION_COLUMNS`)."""
+    return _common(record, bench) | {
+        "question": str(record.get("question") or ""),
+        "answer": str(record.get("ground_truth") or ""),
+        "gold_json": _dumps({k: record[k] for k in GOLD_TABLE_KEYS if k in record}),
+        "map_type": str(record.get("map_type") or ""),
+        "hatched": bool(record.get("hatched")),
+        "annotated": bool(record.get("annotated", True)),
+        "prompt": extraction_prompt(record),
+    }
+
+
+def table_from_row(row: dict[str, Any]) -> dict[str, Any]:
+    """Inverse of :func:`extraction_row`: the gold-table record :func:`mapgen.eval.table_scores.score_table`
+    scores against."""
+    return json.loads(row["gold_json"])
+
+
+ROW_FUNCTIONS = {"vqa": question_row, "caption": caption_row, "grounding": grounding_row,
+                 "extraction": extraction_row}
 
 
 def mcq_records(bench: Benchmark, seed: int = 0) -> list[dict[str, Any]]:

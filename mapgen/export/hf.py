@@ -6,6 +6,7 @@ Layout (one config per task, one parquet file per split, as the build split the 
     DEST/vqa/<split>-00000-of-00001.parquet
     DEST/caption/<split>-00000-of-00001.parquet      (when the build has captions)
     DEST/grounding/<split>-00000-of-00001.parquet    (when the build has grounding records)
+    DEST/extraction/<split>-00000-of-00001.parquet   (when the build has gold tables; ``gold_json`` scores them)
     DEST/vqa_mcq/<split>-00000-of-00001.parquet      (``mcq=True``: multiple-choice twins, columns A-D)
 
 Columns are :data:`mapgen.export.common.COLUMNS` with ``image`` an ``Image()`` feature (bytes embedded, the

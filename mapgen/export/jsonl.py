@@ -5,6 +5,7 @@ Layout::
     DEST/questions.jsonl     Question records (as in the build) with ``image`` = ``images/<map_id>.png``
     DEST/captions.jsonl      caption records (when the build has them)
     DEST/grounding.jsonl     referring expressions with boxes (pixels, ``box_norm`` 0–1, ``box_percent`` 0–100)
+    DEST/extraction.jsonl    gold tables of the table-extraction task (when the build has them)
     DEST/questions_mcq.jsonl the multiple-choice twins of single/range/count/binary questions (``mcq=True``):
                              ``answer`` the gold letter, ``options`` the lettered options in order
     DEST/maps.jsonl          one record per exported image

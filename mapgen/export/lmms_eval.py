@@ -5,6 +5,9 @@ Layout::
     DEST/<name>_vqa.yaml          the VQA task (``--tasks <name>_vqa``); scored by mapgen.eval.score.score
     DEST/<name>_caption.yaml      detailed captions (when the build has them): BLEU-4, METEOR, ROUGE-L, CIDEr
     DEST/<name>_grounding.yaml    grounding task (when the build has referring expressions); IoU on 0–100 boxes
+    DEST/<name>_extraction.yaml   table extraction (when the build has gold tables): class accuracy and pair F1
+                                  (discrete/hatched maps), share within the reading tolerance and error as a share
+                                  of the bar (continuous maps); ``extraction_score`` is the main metric of either
     DEST/utils.py                 data files, doc_to_visual / doc_to_text / process_results / aggregations
     DEST/data/<task>/<split>-00000-of-00001.parquet   the data (Hugging Face parquet, PNG bytes embedded)
     DEST/README.md
@@ -104,6 +107,24 @@ def caption_cider(items):
     return _caption_metric(items, "CIDEr")
 
 
+def mapgen_extraction_process_results(doc, results):
+    from mapgen.eval.table_scores import score_table
+    from mapgen.export.common import table_from_row
+
+    s = score_table(table_from_row(doc), results[0] if results else None)
+    return {"extraction_score": s.main} | {f"extraction_{k}": v for k, v in s.metrics.items()} | {
+        f"extraction_{k}": None for k in EXTRACTION_METRICS if k not in s.metrics}
+
+
+EXTRACTION_METRICS = ("class_accuracy", "pair_f1", "within_tolerance", "mae_share")
+
+
+def mean_present(items):
+    """Mean over the documents that have the metric (discrete metrics on discrete maps, and so on)."""
+    values = [float(i) for i in items if i is not None]
+    return sum(values) / len(values) if values else float("nan")
+
+
 HERE = Path(__file__).resolve().parent
 '''
 """The hooks; :func:`write` appends each task's ``<task>_data_files`` (paths relative to this file)."""
@@ -143,6 +164,10 @@ HOOKS: dict[str, dict[str, Any]] = {
                 "metrics": [(m, m) for m in CAPTION_METRICS]},
     "grounding": {"text": "mapgen_grounding_doc_to_text", "results": "mapgen_grounding_process_results",
                   "metrics": [(m, "mean") for m in ("grounding_acc50", "grounding_acc70", "grounding_iou")]},
+    "extraction": {"text": "mapgen_doc_to_text", "results": "mapgen_extraction_process_results",
+                   "metrics": [("extraction_score", "mean")]
+                   + [(f"extraction_{m}", "mean_present")
+                      for m in ("class_accuracy", "pair_f1", "within_tolerance", "mae_share")]},
 }
 """Per task: its doc_to_text, process_results and (metric, aggregation) hooks in ``utils.py``."""
 
@@ -163,7 +188,7 @@ def task_config(task_name: str, split: str, kind: str) -> dict[str, Any]:
         "lmms_eval_specific_kwargs": {"default": {"pre_prompt": "", "post_prompt": ""}},
         "process_results": Function(f"utils.{hooks['results']}"),
         "metric_list": [
-            {"metric": m, "aggregation": Function(f"utils.{agg}"), "higher_is_better": True}
+            {"metric": m, "aggregation": Function(f"utils.{agg}"), "higher_is_better": not m.endswith("mae_share")}
             for m, agg in hooks["metrics"]
         ],
         "metadata": {"version": 1.0},
@@ -192,7 +217,7 @@ def write(bench: Benchmark, dest: Path, split: str | None = None, name: str | No
     split = pick_split(bench, split)
     slug = task_slug(name or bench.name)
     written, utils = [], UTILS_PY
-    for kind in ("vqa", "caption", "grounding"):
+    for kind in HOOKS:
         if not bench.tasks.get(kind):
             continue
         files = write_task(bench, kind, dest / "data" / kind, splits=[split])

@@ -8,6 +8,8 @@ Layout::
     DEST/<NAME>_CAPTION.tsv    captions (when the build has them): question = the prompt, answer = the caption
     DEST/<NAME>_GROUNDING.tsv  grounding: question = the referring expression, answer = the box on a 0-100 scale,
                                category = unique / non-unique
+    DEST/<NAME>_EXTRACTION.tsv gold tables (when the build has them): question = the prompt, answer = the gold
+                               table (Markdown), category = discrete / hatched / continuous, ``gold_json`` for scoring
     DEST/<NAME>_MCQ.tsv        (``mcq=True``) the multiple-choice twins: question, A, B, C, D, answer = the gold
                                letter, category = the original answer type
     DEST/mapgen_dataset.py     ``MapgenDataset`` (VQA), ``MapgenCaptionDataset``, ``MapgenGroundingDataset``,
@@ -253,6 +255,36 @@ class MapgenGroundingDataset(MapgenDataset):
         return frame
 '''
 
+EXTRACTION_CLASS_PY = '''
+
+EXTRACTION_NAME = "{name}_EXTRACTION"
+
+
+class MapgenExtractionDataset(MapgenDataset):
+    """Table extraction: the whole map read back as a table; class accuracy and (region, class) pair F1 on
+    discrete and hatched maps, share within the reading tolerance and error as a share of the bar on continuous
+    maps (mapgen.eval.table_scores)."""
+
+    TYPE = "VQA"
+    DATASET_URL = {{EXTRACTION_NAME: ""}}
+    DATASET_MD5 = {{EXTRACTION_NAME: None}}
+
+    @classmethod
+    def supported_datasets(cls):
+        return [EXTRACTION_NAME]
+
+    def evaluate(self, eval_file, **judge_kwargs):
+        from mapgen.eval.table_scores import extraction_summary, extraction_table
+
+        data, preds = _predictions(eval_file)
+        golds = [json.loads(g) for g in data["gold_json"]]
+        summary, _ = extraction_summary(golds, {{g["question_id"]: p for g, p in zip(golds, preds)}})
+        frame = extraction_table(summary)
+        frame.to_csv(osp.splitext(eval_file)[0] + "_mapgen_extraction.csv", index=False)
+        return frame
+'''
+"""The extraction dataset class, appended to ``mapgen_dataset.py`` when the export has gold tables."""
+
 LEAD_COLUMNS = ("index", "image", "question", "answer", "category")
 
 
@@ -266,6 +298,9 @@ def _lead(task: str, r: dict[str, Any]) -> dict[str, Any]:
         return {"question": r["prompt"], "answer": r["caption"], "category": "caption"}
     if task == "vqa_mcq":
         return {"question": r["question"], "answer": r["answer"], "category": r["original_answer_type"]}
+    if task == "extraction":
+        return {"question": r["prompt"], "answer": r["answer"],
+                "category": "hatched" if r["hatched"] else r["map_type"]}
     if task == "grounding":
         return {"question": r["expression"], "answer": json.dumps(r["box_percent"]),
                 "category": "unique" if r["unique"] else "non-unique"}
@@ -294,7 +329,8 @@ def _cell(value: Any) -> Any:
     return json.dumps(value) if isinstance(value, (list, dict)) else value
 
 
-TASK_SUFFIX = {"vqa": "", "caption": "_CAPTION", "grounding": "_GROUNDING", "vqa_mcq": "_MCQ"}
+TASK_SUFFIX = {"vqa": "", "caption": "_CAPTION", "grounding": "_GROUNDING", "extraction": "_EXTRACTION",
+               "vqa_mcq": "_MCQ"}
 
 
 def write(bench: Benchmark, dest: Path, split: str | None = None, mcq: bool = False, **_: Any) -> None:
@@ -312,7 +348,8 @@ def write(bench: Benchmark, dest: Path, split: str | None = None, mcq: bool = Fa
             written.append(f"`{name}{suffix}.tsv`")
     if not written:
         raise ExportError(f"{bench.root} has no VQA, caption or grounding records in split {split!r}.")
-    write_text_atomic(dest / "mapgen_dataset.py", CLASS_PY.format(name=name))
+    classes = CLASS_PY + (EXTRACTION_CLASS_PY if any("_EXTRACTION" in w for w in written) else "")
+    write_text_atomic(dest / "mapgen_dataset.py", classes.format(name=name))
     write_text_atomic(
         dest / "README.md",
         f"# VLMEvalKit data for {bench.name} (split `{split}`)\n\n- {', '.join(written)}: the TSVs "
