@@ -358,3 +358,20 @@ def test_vlmevalkit_extraction_dataset(bench, tables, tmp_path, monkeypatch) -> 
     assert (own["n"] > 0).all() and own[["Class acc", "Within τ"]].max(axis=1).eq(100.0).all()
     assert isinstance(result, pd.DataFrame) and "continuous · chance (analytic)" in result.index
     assert result.loc["continuous · chance (analytic)", "Within τ"] < 20
+
+
+def test_croissant_and_llava_carry_the_tables(bench, tables, tmp_path) -> None:
+    from mapgen.export import export
+
+    llava = export(bench.root, "llava", tmp_path / "llava")
+    turns = {c["id"]: c["conversations"] for s in ("train", "test")
+             for c in json.loads((llava / f"llava_{s}.json").read_text(encoding="utf-8"))}
+    for t in tables:
+        human, gpt = turns[t["question_id"]]
+        assert human["value"].startswith("<image>\n[table] ") and score_table(t, gpt["value"]).main == 1.0
+    mlc = pytest.importorskip("mlcroissant")
+    dest = export(bench.root, "croissant", tmp_path / "croissant")
+    records = list(mlc.Dataset(jsonld=str(dest / "croissant.json")).records("extraction"))
+    assert len(records) == len(tables)
+    gold = json.loads(records[0]["extraction/gold_json"])
+    assert score_table(gold, records[0]["extraction/answer"].decode("utf-8")).main == 1.0

@@ -140,7 +140,7 @@ def pixel_predictions(bench: str, out_dir: str) -> str:
 @click.command("prompt")
 @click.argument("bench", type=click.Path(exists=True), required=False)
 @click.option("--prompt", "prompt", default="direct", show_default=True, help="Prompt strategy name or file.")
-@click.option("--question", "question_id", help="Question id (or caption/grounding record id).")
+@click.option("--question", "question_id", help="Question id (or caption/grounding/table record id).")
 @click.option("--json", "as_json", is_flag=True, help="Print the prompt as JSON.")
 @click.option("--list", "list_only", is_flag=True, help="List the prompt strategies.")
 def prompt_command(
@@ -156,7 +156,7 @@ def prompt_command(
     b = load_benchmark(bench)
     records = {
         str(r.get("question_id")): (task, r)
-        for task, rs in (("caption", b.captions), ("grounding", b.grounding))
+        for task, rs in (("caption", b.captions), ("grounding", b.grounding), ("extraction", b.extraction))
         for r in rs
     }
     if question_id in records and question_id not in b.by_id:

@@ -5,10 +5,11 @@ Layout::
 
     DEST/croissant.json          the metadata: FileObjects (JSONL files and every image, with sha256; image hashes
                                  come from the build manifest), a FileSet ``images/*.png``, and record sets
-                                 ``questions``, ``maps``, ``images`` (+ ``captions``, ``grounding`` when built)
+                                 ``questions``, ``maps``, ``images`` (+ ``captions``, ``grounding``, ``extraction``
+                                 when built)
     DEST/questions.jsonl         flat question rows (:data:`mapgen.export.common.QUESTION_COLUMNS`, minus image
                                  bytes; answers as text and as JSON)
-    DEST/maps.jsonl, captions.jsonl, grounding.jsonl
+    DEST/maps.jsonl, captions.jsonl, grounding.jsonl, extraction.jsonl (flat gold-table rows, ``gold_json``)
     DEST/images/<map_id>.png
 
 Read back with ``mlcroissant.Dataset(jsonld="DEST/croissant.json").records("questions")`` (text values come back
@@ -27,7 +28,8 @@ from mapgen.benchmark import MAPS_FILE, Benchmark
 from mapgen.export.common import ExportError, copy_images, task_rows
 from mapgen.files import sha256_file, write_json_atomic, write_jsonl_atomic
 
-RECORD_FILES: dict[str, str] = {"questions": "vqa", "captions": "caption", "grounding": "grounding"}
+RECORD_FILES: dict[str, str] = {"questions": "vqa", "captions": "caption", "grounding": "grounding",
+                                "extraction": "extraction"}
 MAP_COLUMNS: tuple[str, ...] = ("map_id", "image", "split", "country", "variant", "counterfactual", "map_type",
                                 "hatched", "annotated", "statistic", "title", "unit_id")
 _INTEGER = ("mapwise_template",)

@@ -8,7 +8,8 @@ Layout::
 Turns: VQA ``"<image>\\n<question>"`` → the answer as text (lists comma-separated, rankings ``A > B = C``);
 captions ``"<image>\\n[caption] Describe this map in detail."`` → the caption; grounding
 ``"<image>\\n[refer] give me the location of <p>expression</p>"`` → ``{<x1><y1><x2><y2>}`` with integers on a
-0–100 scale of the image width and height (VRSBench convention).
+0–100 scale of the image width and height (VRSBench convention); table extraction ``"<image>\n[table] <the
+record's instruction>"`` → the gold table as Markdown.
 """
 
 from __future__ import annotations
@@ -45,7 +46,11 @@ def grounding_turns(r: dict[str, Any], bench: Benchmark) -> tuple[str, str]:
     return f"[refer] give me the location of <p>{expression_text(r)}</p>", box_text(box_percent(r, bench))
 
 
-TURNS = {"vqa": vqa_turns, "caption": caption_turns, "grounding": grounding_turns}
+def extraction_turns(r: dict[str, Any], bench: Benchmark) -> tuple[str, str]:
+    return f"[table] {r['question']}", str(r["ground_truth"])
+
+
+TURNS = {"vqa": vqa_turns, "caption": caption_turns, "grounding": grounding_turns, "extraction": extraction_turns}
 
 
 def write(bench: Benchmark, dest: Path, tasks: tuple[str, ...] | None = None, **_: Any) -> None:
