@@ -13,7 +13,10 @@
 3. **Lines** — one row per line after bullets (``-``, ``*``, ``•``, ``1.``) and emphasis are stripped, split at
    the first of: a tab, ``:``, ``=``/``→``/``->``, a dash with spaces around it (``Texas – 10–20``), a comma
    (CSV, quotes honoured; further commas stay in the cell, so ``Texas,1,234`` reads ``1,234``), or else a
-   space before a cell that is a whole legend label (``Texas 10-20``).
+   space before a cell that is a whole legend label (``Texas 10-20``). A line with several ``Region: cell``
+   rows is split at ``;`` and at ``, `` before a ``Name:`` (``Texas: 10-20, Ohio: 20-30``).
+
+A JSON object wrapping the table as text (``{"answer": "| Region | Class |\n…"}``) is read as that text.
 
 Chatter around the table is dropped: a row counts only when its cell holds a number/range or an N/A word
 (:func:`read_cell`), its region cell starts with a letter, has at most :data:`MAX_REGION_WORDS` words and is not a
@@ -95,15 +98,16 @@ def clean_text(text: str) -> str:
     return s
 
 
-def clean_cell(text: Any) -> str:
-    """A cell as the reader keeps it: emphasis, quotes and surrounding spaces stripped; ``None`` → ``N/A``."""
+def clean_cell(text: Any, trailing: str = ".,;") -> str:
+    """A cell as the reader keeps it: emphasis, quotes, surrounding spaces and ``trailing`` punctuation stripped;
+    ``None`` → ``N/A``."""
     if text is None:
         return NA
     if isinstance(text, float) and text.is_integer():
         text = int(text)
     s = _EMPHASIS.sub("", clean_text(str(text))).strip()
     for _ in range(2):
-        s = s.strip().rstrip(".,;").strip().strip("\"'“”‘’")
+        s = s.strip().rstrip(trailing).strip().strip("\"'“”‘’")
     return s.strip()
 
 
@@ -141,7 +145,7 @@ def _region_ok(region: str) -> bool:
 
 def _row(region: Any, cell: Any) -> tuple[str, str] | None:
     """A kept row (see the module doc), else None."""
-    r, c = clean_cell(region), clean_cell(cell)
+    r, c = clean_cell(region, ",;:"), clean_cell(cell)
     if not _region_ok(r) or not read_cell(c).ok:
         return None
     return r, c
@@ -236,6 +240,15 @@ def json_rows(value: Any, kind: str | None = None, depth: int = 0) -> list[tuple
         return [row] if row else []
     rows = [_row(k, _scalar(v, kind)) for k, v in value.items()]
     return [r for r in rows if r is not None]
+
+
+def _wrapped_text(value: Any) -> str | None:
+    """The text of a JSON object that wraps a table written as text (``{"answer": "| Region | ..."}``)."""
+    if not isinstance(value, Mapping):
+        return None
+    key = _pick_key(value, WRAPPER_KEYS)
+    text = value.get(key) if key is not None else None
+    return text if isinstance(text, str) and text.strip() and not text.lstrip().startswith(("{", "[")) else None
 
 
 # ------------------------------------------------------------------------------------------- Markdown
@@ -337,9 +350,19 @@ def _line_row(line: str, depth: int = 0) -> tuple[str, str] | None:
     return _row(region, cell)
 
 
+_ROW_BREAK = re.compile(r"\s*;\s*|,\s+(?=[^\W\d][^:;,=]*:)")
+
+
+def _pieces(line: str) -> list[str]:
+    """A line holding several ``Region: cell`` rows (``Texas: 10-20; Ohio: 20-30`` or with ``, ``) split into them."""
+    if line.count(":") < 2:
+        return [line]
+    return [p for p in _ROW_BREAK.split(line) if p.strip()]
+
+
 def line_rows(text: str) -> list[tuple[str, str]]:
-    """Rows of ``Region: cell`` / CSV / bullet lines."""
-    rows = (_line_row(line) for line in text.splitlines())
+    """Rows of ``Region: cell`` / CSV / bullet lines (several ``Region: cell`` rows on one line allowed)."""
+    rows = (_line_row(piece) for line in text.splitlines() for piece in _pieces(line))
     return [r for r in rows if r is not None]
 
 
@@ -356,6 +379,9 @@ def parse_table(reply: str | None, kind: str | None = None) -> ParsedTable:
         rows = json_rows(value, kind)
         if rows:
             return ParsedTable(rows, "json")
+        inner = _wrapped_text(value)
+        if inner:
+            return parse_table(inner, kind)
     body = "\n".join(line for line in text.splitlines() if not line.strip().startswith("```"))
     rows = markdown_rows(body, kind)
     if rows:
