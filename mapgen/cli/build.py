@@ -35,7 +35,9 @@ def build_command(config: str, output: Path | None, workers: int, resume: bool, 
                    scheduler=scheduler, progress=not quiet)
     c = report.manifest["counts"]
     click.echo(f"Built {report.out_dir}: {c['maps']} images, {c['questions']} questions, {c['captions']} captions, "
-               f"{c['grounding']} grounding records in {report.seconds:.1f} s "
+               f"{c['grounding']} grounding records"
+               + (f", {c['extraction']} gold tables" if c.get("extraction") else "")
+               + f" in {report.seconds:.1f} s "
                f"({report.built} units built, {report.reused} reused).")
     stages = ", ".join(f"{k} {v:.1f} s" for k, v in sorted(report.timings.items()))
     if stages:
