@@ -375,3 +375,17 @@ def test_croissant_and_llava_carry_the_tables(bench, tables, tmp_path) -> None:
     assert len(records) == len(tables)
     gold = json.loads(records[0]["extraction/gold_json"])
     assert score_table(gold, records[0]["extraction/answer"].decode("utf-8")).main == 1.0
+
+
+def test_cli_eval_scores_one_split_of_tables(bench, tables, tmp_path) -> None:
+    from click.testing import CliRunner
+
+    from mapgen.cli import main
+
+    result = CliRunner().invoke(main, ["eval", str(bench.root), "--baseline", "random", "--split", "test",
+                                       "-o", str(tmp_path / "r"), "--no-plots"])
+    assert result.exit_code == 0, result.output
+    n = sum(t["split"] == "test" for t in tables)
+    assert f"{n} gold tables, extraction score" in result.output and 0 < n < len(tables)
+    summary = json.loads((tmp_path / "r" / "summary.json").read_text(encoding="utf-8"))
+    assert summary["extraction"]["n"] == n and summary["extraction"]["missing"] == 0

@@ -300,7 +300,8 @@ def _baseline_predictions(
     else:
         texts = dict(run_baseline(baseline, questions, seed=seed, map_of=bench.spec, train=train))
     if baseline == "random":
-        texts |= random_replies(bench.extraction, seed)
+        split = extra.get("split")
+        texts |= random_replies([r for r in bench.extraction if split is None or r.get("split") == split], seed)
     extra |= {"source": f"baseline: {baseline}", "seed": seed}
     return texts
 
@@ -354,18 +355,22 @@ def score_run(
         extra["captions"] = captions
     if grounding:
         extra["grounding"] = grounding
-    tables, table_rows = _score_extraction(bench, texts, seed)
+    tables, table_rows = _score_extraction(bench, texts, seed, extra.get("split"))
     if tables:
         extra["extraction"] = tables
     return report, {"caption_scores": caption_rows, "grounding_scores": grounding_rows,
                     "extraction_scores": table_rows}
 
 
-def _score_extraction(bench: Benchmark, texts: Mapping[str, str | None], seed: int) -> tuple[dict, list[dict]]:
-    """The table-extraction summary and per-table rows, when the benchmark has gold tables and some reply."""
-    if not {r["question_id"] for r in bench.extraction} & set(texts):
+def _score_extraction(
+    bench: Benchmark, texts: Mapping[str, str | None], seed: int, split: str | None = None
+) -> tuple[dict, list[dict]]:
+    """The table-extraction summary and per-table rows (of ``split`` when given), when the benchmark has gold
+    tables and some reply."""
+    records = [r for r in bench.extraction if split is None or r.get("split") == split]
+    if not {r["question_id"] for r in records} & set(texts):
         return {}, []
-    return extraction_summary(bench.extraction, texts, seed)
+    return extraction_summary(records, texts, seed)
 
 
 def chance_references(
