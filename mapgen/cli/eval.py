@@ -121,14 +121,18 @@ def eval_command(
         f"{s['n']} questions, score {s['score']:.4f}; unparsed {s['unparsed']}, missing {s['missing']}, "
         f"unknown ids {s['unmatched_predictions']}"
     )
-    tables = report.extra.get("extraction")
-    if tables:
-        click.echo(f"{tables['n']} gold tables, extraction score {tables['score']:.4f} "
-                   f"(analytic chance {tables['chance']['score']:.4f}); missing {tables['missing']}")
+    echo_tables(report.extra.get("extraction"))
     for key in ("duplicate_predictions", "invalid_prediction_lines", "model_failures"):
         if report.extra.get(key):
             click.echo(f"{key.replace('_', ' ')}: {report.extra[key]}")
     click.echo(f"report: {out_dir}")
+
+
+def echo_tables(tables: dict | None) -> None:
+    """One line for the table-extraction task, when the run scored it."""
+    if tables:
+        click.echo(f"{tables['n']} gold tables, extraction score {tables['score']:.4f} "
+                   f"(analytic chance {tables['chance']['score']:.4f}); missing {tables['missing']}")
 
 
 def pixel_predictions(bench: str, out_dir: str) -> str:
