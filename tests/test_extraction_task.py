@@ -389,3 +389,15 @@ def test_cli_eval_scores_one_split_of_tables(bench, tables, tmp_path) -> None:
     assert f"{n} gold tables, extraction score" in result.output and 0 < n < len(tables)
     summary = json.loads((tmp_path / "r" / "summary.json").read_text(encoding="utf-8"))
     assert summary["extraction"]["n"] == n and summary["extraction"]["missing"] == 0
+
+
+def test_gold_classes_agree_with_census_facts(tables) -> None:
+    """Census 2011 literacy: Kerala highest (94.0 %), Bihar lowest (61.8 %) of India's states and UTs."""
+    for t in (t for t in tables if t["country"] == "india"):
+        rows = {r["code"]: r for r in t["rows"]}
+        if t["map_type"] == "discrete":
+            valued = [c for c in t["classes"] if c != "N/A"]
+            assert rows["KL"]["class"] == valued[-1] and rows["BR"]["class"] == valued[0]
+        else:
+            assert rows["KL"]["value"] == pytest.approx(94.0) == t["vmax"]
+            assert rows["BR"]["value"] == pytest.approx(61.8) == t["vmin"]
