@@ -83,3 +83,12 @@ def test_sample_parse_rate_at_least_70_percent():
             n += 1
             ok += parse_question(q.question, scene(country, q.map_ref), q.template_no).ok
     assert ok / n >= 0.7
+
+
+def test_second_and_third_rank_words():
+    p = parse("usa", "104", "Which range has the second highest number of states?", 29)
+    assert p.ok and p.params == {"E": "second highest"}
+    p = parse("usa", "104", "Which range has the third lowest number of states?", 29)
+    assert p.ok and p.params == {"E": "third lowest"}
+    p = parse("usa", "104", "Which states in the west coast region belong to the third highest range?", 11)
+    assert p.ok and p.params == {"R": "West Coast", "Y": 1}  # 4 classes: third highest = index 1

@@ -88,7 +88,7 @@ SUB = {
     "Number": r"(?P<{n}>-?\s*\d[\d.,]*\s*(?:%|k|m|b|bn|million|billion|thousand|lakh)?)",
     "N": r"(?P<{n}>\d+|one|two|three|four|five)",
     "Comparison": r"(?P<{n}>higher|greater|more|larger|lower|less|smaller|similar|same|equal)",
-    "Extreme": r"(?P<{n}>(?:second\s+)?(?:highest|lowest|least|largest|smallest|greatest|maximum|minimum|most|"
+    "Extreme": r"(?P<{n}>(?:(?:second|third)\s+)?(?:highest|lowest|least|largest|smallest|greatest|maximum|minimum|most|"
                r"fewest|\w+est))",
     "Direction": r"(?P<{n}>north|south|east|west|n|s|e|w)",
     "DirectionMost": r"(?P<{n}>north|south|east|west|n|s|e|w)(?:ern)?(?:\s*-\s*|\s*)most",
@@ -244,11 +244,13 @@ class Resolver:
         t = re.sub(r"^(?:the\s+)?(?:range\s+)?", "", text.strip(), flags=re.IGNORECASE)
         t = re.sub(r"\s+range$", "", t, flags=re.IGNORECASE).strip()
         labels = self.ctx.interval_labels
-        m = re.fullmatch(r"(second\s+)?(\w+)", t, re.IGNORECASE)
+        m = re.fullmatch(r"(?:(second|third)\s+)?(\w+)", t, re.IGNORECASE)
         if m and m.group(2).lower() in EXTREME:
             if not self.ctx.discrete:
                 raise ParseError(f"'{text}' names a range by rank on a continuous map (no classes)")
-            k = 1 if m.group(1) else 0
+            k = {"second": 1, "third": 2}.get((m.group(1) or "").lower(), 0)
+            if k >= len(labels):
+                raise ParseError(f"'{text}': the legend has only {len(labels)} ranges")
             return len(labels) - 1 - k if EXTREME[m.group(2).lower()] == "highest" else k
         wanted = find_range(_clean_number_text(t))
         if wanted is None:
@@ -280,11 +282,11 @@ class Resolver:
     @staticmethod
     def word(table: dict[str, str], text: str, what: str) -> str:
         t = " ".join(text.lower().split())
-        second = t.startswith("second ")
-        base = t[7:] if second else t
+        rank, _, rest = t.partition(" ")
+        prefix, base = (rank + " ", rest) if rank in ("second", "third") and rest else ("", t)
         if base not in table:
             raise ParseError(f"unknown {what} word '{text}'")
-        return ("second " if second else "") + table[base]
+        return prefix + table[base]
 
 
 # ---------------------------------------------------------------------------------------------- parsing

@@ -589,8 +589,12 @@ def _sorted_levels(ctx: Ctx, regions: Iterable[str], extreme: str) -> list[str]:
     return sorted(vals, key=lambda c: (-ctx.level[c] if high else ctx.level[c], c))
 
 
+ORDINALS = {"second": 1, "third": 2}
+
+
 def _position(extreme: str) -> int:
-    return 1 if extreme.startswith("second") else 0
+    """0 for highest/lowest, 1 for "second ...", 2 for "third ..."."""
+    return ORDINALS.get(extreme.split(" ", 1)[0], 0)
 
 
 def _strict(ctx: Ctx, a: str, b: str) -> bool:
@@ -1111,16 +1115,21 @@ def widest_class(ctx: Ctx, extreme: str) -> int:
 @register("Extreme", "LegendClass")
 @_guard
 def class_by_count(ctx: Ctx, extreme: str) -> int:
-    """The class holding the most / fewest regions (unique)."""
+    """The class holding the most / fewest regions, or the second / third most / fewest; its count must differ
+    from the counts ranked just before and after it (a tie is INVALID)."""
     counts = {c.index: 0 for c in ctx.scene.legend.classes}
     for code in ctx.scene.regions:
         lv = ctx.lv(code)
         if lv is not None:
             counts[int(lv)] += 1
     ranked = sorted(counts.items(), key=lambda kv: kv[1], reverse=extreme.endswith("highest"))
-    if ranked[0][1] == ranked[1][1]:
+    k = _position(extreme)
+    if len(ranked) < max(2, k + 1):
         raise Invalid
-    return ranked[0][0]
+    tied = [ranked[j][1] for j in (k - 1, k + 1) if 0 <= j < len(ranked)]
+    if ranked[k][1] in tied:
+        raise Invalid
+    return ranked[k][0]
 
 
 @register("", "Str")
