@@ -11,6 +11,7 @@ import csv
 import json
 import re
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -229,3 +230,36 @@ def test_mapgen_reads_its_export_back_as_mapwise_and_finds_no_answer_to_dispute(
         verdicts = [v.verdict for v in recheck(data)]
         assert "disagree" not in verdicts, country
         assert verdicts.count("agree") >= len(verdicts) // 2, (country, Counter(verdicts))
+
+
+HATCHED = {
+    "name": "mapwise hatched round trip",
+    "seed": 5,
+    "countries": [{"name": "usa", "maps": 3}],
+    "legend": {"types": ["discrete"], "classes": [3, 4, 5]},
+    "variants": {"annotated": True, "unannotated": False, "hatched": True, "colormaps": ["viridis"]},
+    "questions": {"per_template": 2, "per_image": 20},
+    "tasks": ["vqa"],
+}
+
+
+def test_hatched_questions_round_trip_without_disagreement(tmp_path_factory, tmp_path: Path) -> None:
+    """Colour questions differ between a map's viridis image and its grey hatched image (viridis is darker where
+    values are lower, the hatched greys darker where higher); MAPWise's layout shares one metadata file between
+    the variants, so the recheck must judge hatched-only questions (json_data says which) on the hatched map."""
+    from mapgen.mapwise.importer import import_repository
+    from mapgen.mapwise.recheck import recheck
+
+    bench = build_tiny(tmp_path_factory, HATCHED, "mwhatched")
+    exported = export(bench, "mapwise", tmp_path / "out")
+    data = import_repository(exported, tmp_path / "imp")["usa"]
+    hatched = [q for q in data.questions if q.variant == "hatched"]
+    colour = [q for q in hatched if q.template_no in (2, 4, 5)]
+    assert colour, "the build should ask shade/colour questions on hatched images"
+    verdicts = recheck(data)
+    assert Counter(v.verdict for v in verdicts)["disagree"] == 0, [
+        (v.question, v.ground_truth, v.our_answer) for v in verdicts if v.verdict == "disagree"]
+    for q in colour:  # the same question judged on the coloured map would disagree: the test can fail
+        plain = replace(q, variant=None)
+        (v,) = recheck(replace(data, questions=[plain]))
+        assert v.verdict in ("disagree", "ambiguous"), (q.question, q.ground_truth, v.our_answer)

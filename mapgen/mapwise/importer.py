@@ -52,6 +52,7 @@ class RawQuestion:
     ground_truth: str
     verified: str | None = None
     columns: dict[str, str] = field(default_factory=dict)  # the full original row
+    variant: str | None = None  # "hatched" when json_data lists the question on the hatched image only
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -180,6 +181,31 @@ def read_questions(path: str | Path, country: str) -> tuple[CsvLayout, list[RawQ
     return layout, out
 
 
+def _ref_of_stem(stem: str) -> str:
+    """CSV map reference of a ``json_data`` ``map_no`` (``map_104`` → ``104``, ``map100_4C`` → ``100_4C``)."""
+    return stem.removeprefix("map_") if stem.startswith("map_") else stem.removeprefix("map")
+
+
+def image_variants(folder: str | Path) -> dict[tuple[str, str, str], set[str]]:
+    """(map reference, question, ground truth) → the image variants ``json_data/*_maps_data.json`` ask it on
+    (``with_annotations``, ``wo_annotations``, ``hatched``); empty when the folder has no ``json_data``."""
+    out: dict[tuple[str, str, str], set[str]] = {}
+    for path in sorted((Path(folder) / "json_data").glob("*_maps_data.json")):
+        with contextlib.suppress(ValueError, TypeError):
+            for rec in json.loads(path.read_text(encoding="utf-8")):
+                key = (_ref_of_stem(str(rec["map_no"])), str(rec["question"]).strip(), str(rec["ground_truth"]).strip())
+                out.setdefault(key, set()).add(str(rec["map_type"]))
+    return out
+
+
+def mark_hatched(questions: list[RawQuestion], variants: dict[tuple[str, str, str], set[str]]) -> None:
+    """Set ``variant="hatched"`` on questions asked on the hatched image only: their answer is read off that
+    image (its grey shades), not off the coloured map the shared metadata describes."""
+    for q in questions:
+        if variants.get((q.map_ref, q.question, q.ground_truth)) == {"hatched"}:
+            q.variant = "hatched"
+
+
 def spec_from_metadata(meta: dict[str, Any], country: str, map_id: str) -> MapSpec:
     """The MapSpec of one metadata dict; atlas regions the metadata does not list at all (and that are not
     derived for the India layout) are excluded, as they are not drawn on MAPWise's map (e.g. Taiwan)."""
@@ -207,6 +233,7 @@ def read_sample(folder: str | Path, country: str | None = None) -> ImportedSet:
     metas = [load_metadata(f) for f in files[:1]]
     country = _country(folder, metas, country)
     layout, questions = read_questions(qpath, country)
+    mark_hatched(questions, image_variants(folder))
     specs: dict[str, MapSpec] = {}
     missing = []
     for ref in dict.fromkeys(q.map_ref for q in questions):

@@ -43,7 +43,7 @@ from mapgen.questions.functions import INVALID, SINGLE_HUE_MAX_SPREAD, Ctx, cont
 from mapgen.questions.record import Question
 from mapgen.questions.templates import TemplateSet, node_text
 from mapgen.scene import Scene, build_scene
-from mapgen.spec import MapSpec
+from mapgen.spec import MapSpec, make_hatched
 
 VERDICTS = ("agree", "disagree", "ambiguous", "unparsed")
 
@@ -454,14 +454,21 @@ def recheck(
 ) -> list[Verdict]:
     """Verdicts for every question of an imported set (questions on maps without metadata are unparsed)."""
     scenes = {ref: build_scene(spec) for ref, spec in data.specs.items()}
+    hatched: dict[str, Scene] = {}
     out = []
     for raw in data.questions:
         scene = scenes.get(raw.map_ref)
+        if scene is not None and raw.variant == "hatched" and scene.legend.kind == "discrete":
+            if raw.map_ref not in hatched:
+                hatched[raw.map_ref] = build_scene(make_hatched(data.specs[raw.map_ref]))
+            scene = hatched[raw.map_ref]
         if scene is None:
             out.append(Verdict(raw.country, raw.row, raw.map_ref, raw.map_id, raw.template_no, raw.question,
                                raw.ground_truth, "unparsed", reason="no metadata for this map"))
             continue
         verdict = recheck_question(raw, scene, aliases, templates)
+        if scene is hatched.get(raw.map_ref):
+            verdict.notes.append("asked on the hatched image only (json_data): judged on the hatched map")
         if verdict.verdict == "unparsed":
             verdict = _on_implied_grid(verdict, raw, data.specs[raw.map_ref], aliases, templates)
         out.append(verdict)
