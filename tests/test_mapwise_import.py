@@ -120,3 +120,30 @@ def test_a_folder_without_a_question_table_names_the_expected_files(tmp_path: Pa
     (tmp_path / "metadata").mkdir()
     with pytest.raises(FileNotFoundError, match="final_us_cleaned8.csv"):
         read_sample(tmp_path)
+
+
+@needs_repo
+def test_recheck_of_a_repository_import_writes_summary_json(tmp_path: Path):
+    from click.testing import CliRunner
+
+    from mapgen.cli import main
+    from mapgen.mapwise.layout import COUNTRY_TABLES
+    from mapgen.mapwise.recheck import HELD_OUT, VERDICTS
+
+    runner = CliRunner()
+    assert runner.invoke(main, ["import", "mapwise", str(REPO), "-o", str(tmp_path / "imp")]).exit_code == 0
+    res = runner.invoke(main, ["recheck", str(tmp_path / "imp"), "-o", str(tmp_path / "rc")])
+    assert res.exit_code == 0, res.output
+    summary = json.loads((tmp_path / "rc" / "summary.json").read_text())
+    for country, (table, _) in COUNTRY_TABLES.items():
+        with open(REPO / "dataset" / country / table, newline="", encoding="utf-8-sig") as fh:
+            rows = [r for r in list(csv.reader(fh))[1:] if any(c.strip() for c in r)]
+        assert summary["by_country"][country]["questions"] == len(rows)  # every released row is judged
+        own = json.loads((tmp_path / "rc" / country / "summary.json").read_text())
+        assert own["by_country"] == {country: summary["by_country"][country]}
+    assert sum(summary[k] for k in VERDICTS) == summary["questions"] == sum(
+        t["questions"] for t in summary["by_template"].values())
+    assert sum(summary["unparsed_reasons"].values()) == summary["unparsed"]
+    held = summary["held_out"]
+    assert len(held["maps"]) == 10 == sum(len(m) for m in HELD_OUT.values())
+    assert 0 < held["questions"] < summary["questions"]

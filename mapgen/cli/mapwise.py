@@ -6,9 +6,9 @@ from pathlib import Path
 
 import click
 
-from mapgen.mapwise.importer import import_mapwise, import_repository, load_imported
+from mapgen.mapwise.importer import import_mapwise, import_repository, imported_countries, load_imported
 from mapgen.mapwise.layout import country_folders, question_table
-from mapgen.mapwise.recheck import recheck, summary_rows, write_recheck
+from mapgen.mapwise.recheck import recheck, summary_json, summary_rows, write_recheck, write_summary
 
 
 @click.group("import")
@@ -38,15 +38,29 @@ def import_mapwise_cmd(sample: Path, output: Path, country: str | None) -> None:
 @click.command("recheck")
 @click.argument("imported", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("-o", "--output", type=click.Path(file_okay=False, path_type=Path), required=True,
-              help="Folder for verdicts.jsonl, summary.csv, report.md and corrected_questions.csv.")
+              help="Folder for verdicts.jsonl, summary.csv, summary.json, report.md and corrected_questions.csv "
+                   "(one subfolder per country, plus an overall summary.json, for a repository import).")
 def recheck_command(imported: Path, output: Path) -> None:
-    """Recompute every answer of an imported MAPWise set (or a raw sample folder) and compare."""
-    data = load_imported(imported)
-    verdicts = recheck(data)
-    source = imported / "source_questions.csv"
-    write_recheck(data, verdicts, output, source if source.is_file() else question_table(imported))
-    for row in summary_rows(verdicts):
-        if row["template_no"] == "all":
-            click.echo(f"{row['country']}: {row['n']} questions, parsed {row['parsed_pct']}% | agree "
-                       f"{row['agree']}, disagree {row['disagree']}, ambiguous {row['ambiguous']}, unparsed "
-                       f"{row['unparsed']} -> {output}", err=True)
+    """Recompute every answer of an imported MAPWise set (a country folder, a raw sample folder, or the output of
+    importing a repository root: every country in it) and compare."""
+    countries = imported_countries(imported)
+    verdicts: list = []
+    for name, folder in countries.items():
+        data = load_imported(folder)
+        found = recheck(data)
+        verdicts += found
+        source = folder / "source_questions.csv"
+        out = output / name if len(countries) > 1 else output
+        write_recheck(data, found, out, source if source.is_file() else question_table(folder))
+        for row in summary_rows(found):
+            if row["template_no"] == "all":
+                click.echo(f"{row['country']}: {row['n']} questions, parsed {row['parsed_pct']}% | agree "
+                           f"{row['agree']}, disagree {row['disagree']}, ambiguous {row['ambiguous']}, unparsed "
+                           f"{row['unparsed']} -> {out}", err=True)
+    summary = summary_json(verdicts)
+    if len(countries) > 1:
+        write_summary(summary, output)
+    held = summary["held_out"]
+    if held["questions"]:
+        click.echo(f"held-out maps ({len(held['maps'])}): {held['questions']} questions, parsed "
+                   f"{held['parsed_pct']}%", err=True)

@@ -277,6 +277,16 @@ def import_repository(root: str | Path, out: str | Path) -> dict[str, ImportedSe
     return {country: import_mapwise(folder, Path(out) / country, country) for country, folder in folders.items()}
 
 
+def imported_countries(folder: str | Path) -> dict[str, Path]:
+    """Name → folder of each imported set under ``folder``: itself (an import or a raw country folder), or the
+    ``<country>/`` subfolders :func:`import_repository` wrote."""
+    folder = Path(folder)
+    subs = {p.name: p for p in sorted(folder.iterdir()) if (p / "manifest.json").is_file()}
+    if (folder / "manifest.json").is_file() or not subs:
+        return {folder.name: folder}
+    return subs
+
+
 def load_imported(folder: str | Path) -> ImportedSet:
     """Read back what :func:`import_mapwise` wrote (a raw sample folder is imported on the fly)."""
     folder = Path(folder)
