@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import statistics
+from collections import Counter
 from functools import cache
 from pathlib import Path
 
@@ -171,13 +172,25 @@ def test_china_11_1D_jilin_range():
     assert v.verdict == "agree"
 
 
-def test_india_10_8C_ladakh_answer_accepts_jammu_and_kashmir():
-    """MAPWise's India layout: J&K includes Ladakh, so 'Jammu & Kashmir' borders China."""
+def test_india_10_8C_jammu_and_kashmir_borders_china_on_mapwise_edition():
+    """MAPWise's India layout (atlas edition india-mapwise): J&K includes Ladakh, so it borders China."""
     raw, v = verdict("india", 8)
     val = values("india", "10_8C")
     assert "LA" not in val and abs(val["JK"] - val["KA"]) < 0.05 * 14_000  # 7681 vs 8020: similar
     assert raw.ground_truth == "Jammu & Kashmir"
-    assert v.verdict == "agree" and v.our_answer == "Ladakh"
+    assert v.verdict == "agree" and v.our_answer == "Jammu and Kashmir"
+
+
+def test_india_108_0D_class_counts_as_published():
+    """The lowest class holds 12 regions on MAPWise's map (DN and DD counted apart, no Ladakh): on mapgen's
+    2020 layout (DN+DD merged, Ladakh copying J&K) it held 11 and the answer flipped to the middle class."""
+    raw, v = verdict("india", 55)
+    counts = Counter(classes("india", "108_0D").values())
+    assert counts == {"8.99 - 755.0": 12, "755.0 - 7,894.0": 11, "7,894.0 - 63,948.0": 11, "N/A": 2}
+    assert raw.question == "Which range has the highest number of states?" and raw.ground_truth == "8.99 - 755.0"
+    assert v.verdict == "agree"
+    data = _sample("india")
+    assert data.specs["108_0D"].atlas == "india-mapwise"
 
 
 # ---------------------------------------------------------------------------------------------- ambiguous

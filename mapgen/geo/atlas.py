@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 import networkx as nx
 import yaml
 
+from mapgen.geo.edition import is_edition, load_edition
 from mapgen.geo.gazetteer import RegionGroup
 from mapgen.geo.model import DIRECTIONS, Atlas, Position
 from mapgen.geo.names import UnknownNameError, closest
@@ -41,7 +42,8 @@ def load_atlas(
     name_field: str | None = None,
     code_field: str | None = None,
 ) -> Atlas:
-    """Load a built-in atlas by name (``usa``, ``india``, ``china``) or a user vector file by path.
+    """Load a built-in atlas by name (``usa``, ``india``, ``china``), an edition of one (``india-mapwise``,
+    :mod:`mapgen.geo.edition`) or a user vector file by path.
 
     A path may be a GeoJSON, GeoPackage or shapefile (:func:`mapgen.geo.user.load_user_atlas`; ``name_field``
     and ``code_field`` choose its columns, the name column is detected otherwise). An :class:`AtlasFile`
@@ -52,6 +54,8 @@ def load_atlas(
         atlas = _fresh_user(name)
     elif str(name).strip().lower() in BUILTIN:
         atlas = _load_builtin(str(name).strip().lower())
+    elif is_edition(str(name)):
+        atlas = load_edition(str(name))
     elif is_atlas_path(name) or Path(str(name)).suffix:
         atlas = _load_user_path(Path(name), name_field, code_field)
     else:

@@ -29,7 +29,7 @@ from typing import Any
 from mapgen.files import write_json_atomic, write_jsonl_atomic
 from mapgen.geo.atlas import BUILTIN
 from mapgen.mapwise.layout import country_folders, metadata_folder, question_table
-from mapgen.mapwise.schema import country_of_mapwise, spec_from_mapwise
+from mapgen.mapwise.schema import country_of_mapwise, mapwise_atlas, spec_from_mapwise
 from mapgen.spec import MapSpec, load_spec
 
 MAP_COLUMNS = ("map_no", "map_id", "map")
@@ -211,7 +211,7 @@ def spec_from_metadata(meta: dict[str, Any], country: str, map_id: str) -> MapSp
     derived for the India layout) are excluded, as they are not drawn on MAPWise's map (e.g. Taiwan)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        spec = spec_from_mapwise(meta, country, map_id=map_id)
+        spec = spec_from_mapwise(meta, country, map_id=map_id, atlas=mapwise_atlas(meta, country))
     atlas = spec.load_atlas()
     listed = set()
     for rec in meta.get("data", []):

@@ -330,21 +330,46 @@ def _stat(meta: dict[str, Any], legend: Legend, country: str, title: str) -> Sta
     )
 
 
-def spec_from_mapwise(meta: dict[str, Any], country: str | None = None, map_id: str | None = None) -> MapSpec:
-    """Rebuild a MapSpec from MAPWise/MapQA metadata (values, classes, labels, order, colours, style).
+MAPWISE_EDITIONS: dict[str, tuple[str, str]] = {"india": ("india-mapwise", "LA")}
+"""Country → (the atlas edition drawn as MAPWise drew it, the region whose absence says a map uses it)."""
 
-    Regions MAPWise's India layout lacks take their parent's value (Ladakh ← J&K, DH ← DNH or Daman & Diu),
-    recorded in ``extra["derived"]``; the original records are kept in ``extra["mapwise"]`` for export.
+
+def mapwise_atlas(meta: dict[str, Any], country: str) -> str:
+    """The atlas a MAPWise map is rebuilt on: the country's MAPWise edition when the metadata lacks the region
+    that edition does not have (India without Ladakh: J&K whole, DN and DD apart), else the country's atlas
+    (mapgen's own export writes Ladakh, so it round-trips on mapgen's atlas)."""
+    if country not in MAPWISE_EDITIONS:
+        return country
+    edition, marker = MAPWISE_EDITIONS[country]
+    atlas = load_atlas(country)
+    for rec in meta.get("data", []):
+        try:
+            if atlas.resolve(str(rec["region"])) == marker:
+                return country
+        except LookupError:
+            continue
+    return edition
+
+
+def spec_from_mapwise(meta: dict[str, Any], country: str | None = None, map_id: str | None = None,
+                      atlas: str | None = None) -> MapSpec:
+    """Rebuild a MapSpec from MAPWise/MapQA metadata (values, classes, labels, order, colours, style) on
+    ``atlas`` (default: the country's atlas; :func:`mapwise_atlas` chooses MAPWise's edition).
+
+    On the country's atlas, regions MAPWise's India layout lacks take their parent's value (Ladakh ← J&K, DH ←
+    DNH or Daman & Diu), recorded in ``extra["derived"]``; the original records are kept in ``extra["mapwise"]``
+    for export.
     """
     country = country or country_of_mapwise(meta)
-    values, original = _region_values(meta, load_atlas(country))
-    derived = _derive(country, values, original)
+    atlas = atlas or country
+    values, original = _region_values(meta, load_atlas(atlas))
+    derived = _derive(country, values, original) if atlas == country else {}
     legend = legend_from_mapwise(meta)
     title = meta.get("title")
     title_text = title.get("text", "") if isinstance(title, dict) else (title or "")
     return MapSpec(
         map_id=map_id or f"mapwise-{country}-{meta.get('map_id')}",
-        atlas=country,
+        atlas=atlas,
         values=values,
         legend=legend,
         stat=_stat(meta, legend, country, title_text),
