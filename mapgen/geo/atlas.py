@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 import networkx as nx
 import yaml
 
-from mapgen.geo.edition import is_edition, load_edition
+from mapgen.geo.edition import base_of, derive_edition, is_edition
 from mapgen.geo.gazetteer import RegionGroup
 from mapgen.geo.model import DIRECTIONS, Atlas, Position
 from mapgen.geo.names import UnknownNameError, closest
@@ -55,7 +55,7 @@ def load_atlas(
     elif str(name).strip().lower() in BUILTIN:
         atlas = _load_builtin(str(name).strip().lower())
     elif is_edition(str(name)):
-        atlas = load_edition(str(name))
+        atlas = _load_edition(str(name).strip().lower())
     elif is_atlas_path(name) or Path(str(name)).suffix:
         atlas = _load_user_path(Path(name), name_field, code_field)
     else:
@@ -121,6 +121,11 @@ def _load_builtin(name: str) -> Atlas:
         crs=facts["crs"],
         source=facts["source"],
     )
+
+
+@cache
+def _load_edition(key: str) -> Atlas:
+    return derive_edition(key, _load_builtin(base_of(key)))
 
 
 def _builtin_geometry(name: str, names: dict[str, str], crs: str) -> gpd.GeoDataFrame:

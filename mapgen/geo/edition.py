@@ -129,14 +129,15 @@ def _edition_facts(key: str) -> dict[str, Any]:
     return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
 
 
-@cache
-def load_edition(key: str) -> Atlas:
-    """The atlas edition ``key`` (see the module docstring)."""
-    from mapgen.geo.atlas import load_atlas
+def base_of(key: str) -> str:
+    """The built-in atlas an edition derives from."""
+    return str(editions()[key.strip().lower()]["base"])
 
+
+def derive_edition(key: str, base: Atlas) -> Atlas:
+    """The atlas edition ``key`` derived from its ``base`` atlas (see the module docstring)."""
     key = key.strip().lower()
     rules = editions()[key]
-    base = load_atlas(rules["base"])
     mapping = code_map(rules)
     split = set(rules.get("split") or {})
     facts = _edition_facts(key)
