@@ -86,7 +86,7 @@ needs_repo = pytest.mark.skipif(not (REPO / "dataset").is_dir(), reason="MAPWise
 def test_read_repository_country_folder(country: str):
     from mapgen.mapwise.importer import read_sample
 
-    repo = read_sample(REPO / "dataset" / country)
+    repo = read_sample(REPO / "dataset" / country, read_ticks=False)
     sample = read_sample(SAMPLE / country)
     assert repo.country == country and not repo.missing_maps
     assert set(repo.specs) == set(sample.specs)  # the same maps, found under MAPWise's own file names
@@ -101,12 +101,13 @@ def test_cli_imports_a_repository_root_and_rechecks_a_country(tmp_path: Path):
     from mapgen.cli import main
 
     runner = CliRunner()
-    res = runner.invoke(main, ["import", "mapwise", str(REPO), "-o", str(tmp_path / "imp")])
+    res = runner.invoke(main, ["import", "mapwise", str(REPO), "--no-ocr", "-o", str(tmp_path / "imp")])
     assert res.exit_code == 0, res.output
     for country in ("usa", "india", "china"):
         manifest = json.loads((tmp_path / "imp" / country / "manifest.json").read_text())
         assert manifest["country"] == country and manifest["questions"] >= 100 and not manifest["missing_maps"]
-    res = runner.invoke(main, ["import", "mapwise", str(REPO / "dataset" / "india"), "-o", str(tmp_path / "in")])
+    res = runner.invoke(main, ["import", "mapwise", str(REPO / "dataset" / "india"), "--no-ocr",
+                               "-o", str(tmp_path / "in")])
     assert res.exit_code == 0, res.output
     res = runner.invoke(main, ["recheck", str(tmp_path / "in"), "-o", str(tmp_path / "rc")])
     assert res.exit_code == 0, res.output
@@ -133,7 +134,7 @@ def test_recheck_of_a_repository_import_writes_summary_json(tmp_path: Path):
     from mapgen.mapwise.recheck import HELD_OUT, VERDICTS
 
     runner = CliRunner()
-    assert runner.invoke(main, ["import", "mapwise", str(REPO), "-o", str(tmp_path / "imp")]).exit_code == 0
+    assert runner.invoke(main, ["import", "mapwise", str(REPO), "--no-ocr", "-o", str(tmp_path / "imp")]).exit_code == 0
     res = runner.invoke(main, ["recheck", str(tmp_path / "imp"), "-o", str(tmp_path / "rc")])
     assert res.exit_code == 0, res.output
     summary = json.loads((tmp_path / "rc" / "summary.json").read_text())

@@ -22,13 +22,16 @@ def import_group() -> None:
               help="Folder to write specs/, questions.jsonl, source_questions.csv and manifest.json to "
                    "(one subfolder per country for a repository root).")
 @click.option("--country", default=None, help="usa / india / china (default: from the folder name or metadata).")
-def import_mapwise_cmd(sample: Path, output: Path, country: str | None) -> None:
+@click.option("--ocr/--no-ocr", default=True, show_default=True,
+              help="Read continuous maps' colour-bar ticks off their published PNGs (needs mapgen[ocr] and "
+                   "tesseract; skipped silently without them).")
+def import_mapwise_cmd(sample: Path, output: Path, country: str | None, ocr: bool) -> None:
     """Import MAPWise maps and questions from SAMPLE: a country folder (MAPWise's dataset/<country> or a sample
     folder with metadata/ and questions.csv) or a repository root / dataset/ (every country)."""
     if country is None and country_folders(sample) and not (sample / "metadata").is_dir():
-        imported = import_repository(sample, output)
+        imported = import_repository(sample, output, read_ticks=ocr)
     else:
-        data = import_mapwise(sample, output, country)
+        data = import_mapwise(sample, output, country, read_ticks=ocr)
         imported = {data.country: data}
     for name, data in imported.items():
         missing = f", {len(data.missing_maps)} maps without metadata" if data.missing_maps else ""

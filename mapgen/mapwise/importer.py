@@ -28,8 +28,9 @@ from typing import Any
 
 from mapgen.files import write_json_atomic, write_jsonl_atomic
 from mapgen.geo.atlas import BUILTIN
-from mapgen.mapwise.layout import country_folders, metadata_folder, question_table
+from mapgen.mapwise.layout import country_folders, map_image, metadata_folder, question_table
 from mapgen.mapwise.schema import country_of_mapwise, mapwise_atlas, spec_from_mapwise
+from mapgen.mapwise.ticks import read_colorbar_ticks
 from mapgen.spec import MapSpec, load_spec
 
 MAP_COLUMNS = ("map_no", "map_id", "map")
@@ -206,6 +207,16 @@ def mark_hatched(questions: list[RawQuestion], variants: dict[tuple[str, str, st
             q.variant = "hatched"
 
 
+def with_published_ticks(spec: MapSpec, image: Path | None) -> MapSpec:
+    """``spec`` with the ticks OCR reads off its published colour bar (continuous maps with an image)."""
+    if image is None or spec.legend.kind != "continuous":
+        return spec
+    ticks = read_colorbar_ticks(image)
+    if ticks is None:
+        return spec
+    return replace(spec, extra={**spec.extra, "published_ticks": ticks.to_dict() | {"source": image.name}})
+
+
 def spec_from_metadata(meta: dict[str, Any], country: str, map_id: str) -> MapSpec:
     """The MapSpec of one metadata dict; atlas regions the metadata does not list at all (and that are not
     derived for the India layout) are excluded, as they are not drawn on MAPWise's map (e.g. Taiwan)."""
@@ -224,8 +235,10 @@ def spec_from_metadata(meta: dict[str, Any], country: str, map_id: str) -> MapSp
     return replace(spec, values=values, exclude=absent)
 
 
-def read_sample(folder: str | Path, country: str | None = None) -> ImportedSet:
-    """Rebuild every map of a MAPWise sample folder and read its questions (nothing is written)."""
+def read_sample(folder: str | Path, country: str | None = None, read_ticks: bool = True) -> ImportedSet:
+    """Rebuild every map of a MAPWise sample folder and read its questions (nothing is written); with
+    ``read_ticks``, a continuous map whose published PNG is in the folder records the tick labels OCR reads off
+    its colour bar (``extra["published_ticks"]``, :mod:`mapgen.mapwise.ticks`; nothing without OCR)."""
     folder = Path(folder)
     qpath = question_table(folder)
     meta_dir = metadata_folder(folder)
@@ -242,12 +255,15 @@ def read_sample(folder: str | Path, country: str | None = None) -> ImportedSet:
             missing.append(ref)
             continue
         specs[ref] = spec_from_metadata(load_metadata(path), country, spec_map_id(country, ref))
+        if read_ticks:
+            specs[ref] = with_published_ticks(specs[ref], map_image(folder, ref))
     return ImportedSet(country, specs, questions, layout, str(folder), missing)
 
 
-def import_mapwise(folder: str | Path, out: str | Path, country: str | None = None) -> ImportedSet:
+def import_mapwise(folder: str | Path, out: str | Path, country: str | None = None,
+                   read_ticks: bool = True) -> ImportedSet:
     """Import a MAPWise sample folder and write it to ``out`` (specs, questions, source CSV, manifest)."""
-    data = read_sample(folder, country)
+    data = read_sample(folder, country, read_ticks)
     out = Path(out)
     (out / "specs").mkdir(parents=True, exist_ok=True)
     for ref, spec in data.specs.items():
@@ -268,13 +284,14 @@ def import_mapwise(folder: str | Path, out: str | Path, country: str | None = No
     return data
 
 
-def import_repository(root: str | Path, out: str | Path) -> dict[str, ImportedSet]:
+def import_repository(root: str | Path, out: str | Path, read_ticks: bool = True) -> dict[str, ImportedSet]:
     """Import every country of a MAPWise repository root, its ``dataset/`` or a sample root into
     ``out/<country>/`` (each a folder :func:`load_imported` and ``mapgen recheck`` read)."""
     folders = country_folders(root)
     if not folders:
         raise FileNotFoundError(f"{root} holds no MAPWise country folder (dataset/usa, usa/, … with metadata/).")
-    return {country: import_mapwise(folder, Path(out) / country, country) for country, folder in folders.items()}
+    return {country: import_mapwise(folder, Path(out) / country, country, read_ticks)
+            for country, folder in folders.items()}
 
 
 def imported_countries(folder: str | Path) -> dict[str, Path]:

@@ -70,3 +70,16 @@ def metadata_folder(folder: str | Path) -> Path:
     if own.is_dir() or folder.parent.name != "counter_factuals" or folder.name != CF_KINDS["original"]:
         return own
     return folder.parent.parent / "usa" / "metadata"
+
+
+def map_image(folder: str | Path, map_ref: str) -> Path | None:
+    """The published PNG of a map of a MAPWise country (or counterfactual) folder: ``with_annotations/``, else
+    ``wo_annotations/``, else ``<kind>_maps/``; file ``map_<N>.png`` (USA) or ``map<ID>.png``."""
+    folder = Path(folder)
+    subs = [folder / VARIANT_FOLDERS["annotated"], folder / VARIANT_FOLDERS["unannotated"],
+            *sorted(folder.glob("*_maps"))]
+    for sub in subs:
+        for name in (f"map_{map_ref}.png", f"map{map_ref}.png"):
+            if (sub / name).is_file():
+                return sub / name
+    return None

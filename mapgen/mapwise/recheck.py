@@ -363,9 +363,11 @@ def _answer_names(text: str) -> list[str]:
 
 
 def recheck_question(
-    raw: RawQuestion, scene: Scene, aliases: MapwiseAliases | None = None, templates: TemplateSet | None = None
+    raw: RawQuestion, scene: Scene, aliases: MapwiseAliases | None = None, templates: TemplateSet | None = None,
+    published: bool = False,
 ) -> Verdict:
-    """Parse (with ``templates``' MAPWise wordings, default mapgen's), recompute and compare one question."""
+    """Parse (with ``templates``' MAPWise wordings, default mapgen's), recompute and compare one question;
+    ``published``: the scene's colour-bar ticks are the ones read off the published image."""
     aliases = aliases or load_aliases()
     v = Verdict(raw.country, raw.row, raw.map_ref, raw.map_id, raw.template_no, raw.question, raw.ground_truth,
                 "unparsed", verified=raw.verified)
@@ -395,7 +397,7 @@ def recheck_question(
         "No" if parsed.yes_if else mapwise_style(q, raw.ground_truth))
     v.verdict, v.metrics, v.reason = compare_answer(q, raw.ground_truth, parsed.yes_if)
     if v.verdict == "disagree":
-        _second_look(v, parsed, q, scene, raw)
+        _second_look(v, parsed, q, scene, raw, published)
     if problems:
         literal = f" (read literally, MAPWise's answer would {v.verdict})" if raw.ground_truth else ""
         v.verdict = "ambiguous"
@@ -430,9 +432,12 @@ def bar_ends_call(parsed: Parsed, scene: Scene, ground_truth: str) -> str | None
     return None
 
 
-def _second_look(v: Verdict, parsed: Parsed, q: Question, scene: Scene, raw: RawQuestion) -> None:
-    """Turn a disagreement into ambiguous (judgement call, layout) or agree (MAPWise's India layout)."""
-    why = judgement_call(parsed, q, scene, raw.ground_truth) or bar_ends_call(parsed, scene, raw.ground_truth)
+def _second_look(v: Verdict, parsed: Parsed, q: Question, scene: Scene, raw: RawQuestion,
+                 published: bool = False) -> None:
+    """Turn a disagreement into ambiguous (judgement call, layout) or agree (MAPWise's India layout); with the
+    published bar's ticks known, its first-to-last tick is a fact, not a judgement call."""
+    why = judgement_call(parsed, q, scene, raw.ground_truth) or (
+        None if published else bar_ends_call(parsed, scene, raw.ground_truth))
     if why:
         v.verdict, v.reason = "ambiguous", why
         return
@@ -454,7 +459,7 @@ def recheck(
     data: ImportedSet, aliases: MapwiseAliases | None = None, templates: TemplateSet | None = None
 ) -> list[Verdict]:
     """Verdicts for every question of an imported set (questions on maps without metadata are unparsed)."""
-    scenes = {ref: build_scene(spec) for ref, spec in data.specs.items()}
+    scenes = {ref: build_scene(on_published_ticks(spec)) for ref, spec in data.specs.items()}
     hatched: dict[str, Scene] = {}
     out = []
     for raw in data.questions:
@@ -467,10 +472,13 @@ def recheck(
             out.append(Verdict(raw.country, raw.row, raw.map_ref, raw.map_id, raw.template_no, raw.question,
                                raw.ground_truth, "unparsed", reason="no metadata for this map"))
             continue
-        verdict = recheck_question(raw, scene, aliases, templates)
+        published = published_ticks(data.specs[raw.map_ref]) is not None
+        verdict = recheck_question(raw, scene, aliases, templates, published)
         if scene is hatched.get(raw.map_ref):
             verdict.notes.append("asked on the hatched image only (json_data): judged on the hatched map")
-        if verdict.verdict == "unparsed":
+        if published:
+            verdict.notes.append("colour-bar ticks read from the published image")
+        elif verdict.verdict == "unparsed":
             verdict = _on_implied_grid(verdict, raw, data.specs[raw.map_ref], aliases, templates)
         out.append(verdict)
     return out
@@ -510,6 +518,28 @@ def implied_ticks(text: str, vmin: float, vmax: float) -> list[float] | None:
     return [round(i * step, 12) for i in range(first, last + 1)]
 
 
+def with_ticks(spec: MapSpec, shown: Sequence[float], labels: Sequence[str]) -> MapSpec:
+    """The map with its colour bar ticked at ``shown`` (display units) labelled ``labels``; the bar's span grows
+    to hold every tick."""
+    legend = spec.legend
+    scale = legend.label_scale or 1.0
+    ticks = tuple(t / scale for t in shown)
+    return replace(spec, legend=replace(legend, ticks=ticks, tick_labels=tuple(labels),
+                                        vmin=min(legend.vmin, ticks[0]), vmax=max(legend.vmax, ticks[-1])))
+
+
+def published_ticks(spec: MapSpec) -> dict[str, Any] | None:
+    """The ticks read off the published colour bar at import (``extra["published_ticks"]``), if any."""
+    ticks = spec.extra.get("published_ticks") if spec.legend.kind == "continuous" else None
+    return ticks if ticks and len(ticks.get("values", ())) >= 2 else None
+
+
+def on_published_ticks(spec: MapSpec) -> MapSpec:
+    """The map ticked as its published image shows (unchanged when no ticks were read)."""
+    ticks = published_ticks(spec)
+    return spec if ticks is None else with_ticks(spec, ticks["values"], ticks["labels"])
+
+
 def _on_implied_grid(v: Verdict, raw: RawQuestion, spec: MapSpec, aliases: MapwiseAliases | None,
                      templates: TemplateSet | None) -> Verdict:
     """Re-check a continuous-map question whose range is not one of mapgen's tick intervals on the nice tick grid
@@ -524,10 +554,8 @@ def _on_implied_grid(v: Verdict, raw: RawQuestion, spec: MapSpec, aliases: Mapwi
     if shown is None:
         return v
     unit = "%" if legend.percent else ""
-    ticks = tuple(t / scale for t in shown)
-    regridded = replace(legend, ticks=ticks, tick_labels=tuple(f"{t:,.10g}{unit}" for t in shown),
-                        vmin=min(legend.vmin, ticks[0]), vmax=max(legend.vmax, ticks[-1]))
-    again = recheck_question(raw, build_scene(replace(spec, legend=regridded)), aliases, templates)
+    again = recheck_question(raw, build_scene(with_ticks(spec, shown, [f"{t:,.10g}{unit}" for t in shown])),
+                             aliases, templates)
     if again.verdict == "unparsed":
         return v
     note = f"judged on the tick grid the range implies (every {shown[1] - shown[0]:,.10g}{unit}), not read from the image"
