@@ -257,6 +257,8 @@ def test_hatched_questions_round_trip_without_disagreement(tmp_path_factory, tmp
     colour = [q for q in hatched if q.template_no in (2, 4, 5)]
     assert colour, "the build should ask shade/colour questions on hatched images"
     verdicts = recheck(data)
+    unparsed = [(v.question, v.reason) for v in verdicts if v.verdict == "unparsed"]
+    assert not unparsed  # every question mapgen writes parses back (its own wordings are rules too)
     assert Counter(v.verdict for v in verdicts)["disagree"] == 0, [
         (v.question, v.ground_truth, v.our_answer) for v in verdicts if v.verdict == "disagree"]
     for q in colour:  # the same question judged on the coloured map would disagree: the test can fail

@@ -92,3 +92,23 @@ def test_second_and_third_rank_words():
     assert p.ok and p.params == {"E": "third lowest"}
     p = parse("usa", "104", "Which states in the west coast region belong to the third highest range?", 11)
     assert p.ok and p.params == {"R": "West Coast", "Y": 1}  # 4 classes: third highest = index 1
+
+
+def test_own_wordings_spell_out_if_chains_and_fix_unsaid_parameters():
+    from mapgen.mapwise.parse import own_wordings
+    from mapgen.questions.templates import load_templates
+
+    words = {w.text: w.fixed for w in own_wordings(load_templates().get("range_border_relation"))}
+    assert words == {
+        "Which {{ state }} in the range {{ X }} borders at least {{ N }} {{ states }} from the range {{ Y }}?":
+            {"Rel": "at least"},
+        "Which {{ state }} in the range {{ X }} borders only {{ states }} from the range {{ Y }}?":
+            {"Rel": "only", "N": 2},  # N is not said: any value asks the same question
+        "Which {{ state }} in the range {{ X }} does not border any {{ states }} from the range {{ Y }}?":
+            {"Rel": "none", "N": 2},
+    }
+
+
+def test_mapgen_wording_and_group_region_phrase_parse():
+    p = parse("india", "108_0D", "How many states in the Ganga river region have a value in range 755.0 - 7,894.0?")
+    assert p.ok and p.template_id == "group_count_in_range_23" and p.params == {"R": "Ganga river states", "Y": 1}

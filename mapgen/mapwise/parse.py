@@ -29,7 +29,15 @@ from mapgen.geo.names import UnknownNameError, closest
 from mapgen.legend.grammar import find_range, parse_number
 from mapgen.mapwise.aliases import MapwiseAliases, load_aliases
 from mapgen.questions.functions import Ctx, context
-from mapgen.questions.templates import TEXT_GLOBALS, Template, TemplateSet, Wording, load_templates, range_end
+from mapgen.questions.templates import (
+    DEFAULT_VALUES,
+    TEXT_GLOBALS,
+    Template,
+    TemplateSet,
+    Wording,
+    load_templates,
+    range_end,
+)
 from mapgen.scene import Scene
 
 
@@ -155,10 +163,12 @@ _YES_NO = re.compile(r"^(?:yes\s*(?:or|/)\s*no)\s*:\s*", re.IGNORECASE)
 
 
 def clean_question(text: str, words: dict[str, str] | None = None) -> str:
-    """One-line question without the trailing punctuation; ``Yes/No:`` → ``yes or no:``; typos fixed."""
+    """One-line question without the trailing punctuation; ``Yes/No:`` → ``yes or no:``; ``a to b`` between
+    numbers → ``a - b``; typos fixed."""
     s = " ".join(str(text).replace("’", "'").split())
     s = _YES_NO.sub("yes or no: ", s)
     s = re.sub(r"[\s?.!]+$", "", s)
+    s = re.sub(r"(?<=\d)\s+to\s+(?=-?\d)", " - ", s)  # "-3.2 to 3.6": a range, not the preposition "to"
     for typo, word in (words or {}).items():
         s = re.sub(rf"\b{re.escape(typo)}\b", word, s, flags=re.IGNORECASE)
     return s
@@ -221,6 +231,7 @@ class Resolver:
             cur = nxt
             out.append(cur)
         out += [re.sub(r"\s+(?:region|area)$", "", c, flags=re.IGNORECASE) for c in list(out)]
+        out += [f"{c} {word}" for c in list(out) for word in ("states", "provinces")]  # "Ganga river region"
         return list(dict.fromkeys(c for c in out if c))
 
     def _group_key(self, text: str) -> str | None:
@@ -399,13 +410,75 @@ def _try_rule(rule: Rule, m: re.Match[str], res: Resolver) -> Parsed:
 
 
 _COMPILED: dict[int, tuple[TemplateSet, list[Rule]]] = {}
+_IF_CHAIN = re.compile(r"{%\s*if\s+(?P<p>\w+)\s*==\s*'(?P<v>[^']*)'\s*%}(?P<body>.*?)"
+                       r"(?P<rest>(?:{%\s*elif\s+\w+\s*==\s*'[^']*'\s*%}.*?)*)"
+                       r"(?:{%\s*else\s*%}(?P<other>.*?))?{%\s*endif\s*%}", re.DOTALL)
+_ELIF = re.compile(r"{%\s*elif\s+(?P<p>\w+)\s*==\s*'(?P<v>[^']*)'\s*%}(?P<body>.*?)(?={%\s*elif|$)", re.DOTALL)
+
+
+def _expand(text: str, values: dict[str, tuple[str, ...]]) -> list[tuple[str, dict[str, str]]]:
+    """A template text with ``{% if P == 'a' %}…{% elif P == 'b' %}…{% else %}…{% endif %}`` chains spelled
+    out: (plain text, the parameter values each spelling fixes)."""
+    m = _IF_CHAIN.search(text)
+    if m is None:
+        return [(text, {})]
+    param = m["p"]
+    branches = [(m["v"], m["body"])] + [(e["v"], e["body"]) for e in _ELIF.finditer(m["rest"] or "")]
+    if any(e["p"] != param for e in _ELIF.finditer(m["rest"] or "")):
+        return []
+    if m["other"] is not None:
+        rest = [v for v in values.get(param, ()) if v not in {b for b, _ in branches}]
+        if len(rest) != 1:
+            return []
+        branches.append((rest[0], m["other"]))
+    out = []
+    for value, body in branches:
+        for tail, fixed in _expand(text[:m.start()] + body + text[m.end():], values):
+            if fixed.get(param, value) == value:
+                out.append((tail, {param: value, **fixed}))
+    return out
+
+
+def own_wordings(template: Template) -> list[Wording]:
+    """mapgen's own question texts of ``template`` as wordings (``if`` chains on one parameter spelled out), so
+    a MAPWise-layout export of mapgen's questions parses whatever wording it carries. Texts with other
+    template logic, unknown filters or the wording syntax's own characters are left out."""
+    values = {p.name: tuple(p.values) for p in template.params if p.values}
+    out = []
+    for map_type, variants in template.text.items():
+        for variant in variants:
+            for text, fixed in _expand(variant, values):
+                filters = {m[1] for m in re.finditer(r"{{\s*\w+\s*\|\s*(\w+)\s*}}", text)}
+                if "{%" in text or re.search(r"[\[\]()|]", text) or filters - set(FILTER_KIND):
+                    continue
+                unsaid = _unsaid(template, text, fixed)
+                if unsaid is not None:
+                    out.append(Wording(text=text, map_types=(map_type,), fixed={**fixed, **unsaid}))
+    return out
+
+
+def _unsaid(template: Template, text: str, fixed: dict[str, str]) -> dict[str, Any] | None:
+    """Values for the parameters a spelled-out text does not show (``N`` after "borders only"): the question
+    asked cannot depend on them, so any value of their domain asks it; None when a parameter has no default."""
+    said = {m[1] for m in re.finditer(r"{{\s*(\w+)", text)} | set(fixed)
+    out: dict[str, Any] = {}
+    for p in template.params:
+        if p.name in said or range_end(f"{p.name}_low", {p.name: p.type}) and f"{p.name}_low" in said:
+            continue
+        default = p.values[0] if p.values else (DEFAULT_VALUES.get(p.type) or [None])[0]
+        if default is None or p.source is not None:
+            return None
+        out[p.name] = default
+    return out
 
 
 def compiled_rules(templates: TemplateSet | None = None) -> list[Rule]:
-    """A rule for every MAPWise wording of every template, in file order (cached per template set)."""
+    """A rule for every MAPWise wording of every template, in file order, then for mapgen's own wordings
+    (:func:`own_wordings`; cached per template set)."""
     templates = templates or load_templates()
     if id(templates) not in _COMPILED:  # the entry keeps the set alive, so its id is not reused
         rules = [compile_wording(t, w) for t in templates for w in t.wordings]
+        rules += [compile_wording(t, w) for t in templates for w in own_wordings(t)]
         _COMPILED[id(templates)] = (templates, rules)
     return _COMPILED[id(templates)][1]
 
