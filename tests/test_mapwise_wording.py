@@ -72,3 +72,16 @@ def test_mapwise_wording_reads_back_with_the_same_answers(bench: Path, tmp_path:
         worded = [v for v in verdicts if v.template_no in (42, 43)]
         assert worded, country
         assert all(v.verdict in ("agree", "ambiguous") for v in worded), [(v.question, v.verdict) for v in worded]
+
+
+@pytest.mark.parametrize(("template", "ours", "released"), [
+    ("neighbour_comparison", "Yes or no: the value of Texas is similar to that of its neighbouring state Oklahoma.",
+     "Yes or no: the value of Texas is similar to its neighbouring state Oklahoma."),
+    ("region_comparison", "Yes or no: the value of Texas is lower than that of Ohio.",
+     "Yes or no: the value of Texas is lower than Ohio."),
+])
+def test_comparisons_drop_that_of_as_mapwise_writes(template: str, ours: str, released: str) -> None:
+    """MAPWise's released T18/T19 questions never say "that of" ("the value of Hunan is higher than its
+    neighbouring state Chongqing"); the comparison's own connector stays."""
+    assert mapwise_text({"template_id": template, "question": ours, "country": "usa",
+                         "map_type": "discrete"}) == released
