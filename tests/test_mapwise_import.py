@@ -150,3 +150,15 @@ def test_recheck_of_a_repository_import_writes_summary_json(tmp_path: Path):
     held = summary["held_out"]
     assert len(held["maps"]) == 10 == sum(len(m) for m in HELD_OUT.values())
     assert 0 < held["questions"] < summary["questions"]
+
+
+def test_recheck_reads_a_raw_root_of_country_folders(tmp_path: Path):
+    from click.testing import CliRunner
+
+    from mapgen.cli import main
+
+    res = CliRunner().invoke(main, ["recheck", str(SAMPLE), "-o", str(tmp_path / "rc")])
+    assert res.exit_code == 0, res.output
+    summary = json.loads((tmp_path / "rc" / "summary.json").read_text())
+    assert set(summary["by_country"]) == {"usa", "india", "china"}
+    assert all((tmp_path / "rc" / c / "corrected_questions.csv").is_file() for c in ("usa", "india", "china"))

@@ -295,13 +295,13 @@ def import_repository(root: str | Path, out: str | Path, read_ticks: bool = True
 
 
 def imported_countries(folder: str | Path) -> dict[str, Path]:
-    """Name → folder of each imported set under ``folder``: itself (an import or a raw country folder), or the
-    ``<country>/`` subfolders :func:`import_repository` wrote."""
+    """Name → folder of each imported set under ``folder``: itself (an import or a raw country folder), the
+    ``<country>/`` subfolders :func:`import_repository` wrote, or a raw repository root's country folders."""
     folder = Path(folder)
     subs = {p.name: p for p in sorted(folder.iterdir()) if (p / "manifest.json").is_file()}
-    if (folder / "manifest.json").is_file() or not subs:
+    if (folder / "manifest.json").is_file() or (folder / "metadata").is_dir():
         return {folder.name: folder}
-    return subs
+    return subs or country_folders(folder) or {folder.name: folder}
 
 
 def load_imported(folder: str | Path) -> ImportedSet:
