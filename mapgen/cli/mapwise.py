@@ -44,8 +44,10 @@ def import_mapwise_cmd(sample: Path, output: Path, country: str | None, ocr: boo
               help="Folder for verdicts.jsonl, summary.csv, summary.json, report.md and corrected_questions.csv "
                    "(one subfolder per country, plus an overall summary.json, for a repository import).")
 def recheck_command(imported: Path, output: Path) -> None:
-    """Recompute every answer of an imported MAPWise set (a country folder, a raw sample folder, or the output of
-    importing a repository root: every country in it) and compare."""
+    """Recompute every answer of an imported MAPWise set (or a raw sample folder) and compare.
+
+    IMPORTED may be one country's import or raw folder, the output of importing a repository root, or a raw
+    repository root: every country in it is rechecked and an overall summary.json is written."""
     countries = imported_countries(imported)
     verdicts: list = []
     for name, folder in countries.items():
