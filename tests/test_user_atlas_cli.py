@@ -7,30 +7,12 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from helpers import write_grid
 
 from mapgen import load_atlas
 from mapgen.cli import main
 from mapgen.geo.source import AtlasDigestError
 from mapgen.spec import load_spec
-
-
-def write_grid(folder: Path, n: int = 4, name_key: str = "name", stem: str = "grid") -> tuple[Path, Path]:
-    """An n×n grid of 1° squares named ``Cell <row letter><column>`` (row A south) and a CSV of values that rise
-    row by row (so the north row holds the largest values)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    features, rows = [], ["region,value"]
-    for r in range(n):
-        for c in range(n):
-            name = f"Cell {chr(65 + r)}{c + 1}"
-            ring = [[c, r], [c + 1, r], [c + 1, r + 1], [c, r + 1], [c, r]]
-            features.append({"type": "Feature", "properties": {name_key: name, "pop": r * n + c},
-                             "geometry": {"type": "Polygon", "coordinates": [ring]}})
-            rows.append(f"{name},{(r * n + c) * 3.5 + 1}")
-    geo = folder / f"{stem}.geojson"
-    geo.write_text(json.dumps({"type": "FeatureCollection", "features": features}))
-    table = folder / f"{stem}.csv"
-    table.write_text("\n".join(rows) + "\n")
-    return geo, table
 
 
 def run(*args: str) -> str:

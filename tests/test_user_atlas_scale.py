@@ -9,12 +9,12 @@ from pathlib import Path
 import numpy as np
 import shapely
 from click.testing import CliRunner
+from helpers import write_grid
 from PIL import Image
 from shapely.geometry import MultiPoint, box, mapping
 
 from mapgen import load_atlas
 from mapgen.cli import main
-from tests.test_user_atlas_cli import write_grid
 
 
 def voronoi(path: Path, n: int, seed: int = 0) -> Path:

@@ -7,11 +7,11 @@ import math
 from pathlib import Path
 
 from click.testing import CliRunner
+from helpers import write_grid
 
 from mapgen.cli import main
 from mapgen.data.user import load_table
 from mapgen.spec import load_spec
-from tests.test_user_atlas_cli import write_grid
 
 
 def invoke(*args) -> tuple[int, str]:
