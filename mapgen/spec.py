@@ -284,8 +284,7 @@ def align_values(atlas: Atlas, values: pd.Series) -> dict[str, float]:
 
 
 def _default_title(stat: Statistic) -> str:
-    year = f" ({stat.year})" if stat.year and str(stat.year) not in stat.title else ""
-    return f"{stat.title}{year}"
+    return stat.info.display_title
 
 
 def content_id(spec: MapSpec) -> str:
