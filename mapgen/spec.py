@@ -13,6 +13,7 @@ import json
 import math
 import re
 from dataclasses import asdict, dataclass, field, replace
+from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
@@ -30,6 +31,7 @@ from mapgen.legend import (
     discrete_legend,
     legible_legend,
 )
+from mapgen.resources import data_path
 
 SPEC_VERSION = 1
 RENDERERS = ("matplotlib", "plotly")
@@ -246,7 +248,7 @@ def make_spec(
     if legend == "discrete":
         leg = discrete_legend(series, DiscreteOptions(
             k=classes, scheme=scheme, breaks=breaks, percent=stat.percent, order=order,
-            colormap=colormap, reverse=reverse, hatched=hatched,
+            colormap=colormap, reverse=reverse, hatched=hatched, minor=speck_regions(atlas_obj),
         ))
     elif legend == "continuous":
         leg = continuous_legend(series, colormap=colormap, reverse=reverse, percent=stat.percent)
@@ -281,6 +283,47 @@ def align_values(atlas: Atlas, values: pd.Series) -> dict[str, float]:
         if code in out:
             out[code] = float(value)
     return out
+
+
+#: A region is a *speck* when the largest circle inside its largest part has a radius below this fraction of the
+#: atlas's larger extent: regions no map of the default build draws legibly (DC 0.09%, Lakshadweep 0.02%,
+#: Puducherry and Chandigarh 0.15%, Dadra and Nagar Haveli and Daman and Diu 0.18%, Macau 0.02%, Hong Kong
+#: 0.16%). The next smallest (Rhode Island 0.37%) is read on colour maps; hatched maps need more room, so regions
+#: like Delhi or Beijing can still be unreadable there.
+SPECK_RADIUS = 0.0025
+
+
+def measure_specks(atlas: Atlas) -> tuple[str, ...]:
+    """Codes of ``atlas``'s regions below :data:`SPECK_RADIUS` (loads the geometry)."""
+    import shapely
+
+    gdf = atlas.gdf
+    x1, y1, x2, y2 = gdf.total_bounds
+    extent = max(x2 - x1, y2 - y1)
+    out = []
+    for code, geom in gdf.geometry.items():
+        part = max(getattr(geom, "geoms", [geom]), key=lambda p: p.area)
+        if shapely.maximum_inscribed_circle(part, extent / 5000).length < SPECK_RADIUS * extent:
+            out.append(str(code))
+    return tuple(sorted(out))
+
+
+@cache
+def _shipped_specks() -> dict[str, tuple[str, ...]]:
+    import yaml
+
+    raw = yaml.safe_load(data_path("atlas", "specks.yaml").read_text(encoding="utf-8"))
+    return {name: tuple(codes) for name, codes in raw.items()}
+
+
+def speck_regions(atlas: Atlas) -> tuple[str, ...]:
+    """Codes of regions too small to read on a map of ``atlas``: legends never give them a class of their own.
+
+    Built-in atlases read the shipped list (``data/atlas/specks.yaml``, no geometry loaded); user atlases are
+    measured only when their geometry is already loaded, else none are assumed."""
+    if atlas.name in BUILTIN:
+        return tuple(c for c in _shipped_specks().get(atlas.name, ()) if c in atlas.codes)
+    return measure_specks(atlas) if "gdf" in atlas.__dict__ else ()
 
 
 def _default_title(stat: Statistic) -> str:
