@@ -25,6 +25,7 @@ from mapgen.geo.atlas import BUILTIN, Atlas, AtlasFile, load_atlas
 from mapgen.legend import (
     HATCHES,
     DiscreteOptions,
+    LabelOptions,
     Legend,
     class_colors,
     continuous_legend,
@@ -293,8 +294,15 @@ def align_values(atlas: Atlas, values: pd.Series) -> dict[str, float]:
 SPECK_RADIUS = 0.0025
 
 
-def measure_specks(atlas: Atlas) -> tuple[str, ...]:
-    """Codes of ``atlas``'s regions below :data:`SPECK_RADIUS` (loads the geometry)."""
+#: Hatched maps need room for a whole pattern period: calibrated on the default build (800×600), the regions the
+#: renderer marks illegible on hatched maps lie at or below 1.10% (Sikkim; Beijing 0.92%, Connecticut 0.89%),
+#: readable ones from 1.19% (Tripura); Hawaii (1.02%) counts as a speck to stay on the safe side.
+HATCHED_SPECK_RADIUS = 0.0115
+
+
+def measure_specks(atlas: Atlas, radius: float = SPECK_RADIUS) -> tuple[str, ...]:
+    """Codes of ``atlas``'s regions whose largest part holds no circle of ``radius`` × the atlas's larger extent
+    (loads the geometry)."""
     import shapely
 
     gdf = atlas.gdf
@@ -303,27 +311,29 @@ def measure_specks(atlas: Atlas) -> tuple[str, ...]:
     out = []
     for code, geom in gdf.geometry.items():
         part = max(getattr(geom, "geoms", [geom]), key=lambda p: p.area)
-        if shapely.maximum_inscribed_circle(part, extent / 5000).length < SPECK_RADIUS * extent:
+        if shapely.maximum_inscribed_circle(part, extent / 5000).length < radius * extent:
             out.append(str(code))
     return tuple(sorted(out))
 
 
 @cache
-def _shipped_specks() -> dict[str, tuple[str, ...]]:
+def _shipped_specks() -> dict[str, dict[str, tuple[str, ...]]]:
     import yaml
 
     raw = yaml.safe_load(data_path("atlas", "specks.yaml").read_text(encoding="utf-8"))
-    return {name: tuple(codes) for name, codes in raw.items()}
+    return {kind: {name: tuple(codes) for name, codes in lists.items()} for kind, lists in raw.items()}
 
 
-def speck_regions(atlas: Atlas) -> tuple[str, ...]:
-    """Codes of regions too small to read on a map of ``atlas``: legends never give them a class of their own.
-
-    Built-in atlases read the shipped list (``data/atlas/specks.yaml``, no geometry loaded); user atlases are
-    measured only when their geometry is already loaded, else none are assumed."""
+def speck_regions(atlas: Atlas, hatched: bool = False) -> tuple[str, ...]:
+    """Codes of regions too small to read on a (hatched) map of ``atlas``: legends never give them a class of
+    their own. Built-in atlases read the shipped lists (``data/atlas/specks.yaml``, no geometry loaded); user
+    atlases are measured only when their geometry is already loaded, else none are assumed."""
     if atlas.name in BUILTIN:
-        return tuple(c for c in _shipped_specks().get(atlas.name, ()) if c in atlas.codes)
-    return measure_specks(atlas) if "gdf" in atlas.__dict__ else ()
+        shipped = _shipped_specks()["hatched" if hatched else "colour"].get(atlas.name, ())
+        return tuple(c for c in shipped if c in atlas.codes)
+    if "gdf" not in atlas.__dict__:
+        return ()
+    return measure_specks(atlas, HATCHED_SPECK_RADIUS if hatched else SPECK_RADIUS)
 
 
 def _default_title(stat: Statistic) -> str:
@@ -346,7 +356,28 @@ def make_hatched(spec: MapSpec) -> MapSpec:
         raise ValueError("Hatched maps need a discrete legend; this map has a continuous colour bar.")
     if legend.k > len(HATCHES):
         raise ValueError(f"Hatched maps support at most {len(HATCHES)} classes; this legend has {legend.k}.")
-    greys = class_colors("Greys", legend.k, hatched=True)
-    classes = tuple(replace(c, color=g, hatch=HATCHES[c.index]) for c, g in zip(legend.classes, greys))
-    hatched = replace(legend, classes=classes, colors=tuple(greys), colormap="Greys", reversed=False)
+    hatched = _reclassified_for_hatching(spec)
+    if hatched is None:
+        greys = class_colors("Greys", legend.k, hatched=True)
+        classes = tuple(replace(c, color=g, hatch=HATCHES[c.index]) for c, g in zip(legend.classes, greys))
+        hatched = replace(legend, classes=classes, colors=tuple(greys), colormap="Greys", reversed=False)
     return replace(spec, legend=legible_legend(hatched, background_color(spec.style.background)))
+
+
+def _reclassified_for_hatching(spec: MapSpec) -> Legend | None:
+    """A hatched legend classified again with the hatched specks as unreadable, when one of the map's classes
+    holds only regions too small to carry a pattern (Delhi alone, say); None when every class stays readable
+    (the usual case: the hatched map keeps its colour sibling's classes)."""
+    legend = spec.legend
+    if legend.scheme not in ("quantiles", "equal_interval", "natural_breaks", "fisher_jenks"):
+        return None
+    minor = set(speck_regions(spec.load_atlas(), hatched=True))
+    members: dict[int, set[str]] = {}
+    for code, value in spec.values.items():
+        if not is_nan(value):
+            members.setdefault(legend.class_of(value), set()).add(code)
+    if not any(codes <= minor for codes in members.values()):
+        return None
+    return discrete_legend(pd.Series(spec.values, dtype=float), DiscreteOptions(
+        k=legend.k, scheme=legend.scheme, order=legend.order, hatched=True, percent=legend.percent,
+        label_scale=legend.label_scale, labels=legend.labelling or LabelOptions(), minor=tuple(sorted(minor))))
