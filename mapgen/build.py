@@ -246,6 +246,7 @@ def load_statistic(source: dict[str, Any], atlas, unit: Unit, config: BuildConfi
 
 def unit_variants(unit: Unit, config: BuildConfig, out_dir: Path | None = None) -> list[tuple[str, Any]]:
     """(variant name, spec) pairs a unit renders."""
+    from mapgen.legend import HATCHES
     from mapgen.spec import make_hatched
 
     spec = base_spec(unit, config, out_dir)
@@ -263,7 +264,7 @@ def unit_variants(unit: Unit, config: BuildConfig, out_dir: Path | None = None) 
         out.append(("annotated", spec.with_style(annotated=True)))
     if v.unannotated or (v.annotated and not fits):
         out.append(("unannotated", spec.with_style(annotated=False)))
-    if v.hatched and spec.legend.kind == "discrete" and spec.legend.k <= 7:
+    if v.hatched and spec.legend.kind == "discrete" and spec.legend.k <= len(HATCHES):
         out.append(("hatched", make_hatched(spec.with_style(annotated=fits))))
     return [(name, replace(s, map_id=f"{unit.unit_id}-{name}")) for name, s in out]
 

@@ -129,9 +129,9 @@ class LegendChoices(Strict):
     @field_validator("classes")
     @classmethod
     def _class_counts(cls, values: list[int]) -> list[int]:
-        bad = [v for v in values if not 3 <= v <= 7]
+        bad = [v for v in values if not 3 <= v <= 8]
         if bad:
-            raise ValueError(f"class counts must lie in 3-7 (7 = number of hatch patterns), got {bad}")
+            raise ValueError(f"class counts must lie in 3-8 (8 = number of hatch patterns), got {bad}")
         return values
 
 

@@ -22,7 +22,9 @@ country) of any built-in atlas or of the map's own atlas (compared with :func:`n
 one (``difflib`` ratio < 0.85), and not close to another imaginary name of the same map. Codes for annotated maps
 are two uppercase letters, unique per map, taken from the name when possible (first two letters, then first
 letter + a later letter, as USPS codes are), never equal to a real code or two-letter alias of any built-in
-atlas — so "CA" never labels a region that is not California.
+atlas — so "CA" never labels a region that is not California — and never a reserved word (:data:`RESERVED_WORDS`:
+the legend's N/A words and the answer words Yes/No), so no region is coded "NA" (which reads as the N/A key) or
+named "None". Names and codes are unique per map, so no region wears another region's code or name.
 
 Sets of counterfactual maps with their re-asked questions are assembled by :mod:`mapgen.cfsets`; re-asking a
 question on a changed map is :func:`mapgen.questions.ask`.
@@ -41,6 +43,7 @@ from typing import Any, Literal
 
 from mapgen.geo.atlas import BUILTIN, Atlas, list_atlases, load_atlas
 from mapgen.geo.names import normalize_name
+from mapgen.legend.grammar import NA_WORDS
 from mapgen.name_dictionary import renamed_regions
 from mapgen.spec import MapSpec
 
@@ -66,6 +69,11 @@ BLOCKLIST = (
     "anal", "anus", "arse", "ass", "bitch", "butt", "cock", "crap", "cum", "cunt", "damn", "dick", "dildo", "fag",
     "fuck", "fuk", "gay", "hell", "homo", "jew", "kill", "kkk", "nazi", "negr", "nig", "penis", "piss", "poo",
     "porn", "pussy", "rape", "sex", "shit", "slut", "tit", "twat", "vagin", "whore", "wank",
+)
+#: Normalised words no imaginary name or code may be: the legend's N/A words ("NA", "N/A", "No data", "None", …)
+#: and the answer words of yes/no questions.
+RESERVED_WORDS: frozenset[str] = frozenset(
+    key for key in (normalize_name(w) for w in (*NA_WORDS, "yes", "no")) if key
 )
 
 
@@ -93,9 +101,10 @@ def _builtin_spellings() -> frozenset[str]:
 
 
 def real_spellings(atlas: Atlas) -> frozenset[str]:
-    """Normalised spellings an imaginary name or code must avoid (all built-in atlases plus ``atlas``)."""
+    """Normalised spellings an imaginary name or code must avoid (all built-in atlases plus ``atlas``, and the
+    :data:`RESERVED_WORDS`)."""
     extra = frozenset() if atlas.name in BUILTIN else frozenset(normalize_name(s) for s in _atlas_spellings(atlas))
-    return _builtin_spellings() | extra
+    return _builtin_spellings() | extra | RESERVED_WORDS
 
 
 # --- imaginary names ----------------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ import json
 import math
 import re
 from dataclasses import asdict, dataclass, field, replace
+from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
@@ -24,12 +25,14 @@ from mapgen.geo.atlas import BUILTIN, Atlas, AtlasFile, load_atlas
 from mapgen.legend import (
     HATCHES,
     DiscreteOptions,
+    LabelOptions,
     Legend,
     class_colors,
     continuous_legend,
     discrete_legend,
     legible_legend,
 )
+from mapgen.resources import data_path
 
 SPEC_VERSION = 1
 RENDERERS = ("matplotlib", "plotly")
@@ -246,7 +249,7 @@ def make_spec(
     if legend == "discrete":
         leg = discrete_legend(series, DiscreteOptions(
             k=classes, scheme=scheme, breaks=breaks, percent=stat.percent, order=order,
-            colormap=colormap, reverse=reverse, hatched=hatched,
+            colormap=colormap, reverse=reverse, hatched=hatched, minor=speck_regions(atlas_obj),
         ))
     elif legend == "continuous":
         leg = continuous_legend(series, colormap=colormap, reverse=reverse, percent=stat.percent)
@@ -283,9 +286,58 @@ def align_values(atlas: Atlas, values: pd.Series) -> dict[str, float]:
     return out
 
 
+#: A region is a *speck* when the largest circle inside its largest part has a radius below this fraction of the
+#: atlas's larger extent: regions no map of the default build draws legibly (DC 0.09%, Lakshadweep 0.02%,
+#: Puducherry and Chandigarh 0.15%, Dadra and Nagar Haveli and Daman and Diu 0.18%, Macau 0.02%, Hong Kong
+#: 0.16%). The next smallest (Rhode Island 0.37%) is read on colour maps; hatched maps need more room, so regions
+#: like Delhi or Beijing can still be unreadable there.
+SPECK_RADIUS = 0.0025
+
+
+#: Hatched maps need room for a whole pattern period: calibrated on the default build (800×600), the regions the
+#: renderer marks illegible on hatched maps lie at or below 1.10% (Sikkim; Beijing 0.92%, Connecticut 0.89%),
+#: readable ones from 1.19% (Tripura); Hawaii (1.02%) counts as a speck to stay on the safe side.
+HATCHED_SPECK_RADIUS = 0.0115
+
+
+def measure_specks(atlas: Atlas, radius: float = SPECK_RADIUS) -> tuple[str, ...]:
+    """Codes of ``atlas``'s regions whose largest part holds no circle of ``radius`` × the atlas's larger extent
+    (loads the geometry)."""
+    import shapely
+
+    gdf = atlas.gdf
+    x1, y1, x2, y2 = gdf.total_bounds
+    extent = max(x2 - x1, y2 - y1)
+    out = []
+    for code, geom in gdf.geometry.items():
+        part = max(getattr(geom, "geoms", [geom]), key=lambda p: p.area)
+        if shapely.maximum_inscribed_circle(part, extent / 5000).length < radius * extent:
+            out.append(str(code))
+    return tuple(sorted(out))
+
+
+@cache
+def _shipped_specks() -> dict[str, dict[str, tuple[str, ...]]]:
+    import yaml
+
+    raw = yaml.safe_load(data_path("atlas", "specks.yaml").read_text(encoding="utf-8"))
+    return {kind: {name: tuple(codes) for name, codes in lists.items()} for kind, lists in raw.items()}
+
+
+def speck_regions(atlas: Atlas, hatched: bool = False) -> tuple[str, ...]:
+    """Codes of regions too small to read on a (hatched) map of ``atlas``: legends never give them a class of
+    their own. Built-in atlases read the shipped lists (``data/atlas/specks.yaml``, no geometry loaded); user
+    atlases are measured only when their geometry is already loaded, else none are assumed."""
+    if atlas.name in BUILTIN:
+        shipped = _shipped_specks()["hatched" if hatched else "colour"].get(atlas.name, ())
+        return tuple(c for c in shipped if c in atlas.codes)
+    if "gdf" not in atlas.__dict__:
+        return ()
+    return measure_specks(atlas, HATCHED_SPECK_RADIUS if hatched else SPECK_RADIUS)
+
+
 def _default_title(stat: Statistic) -> str:
-    year = f" ({stat.year})" if stat.year and str(stat.year) not in stat.title else ""
-    return f"{stat.title}{year}"
+    return stat.info.display_title
 
 
 def content_id(spec: MapSpec) -> str:
@@ -304,7 +356,28 @@ def make_hatched(spec: MapSpec) -> MapSpec:
         raise ValueError("Hatched maps need a discrete legend; this map has a continuous colour bar.")
     if legend.k > len(HATCHES):
         raise ValueError(f"Hatched maps support at most {len(HATCHES)} classes; this legend has {legend.k}.")
-    greys = class_colors("Greys", legend.k, hatched=True)
-    classes = tuple(replace(c, color=g, hatch=HATCHES[c.index]) for c, g in zip(legend.classes, greys))
-    hatched = replace(legend, classes=classes, colors=tuple(greys), colormap="Greys", reversed=False)
+    hatched = _reclassified_for_hatching(spec)
+    if hatched is None:
+        greys = class_colors("Greys", legend.k, hatched=True)
+        classes = tuple(replace(c, color=g, hatch=HATCHES[c.index]) for c, g in zip(legend.classes, greys))
+        hatched = replace(legend, classes=classes, colors=tuple(greys), colormap="Greys", reversed=False)
     return replace(spec, legend=legible_legend(hatched, background_color(spec.style.background)))
+
+
+def _reclassified_for_hatching(spec: MapSpec) -> Legend | None:
+    """A hatched legend classified again with the hatched specks as unreadable, when one of the map's classes
+    holds only regions too small to carry a pattern (Delhi alone, say); None when every class stays readable
+    (the usual case: the hatched map keeps its colour sibling's classes)."""
+    legend = spec.legend
+    if legend.scheme not in ("quantiles", "equal_interval", "natural_breaks", "fisher_jenks"):
+        return None
+    minor = set(speck_regions(spec.load_atlas(), hatched=True))
+    members: dict[int, set[str]] = {}
+    for code, value in spec.values.items():
+        if not is_nan(value):
+            members.setdefault(legend.class_of(value), set()).add(code)
+    if not any(codes <= minor for codes in members.values()):
+        return None
+    return discrete_legend(pd.Series(spec.values, dtype=float), DiscreteOptions(
+        k=legend.k, scheme=legend.scheme, order=legend.order, hatched=True, percent=legend.percent,
+        label_scale=legend.label_scale, labels=legend.labelling or LabelOptions(), minor=tuple(sorted(minor))))

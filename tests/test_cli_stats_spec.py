@@ -45,8 +45,10 @@ def test_synth_spec_scene_round_trip(tmp_path: Path) -> None:
     assert again.read_text() == csv.read_text()
 
     map_json = tmp_path / "map.json"
+    # quantiles: natural breaks would isolate this table's top outlier, the speck Dadra and Nagar Haveli, and
+    # the legend merges a class no one can see (tests/test_legend_usability.py), leaving 3 classes.
     result = run("spec", "india", "--stat-file", str(csv), "--legend", "discrete", "--classes", "4",
-                 "--scheme", "natural_breaks", "--order", "large_to_small", "--colormap", "Greens", "-o", str(map_json))
+                 "--scheme", "quantiles", "--order", "large_to_small", "--colormap", "Greens", "-o", str(map_json))
     assert result.exit_code == 0, result.output
     assert "Warning" not in result.output  # the sidecar lists the two N/A regions
     spec = load_spec(map_json)

@@ -252,8 +252,8 @@ def test_hatched_legend():
         assert r == g == b and r >= 0x80  # light greys: black hatch lines stay visible
     assert leg.classes[0].color == "#ffffff"
     assert not discrete_legend(pd.Series(range(40)), DiscreteOptions(k=5)).hatched
-    with pytest.raises(ValueError, match="at most 7"):
-        discrete_legend(pd.Series(range(40)), DiscreteOptions(k=8, hatched=True))
+    eight = discrete_legend(pd.Series(range(40)), DiscreteOptions(k=8, hatched=True))  # one pattern per class
+    assert [c.hatch for c in eight.classes] == list(HATCHES) and len(set(HATCHES)) == 8
 
 
 # ---------------------------------------------------------------- label formatting and parsing

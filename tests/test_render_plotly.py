@@ -84,8 +84,9 @@ def test_hatched_map_uses_distinct_patterns(tmp_path: Path) -> None:
     spec = make_hatched(plotly_spec("usa", classes=5))
     canvas = get_canvas(spec.load_atlas(), spec.style)
     figure, items, _ = build_figure(spec, canvas)
-    shapes = [t["fillpattern"]["shape"] for t in figure["data"] if "fillpattern" in t]
-    assert set(shapes) == {PLOTLY_HATCH[h] for h in HATCHES[:5]}
+    patterns = [tuple(t["fillpattern"][k] for k in ("shape", "size", "solidity")) for t in figure["data"]
+                if "fillpattern" in t]
+    assert set(patterns) == {PLOTLY_HATCH[h] for h in HATCHES[:5]}
     image = np.asarray(Image.open(render(spec, tmp_path / "h.png").image).convert("L"))
     for item in items:  # every swatch holds dark pattern pixels and light background pixels
         x1, y1, x2, y2 = (int(round(v)) for v in item["swatch"])

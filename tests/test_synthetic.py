@@ -10,6 +10,8 @@ import pandas as pd
 import pytest
 from scipy import stats as sps
 
+from mapgen.data.indicators import RANGE_JITTER, indicators
+from mapgen.data.statistic import shows_unit
 from mapgen.data.synthetic import DISTRIBUTIONS, morans_i, synthesize, weights
 from mapgen.geo.atlas import load_atlas
 
@@ -49,7 +51,7 @@ def test_reproducible_per_seed_and_different_across_seeds() -> None:
 @pytest.mark.parametrize("distribution", list(DISTRIBUTIONS))
 @pytest.mark.parametrize("kind", ["absolute", "percent"])
 def test_range_kind_and_decimals(distribution: str, kind: str) -> None:
-    stat = synthesize("usa", 3, distribution=distribution, kind=kind, spatial=0.5)
+    stat = synthesize("usa", 3, distribution=distribution, kind=kind, spatial=0.5, title="Own title")
     low, high = (5.0, 95.0) if kind == "percent" else (100.0, 100_000.0)
     assert stat.values.min() == low and stat.values.max() == high
     assert stat.kind == kind and stat.percent == (kind == "percent") and stat.country == "usa"
@@ -81,7 +83,59 @@ def test_missing_regions_and_metadata() -> None:
     stat = synthesize("china", 1, n_missing=3, title="Made up", unit="points")
     assert len(stat.missing) == 3 and set(stat.info.missing) == set(stat.missing)
     assert stat.title == "Made up" and stat.unit == "points" and "seed=1" in stat.source
-    assert synthesize("china", 1, kind="percent").unit == "%"
+    assert synthesize("china", 1, kind="percent", title="Made up").unit == "%"
+    untitled = synthesize("china", 1, kind="percent")
+    assert untitled.unit.startswith("%") and "synthetic" in untitled.info.notes.lower()
+    assert "distribution=lognormal" in untitled.source and untitled.id.startswith("synthetic_")
+
+
+#: Words that give the generator away (its name, its distributions, the old "index"/"share" stand-ins).
+GENERATOR_WORDS = ("synthetic", "lognormal", "log-normal", "normal", "uniform", "bimodal", "heavy", "tailed",
+                   "pareto", "index", "seed", "spatial", "random", "mapgen")
+
+
+@pytest.mark.parametrize("country", ["usa", "india", "china"])
+def test_titles_read_like_statistics_with_units(country: str) -> None:
+    """Every seeded table (both kinds, every distribution) is titled after an indicator: no generator word in the
+    title, a unit that the map's title shows, values inside the indicator's plausible range."""
+    atlas = load_atlas(country)
+    titles = set()
+    for seed in range(12):
+        for distribution in DISTRIBUTIONS:
+            for kind in ("absolute", "percent"):
+                stat = synthesize(atlas, seed, distribution=distribution, kind=kind)
+                shown = stat.info.display_title
+                assert not [w for w in GENERATOR_WORDS if w in shown.lower()], shown
+                assert stat.unit and shows_unit(shown, stat.unit), shown
+                assert stat.unit.startswith("%") == (kind == "percent"), (shown, kind)
+                ind = next(i for i in indicators(country) if i.title == stat.title)
+                assert ind.low <= stat.values.min() < stat.values.max() <= ind.high, (shown, ind)
+                assert stat.values.max() - stat.values.min() >= (1 - 2 * RANGE_JITTER) * (ind.high - ind.low) - 1e-9
+                titles.add(stat.title)
+    assert len(titles) >= 15  # the seed spreads tables over the list, not one title per kind
+
+
+@pytest.mark.parametrize("country", ["usa", "india", "china", "a-user-atlas"])
+def test_every_kind_and_distribution_has_indicators(country: str) -> None:
+    """Each (kind, distribution) a build can ask for has at least two indicators, also for a user atlas (which
+    gets only country-neutral ones); money is in the country's currency."""
+    inds = indicators(country)
+    for kind in ("absolute", "percent"):
+        for distribution in DISTRIBUTIONS:
+            assert len([i for i in inds if i.kind == kind and distribution in i.distributions]) >= 2, (kind, distribution)
+    for ind in inds:
+        assert ind.low < ind.high and (ind.kind != "percent" or ind.low >= 0 and ind.high <= 100), ind
+    currency = {"usa": "US$", "india": "rupees", "china": "yuan"}.get(country)
+    wages = [i.unit for i in inds if i.title == "Average monthly wage"]
+    assert wages == ([currency] if currency else [])
+
+
+@pytest.mark.parametrize("title,unit,shown", [
+    ("Unemployment rate", "%", False), ("Unemployment rate (%)", "%", True), ("Electoral votes, 2024", "votes", True),
+    ("Ballots cast", "votes", False), ("Votes cast", "votes", True), ("Land area (sq mi)", "sq mi", True), ("Land area (sq miles)", "sq mi", False),
+    ("Anything", "", False)])
+def test_shows_unit(title: str, unit: str, shown: bool) -> None:
+    assert shows_unit(title, unit) is shown
 
 
 def test_bad_arguments() -> None:

@@ -54,11 +54,14 @@ def stats_show(country: str, stat_id: str) -> None:
 @click.option("--spatial", type=click.FloatRange(0.0, 1.0), default=0.0, show_default=True,
               help="Spatial autocorrelation: 0 independent ... 1 smooth.")
 @click.option("--kind", type=click.Choice(list(KINDS)), default="absolute", show_default=True)
-@click.option("--low", type=float, default=None, help="Smallest value (default 100, or 5 for percent).")
-@click.option("--high", type=float, default=None, help="Largest value (default 100000, or 95 for percent).")
+@click.option("--low", type=float, default=None,
+              help="Smallest value (default: from the indicator; with --title 100, or 5 for percent).")
+@click.option("--high", type=float, default=None,
+              help="Largest value (default: from the indicator; with --title 100000, or 95 for percent).")
 @click.option("--decimals", type=int, default=None, help="Rounding (default: 1 for percent, ~3 digits else).")
 @click.option("--missing", "n_missing", type=int, default=0, show_default=True, help="Regions left N/A.")
-@click.option("--title", default=None)
+@click.option("--title", default=None,
+              help="Title (default: a seeded indicator from data/stats/indicators.yaml, with its unit and range).")
 @click.option("--unit", default=None)
 @click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
               help="CSV file (code,name,value) plus <file>-metadata.json; without it, print the CSV.")

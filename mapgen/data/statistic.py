@@ -7,6 +7,7 @@ Missing regions are explicit: they are present in the index with a NaN value, ne
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
@@ -45,6 +46,24 @@ class StatInfo:
     def percent(self) -> bool:
         """True for percentage (share) statistics."""
         return self.kind == "percent"
+
+    @property
+    def display_title(self) -> str:
+        """The title a map prints: ``title``, then ``, year`` and ``(unit)`` unless the title already says them
+        ("GDP per capita, 2022 (yuan)"; "Electoral votes, 2024 and 2028 elections" already names its unit)."""
+        text = self.title
+        if self.year and str(self.year) not in text:
+            text = f"{text}, {self.year}"
+        if self.unit and not shows_unit(text, self.unit):
+            text = f"{text} ({self.unit})"
+        return text
+
+
+def shows_unit(title: str, unit: str) -> bool:
+    """True when ``unit`` appears in ``title`` as a whole word (case-insensitive); "%" anywhere counts."""
+    if not unit:
+        return False
+    return re.search(rf"(?<!\w){re.escape(unit)}(?!\w)", title, re.IGNORECASE) is not None
 
 
 @dataclass(frozen=True, eq=False)

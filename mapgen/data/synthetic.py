@@ -10,6 +10,11 @@ Method (one seed → one :class:`numpy.random.Generator`, so a table is reproduc
 3. *Join*: the sorted values are assigned in the rank order of z, so the marginal is exactly the sample of step 2
    and only the arrangement on the map carries the spatial structure.
 
+Titles: a table is titled after a curated indicator (:mod:`mapgen.data.indicators`: "Unemployment rate", unit
+"%") drawn with the seed among those of its kind that look like its distribution, and its values span a part of
+that indicator's plausible range. The generator's parameters and the word "synthetic" stay in the metadata
+(``id``, ``source``, ``notes``), never in the title.
+
 ``spatial=0`` is independent (Moran's I ≈ −1/(n−1)); larger values give smoother maps. :func:`morans_i` measures it.
 """
 
@@ -22,6 +27,7 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 
+from mapgen.data.indicators import pick_indicator
 from mapgen.data.statistic import KINDS, StatInfo, Statistic
 from mapgen.geo.atlas import Atlas, load_atlas
 
@@ -128,6 +134,17 @@ def _rescale(sample: np.ndarray, low: float, high: float) -> np.ndarray:
     return low + (sample - sample.min()) / span * (high - low)
 
 
+def _labels(atlas: Atlas, seed: int, distribution: str, kind: str, title: str | None, unit: str | None,
+            low: float | None, high: float | None) -> tuple[str, str, float | None, float | None, int | None]:
+    """(title, unit, low, high, decimals): the caller's, else a seeded indicator's (its range when none given)."""
+    if title is not None:
+        return title, ("%" if kind == "percent" else "") if unit is None else unit, low, high, None
+    ind, ind_low, ind_high = pick_indicator(atlas.name, kind, distribution, seed)
+    if low is None and high is None:
+        low, high = ind_low, ind_high
+    return ind.title, ind.unit if unit is None else unit, low, high, ind.decimals
+
+
 def synthesize(
     atlas: str | Atlas,
     seed: int,
@@ -144,17 +161,22 @@ def synthesize(
 ) -> Statistic:
     """A synthetic :class:`Statistic` over every region of ``atlas`` (see the module docstring for the method).
 
-    ``low``/``high`` default to 100-100,000 (absolute) or 5-95 (percent); the values span exactly that range.
-    ``decimals`` defaults to 1 for percent and to about three significant digits of the range otherwise.
-    ``n_missing`` regions (chosen by the seed) are left N/A.
+    Without a ``title``, the title, unit, range and rounding come from a seeded curated indicator (values span a
+    part of its plausible range unless ``low``/``high`` are given). With a title, ``low``/``high`` default to
+    100-100,000 (absolute) or 5-95 (percent) and ``decimals`` to 1 for percent and to about three significant
+    digits of the range otherwise. ``n_missing`` regions (chosen by the seed) are left N/A.
     """
     if distribution not in DISTRIBUTIONS:
         raise ValueError(f"unknown distribution {distribution!r}; choose one of {', '.join(DISTRIBUTIONS)}")
     if not 0.0 <= spatial <= 1.0:
         raise ValueError(f"spatial must be between 0 (independent) and 1 (smooth), got {spatial}")
-    low, high = default_range(kind, low, high)
-    decimals = _default_decimals(kind, low, high) if decimals is None else int(decimals)
     atlas = atlas if isinstance(atlas, Atlas) else load_atlas(atlas)
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+    title, unit, low, high, ind_decimals = _labels(atlas, seed, distribution, kind, title, unit, low, high)
+    low, high = default_range(kind, low, high)
+    decimals = int(decimals) if decimals is not None else (
+        ind_decimals if ind_decimals is not None else _default_decimals(kind, low, high))
     nodes = list(atlas.codes)
     if not 0 <= n_missing <= len(nodes) - 2:
         raise ValueError(f"n_missing must be between 0 and {len(nodes) - 2}, got {n_missing}")
@@ -170,12 +192,12 @@ def synthesize(
     info = StatInfo(
         id=stat_id or f"synthetic_{distribution}_{seed}",
         country=atlas.name,
-        title=title or f"Synthetic {distribution.replace('_', '-')} {'share' if kind == 'percent' else 'index'}",
-        unit=("%" if kind == "percent" else "") if unit is None else unit,
+        title=title,
+        unit=unit,
         kind=kind,  # type: ignore[arg-type]
         year=None,
         source=f"mapgen synthetic generator ({params})",
-        notes="Fresh values, never published: " + params,
+        notes=f"Synthetic: fresh values, never published, titled {title!r} ({unit}): " + params,
         missing=tuple(series.index[series.isna()]),
     )
     return Statistic(values=series, info=info)

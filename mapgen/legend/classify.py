@@ -6,6 +6,10 @@
   k-means search whose breaks change from run to run, which would break same-seed → same-bytes builds.
 - Degenerate data: fewer distinct values than ``k`` reduces ``k`` with a ``UserWarning``; fewer than 2 distinct
   values is a ``ValueError``.
+- Usable legends: no class may hold only regions too small to read (``DiscreteOptions.minor``, e.g. Puducherry
+  or DC): such a class is merged into its neighbour nearer in value to a readable region (its break is dropped).
+  Labels are consistent: a legend labelled by data ranges that has an empty class (equal intervals often do) is
+  labelled by break bounds throughout, since an empty class has no data range (``labelling.bounds`` says which).
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ import math
 import re
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -60,6 +64,8 @@ class DiscreteOptions:
     percent: bool = False
     label_scale: float = 1.0
     labels: LabelOptions = field(default_factory=LabelOptions)
+    #: Region codes too small to read on the map: no class may consist of these alone.
+    minor: tuple[str, ...] = ()
 
 
 def scheme_name(scheme: str) -> str:
@@ -157,10 +163,51 @@ def classify(y: np.ndarray, k: int, scheme: str, breaks: Sequence[float] | None 
     return np.unique(np.asarray(bins, dtype=float))
 
 
+def _class_index(y: np.ndarray, bins: np.ndarray) -> np.ndarray:
+    """Class of each value: upper-inclusive bins, as mapclassify's ``yb`` (values above the last edge: last)."""
+    return np.minimum(np.searchsorted(bins, y, side="left"), len(bins) - 1)
+
+
+def merge_minor_classes(y: np.ndarray, readable: np.ndarray, bins: np.ndarray) -> np.ndarray:
+    """``bins`` without the breaks that isolate classes whose members are all unreadable (``readable`` False).
+
+    Each such class merges with the neighbour whose readable values come nearer to its own values; empty classes
+    stay as they are. Needs at least one readable value (otherwise ``bins`` is returned unchanged).
+    """
+    if not readable.any():
+        return bins
+    bins = np.asarray(bins, dtype=float)
+    while len(bins) > 1:
+        yb = _class_index(y, bins)
+        bad = [i for i in range(len(bins)) if (yb == i).any() and not readable[yb == i].any()]
+        if not bad:
+            return bins
+        i = bad[0]
+        lo, hi = y[yb == i].min(), y[yb == i].max()
+        below, above = y[readable & (y < lo)], y[readable & (y > hi)]
+        up = below.size == 0 or (above.size > 0 and above.min() - hi < lo - below.max())
+        drop = i if up and i < len(bins) - 1 else max(i - 1, 0)
+        bins = np.delete(bins, drop)
+    return bins
+
+
+def _readable_bins(s: pd.Series, k: int, scheme: str, bins: np.ndarray, minor: Sequence[str]) -> tuple[str, np.ndarray]:
+    """(scheme, bins) after :func:`merge_minor_classes`; when merging leaves fewer than ``min(k, K_MIN)`` classes
+    (an outlier speck such as DC under equal intervals), the values are classified again by quantiles."""
+    present = s.dropna()
+    y, readable = present.to_numpy(), ~present.index.astype(str).isin([str(c) for c in minor])
+    merged = merge_minor_classes(y, readable, bins)
+    if len(merged) >= min(k, K_MIN) or scheme in ("quantiles", "user_defined"):
+        return scheme, merged
+    warnings.warn(f"{scheme} leaves {len(merged)} usable classes (a class held only regions too small to read); "
+                  f"classifying by quantiles instead", UserWarning, stacklevel=3)
+    return "quantiles", merge_minor_classes(y, readable, classify(y, k, "quantiles"))
+
+
 def _class_bounds(y: np.ndarray, bins: np.ndarray, by_data: bool) -> list[tuple[float, float]]:
     """Per class (lowest first): min-max of its values (``by_data``; empty classes fall back) or its edges."""
     edges_lo = [float(y.min())] + [float(b) for b in bins[:-1]]
-    yb = np.searchsorted(bins, y, side="left")  # upper-inclusive, as mapclassify's yb
+    yb = _class_index(y, bins)
     bounds = []
     for i, edge_hi in enumerate(bins):
         members = y[yb == i]
@@ -198,10 +245,14 @@ def discrete_legend(values: pd.Series, options: DiscreteOptions | None = None) -
             UserWarning,
             stacklevel=2,
         )
+    if opts.minor:
+        scheme, bins = _readable_bins(s, k, scheme, bins, opts.minor)
     k = len(bins)
     if opts.hatched and k > len(HATCHES):
         raise ValueError(f"hatched legends support at most {len(HATCHES)} classes (one per hatch), got {k}")
-    bounds = _class_bounds(y, bins, opts.labels.bounds == "data")
+    labelling = _consistent_labelling(y, bins, opts.labels)
+    opts = replace(opts, labels=labelling)
+    bounds = _class_bounds(y, bins, labelling.bounds == "data")
     labels = _class_labels(bounds, opts)
     colors = class_colors(base, k, rev, opts.hatched)
     hatches = list(HATCHES[:k]) if opts.hatched else [None] * k
@@ -223,8 +274,15 @@ def discrete_legend(values: pd.Series, options: DiscreteOptions | None = None) -
         na_label=NA_LABEL if s.isna().any() else None,
         breaks=tuple(float(b) for b in bins),
         label_scale=float(opts.label_scale),
-        labelling=opts.labels,
+        labelling=labelling,
     )
+
+
+def _consistent_labelling(y: np.ndarray, bins: np.ndarray, labels: LabelOptions) -> LabelOptions:
+    """``labels``, switched to break bounds when data-range labels would meet an empty class (no mixed legends)."""
+    if labels.bounds == "data" and len(np.unique(_class_index(y, bins))) < len(bins):
+        return replace(labels, bounds="breaks")
+    return labels
 
 
 def nice_ticks(vmin: float, vmax: float, n_ticks: int = 5) -> list[float]:

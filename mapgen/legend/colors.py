@@ -8,7 +8,7 @@ luminance and CIELAB differences (used by the renderers, the questions and the i
   pairwise by at least ``MIN_DELTA_E`` CIEDE2000, adjacent classes by at least ``MIN_ADJACENT_DELTA_E``
   (:func:`palette_collision`); a colour bar's whole ramp keeps ``MIN_DELTA_E`` from the background and the N/A
   fill. The N/A fill is the first of ``NA_FILLS`` that passes (:func:`legible_legend`). ΔE comes from coloraide.
-- Hatched legends (black-and-white maps): class ``i`` gets ``HATCHES[i]`` (so at most 7 classes) and face
+- Hatched legends (black-and-white maps): class ``i`` gets ``HATCHES[i]`` (so at most 8 classes) and face
   colours run from white to mid grey (``Greys`` in [0, 0.45]) so black hatch lines stay visible.
 """
 
@@ -24,8 +24,9 @@ from typing import Any
 
 import numpy as np
 
-#: MAPWise's hatch order for black-and-white discrete maps (class 0 gets the first pattern).
-HATCHES: tuple[str, ...] = ("-", "+", "x", "\\", "*", "o", "O")
+#: MAPWise's hatch order for black-and-white discrete maps (class 0 gets the first pattern), plus vertical lines
+#: for an eighth class. Both renderers draw the eight pairwise distinguishable (tests/test_hatch_patterns.py).
+HATCHES: tuple[str, ...] = ("-", "+", "x", "\\", "*", "o", "O", "|")
 #: Part of a colormap sampled for discrete classes: avoids the near-white end so classes stand out on white.
 CLASS_COLOR_RANGE: tuple[float, float] = (0.15, 0.95)
 HATCH_COLOR_RANGE: tuple[float, float] = (0.0, 0.45)

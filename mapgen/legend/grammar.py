@@ -179,7 +179,8 @@ def format_value(
 # ============================================================================================ legend labels
 
 _NUM = rf"[-+]?\s*[$€£₹¥]?\s*[-+]?\s*(?:\d[\d,]*(?:\.\d+)?|\.\d+)\s*{_UNIT_RE}?\s*%?"
-_NA_WORDS = {"n/a", "na", "nan", "no data", "missing", "none", "null", "not available", "-", ""}
+#: Words a legend (or an answer) uses for "no value"; a region code or name must never be one of them.
+NA_WORDS = frozenset({"n/a", "na", "nan", "no data", "missing", "none", "null", "not available", "-", ""})
 _LOW_OPEN = r"(?:>=|>|≥|over|above|more than|greater than|at least|from)"
 _HIGH_OPEN = r"(?:<=|<|≤|under|below|less than|fewer than|up to|at most)"
 _LOW_OPEN_SUFFIX = (
@@ -246,7 +247,7 @@ def parse_label(label: str) -> Range:
 @lru_cache(maxsize=4096)
 def _parse_label(label: str) -> Range:
     s = label.strip().replace("−", "-").replace("\u2009", " ").replace("\xa0", " ")
-    if s.lower() in _NA_WORDS:
+    if s.lower() in NA_WORDS:
         return None, None
     m = _first_fullmatch(_LABEL_LOW, s)
     if m:

@@ -38,7 +38,7 @@ def outline_color(background: str) -> str:
     return "#ffffff" if relative_luminance(background) < 0.3 else "#4d4d4d"
 LEGEND_FONT_PT = 8.5
 #: Pattern density per MAPWise hatch symbol (denser patterns are easier to tell apart at 800×600).
-HATCH_DENSITY = {"-": "---", "+": "++", "x": "xx", "\\": "\\\\\\", "*": "**", "o": "oo", "O": "O"}
+HATCH_DENSITY = {"-": "---", "+": "++", "x": "xx", "\\": "\\\\\\", "*": "**", "o": "oo", "O": "O", "|": "|||"}
 
 
 def hatch_pattern(symbol: str | None) -> str | None:

@@ -23,9 +23,10 @@ in DejaVu Sans (Debian ``fonts-dejavu-core``) at the pixel sizes the label plan 
 default stack (``"Open Sans", verdana, arial``) resolves differently per machine, which would break both
 reproducibility and the planned label boxes.
 
-Hatched maps: plotly's pattern shapes are ``- | / \\ x + .``; MAPWise's order ``- + x \\ * o O`` maps to
-``- + x \\ / . |`` (the first four exist; ``*`` stars → ``/``, ``o`` small circles → ``.`` dots, ``O`` large
-circles → ``|``): see :data:`PLOTLY_HATCH`. Black pattern on the class's grey face.
+Hatched maps: plotly's pattern shapes are ``- | / \\ x + .``; the hatch order ``- + x \\ * o O |`` is drawn as
+``- + x \\``, fine dots, coarse heavy dots, coarse thick horizontal bands and ``|`` (:data:`PLOTLY_HATCH`: shape,
+size, solidity). ``/`` is never used: beside ``\\`` a mirrored diagonal is hard to tell apart. Black pattern on the
+class's grey face; tests/test_hatch_patterns.py measures that the eight are pairwise distinguishable.
 
 Speed: one long-lived Chromium (kaleido 1.x) per process, driven from a private event-loop thread, MathJax off,
 topojson pointed at a local folder of empty topologies (never a download; only geo traces would ask). kaleido
@@ -72,9 +73,12 @@ from mapgen.spec import MapSpec, background_color
 
 FONT_FAMILY = "DejaVu Sans"
 BORDER_PX = 0.7  # matplotlib's 0.5 pt at 100 dpi
-#: MAPWise hatch symbol → closest plotly ``fillpattern.shape``.
-PLOTLY_HATCH = {"-": "-", "+": "+", "x": "x", "\\": "\\", "*": "/", "o": ".", "O": "|"}
-HATCH_SIZE_PX = 7
+#: Hatch symbol → plotly ``fillpattern`` (shape, size in px, solidity): seven shapes, dots twice (fine and coarse),
+#: horizontal lines twice (thin and thick bands); no ``/`` beside ``\\``.
+PLOTLY_HATCH: dict[str, tuple[str, int, float]] = {
+    "-": ("-", 7, 0.25), "+": ("+", 7, 0.25), "x": ("x", 7, 0.25), "\\": ("\\", 7, 0.25),
+    "*": (".", 5, 0.3), "o": (".", 12, 0.4), "O": ("-", 14, 0.4), "|": ("|", 7, 0.25),
+}
 RELOAD_EVERY = 200
 SIMPLIFY_PX = 0.25  # outline simplification: invisible at this size, halves the vertices plotly handles
 BROWSER_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome")
@@ -203,7 +207,7 @@ def _hatched_traces(spec: MapSpec, canvas: AtlasCanvas) -> list[dict[str, Any]]:
         trace = _path_trace(xs, ys, cls.color if cls else spec.legend.na_color, HATCH_BORDER_COLOR,
                             HATCH_BORDER_WIDTH * 4 / 3)
         if cls and cls.hatch:
-            trace["fillpattern"] = _pattern(cls.hatch, cls.color)
+            trace["fillpattern"] = hatch_fillpattern(cls.hatch, cls.color)
         traces.append(trace)
     return traces
 
@@ -222,9 +226,11 @@ def _path_trace(xs: list, ys: list, fill: str, line: str, width: float) -> dict[
     }
 
 
-def _pattern(hatch: str, face: str) -> dict[str, Any]:
-    return {"shape": PLOTLY_HATCH.get(hatch, hatch), "fgcolor": "#000000", "bgcolor": face,
-            "size": HATCH_SIZE_PX, "solidity": 0.25, "fillmode": "replace"}
+def hatch_fillpattern(hatch: str, face: str) -> dict[str, Any]:
+    """plotly ``fillpattern`` of a hatch symbol: black ink on the class's face colour."""
+    shape, size, solidity = PLOTLY_HATCH.get(hatch, (hatch, 7, 0.25))
+    return {"shape": shape, "fgcolor": "#000000", "bgcolor": face, "size": size, "solidity": solidity,
+            "fillmode": "replace"}
 
 
 def _label_traces(spec: MapSpec, canvas: AtlasCanvas, out: dict[str, Any]) -> list[dict[str, Any]]:
@@ -299,7 +305,7 @@ def _legend(legend: Legend, box: Box, orientation: str, font_px: float, annotati
         xs, ys = [sw.x, sw.x + sw.w, sw.x + sw.w, sw.x, sw.x], [sw.y, sw.y, sw.y + sw.h, sw.y + sw.h, sw.y]
         trace = _path_trace(xs, ys, sw.color, "#555555", 0.8)
         if sw.hatch:
-            trace["fillpattern"] = _pattern(sw.hatch, sw.color)
+            trace["fillpattern"] = hatch_fillpattern(sw.hatch, sw.color)
         traces.append(trace)
     bar = layout.colorbar
     if bar is not None:
