@@ -19,8 +19,9 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 from PIL import Image, ImageDraw
 
+from mapgen.geo.languages import names_for
 from mapgen.legend import Legend, relative_luminance
-from mapgen.render.canvas import AtlasCanvas, label_box_color
+from mapgen.render.canvas import RESERVED_TEXT, AtlasCanvas, label_box_color
 from mapgen.render.legend_layout import legend_font_px, legend_layout
 from mapgen.render.text import TextItem, draw_texts, title_items
 from mapgen.spec import MapSpec, background_color
@@ -182,10 +183,31 @@ class MatplotlibRenderer:
 
 
 def label_texts(spec: MapSpec, canvas: AtlasCanvas) -> dict[str, str]:
-    """Text drawn on each region: its code (counterfactual code when set), or its full name where it fits."""
+    """Text drawn on each region: its code (counterfactual code when set), or its full name where it fits — in the
+    spec's language (``style.language``), where a name that does not fit falls back to the language's short
+    label (Chinese 简称) when that fits, else the code."""
     cf = spec.counterfactual or {}
     codes = {c: (cf.get("labels") or {}).get(c) or c for c in canvas.codes}
     if spec.style.label_mode != "names":
         return codes
-    names = cf.get("names") or canvas.atlas.names
-    return {c: names[c] if canvas.name_fits(c, names[c]) else codes[c] for c in canvas.codes}
+    native = None if cf.get("names") else names_for(spec.style.language, canvas.atlas.name)
+    if native is None:
+        names = cf.get("names") or canvas.atlas.names
+        return {c: names[c] if canvas.name_fits(c, names[c]) else codes[c] for c in canvas.codes}
+    return {c: _local_label(canvas, c, native.name(c), native.label(c), codes[c]) for c in canvas.codes}
+
+
+def _local_label(canvas: AtlasCanvas, code: str, name: str, short: str | None, fallback: str) -> str:
+    """The first of a region's name, its short label and its code that fits (the code always does)."""
+    if canvas.name_fits(code, name):
+        return name
+    if short and canvas.places.get(code) is not None and _fits_reserved(canvas, short):
+        return short
+    return fallback
+
+
+def _fits_reserved(canvas: AtlasCanvas, text: str) -> bool:
+    """Whether ``text`` is no larger than the box every planned label reserves (:data:`RESERVED_TEXT`)."""
+    x1, y1, x2, y2 = canvas.text_box(text, (0.0, 0.0))
+    r1, s1, r2, s2 = canvas.text_box(RESERVED_TEXT, (0.0, 0.0))
+    return x2 - x1 <= r2 - r1 + 1 and y2 - y1 <= s2 - s1 + 1
