@@ -21,7 +21,7 @@ from PIL import Image, ImageDraw
 
 from mapgen.geo.languages import names_for
 from mapgen.legend import Legend, relative_luminance
-from mapgen.render.canvas import RESERVED_TEXT, AtlasCanvas, label_box_color
+from mapgen.render.canvas import AtlasCanvas, label_box_color
 from mapgen.render.legend_layout import legend_font_px, legend_layout
 from mapgen.render.text import TextItem, draw_texts, title_items
 from mapgen.spec import MapSpec, background_color
@@ -185,7 +185,7 @@ class MatplotlibRenderer:
 def label_texts(spec: MapSpec, canvas: AtlasCanvas) -> dict[str, str]:
     """Text drawn on each region: its code (counterfactual code when set), or its full name where it fits — in the
     spec's language (``style.language``), where a name that does not fit falls back to the language's short
-    label (Chinese 简称) when that fits, else the code."""
+    label (Chinese 简称) when that fits inside, else the code."""
     cf = spec.counterfactual or {}
     codes = {c: (cf.get("labels") or {}).get(c) or c for c in canvas.codes}
     if spec.style.label_mode != "names":
@@ -198,16 +198,10 @@ def label_texts(spec: MapSpec, canvas: AtlasCanvas) -> dict[str, str]:
 
 
 def _local_label(canvas: AtlasCanvas, code: str, name: str, short: str | None, fallback: str) -> str:
-    """The first of a region's name, its short label and its code that fits (the code always does)."""
+    """The first of a region's name and its short label that fits inside it, else its code (callouts keep
+    codes: their stacking reserves a two-letter box, and a CJK glyph is taller)."""
     if canvas.name_fits(code, name):
         return name
-    if short and canvas.places.get(code) is not None and _fits_reserved(canvas, short):
+    if short and canvas.name_fits(code, short):
         return short
     return fallback
-
-
-def _fits_reserved(canvas: AtlasCanvas, text: str) -> bool:
-    """Whether ``text`` is no larger than the box every planned label reserves (:data:`RESERVED_TEXT`)."""
-    x1, y1, x2, y2 = canvas.text_box(text, (0.0, 0.0))
-    r1, s1, r2, s2 = canvas.text_box(RESERVED_TEXT, (0.0, 0.0))
-    return x2 - x1 <= r2 - r1 + 1 and y2 - y1 <= s2 - s1 + 1
