@@ -37,12 +37,13 @@ def _questions(folder: Path) -> dict[tuple, dict]:
 @pytest.fixture(scope="module", params=[("india", "hi", DEVANAGARI), ("china", "zh", HAN)], ids=["hi", "zh"])
 def pair(request, tmp_path_factory):
     country, language, script = request.param
-    return (_questions(_build(tmp_path_factory, country, "en")),
-            _questions(_build(tmp_path_factory, country, language)), country, language, script)
+    native = _build(tmp_path_factory, country, language)
+    return (_questions(_build(tmp_path_factory, country, "en")), _questions(native), country, language, script,
+            native)
 
 
 def test_native_build_asks_the_same_questions_with_the_same_computed_answers(pair):
-    english, native, country, language, script = pair
+    english, native, country, language, script, _folder = pair
     assert english and set(native) == set(english)  # same maps, templates and parameters: only the words change
     names = native_names(language)
     atlas = load_atlas(country)
@@ -69,12 +70,27 @@ def test_native_build_covers_the_templates_the_english_build_covers(pair):
 
 
 def test_region_names_in_questions_are_native(pair):
-    _english, native, country, language, _script = pair
+    _english, native, country, language, _script, _folder = pair
     atlas, names = load_atlas(country), native_names(language)
     for q in native.values():
         for p, code in q["params"].items():
             if isinstance(code, str) and code in atlas.codes and re.fullmatch(r"[XYZ]", p):
                 assert names.name(code) in q["question"] and atlas.names[code] not in q["question"]
+
+
+def test_multiple_choice_options_are_all_in_the_questions_language(pair):
+    """Distractors come from the map's facts in its language, so the native gold is not the odd one out."""
+    from mapgen.eval.baselines import map_facts
+    from mapgen.eval.mcq import make_choice
+    from mapgen.questions.record import Question
+
+    _english, native, _country, _language, script, folder = pair
+    singles = [q for q in native.values() if q["answer_type"] == "single" and script.search(str(q["answer"]))]
+    assert singles
+    for q in singles:
+        facts = map_facts(json.loads((folder / "maps" / f"{q['map_id']}.json").read_text(encoding="utf-8")))
+        options = make_choice(Question.from_dict(q), facts).options
+        assert len(options) > 1 and all(script.search(o) for o in options), options
 
 
 @pytest.mark.parametrize("code", ["hi", "zh", "es"])

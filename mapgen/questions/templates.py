@@ -708,6 +708,14 @@ def language_codes() -> list[str]:
     return [f.name[: -len(".yaml")] for f in language_files()]
 
 
+def _texts(data: dict[str, Any], key: str) -> dict[str, str]:
+    return {str(k): str(v) for k, v in (data.get(key) or {}).items()}
+
+
+def _tables(data: dict[str, Any], key: str) -> dict[str, dict[str, str]]:
+    return {str(k): {str(a): str(b) for a, b in v.items()} for k, v in (data.get(key) or {}).items()}
+
+
 def _read_language(data: Any, source: str) -> Language:
     if not isinstance(data, dict) or not isinstance(data.get("templates"), dict) or "language" not in data:
         raise TemplateError(f"{source}: a language file needs 'language:' and a 'templates:' mapping (id -> texts)")
@@ -717,13 +725,13 @@ def _read_language(data: Any, source: str) -> Language:
     return Language(
         code=str(data["language"]),
         name=str(data.get("name") or data["language"]),
-        region_words={str(k): {str(a): str(b) for a, b in v.items()} for k, v in (data.get("region_words") or {}).items()},
-        words={str(k): str(v) for k, v in (data.get("words") or {}).items()},
-        filters={str(k): {str(a): str(b) for a, b in v.items()} for k, v in (data.get("filters") or {}).items()},
-        group_forms={str(k): str(v) for k, v in (data.get("group_forms") or {}).items()},
+        region_words=_tables(data, "region_words"),
+        words=_texts(data, "words"),
+        filters=_tables(data, "filters"),
+        group_forms=_texts(data, "group_forms"),
         answers={str(k): tuple(map(str, v)) for k, v in (data.get("answers") or {}).items()},
         none=tuple(map(str, data.get("none") or ())),
-        replace={str(k): str(v) for k, v in (data.get("replace") or {}).items()},
+        replace=_texts(data, "replace"),
         texts=dict(data["templates"]),
         source=source,
     )
