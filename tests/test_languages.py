@@ -206,3 +206,24 @@ def test_annotated_maps_draw_native_names_where_they_fit(tmp_path):
     names = native_names("hi")
     native = [c for c, t in texts.items() if t == names.name(c)]
     assert len(native) >= 10 and all(t == c for c, t in texts.items() if c not in native)  # else the code
+
+
+def test_spanish_questions_on_a_usa_map_read_as_spanish():
+    """Every template asked on a Spanish USA scene: Spanish wording, contractions applied (del, al), native
+    names for regions and groups, and the same answer as the English scene gives."""
+    from mapgen.questions import generate_questions
+    from mapgen.scene import build_scene
+    from mapgen.spec import make_spec
+
+    spec = make_spec("usa", "population_2020", classes=5)
+    english = {(q.template_id, json.dumps(q.params, sort_keys=True)): q for q in generate_questions(build_scene(spec))}
+    spanish = generate_questions(build_scene(spec.with_style(language="es")))
+    assert len(spanish) == len(english) and len({q.template_id for q in spanish}) >= 35
+    for q in spanish:
+        assert " de el " not in q.question and " a el " not in q.question and "{" not in q.question
+        assert q.question.startswith(("¿", "Sí o no:", "Enumera", "Cuenta", "Nombra", "Entre")), q.question
+        e = english[(q.template_id, json.dumps(q.params, sort_keys=True))]
+        assert q.answer_type == e.answer_type and (q.answer == e.answer or q.answer_type in ("single", "list",
+                                                                                                "ranking"))
+    asked = " ".join(q.question for q in spanish)
+    assert "bordering" not in asked and " the " not in asked
