@@ -227,3 +227,36 @@ def test_spanish_questions_on_a_usa_map_read_as_spanish():
                                                                                                 "ranking"))
     asked = " ".join(q.question for q in spanish)
     assert "bordering" not in asked and " the " not in asked
+
+
+def _native_reply(q: dict, english: dict[str, str], inverse: dict[str, str], separator: str) -> str | None:
+    """How a model might answer in the question's language: native words, English names mixed in."""
+    a, kind = q["answer"], q["answer_type"]
+    if kind == "binary":
+        return {"hi": {"Yes": "हाँ, ऐसा है।", "No": "नहीं।"}, "zh": {"Yes": "是的。", "No": "不是。"}}[q["language"]][a]
+    if kind == "count":
+        return {"hi": f"उत्तर: {a}", "zh": f"答案是{a}个。"}[q["language"]]
+    if kind == "single":  # the English name when the answer is a region: a mixed reply
+        return {"hi": "उत्तर: ", "zh": "答案："}[q["language"]] + english.get(inverse.get(a, ""), a)
+    if kind == "list" and a:
+        return {"hi": "उत्तर: ", "zh": "答案："}[q["language"]] + separator.join(a)
+    return None
+
+
+def test_native_and_mixed_replies_score_full_marks(pair):
+    """Gold answers written as a model answering in Hindi/Chinese would (native yes/no, counts with 个, lists
+    joined by और / 、, region names in English) are extracted and scored as correct."""
+    from mapgen.eval.score import score
+
+    _english, native, country, language, _script, _folder = pair
+    names = native_names(language)
+    inverse = {v: k for k, v in names.names.items()}
+    english = dict(load_atlas(country).names)
+    scored = 0
+    for q in native.values():
+        reply = _native_reply(q, english, inverse, {"hi": " और ", "zh": "、"}[language])
+        if reply is not None:
+            result = score(q, reply)
+            assert result.main == 1.0, (q["question"], reply, result.extracted)
+            scored += 1
+    assert scored > 50
