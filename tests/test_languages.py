@@ -260,3 +260,18 @@ def test_native_and_mixed_replies_score_full_marks(pair):
             assert result.main == 1.0, (q["question"], reply, result.extracted)
             scored += 1
     assert scored > 50
+
+
+def test_extraction_gold_tables_accept_native_names(tmp_path):
+    """A table read back in Hindi (the labels' script) matches the gold rows; English builds are unchanged."""
+    from mapgen.describe.table import gold_table
+    from mapgen.render import render
+    from mapgen.spec import make_spec
+
+    spec = make_spec("india", "population_2011")
+    english = gold_table(render(spec, tmp_path / "en.png").scene)
+    hindi = gold_table(render(spec.with_style(language="hi"), tmp_path / "hi.png").scene)
+    names = native_names("hi")
+    for e, h in zip(english["rows"], hindi["rows"]):
+        assert h["region"] == e["region"] and names.name(h["code"]) in h["accepted"]
+        assert h["accepted"][len(names.spellings(h["code"])):] == e["accepted"]
