@@ -185,12 +185,15 @@ def base_spec(unit: Unit, config: BuildConfig, out_dir: Path | None = None):
     ch = unit.choice
     stat = load_statistic(ch["statistic"], atlas, unit, config)
     v = config.variants
-    return make_spec(
+    spec = make_spec(
         atlas, stat, legend=ch["legend"], classes=ch["classes"], scheme=ch["scheme"], order=ch["order"],
         colormap=ch["colormap"], reverse=ch["reverse"], map_id=unit.unit_id, seed=unit.seed,
         exclude=tuple(country.exclude), background=ch["background"], legend_position=ch["legend_position"],
         renderer=ch["renderer"], png_compress_level=v.png_compress_level, width=v.width, height=v.height,
     )
+    if country.language == "en" and country.labels == "codes":
+        return spec
+    return spec.with_style(language=country.language, label_mode=country.labels)
 
 
 def atlas_source(config: BuildConfig, country, out_dir: Path | None = None):
@@ -296,6 +299,8 @@ def run_unit(unit: Unit, config: BuildConfig, out_dir: Path) -> dict[str, Any]:
         timings["render"] += time.perf_counter() - start
         meta = {"split": unit.split, "variant": variant, "country": unit.country,
                 "counterfactual": unit.cf_kind, "image": image_rel(spec.map_id)}
+        if spec.style.language != "en":  # English builds' records stay as they were
+            meta["language"] = spec.style.language
         result["maps"].append({"map_id": spec.map_id, "unit_id": unit.unit_id, "map_type": spec.legend.kind,
                                "hatched": spec.legend.hatched, "annotated": spec.style.annotated,
                                "statistic": spec.stat.id, "title": spec.title, **meta})

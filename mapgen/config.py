@@ -78,12 +78,17 @@ class CountryConfig(Strict):
     #: Columns of a vector file holding region names / codes (default: names detected, codes made from them).
     name_field: str | None = None
     code_field: str | None = None
+    #: Language of the questions (``en``, ``hi``, ``zh``, ``es``; see ``mapgen.geo.languages``) and, with
+    #: ``labels: names``, of the names drawn on annotated maps (where a name does not fit: its short form or code).
+    language: str = "en"
+    labels: Literal["codes", "names"] = "codes"
 
     @model_serializer(mode="wrap")
     def _dump(self, handler):
-        """Leave unset file fields out, so configs of built-in countries dump (and hash) as before."""
+        """Leave unset file fields and default language/labels out, so older configs dump (and hash) as before."""
         data = handler(self)
-        return {k: v for k, v in data.items() if not (k in ("name_field", "code_field") and v is None)}
+        defaults = {"name_field": None, "code_field": None, "language": "en", "labels": "codes"}
+        return {k: v for k, v in data.items() if not (k in defaults and v == defaults[k])}
 
     @property
     def builtin(self) -> bool:
@@ -117,6 +122,17 @@ class CountryConfig(Strict):
             raise ValueError(f"{self.name}: a user atlas has no curated tables; use statistics.files or synthetic")
         if self.builtin and (self.name_field or self.code_field):
             raise ValueError(f"{self.name}: name_field / code_field apply to vector files only")
+        return self._known_language()
+
+    def _known_language(self) -> CountryConfig:
+        from mapgen.geo.languages import check_language, names_for
+
+        check_language(self.language)
+        if self.language != "en" and not self.builtin:
+            raise ValueError(f"{self.name}: questions in {self.language!r} need region names in that language, "
+                             "which only the built-in atlases have; use language: en for a vector file")
+        if self.language != "en":
+            names_for(self.language, self.key)
         return self
 
 

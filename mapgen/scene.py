@@ -27,6 +27,7 @@ from jinja2 import StrictUndefined
 from jinja2.sandbox import SandboxedEnvironment
 
 from mapgen.geo.gazetteer import Gazetteer, RegionGroup
+from mapgen.geo.languages import NativeNames, names_for
 from mapgen.geo.model import Atlas, LazyMapping, direction_key
 from mapgen.geo.names import UnknownRegionError, build_index, closest, normalize_name
 from mapgen.legend import Legend
@@ -116,6 +117,8 @@ class Scene:
     derived: Mapping[str, str]  # MAPWise layouts: code of a region derived for the map -> code of its parent
     centroids: Mapping[str, tuple[float, float]] = field(repr=False, compare=False)  # display geometry; lazy
     gazetteer: Gazetteer = field(repr=False, compare=False)
+    language: str = "en"  # the language questions are asked in (the spec's style)
+    native: NativeNames | None = field(default=None, repr=False, compare=False)  # region names in that language
 
     # --- regions -------------------------------------------------------------------------------------
     @property
@@ -149,6 +152,15 @@ class Scene:
 
     def name_of(self, code: str) -> str:
         return self.regions[code].name
+
+    def local_name(self, code: str) -> str:
+        """The region's name in the map's language (its display name on English and renamed maps)."""
+        return self.native.name(code) if self.native is not None and not self.renamed else self.regions[code].name
+
+    def local_spellings(self, code: str) -> list[str]:
+        """Accepted spellings of a region in the map's language first, then :meth:`spellings` (English)."""
+        native = self.native.spellings(code) if self.native is not None and not self.renamed else ()
+        return list(dict.fromkeys([*native, *self.spellings(code)]))
 
     def spellings(self, code: str) -> list[str]:
         """Accepted spellings of a region on this map (counterfactual maps accept only their own name/label)."""
@@ -449,6 +461,8 @@ def build_scene(spec: MapSpec, atlas: Atlas | None = None) -> Scene:
         derived=dict(spec.extra.get("derived") or {}),
         centroids=atlas.centroids,
         gazetteer=atlas.gazetteer,
+        language=spec.style.language,
+        native=names_for(spec.style.language, atlas.name),
     )
 
 

@@ -22,6 +22,7 @@ import pandas as pd
 from mapgen.data.statistic import StatInfo, Statistic
 from mapgen.files import write_json_atomic
 from mapgen.geo.atlas import BUILTIN, Atlas, AtlasFile, load_atlas
+from mapgen.geo.languages import DEFAULT_LANGUAGE, check_language
 from mapgen.legend import (
     HATCHES,
     DiscreteOptions,
@@ -65,6 +66,8 @@ class Style:
     height: int = 600
     dpi: int = 100
     png_compress_level: int = 6
+    #: Language of the map's questions and, with ``label_mode="names"``, of its labels (``en``, ``hi``, ``zh``, ``es``).
+    language: str = "en"
 
     def __post_init__(self) -> None:
         if self.renderer not in RENDERERS:
@@ -78,6 +81,14 @@ class Style:
         if not (100 <= self.width <= 4000 and 100 <= self.height <= 4000):
             raise ValueError(f"Image size {self.width}x{self.height} px is outside 100-4000 px.")
         background_color(self.background)
+        check_language(self.language)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The style as data; ``language`` only when it is not English (so English specs read as before)."""
+        data = asdict(self)
+        if data["language"] == DEFAULT_LANGUAGE:
+            del data["language"]
+        return data
 
 
 def background_color(name: str) -> str:
@@ -158,7 +169,7 @@ class MapSpec:
             "title": self.title,
             "values": {c: (None if is_nan(v) else v) for c, v in self.values.items()},
             "legend": self.legend.to_dict(),
-            "style": asdict(self.style),
+            "style": self.style.to_dict(),
             "counterfactual": self.counterfactual,
             "seed": self.seed,
             "extra": self.extra,

@@ -10,7 +10,7 @@ import click
 from mapgen.questions.engine import generate_questions, instantiate
 from mapgen.questions.functions import FUNCTIONS
 from mapgen.questions.io import write_jsonl
-from mapgen.questions.templates import lint_file, load_templates
+from mapgen.questions.templates import builtin_files, language_files, lint_file, load_templates
 from mapgen.scene import load_scene
 
 
@@ -87,9 +87,11 @@ def templates_preview(template: str, map_json: str, count: int, seed: int, files
 
 
 @templates.command("lint")
-@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@click.argument("paths", nargs=-1, type=click.Path(exists=True, dir_okay=False))
 def templates_lint(paths: tuple[str, ...]) -> None:
     """Check template files before use (unknown parameters, functions, types, undefined vague words)."""
+    if not paths:  # the shipped templates and every language's texts (each must cover every template)
+        paths = tuple(str(f) for f in (*builtin_files(), *language_files()))
     bad = False
     for path in paths:
         problems = lint_file(path)

@@ -3,8 +3,9 @@
 One record per rendered map (``extraction.jsonl``), computed from the Scene alone (ARCHITECTURE.md §1):
 
 - ``rows``: every *legible* region (pixel facts, :attr:`RegionFacts.legible`) in map order, each with its display
-  name (``region``), every spelling a reader may use (``accepted``: the map's name, the atlas's code and aliases,
-  the label drawn on the map; counterfactual renamed maps accept only their own names) and
+  name (``region``), every spelling a reader may use (``accepted``: the names in the map's language first on maps
+  whose questions are asked in another language, then the map's name, the atlas's code and aliases, the label drawn
+  on the map; counterfactual renamed maps accept only their own names) and
   *discrete / hatched maps*: ``class``, the legend label of its class exactly as printed, ``"N/A"`` for a region
   without data (the legend shows an N/A swatch then);
   *continuous maps*: ``value``, the region's value clipped to the colour bar ``[vmin, vmax]`` (what a reader can
@@ -45,7 +46,7 @@ def bar_value(scene: Scene, region: RegionFacts) -> float | None:
 def gold_row(scene: Scene, code: str) -> dict[str, Any]:
     """One row of the gold table."""
     r = scene.regions[code]
-    row: dict[str, Any] = {"code": code, "region": r.name, "accepted": scene.spellings(code)}
+    row: dict[str, Any] = {"code": code, "region": r.name, "accepted": scene.local_spellings(code)}
     if scene.map_type == "discrete":
         row["class"] = NA_LABEL if r.missing else r.class_label
     else:
@@ -107,7 +108,7 @@ def gold_table(scene: Scene) -> dict[str, Any]:
         "region_word": scene.region_word,
         **legend_fields(scene),
         "rows": [gold_row(scene, c) for c in scene.codes if c in legible],
-        "omitted": [{"code": c, "region": scene.regions[c].name, "accepted": scene.spellings(c)}
+        "omitted": [{"code": c, "region": scene.regions[c].name, "accepted": scene.local_spellings(c)}
                     for c in scene.codes if c not in legible],
     }
     record["ground_truth"] = markdown(record)

@@ -87,10 +87,22 @@ def map_facts(map_json: Mapping[str, Any]) -> MapFacts:
         raise ValueError("map JSON without a 'spec' object: not a map file written by mapgen render/build")
     cf = spec.get("counterfactual") or {}
     fake = cf.get("names") or {} if isinstance(cf, Mapping) else {}
-    real = atlas_names(str(spec.get("atlas") or ""))
+    real = {**atlas_names(str(spec.get("atlas") or "")), **local_names(spec)}
     names = {str(c): str(fake.get(c) or real.get(c) or c) for c in (spec.get("values") or {})}
     labels, bounds = _legend_facts(spec.get("legend") or {})
     return MapFacts(names=names, labels=labels, bounds=bounds)
+
+
+def local_names(spec: Mapping[str, Any]) -> dict[str, str]:
+    """``{code: name}`` in the language a map's questions are asked in (``style.language``; empty for English),
+    so baselines and multiple-choice options name regions as the questions' answers do."""
+    language = str((spec.get("style") or {}).get("language") or "en")
+    if language == "en":
+        return {}
+    from mapgen.geo.languages import native_names
+
+    names = native_names(language)
+    return dict(names.names) if names is not None else {}
 
 
 def facts_lookup(map_of: MapLookup) -> Callable[[str], MapFacts]:

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from mapgen.eval.native import find_native_answer_line, native_count, native_yes_no
 from mapgen.eval.normalize import normalize_yes_no, number_word, text_cache
 from mapgen.legend.grammar import find_range, find_ranges
 
@@ -194,7 +195,7 @@ def clean_item(text: str) -> str:
     return _WS.sub(" ", s).rstrip(".;:!?,").strip()
 
 
-_SEPARATOR = re.compile(r",|;|&|\s(?:and|or)\s")
+_SEPARATOR = re.compile(r",|;|&|\s(?:and|or|और|तथा|y)\s|[、，；和]")  # + Hindi, Spanish and Chinese separators
 
 
 @lru_cache(maxsize=4096)
@@ -222,7 +223,7 @@ def _restore(text: str, kept: list[str]) -> str:
 def split_items(text: str, vocabulary: Iterable[str] = ()) -> list[str]:
     """Split on commas, semicolons, newlines, ``&``, lower-case ``and``/``or`` (known names kept whole)."""
     protected, kept = _protect(text, vocabulary)
-    parts = re.split(r"[,;\n]|\s+(?:and/or|and|or|&)\s+", protected)
+    parts = re.split(r"[,;\n、，；和]|\s+(?:and/or|and|or|&|और|तथा|y)\s+", protected)
     items = [clean_item(_restore(p, kept)) for p in parts]
     return [i for i in items if i]
 
@@ -249,7 +250,8 @@ def parse_binary(text: str) -> Extracted:
     masked = _YES_OR_NO.sub(lambda m: " " * len(m.group(0)), text)  # an echoed "Yes or no:" is not an answer
     matches = list(_YES_NO.finditer(masked))
     if not matches:
-        return _fail("no yes/no word", span=text)
+        native = native_yes_no(text)  # हाँ / 是 / sí (mapgen.eval.native)
+        return Extracted(value=native, ok=True, span=text) if native else _fail("no yes/no word", span=text)
     value = normalize_yes_no(_first_or_last(matches, text).group(1))
     return Extracted(value=value, ok=True, span=text)
 
@@ -275,7 +277,8 @@ def parse_count(text: str) -> Extracted:
     """A count: a leading integer/number word, else the last one (``no states``/``none`` → 0)."""
     matches = list(_COUNT_TOKEN.finditer(text))
     if not matches:
-        return _fail("no number", span=text)
+        native = native_count(text)  # 3个 / 三个 / तीन / tres (mapgen.eval.native)
+        return Extracted(value=native, ok=True, span=text) if native is not None else _fail("no number", span=text)
     return Extracted(value=_count_value(_first_or_last(matches, text)), ok=True, span=text)
 
 
@@ -498,6 +501,7 @@ _FALLBACKS: tuple[tuple[str, Callable[[str], Any], Callable[..., Extracted]], ..
     ("json-malformed", find_malformed_answer, parse_text),
     ("json-bare", _bare_json_list, coerce_value),
     ("answer-line", find_answer_line, parse_text),
+    ("answer-line", find_native_answer_line, parse_text),  # उत्तर: / 答案是 / respuesta: (mapgen.eval.native)
 )
 
 

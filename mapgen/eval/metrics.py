@@ -184,9 +184,15 @@ def _vocabulary(question: Question) -> tuple[str, ...]:
     return tuple(dict.fromkeys(names))
 
 
+#: List separators of the other question languages (mapgen.eval.native): जम्मू और कश्मीर must stay whole.
+_NATIVE_SEPARATORS = (" और ", " तथा ", " y ", "、", "，", "；", "和")
+
+
 def _has_separator(name: str) -> bool:
     """True for names that list splitting would cut (``Jammu and Kashmir``, ``Dadra & Nagar Haveli``)."""
-    return "," in name or ";" in name or "&" in name or " and " in name or " or " in name
+    if "," in name or ";" in name or "&" in name or " and " in name or " or " in name:
+        return True
+    return any(sep in name for sep in _NATIVE_SEPARATORS)
 
 
 def _canonical_groups(groups: Ranking, amap: AliasMap) -> Groups:

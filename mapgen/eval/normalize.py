@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache, wraps
 from typing import TypeVar
 
+from mapgen.eval.native import NO_WORDS, YES_WORDS
 from mapgen.legend.grammar import Range, strip_accents
 
 T = TypeVar("T")
@@ -80,14 +81,21 @@ _LEADING_WORDS = re.compile(r"^(?:the\s+)?(?:(?:state|province|region|territory)
 
 
 _APOSTROPHES = re.compile(r"['’`]")
-_PUNCT = re.compile(r"[^\w\s]|_")
+_PUNCT = re.compile(r"[^\w\s\u0900-\u0dff]|_")  # Indic vowel signs and viramas are marks, not punctuation
 _SPACES = re.compile(r"\s+")
+
+
+def _strip_latin_accents(text: str) -> str:
+    """Accents off Latin letters (``Québec`` -> ``Quebec``); marks of other scripts (Devanagari ि, ं) stay."""
+    if not any("\u0900" <= ch <= "\u0dff" for ch in text):
+        return strip_accents(text)
+    return "".join(strip_accents(ch) if ch < "\u0250" else ch for ch in text)
 
 
 @text_cache
 def normalize_answer_name(text: str) -> str:
     """Canonical comparison key for a region name, code, colour word or label in an answer (cached)."""
-    s = text.lower() if text.isascii() else strip_accents(text).lower()
+    s = text.lower() if text.isascii() else _strip_latin_accents(text).lower()
     s = _APOSTROPHES.sub("", s.replace("&", " and "))
     s = _SPACES.sub(" ", _PUNCT.sub(" ", s)).strip()
     return _LEADING_WORDS.sub("", s, count=1).strip()
@@ -133,14 +141,18 @@ class AliasMap:
 # ---------------------------------------------------------------------------------------------- words
 
 
+_NATIVE_YES = frozenset(map(normalize_answer_name, YES_WORDS))
+_NATIVE_NO = frozenset(map(normalize_answer_name, NO_WORDS))
+
+
 def normalize_yes_no(value: object) -> str | None:
     """``"Yes"``/``"No"`` for a bool or a yes/no-like word, else ``None``."""
     if isinstance(value, bool):
         return "Yes" if value else "No"
     word = normalize_answer_name(str(value))
-    if word in _YES:
+    if word in _YES or word in _NATIVE_YES:
         return "Yes"
-    if word in _NO:
+    if word in _NO or word in _NATIVE_NO:
         return "No"
     return None
 

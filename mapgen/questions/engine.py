@@ -18,11 +18,21 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from mapgen.geo.languages import DEFAULT_LANGUAGE
 from mapgen.legend import parse_label
 from mapgen.questions.functions import FUNCTIONS, INVALID, Ctx, context
 from mapgen.questions.record import Question
 from mapgen.questions.sandbox import TEXT_ENV
-from mapgen.questions.templates import Node, Param, Template, TemplateSet, load_templates, node_text
+from mapgen.questions.templates import (
+    Language,
+    Node,
+    Param,
+    Template,
+    TemplateSet,
+    load_language,
+    load_templates,
+    node_text,
+)
 from mapgen.scene import Scene
 
 #: Draws per wanted question before giving up on a template/map.
@@ -175,16 +185,33 @@ def sample_params(template: Template, ctx: Ctx, rng: random.Random) -> dict[str,
 # ---------------------------------------------------------------------------------------------- text and answers
 
 
-def _phrase(p: Param, value: Any, ctx: Ctx) -> str:
+def _phrase(p: Param, value: Any, ctx: Ctx, lang: Language | None = None) -> str:
     if p.type == "Region":
-        return ctx.name(value)
+        return ctx.scene.local_name(value) if lang is not None else ctx.name(value)
     if p.type == "RegionGroup":  # "bordering Canada", "on the West Coast", "in the South region"
+        if lang is not None:
+            return _local_group(value, ctx, lang)
         return ctx.scene.group_phrase(value, "question", kind=ctx.group_kind.get(value, ""))
     if p.type == "LegendClass":
         return ctx.interval_labels[value]
     if p.type == "Number":
         return dict(ctx.thresholds).get(value) or ctx.num(value * (ctx.scene.legend.label_scale or 1.0))
     return str(value)
+
+
+def _local_group(value: str, ctx: Ctx, lang: Language) -> str:
+    """A group in the map's language: "bordering <region>" by the region's local name, curated groups and
+    "bordering <country>" by the names file (see :meth:`Language.group_phrase` for the forms)."""
+    kind = ctx.group_kind.get(value, "")
+    if value in ctx.group_centre:
+        return lang.group_phrase("bordering", ctx.scene.local_name(ctx.group_centre[value]))
+    form = "bordering" if kind in ("foreign_border", "region_border") else "lake" if kind == "lake" else "default"
+    return lang.group_phrase(form, ctx.scene.native.group(value))
+
+
+def scene_language(scene: Scene) -> Language | None:
+    """The Language a scene's questions are asked in (``None`` for English)."""
+    return None if scene.language == DEFAULT_LANGUAGE else load_language(scene.language)
 
 
 def _interval_ends(ctx: Ctx, idx: int) -> tuple[str, str]:
@@ -196,20 +223,23 @@ def _interval_ends(ctx: Ctx, idx: int) -> tuple[str, str]:
 
 
 def render_text(template: Template, ctx: Ctx, params: dict[str, Any], variant: int) -> str:
-    """Render text variant ``variant`` (the last one when there are fewer)."""
-    variants = template.text[ctx.scene.map_type]
-    compiled = template._compiled.get(ctx.scene.map_type)
+    """Render text variant ``variant`` (the last one when there are fewer) in the scene's language."""
+    scene = ctx.scene
+    lang = scene_language(scene)
+    key = scene.map_type if lang is None else f"{lang.code}:{scene.map_type}"
+    compiled = template._compiled.get(key)
     if compiled is None:
-        compiled = [TEXT_ENV.from_string(t) for t in variants]
-        template._compiled[ctx.scene.map_type] = compiled
-    word, plural = ctx.scene.region_word, ctx.scene.region_words
-    values = {p.name: _phrase(p, params[p.name], ctx) for p in template.params}
+        variants = template.text[scene.map_type] if lang is None else lang.variants(template)[scene.map_type]
+        compiled = [(TEXT_ENV if lang is None else lang.env).from_string(t) for t in variants]
+        template._compiled[key] = compiled
+    word, plural = (scene.region_word, scene.region_words) if lang is None else lang.region_word(scene.region_word)
+    values = {p.name: _phrase(p, params[p.name], ctx, lang) for p in template.params}
     for p in template.params:
         if p.type == "LegendClass":
             values[f"{p.name}_low"], values[f"{p.name}_high"] = _interval_ends(ctx, params[p.name])
     values.update(state=word, states=plural, State=word.capitalize(), States=plural.capitalize())
-    text = TEXT_ENV.render_limited(compiled[min(variant, len(compiled) - 1)], values)
-    return " ".join(text.split())
+    text = " ".join(TEXT_ENV.render_limited(compiled[min(variant, len(compiled) - 1)], values).split())
+    return text if lang is None else lang.finish(f" {text} ").strip()
 
 
 def _jsonable(v: Any) -> Any:
@@ -239,7 +269,13 @@ def canonical_answer(template: Template, ctx: Ctx, answer: Any) -> tuple[Any, di
     kind = template.answer_type
     accepted: dict[str, list[str]] = {}
 
+    lang = scene_language(scene)
+
     def region(code: str) -> str:
+        if lang is not None:  # the local name, with local and English spellings accepted
+            name = scene.local_name(code)
+            accepted[name] = [s for s in scene.local_spellings(code) if s != name]
+            return name
         name = scene.regions[code].name
         accepted[name] = [s for s in ctx.spellings(code) if s != name]
         return name
@@ -256,7 +292,8 @@ def canonical_answer(template: Template, ctx: Ctx, answer: Any) -> tuple[Any, di
         return [[region(c) for c in sorted(g)] for g in answer], accepted, None
     if kind == "list":
         if not answer:  # an empty answer is explicit: "None" (and its spellings) is accepted
-            return [], {"None": ["none", f"no {scene.region_words}", "nothing", "empty"]}, None
+            none = ["none", f"no {scene.region_words}", "nothing", "empty", *(lang.none if lang else ())]
+            return [], {"None": none}, None
         return sorted(region(c) for c in answer), accepted, None
     # single
     if isinstance(answer, str) and answer in scene.regions:
@@ -266,7 +303,7 @@ def canonical_answer(template: Template, ctx: Ctx, answer: Any) -> tuple[Any, di
         return text, {}, None
     text = str(answer)
     canon = text[:1].upper() + text[1:]
-    return canon, {canon: [text]}, None
+    return canon, {canon: [text, *(lang.answers.get(text, ()) if lang else ())]}, None
 
 
 def _trace(template: Template, env: dict[str, Any]) -> list[dict[str, Any]]:
@@ -329,6 +366,9 @@ def ask(
     """
     if not template.applies_to(scene.map_type):
         raise Unaskable("template", f"template {template.id} does not apply to {scene.map_type} maps")
+    lang = scene_language(scene)
+    if lang is not None and template.id not in lang.texts:
+        raise Unaskable("template", f"template {template.id} has no {lang.name} text ({lang.source})")
     ctx = context(scene).as_reader() if reader else context(scene)
     if original is not None:
         params = carry_params(template, params, context(original), ctx)

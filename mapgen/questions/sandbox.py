@@ -48,11 +48,17 @@ class TextSandbox(SandboxedEnvironment):
 
     intercepted_binops = frozenset({"*", "**"})
 
-    def __init__(self) -> None:
-        super().__init__(autoescape=False, keep_trailing_newline=False)
+    def __init__(self, words: dict[str, str] | None = None, tables: dict[str, dict[str, str]] | None = None) -> None:
+        """``words``: how a value prints in ``{{ P }}`` (a translation's word table; English prints values as
+        they are); ``tables``: filters that look a value up (a translation's ``most``, ``than`` …)."""
+        table = dict(words or {})
+        super().__init__(autoescape=False, keep_trailing_newline=False,
+                         finalize=(lambda v: table.get(v, v) if isinstance(v, str) else v) if table else None)
         self.globals["range"] = _limited_range
         self.filters["most"] = lambda d: _DIRECTION_MOST.get(str(d), f"{d}-most")
         self.filters["than"] = lambda c: _THAN.get(str(c), str(c))
+        for name, lookup in (tables or {}).items():
+            self.filters[name] = lambda v, lookup=lookup: lookup.get(str(v), str(v))
 
     def call_binop(self, context: Any, operator_name: str, left: Any, right: Any) -> Any:
         if operator_name == "**":
@@ -81,10 +87,10 @@ def loop_depth(node: nodes.Node, depth: int = 0) -> int:
     return max([here, *(loop_depth(child, here) for child in node.iter_child_nodes())])
 
 
-def text_problems(source: str, names: Iterable[str]) -> list[str]:
+def text_problems(source: str, names: Iterable[str], env: TextSandbox | None = None) -> list[str]:
     """Why a text cannot be a question template: a syntax error, loops nested too deep, or a limit broken when
-    it renders with every name set to a sample word. Empty when fine."""
-    env = TEXT_ENV
+    it renders with every name set to a sample word (in ``env``, default :data:`TEXT_ENV`). Empty when fine."""
+    env = env or TEXT_ENV
     try:
         tree = env.parse(source)
         depth = loop_depth(tree)

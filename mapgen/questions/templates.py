@@ -44,7 +44,7 @@ import yaml
 
 from mapgen.questions.functions import FUNCTIONS
 from mapgen.questions.record import ANSWER_TYPES
-from mapgen.questions.sandbox import text_problems
+from mapgen.questions.sandbox import TextSandbox, text_problems
 from mapgen.resources import template_path
 
 PARAM_TYPES: dict[str, str] = {
@@ -355,6 +355,8 @@ def lint_file(path: str | Path) -> list[str]:
         data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
     except yaml.YAMLError as exc:
         return [f"not valid YAML: {exc}"]
+    if isinstance(data, dict) and "language" in data:
+        return lint_language_file(path)
     builtin = load_templates().definitions
     problems, _, _ = check_data(data, str(path), known_definitions=builtin)
     return problems
@@ -640,3 +642,177 @@ def _check_text(params: tuple[Param, ...], variants: dict[str, tuple[str, ...]])
                         f"text ({mt}) uses unknown parameter {var!r}; valid: {', '.join(sorted(names))}"
                     )
     return errs
+
+
+# ---------------------------------------------------------------------------------------------- languages
+
+#: Keys of a language file (``templates/lang/<code>.yaml``; see its header).
+LANGUAGE_KEYS = {
+    "language", "name", "region_words", "words", "filters", "group_forms", "answers", "none", "replace", "templates",
+}  # fmt: skip
+#: Forms a group takes in a language (``{name}`` = the group's name in the language); ``default`` is required.
+GROUP_FORMS = ("bordering", "lake", "default")
+_PLAIN_SLOT = r"{{{{\s*{}\s*}}}}"
+_FILTERED_SLOT = r"{{{{\s*{}\s*\|\s*(\w+)\s*}}}}"
+
+
+@dataclass
+class Language:
+    """The question texts of every template in one language, and how parameter values, region words and groups
+    are written in it (a file ``templates/lang/<code>.yaml``)."""
+
+    code: str
+    name: str
+    region_words: dict[str, dict[str, str]]
+    words: dict[str, str]
+    filters: dict[str, dict[str, str]]
+    group_forms: dict[str, str]
+    answers: dict[str, tuple[str, ...]]
+    none: tuple[str, ...]
+    replace: dict[str, str]
+    texts: dict[str, Any]  # template id -> text variants (a list, or per map type)
+    source: str = ""
+    env: Any = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self.env = TextSandbox(self.words, self.filters)
+
+    def variants(self, template: Template) -> dict[str, tuple[str, ...]]:
+        """The template's text variants in this language, by map type."""
+        return _variants(self.texts[template.id], template.map_types)
+
+    def region_word(self, word: str) -> tuple[str, str]:
+        """(singular, plural) of an atlas's region word (``state``) in this language."""
+        forms = self.region_words.get(word) or self.region_words.get("region") or {"state": word, "states": word}
+        return forms["state"], forms["states"]
+
+    def group_phrase(self, form: str, name: str) -> str:
+        """A group written after (or before) the region word: ``form`` is one of :data:`GROUP_FORMS`."""
+        return (self.group_forms.get(form) or self.group_forms["default"]).replace("{name}", name)
+
+    def finish(self, text: str) -> str:
+        """A rendered text with the language's contractions applied (``de el`` -> ``del``)."""
+        for old, new in self.replace.items():
+            text = text.replace(old, new)
+        return text
+
+
+def language_files() -> list[Any]:
+    """The language files shipped with mapgen (``templates/lang/*.yaml``)."""
+    folder = template_path("lang")
+    return sorted((f for f in folder.iterdir() if f.name.endswith(".yaml")), key=lambda f: f.name)
+
+
+def language_codes() -> list[str]:
+    """Codes of the shipped languages besides English."""
+    return [f.name[: -len(".yaml")] for f in language_files()]
+
+
+def _texts(data: dict[str, Any], key: str) -> dict[str, str]:
+    return {str(k): str(v) for k, v in (data.get(key) or {}).items()}
+
+
+def _tables(data: dict[str, Any], key: str) -> dict[str, dict[str, str]]:
+    return {str(k): {str(a): str(b) for a, b in v.items()} for k, v in (data.get(key) or {}).items()}
+
+
+def _read_language(data: Any, source: str) -> Language:
+    if not isinstance(data, dict) or not isinstance(data.get("templates"), dict) or "language" not in data:
+        raise TemplateError(f"{source}: a language file needs 'language:' and a 'templates:' mapping (id -> texts)")
+    unknown = sorted(set(data) - LANGUAGE_KEYS)
+    if unknown:
+        raise TemplateError(f"{source}: unknown keys {unknown}; valid keys: {sorted(LANGUAGE_KEYS)}")
+    return Language(
+        code=str(data["language"]),
+        name=str(data.get("name") or data["language"]),
+        region_words=_tables(data, "region_words"),
+        words=_texts(data, "words"),
+        filters=_tables(data, "filters"),
+        group_forms=_texts(data, "group_forms"),
+        answers={str(k): tuple(map(str, v)) for k, v in (data.get("answers") or {}).items()},
+        none=tuple(map(str, data.get("none") or ())),
+        replace=_texts(data, "replace"),
+        texts=dict(data["templates"]),
+        source=source,
+    )
+
+
+_LANGUAGES: dict[str, Language] = {}
+
+
+def load_language(code: str) -> Language:
+    """A shipped language by code (``hi``, ``zh``, ``es``); a TemplateError names the choices."""
+    if code not in _LANGUAGES:
+        files = {f.name[: -len(".yaml")]: f for f in language_files()}
+        if code not in files:
+            raise TemplateError(f"no question texts in language {code!r}; languages: en, {', '.join(files)}")
+        data = yaml.safe_load(files[code].read_text(encoding="utf-8"))
+        _LANGUAGES[code] = _read_language(data, files[code].name)
+    return _LANGUAGES[code]
+
+
+def lint_language(lang: Language, templates: Iterable[Template]) -> list[str]:
+    """Problems of a language file against ``templates``: every template covered with the same map types and
+    number of variants, every text valid in the sandbox, every value a text prints worded, the forms present."""
+    templates = list(templates)
+    ids = {t.id for t in templates}
+    errs = [f"template {i!r} is not a template id (unknown template)" for i in sorted(set(lang.texts) - ids)]
+    errs += [f"no {lang.name} text for template {t.id!r}" for t in templates if t.id not in lang.texts]
+    for t in templates:
+        if t.id in lang.texts:
+            errs += [f"template {t.id}: {e}" for e in _check_translation(lang, t)]
+    if "default" not in lang.group_forms:
+        errs.append("group_forms needs a 'default' form")
+    errs += [f"group form {k!r} must contain {{name}}" for k, v in lang.group_forms.items() if "{name}" not in v]
+    errs += [f"region word {k!r} needs 'state' and 'states'" for k, v in lang.region_words.items()
+             if not {"state", "states"} <= set(v)]
+    return errs
+
+
+def _check_translation(lang: Language, t: Template) -> list[str]:
+    try:
+        variants = lang.variants(t)
+    except (AttributeError, TypeError):
+        return ["texts must be a list or a mapping of map type -> list"]
+    errs = [f"map types {sorted(variants)} differ from the template's {sorted(t.text)}"
+            for _ in [0] if set(variants) != set(t.text)]
+    for mt, texts in t.text.items():
+        if mt in variants and len(variants[mt]) != len(texts):
+            errs.append(f"{len(variants[mt])} {mt} variants, the template has {len(texts)}")
+    names = {p.name for p in t.params} | set(TEXT_GLOBALS)
+    names |= {f"{p.name}_{end}" for p in t.params if p.type == "LegendClass" for end in RANGE_ENDS}
+    for mt, texts in variants.items():
+        for text in texts:
+            errs += [f"text ({mt}): {e}" for e in text_problems(text, names, lang.env)]
+            errs += [f"text ({mt}) uses unknown parameter {v!r}" for v in _JINJA_VAR.findall(text) if v not in names]
+            errs += _unworded(lang, t, text)
+    return errs
+
+
+def _unworded(lang: Language, t: Template, text: str) -> list[str]:
+    """Values a text prints (``{{ P }}`` or ``{{ P | table }}``) that the language does not word."""
+    errs = []
+    for p in t.params:
+        if not p.values or p.type in ("N", "Number"):
+            continue
+        tables = []
+        if re.search(_PLAIN_SLOT.format(re.escape(p.name)), text):
+            tables.append(("words", lang.words))
+        tables += [(f, lang.filters[f]) for f in re.findall(_FILTERED_SLOT.format(re.escape(p.name)), text)
+                   if f in lang.filters]
+        for where, table in tables:
+            missing = [v for v in p.values if str(v) not in table]
+            if missing:
+                errs.append(f"{where} does not word {missing} (values of {p.name})")
+    return errs
+
+
+def lint_language_file(path: str | Path) -> list[str]:
+    """Problems found in a language file, checked against mapgen's templates."""
+    try:
+        lang = _read_language(yaml.safe_load(Path(path).read_text(encoding="utf-8")), str(path))
+    except yaml.YAMLError as exc:
+        return [f"not valid YAML: {exc}"]
+    except TemplateError as exc:
+        return [str(exc)]
+    return lint_language(lang, load_templates())

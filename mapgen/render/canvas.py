@@ -30,7 +30,7 @@ from mapgen.render.pixels import (
     rasterize_mask,
     region_pixels,
 )
-from mapgen.render.text import font
+from mapgen.render.text import font_for
 from mapgen.spec import Style
 
 LABEL_FONT_PT = 7.5
@@ -80,7 +80,7 @@ class AtlasCanvas:
 
     def text_box(self, text: str, xy: tuple[float, float]) -> tuple[float, float, float, float]:
         """Pixel box of ``text`` centred (PIL anchor ``mm``) at ``xy``, one pixel of padding."""
-        left, top, right, bottom = font(self.label_px).getbbox(text, anchor="mm")
+        left, top, right, bottom = font_for(text, self.label_px).getbbox(text, anchor="mm")
         return (xy[0] + left - 1, xy[1] + top - 1, xy[0] + right + 1, xy[1] + bottom + 1)
 
     def name_fits(self, code: str, text: str) -> bool:

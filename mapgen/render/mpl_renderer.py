@@ -19,6 +19,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 from PIL import Image, ImageDraw
 
+from mapgen.geo.languages import names_for
 from mapgen.legend import Legend, relative_luminance
 from mapgen.render.canvas import AtlasCanvas, label_box_color
 from mapgen.render.legend_layout import legend_font_px, legend_layout
@@ -182,10 +183,25 @@ class MatplotlibRenderer:
 
 
 def label_texts(spec: MapSpec, canvas: AtlasCanvas) -> dict[str, str]:
-    """Text drawn on each region: its code (counterfactual code when set), or its full name where it fits."""
+    """Text drawn on each region: its code (counterfactual code when set), or its full name where it fits — in the
+    spec's language (``style.language``), where a name that does not fit falls back to the language's short
+    label (Chinese 简称) when that fits inside, else the code."""
     cf = spec.counterfactual or {}
     codes = {c: (cf.get("labels") or {}).get(c) or c for c in canvas.codes}
     if spec.style.label_mode != "names":
         return codes
-    names = cf.get("names") or canvas.atlas.names
-    return {c: names[c] if canvas.name_fits(c, names[c]) else codes[c] for c in canvas.codes}
+    native = None if cf.get("names") else names_for(spec.style.language, canvas.atlas.name)
+    if native is None:
+        names = cf.get("names") or canvas.atlas.names
+        return {c: names[c] if canvas.name_fits(c, names[c]) else codes[c] for c in canvas.codes}
+    return {c: _local_label(canvas, c, native.name(c), native.label(c), codes[c]) for c in canvas.codes}
+
+
+def _local_label(canvas: AtlasCanvas, code: str, name: str, short: str | None, fallback: str) -> str:
+    """The first of a region's name and its short label that fits inside it, else its code (callouts keep
+    codes: their stacking reserves a two-letter box, and a CJK glyph is taller)."""
+    if canvas.name_fits(code, name):
+        return name
+    if short and canvas.name_fits(code, short):
+        return short
+    return fallback

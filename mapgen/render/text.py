@@ -1,4 +1,10 @@
-"""Text drawn with PIL on top of the rasterised map (much faster than matplotlib text, same DejaVu Sans font)."""
+"""Text drawn with PIL on top of the rasterised map (much faster than matplotlib text, same DejaVu Sans font).
+
+Text in another script is set in a system font for that script (:data:`SCRIPT_FONTS`: Noto Sans Devanagari from
+Debian ``fonts-noto-core``, Noto Sans CJK SC from ``fonts-noto-cjk``) and shaped by Pillow's raqm layout
+(HarfBuzz: Devanagari conjuncts and vowel signs such as ि placed before their consonant). Latin text keeps
+DejaVu Sans, so English maps are unchanged.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +16,29 @@ import matplotlib
 from PIL import ImageDraw, ImageFont
 
 FONT_FILE = Path(matplotlib.get_data_path()) / "fonts" / "ttf" / "DejaVuSans.ttf"
+#: script -> (first and last code point of its Unicode block(s), font file, face index in a collection, apt package)
+SCRIPT_FONTS: dict[str, tuple[tuple[tuple[int, int], ...], str, int, str]] = {
+    "devanagari": (((0x0900, 0x097F), (0xA8E0, 0xA8FF)),
+                   "/usr/share/fonts/truetype/noto/NotoSansDevanagari-Regular.ttf", 0, "fonts-noto-core"),
+    "han": (((0x3000, 0x303F), (0x4E00, 0x9FFF), (0x3400, 0x4DBF), (0xFF00, 0xFFEF)),
+            "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc", 2, "fonts-noto-cjk"),
+}
+
+
+class MissingFontError(RuntimeError):
+    """A label needs a script whose system font is not installed."""
+
+
+def script_of(text: str) -> str:
+    """``devanagari``, ``han`` or ``latin``: the first non-Latin script a text uses (``latin`` when none)."""
+    for ch in text:
+        point = ord(ch)
+        if point < 0x0900:
+            continue
+        for script, (blocks, *_rest) in SCRIPT_FONTS.items():
+            if any(lo <= point <= hi for lo, hi in blocks):
+                return script
+    return "latin"
 
 
 @dataclass(frozen=True)
@@ -26,21 +55,32 @@ class TextItem:
 
 
 @cache
-def font(size_px: float) -> ImageFont.FreeTypeFont:
-    """DejaVu Sans at a pixel size (cached)."""
-    return ImageFont.truetype(str(FONT_FILE), size=max(1, round(size_px)))
+def font(size_px: float, script: str = "latin") -> ImageFont.FreeTypeFont:
+    """The font of a script at a pixel size (cached): DejaVu Sans for Latin, else :data:`SCRIPT_FONTS`."""
+    if script == "latin":
+        return ImageFont.truetype(str(FONT_FILE), size=max(1, round(size_px)))
+    _blocks, path, index, package = SCRIPT_FONTS[script]
+    if not Path(path).is_file():
+        raise MissingFontError(f"drawing {script} text needs the font {path}; install it with "
+                               f"`apt-get install {package}` (or draw labels as codes: labels: codes)")
+    return ImageFont.truetype(path, size=max(1, round(size_px)), index=index, layout_engine=ImageFont.Layout.RAQM)
+
+
+def font_for(text: str, size_px: float) -> ImageFont.FreeTypeFont:
+    """The font ``text`` is set in (by its script) at a pixel size."""
+    return font(size_px, script_of(text))
 
 
 @lru_cache(maxsize=8192)
 def text_size(text: str, size_px: float) -> tuple[float, float]:
     """Width and height in pixels of ``text`` (ink box)."""
-    left, top, right, bottom = font(size_px).getbbox(text)
+    left, top, right, bottom = font_for(text, size_px).getbbox(text)
     return float(right - left), float(bottom - top)
 
 
 def text_box(item: TextItem) -> tuple[float, float, float, float]:
     """Pixel box (x1, y1, x2, y2) the text covers."""
-    left, top, right, bottom = font(item.size_px).getbbox(item.text, anchor=item.anchor)
+    left, top, right, bottom = font_for(item.text, item.size_px).getbbox(item.text, anchor=item.anchor)
     return (item.x + left, item.y + top, item.x + right, item.y + bottom)
 
 
@@ -50,7 +90,8 @@ def draw_texts(draw: ImageDraw.ImageDraw, items: list[TextItem]) -> None:
         if item.background:
             x1, y1, x2, y2 = text_box(item)
             draw.rectangle((x1 - 1, y1 - 1, x2 + 1, y2 + 1), fill=item.background)
-        draw.text((item.x, item.y), item.text, font=font(item.size_px), fill=item.color, anchor=item.anchor)
+        draw.text((item.x, item.y), item.text, font=font_for(item.text, item.size_px), fill=item.color,
+                  anchor=item.anchor)
 
 
 def title_items(title: str, box) -> list[TextItem]:
