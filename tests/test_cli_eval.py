@@ -1,66 +1,46 @@
-"""``mapgen eval`` / ``mapgen prompt`` and run_eval on tiny benchmark folders built in tmp_path."""
+"""``mapgen eval`` / ``mapgen prompt`` and run_eval on a real tiny build (``eval_bench``; copies of it where a test
+deletes or trims files)."""
 
 from __future__ import annotations
 
 import importlib.util
 import json
+import shutil
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from PIL import Image
 
 from mapgen.benchmark import load_benchmark
 from mapgen.cli import main
 from mapgen.eval.run import load_predictions, run_eval
-
-QUESTIONS = [
-    dict(question_id="q1", template_id="t_bin", answer="Yes", answer_type="binary", split="train"),
-    dict(question_id="q2", template_id="t_bin", answer="Yes", answer_type="binary", hatched=True),
-    dict(question_id="q3", template_id="t_cnt", answer=3, answer_type="count", country="india"),
-    dict(question_id="q4", template_id="t_rng", answer="1k-2k", answer_type="range", map_type="continuous"),
-    dict(
-        question_id="q5",
-        template_id="t_lst",
-        answer=["Texas", "Ohio"],
-        answer_type="list",
-        relative_region=True,
-        accepted_answers={"Texas": ["TX"], "Ohio": ["OH"]},
-    ),
-    dict(question_id="q6", template_id="t_rnk", answer=[["Texas"], ["Ohio", "Iowa"]], answer_type="ranking"),
-    dict(
-        question_id="q7", template_id="t_sgl", answer="Texas", answer_type="single", counterfactual="jumbled"
-    ),
-]
+from mapgen.files import read_jsonl
 
 
-def make_bench(root: Path, tasks: bool = False) -> Path:
-    """questions.jsonl + a 20x10 PNG per map (+ captions/grounding when ``tasks``)."""
-    (root / "maps").mkdir(parents=True)
-    Image.new("RGB", (20, 10), "white").save(root / "maps" / "m1.png")
-    lines = []
-    for i, extra in enumerate(QUESTIONS):
-        record = dict(
-            map_id="m1", mapwise_template=i + 1, question=f"Question {i}?", map_type="discrete", country="usa"
-        )
-        record.update(extra)
-        lines.append(json.dumps(record))
-    (root / "questions.jsonl").write_text("\n".join(lines) + "\n")
-    (root / "manifest.json").write_text('{"name": "tiny"}')
-    if tasks:
-        cap = {"map_id": "m1", "question_id": "c1", "ground_truth": "A map of the USA showing income."}
-        (root / "captions.jsonl").write_text(json.dumps(cap) + "\n")
-        ref = {
-            "image_id": "m1.png",
-            "question_id": "g1",
-            "question": "the largest state",
-            "box": [0, 0, 10, 5],
-            "unique": True,
-        }
-        (root / "grounding.jsonl").write_text(json.dumps(ref) + "\n")
-    return root
+def copy_bench(eval_bench: Path, dest: Path) -> Path:
+    """A private copy of the session's real build (tests that delete or trim files work on the copy)."""
+    shutil.copytree(eval_bench, dest)
+    return dest
+
+
+def one_per_type(bench: Path) -> dict[str, dict]:
+    """The first question record of each answer type in a built benchmark."""
+    chosen: dict[str, dict] = {}
+    for record in read_jsonl(bench / "questions.jsonl"):
+        chosen.setdefault(record["answer_type"], record)
+    return chosen
+
+
+def trimmed_bench(eval_bench: Path, dest: Path) -> tuple[Path, dict[str, dict]]:
+    """A copy of the real build keeping one question per answer type, one caption and one referring expression."""
+    root = copy_bench(eval_bench, dest)
+    chosen = one_per_type(root)
+    write_answers(root / "questions.jsonl", list(chosen.values()))
+    for name in ("captions.jsonl", "grounding.jsonl"):
+        write_answers(root / name, read_jsonl(root / name)[:1])
+    return root, chosen
 
 
 def write_answers(path: Path, lines: list) -> Path:
@@ -68,20 +48,26 @@ def write_answers(path: Path, lines: list) -> Path:
     return path
 
 
-def test_load_benchmark_tolerates_missing_files(tmp_path):
-    bench = load_benchmark(make_bench(tmp_path / "b"))
-    assert len(bench.questions) == 7 and bench.image_path("m1").name == "m1.png"
-    assert bench.captions == [] and bench.grounding == [] and bench.spec("m1") is None
-    assert bench.manifest == {"name": "tiny"}
-    assert len(load_benchmark(tmp_path / "b" / "questions.jsonl").questions) == 7
+def test_load_benchmark_tolerates_missing_files(eval_bench, tmp_path):
+    root = copy_bench(eval_bench, tmp_path / "b")
+    records = read_jsonl(root / "questions.jsonl")
+    gone, kept = records[0]["map_id"], records[-1]["map_id"]
+    assert gone != kept
+    for rel in ("captions.jsonl", "grounding.jsonl", "manifest.json", f"maps/{gone}.json"):
+        (root / rel).unlink()
+    bench = load_benchmark(root)
+    assert len(bench.questions) == len(records) and bench.image_path(gone).name == f"{gone}.png"
+    assert bench.captions == [] and bench.grounding == [] and bench.spec(gone) is None
+    assert bench.spec(kept)["spec"]  # the other maps' JSON still reads
+    assert bench.manifest == {} and bench.name == "b"
+    assert len(load_benchmark(root / "questions.jsonl").questions) == len(records)
     (tmp_path / "empty").mkdir()
     assert load_benchmark(tmp_path / "empty").questions == []
     with pytest.raises(FileNotFoundError):
         load_benchmark(tmp_path / "nowhere")
-    (tmp_path / "bad").mkdir()
-    (tmp_path / "bad" / "questions.jsonl").write_text('{"question_id": "x"\n')
+    (root / "questions.jsonl").write_text('{"question_id": "x"\n')
     with pytest.raises(ValueError, match="questions.jsonl:1"):
-        load_benchmark(tmp_path / "bad")
+        load_benchmark(root)
 
 
 def test_load_predictions_counts_problems(tmp_path):
@@ -104,57 +90,47 @@ def test_load_predictions_counts_problems(tmp_path):
     assert load_predictions(tmp_path / "a.json").texts == {"q1": "Yes"}
 
 
-def test_eval_predictions_cli(tmp_path):
-    bench = make_bench(tmp_path / "bench", tasks=True)
+def test_eval_predictions_cli(eval_bench, tmp_path):
+    bench, chosen = trimmed_bench(eval_bench, tmp_path / "bench")
+    assert set(chosen) == {"binary", "count", "range", "list", "ranking", "single"}
+    ref = read_jsonl(bench / "grounding.jsonl")[0]
+    listed = chosen["list"]
+    first = listed["answer"][0]
+    aliased = [listed["accepted_answers"].get(first, [first])[0], *listed["answer"][1:]]
+    ranking = " > ".join(" = ".join(group) for group in chosen["ranking"]["answer"])
     answers = write_answers(
         tmp_path / "answers.jsonl",
         [
-            {"question_id": "q1", "prediction": 'Reasoning... {"answer": "Yes"}'},
-            {"question_id": "q2", "prediction": "I am not sure."},
-            {"question_id": "q3", "prediction": "Final answer: 3"},
-            {"question_id": "q4", "prediction": "between 1500 and 2500"},
-            {"question_id": "q5", "prediction": '{"answer": ["TX", "Ohio"]}'},
-            {"question_id": "q6", "prediction": "Texas > Ohio = Iowa"},
+            {"question_id": chosen["binary"]["question_id"],
+             "prediction": f'Reasoning... {{"answer": "{chosen["binary"]["answer"]}"}}'},
+            {"question_id": chosen["count"]["question_id"], "prediction": f"Final answer: {chosen['count']['answer']}"},
+            {"question_id": chosen["range"]["question_id"], "prediction": "I am not sure."},
+            {"question_id": listed["question_id"], "prediction": json.dumps({"answer": aliased})},
+            {"question_id": chosen["ranking"]["question_id"], "prediction": ranking},
             {"question_id": "q99", "prediction": "Yes"},
-            {"question_id": "g1", "prediction": "[0, 0, 50, 50]"},
+            {"question_id": ref["question_id"], "prediction": json.dumps(ref["ground_truth"])},
             "{broken",
         ],
     )
     out = tmp_path / "report"
     result = CliRunner().invoke(main, ["eval", str(bench), "--predictions", str(answers), "-o", str(out)])
     assert result.exit_code == 0, result.output
-    assert "7 questions" in result.output and "unparsed 1, missing 1, unknown ids 1" in result.output
+    assert "6 questions" in result.output and "unparsed 1, missing 1, unknown ids 1" in result.output
     summary = json.loads((out / "summary.json").read_text())
-    # q1 1, q2 0 (unparsed), q3 1, q4 0.5, q5 F1 1, q6 1, q7 0 (missing)
-    assert summary["score"] == pytest.approx(4.5 / 7, abs=1e-6)
+    # binary, count, list (an alias) and ranking right; range unparsed; single missing
+    assert summary["score"] == pytest.approx(4 / 6, abs=1e-6)
     assert summary["invalid_prediction_lines"] == 1
-    assert summary["grounding"]["acc@0.5"] == 1.0  # 50 % of 20x10 px = the true box
+    assert summary["grounding"]["acc@0.5"] == 1.0  # the gold box on the 0-100 scale
     assert "captions" not in summary  # no caption predictions: task not scored
     assert (out / "grounding_scores.csv").is_file() and (out / "plots" / "answer_type.png").is_file()
 
 
-@pytest.mark.parametrize("baseline", ["random", "prior"])
-def test_eval_baseline_cli_full_report(eval_bench, tmp_path, baseline):
-    out = tmp_path / "report"
-    result = CliRunner().invoke(main, ["eval", str(eval_bench), "--baseline", baseline, "-o", str(out)])
-    assert result.exit_code == 0, result.output
-    records = load_benchmark(eval_bench).questions
-    if baseline == "prior":
-        records = [q for q in records if q.split == "test"]
-    summary = json.loads((out / "summary.json").read_text())
-    assert summary["n"] == len(records) and summary["missing"] == 0 and summary["unparsed"] == 0
-    assert summary["source"] == f"baseline: {baseline}"
-    md = (out / "tables.md").read_text()
-    assert "## By map type" in md and "| hatched |" in md and "| hatched · chance (analytic) |" in md
-    again = tmp_path / "again"
-    CliRunner().invoke(main, ["eval", str(eval_bench), "--baseline", baseline, "-o", str(again)])
-    assert (again / "scores.csv").read_bytes() == (out / "scores.csv").read_bytes()
-
-
-def test_random_baseline_needs_the_map_files(tmp_path):
-    result = CliRunner().invoke(main, ["eval", str(make_bench(tmp_path / "b")), "--baseline", "random",
-                                       "-o", str(tmp_path / "r")])
-    assert result.exit_code != 0 and "no map JSON for 'm1'" in result.output
+def test_random_baseline_needs_the_map_files(eval_bench, tmp_path):
+    root = copy_bench(eval_bench, tmp_path / "b")
+    map_id = read_jsonl(root / "questions.jsonl")[0]["map_id"]
+    (root / "maps" / f"{map_id}.json").unlink()
+    result = CliRunner().invoke(main, ["eval", str(root), "--baseline", "random", "-o", str(tmp_path / "r")])
+    assert result.exit_code != 0 and f"no map JSON for {map_id!r}" in result.output
 
 
 def test_pixel_baseline_runs_the_audit_and_scores_its_answers(eval_bench, tmp_path):
@@ -171,34 +147,39 @@ def test_pixel_baseline_runs_the_audit_and_scores_its_answers(eval_bench, tmp_pa
     assert abs(summary["score"] - oracle) < 0.1  # the eval scores what the audit says it got right
 
 
-def test_eval_needs_exactly_one_source(tmp_path):
-    bench = make_bench(tmp_path / "bench")
-    result = CliRunner().invoke(main, ["eval", str(bench), "-o", str(tmp_path / "r")])
+def test_eval_needs_exactly_one_source(eval_bench, tmp_path):
+    result = CliRunner().invoke(main, ["eval", str(eval_bench), "-o", str(tmp_path / "r")])
     assert result.exit_code == 2 and "exactly one of" in result.output
     with pytest.raises(ValueError, match="exactly one"):
-        run_eval(bench, baseline="random", model="openai:x")
+        run_eval(eval_bench, baseline="random", model="openai:x")
 
 
-def test_prompt_cli(tmp_path):
-    bench = make_bench(tmp_path / "bench", tasks=True)
-    result = CliRunner().invoke(main, ["prompt", str(bench), "--prompt", "eer", "--question", "q7"])
+def test_prompt_cli(eval_bench):
+    records = read_jsonl(eval_bench / "questions.jsonl")
+    jumbled = next(r for r in records if r["counterfactual"] == "jumbled")
+    result = CliRunner().invoke(main, ["prompt", str(eval_bench), "--prompt", "eer", "--question",
+                                       jumbled["question_id"]])
     assert result.exit_code == 0, result.output
-    assert result.output.startswith("[image 1] ") and "m1.png" in result.output
-    assert "Question: Question 6?" in result.output and "Step 4 - Reasoning" in result.output
+    assert result.output.startswith("[image 1] ") and f"{jumbled['map_id']}.png" in result.output
+    assert f"Question: {jumbled['question']}" in result.output and "Step 4 - Reasoning" in result.output
     assert "counterfactual" in result.output  # jumbled note
-    data = json.loads(CliRunner().invoke(main, ["prompt", str(bench), "--question", "q1", "--json"]).output)
-    assert data["strategy"] == "direct" and data["images"][0].endswith("m1.png")
-    grounding = CliRunner().invoke(main, ["prompt", str(bench), "--question", "g1"])
-    assert "0 to 100" in grounding.output and "the largest state" in grounding.output
-    missing = CliRunner().invoke(main, ["prompt", str(bench), "--question", "Q404"])
+    plain = records[0]
+    data = json.loads(CliRunner().invoke(main, ["prompt", str(eval_bench), "--question", plain["question_id"],
+                                                "--json"]).output)
+    assert data["strategy"] == "direct" and data["images"][0].endswith(f"{plain['map_id']}.png")
+    ref = read_jsonl(eval_bench / "grounding.jsonl")[0]
+    grounding = CliRunner().invoke(main, ["prompt", str(eval_bench), "--question", ref["question_id"]])
+    assert "0 to 100" in grounding.output and ref["question"] in grounding.output
+    missing = CliRunner().invoke(main, ["prompt", str(eval_bench), "--question", "Q404"])
     assert missing.exit_code == 2 and "no question 'Q404'" in missing.output
     assert "eer" in CliRunner().invoke(main, ["prompt", "--list"]).output
 
 
 class _Server:
-    """Answers every chat request with a fixed reply; fails with 500 for prompts containing 'Question 1?'."""
+    """Answers every chat request with a fixed reply (``box`` for grounding prompts); fails with 500 for prompts
+    containing ``fail_on``."""
 
-    def __init__(self) -> None:
+    def __init__(self, fail_on: str, box: list[int]) -> None:
         self.count = 0
         outer = self
 
@@ -210,12 +191,12 @@ class _Server:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 outer.count += 1
                 text = body["messages"][-1]["content"][-1]["text"]
-                if "Question 1?" in text:
+                if fail_on in text:
                     self.send_response(500)
                     self.end_headers()
                     return
                 reply = (
-                    "[0, 0, 50, 50]"
+                    json.dumps(box)
                     if "bounding box" in text
                     else "A map of the USA."
                     if "Describe" in text
@@ -236,41 +217,28 @@ class _Server:
         self.httpd.server_close()
 
 
-def test_eval_model_cli_against_local_server(tmp_path, monkeypatch):
+def test_eval_model_cli_against_local_server(eval_bench, tmp_path, monkeypatch):
     monkeypatch.setattr("mapgen.eval.captions.java_available", lambda: False)  # skip the slow METEOR JVM
-    bench = make_bench(tmp_path / "bench", tasks=True)
-    server = _Server()
+    bench, chosen = trimmed_bench(eval_bench, tmp_path / "bench")
+    failing = chosen["count"]
+    server = _Server(fail_on=failing["question"], box=read_jsonl(bench / "grounding.jsonl")[0]["ground_truth"])
     try:
         out = tmp_path / "report"
-        args = [
-            "eval",
-            str(bench),
-            "--model",
-            "openai:tiny",
-            "--base-url",
-            server.url,
-            "--prompt",
-            "cot",
-            "--retries",
-            "1",
-            "--concurrency",
-            "2",
-            "-o",
-            str(out),
-        ]
+        args = ["eval", str(bench), "--model", "openai:tiny", "--base-url", server.url, "--prompt", "cot",
+                "--retries", "1", "--concurrency", "2", "-o", str(out)]
         result = CliRunner().invoke(main, args)
         assert result.exit_code == 0, result.output
         assert "model failures: 1" in result.output
         summary = json.loads((out / "summary.json").read_text())
-        assert summary["model_failures"] == 1 and summary["failures"][0]["question_id"] == "q2"
+        assert summary["model_failures"] == 1 and summary["failures"][0]["question_id"] == failing["question_id"]
         assert summary["missing"] == 1  # the failed request scores as missing
         assert summary["grounding"]["acc@0.5"] == 1.0
         if importlib.util.find_spec("pycocoevalcap"):  # caption metrics come with the [eval] extra
             assert summary["captions"]["n"] == 1
         lines = [json.loads(x) for x in (out / "predictions.jsonl").read_text().splitlines()]
-        assert len(lines) == 9 and {x["question_id"] for x in lines if x["error"]} == {"q2"}
-        first = server.count  # 7 questions + 2 tasks, q2 tried twice
-        assert first == 10
+        assert len(lines) == 8 and {x["question_id"] for x in lines if x["error"]} == {failing["question_id"]}
+        first = server.count  # 6 questions + 2 tasks, the failing one tried twice
+        assert first == 9
         assert CliRunner().invoke(main, args).exit_code == 0  # rerun: answers come from the cache
         assert server.count == first + 2  # only the failed question is asked again
     finally:
