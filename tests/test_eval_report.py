@@ -18,6 +18,7 @@ from mapgen.eval.report import (
     markdown_table,
     paper_table,
     ranking_table,
+    score_bars,
     with_variant,
     write_report,
 )
@@ -200,3 +201,17 @@ def test_bootstrap_intervals_are_seeded_contain_the_score_and_narrow_with_more_q
     assert lo <= score <= hi
     blo, bhi = paper_ci(big, seed=3)["all"]["Binary Acc"]
     assert blo <= score <= bhi and (bhi - blo) < (hi - lo) / 2.5  # width shrinks like 1/sqrt(n)
+
+
+def test_plot_bars_carry_bootstrap_intervals(report):
+    bars = score_bars(report.frame)
+    binary, count = bars.score.loc["binary", "score"], bars.score.loc["count", "score"]
+    assert binary == pytest.approx(200 / 3) and count == 100.0  # b1, b3 right, b2 wrong; c1 right
+    assert bars.low.loc["binary", "score"] < binary < bars.high.loc["binary", "score"]  # mixed scores: a spread
+    assert bars.low.loc["count", "score"] == bars.high.loc["count", "score"] == 100.0  # one question: no spread
+    assert bars.yerr().shape == (1, 2, len(bars.score))
+    grouped = score_bars(report.frame, "map_type")
+    known = grouped.score.notna()
+    assert ((grouped.low <= grouped.score) | ~known).all().all() and ((grouped.score <= grouped.high) | ~known).all().all()
+    assert grouped.score.loc["binary", "continuous"] == 0.0 and set(grouped.score.columns) == {"discrete", "continuous"}
+    assert score_bars(report.frame, "map_type").low.equals(grouped.low)  # seeded

@@ -16,7 +16,8 @@ Files written by :func:`write_report` (byte-identical for identical inputs):
   question of that type); then the ranking metrics (RWP, MRR, MAP, Spearman, Kendall) like the paper's
   Tables 14-15, caption and grounding tables when present, and the problems found.
 - ``plots/answer_type.png`` (main score per answer type) and ``plots/by_<breakdown>.png`` (grouped bars:
-  answer type × group), rendered with matplotlib's Agg backend and no timestamp metadata.
+  answer type × group), each bar with its 95 % bootstrap interval as an error bar (:func:`score_bars`), rendered
+  with matplotlib's Agg backend and no timestamp metadata.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -118,23 +120,41 @@ BOOTSTRAP_SAMPLES = 200
 """Resamples per report cell for its 95 % bootstrap confidence interval."""
 
 
+def _resample_rows(n: int, seed: int, key: str, samples: int) -> Any:
+    """``samples`` × ``n`` question indices drawn with replacement, seeded by ``seed`` and the cell's ``key``."""
+    import zlib
+
+    import numpy as np
+
+    rng = np.random.default_rng([seed, zlib.crc32(key.encode("utf-8"))])
+    return rng.integers(0, n, size=(samples, n))
+
+
 def bootstrap_ci(metric: str, values: Any, seed: int, key: str, samples: int = BOOTSTRAP_SAMPLES) -> list[float]:
     """95 % percentile bootstrap interval (in %) of ``metric``'s aggregate over per-question ``values``,
     resampling questions with replacement; seeded by ``seed`` and the cell's ``key``."""
-    import zlib
-
     import numpy as np
 
     x = np.asarray(values, dtype=float)
     if not len(x):
         return [math.nan, math.nan]
-    rng = np.random.default_rng([seed, zlib.crc32(key.encode("utf-8"))])
-    idx = rng.integers(0, len(x), size=(samples, len(x)))
+    idx = _resample_rows(len(x), seed, key, samples)
     if metric_info(metric).aggregation is mean:
         stats = np.nanmean(x[idx], axis=1)
     else:
         stats = np.array([aggregate(metric, pd.Series(x[row])) for row in idx])
     lo, hi = np.nanpercentile(stats, [2.5, 97.5])
+    return [float(lo) * 100, float(hi) * 100]
+
+
+def mean_ci(values: Any, seed: int, key: str, samples: int = BOOTSTRAP_SAMPLES) -> list[float]:
+    """95 % percentile bootstrap interval (in %) of the mean of per-question ``values`` (the plots' main score)."""
+    import numpy as np
+
+    x = np.asarray(values, dtype=float)
+    if not len(x):
+        return [math.nan, math.nan]
+    lo, hi = np.nanpercentile(np.nanmean(x[_resample_rows(len(x), seed, key, samples)], axis=1), [2.5, 97.5])
     return [float(lo) * 100, float(hi) * 100]
 
 
@@ -344,18 +364,52 @@ def scores_frame(report: Report) -> pd.DataFrame:
 # ------------------------------------------------------------------------------------------- plots
 
 
-def _bar_plot(table: pd.DataFrame, title: str, path: Path) -> None:
+@dataclass
+class Bars:
+    """A bar chart's data: main score in % (rows: answer types, columns: groups) and its 95 % bootstrap interval."""
+
+    score: pd.DataFrame
+    low: pd.DataFrame
+    high: pd.DataFrame
+
+    def yerr(self) -> Any:
+        """Asymmetric error bars as matplotlib wants them: (columns, 2, rows), distances below and above."""
+        import numpy as np
+
+        below = (self.score - self.low).clip(lower=0).to_numpy().T
+        above = (self.high - self.score).clip(lower=0).to_numpy().T
+        return np.stack([below, above], axis=1)
+
+
+def score_bars(frame: pd.DataFrame, column: str | None = None, seed: int = 0) -> Bars:
+    """Main score per answer type (× group of ``column``) with per-cell bootstrap intervals (questions resampled)."""
+    frame = with_variant(frame)
+    keys = ["answer_type"] if column is None else ["answer_type", column]
+    cells = {}
+    for key, g in frame.groupby(keys, sort=True, dropna=False):
+        answer_type, group = (key[0], None) if column is None else key
+        label = "score" if column is None else _group_label(group, column)
+        lo, hi = mean_ci(g["main"].to_numpy(), seed, f"plot|{column}|{answer_type}|{label}")
+        cells[(answer_type, label)] = (float(g["main"].mean()) * 100, lo, hi)
+    index = pd.MultiIndex.from_tuples(list(cells), names=["answer_type", "group"])
+    values = pd.DataFrame(list(cells.values()), index=index, columns=["score", "low", "high"])
+    wide = {name: values[name].unstack("group") for name in ("score", "low", "high")}
+    columns = [c for c in dict.fromkeys(label for _, label in cells)]
+    return Bars(*(wide[name][columns] for name in ("score", "low", "high")))
+
+
+def _bar_plot(bars: Bars, title: str, path: Path) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(8, 4), dpi=100)
-    table.plot.bar(ax=ax, rot=0, width=0.8)
+    bars.score.plot.bar(ax=ax, rot=0, width=0.8, yerr=bars.yerr(), capsize=2, error_kw={"elinewidth": 0.8})
     ax.set_ylim(0, 100)
-    ax.set_ylabel("score (%)")
+    ax.set_ylabel("score (%), 95 % bootstrap interval")
     ax.set_title(title)
-    if table.shape[1] > 1:
+    if bars.score.shape[1] > 1:
         ax.legend(fontsize=8, loc="upper right")
     elif ax.get_legend() is not None:
         ax.get_legend().remove()
@@ -364,28 +418,19 @@ def _bar_plot(table: pd.DataFrame, title: str, path: Path) -> None:
     plt.close(fig)
 
 
-def _type_by_group(frame: pd.DataFrame, column: str) -> pd.DataFrame:
-    pivot = with_variant(frame).pivot_table(
-        index="answer_type", columns=column, values="main", aggfunc="mean"
-    )
-    pivot.columns = [_group_label(c, column) for c in pivot.columns]
-    return pivot * 100
-
-
-def write_plots(report: Report, folder: Path) -> list[Path]:
-    """Bar charts of the main score per answer type, overall and by each breakdown."""
+def write_plots(report: Report, folder: Path, seed: int = 0) -> list[Path]:
+    """Bar charts of the main score per answer type with bootstrap intervals, overall and by each breakdown."""
     frame = report.frame
     folder.mkdir(parents=True, exist_ok=True)
     if not len(frame):
         return []
     written = []
-    overall = frame.groupby("answer_type", sort=True)["main"].mean().to_frame("score") * 100
     path = folder / "answer_type.png"
-    _bar_plot(overall, "Main score per answer type", path)
+    _bar_plot(score_bars(frame, None, seed), "Main score per answer type", path)
     written.append(path)
     for column, label in BREAKDOWNS.items():
         path = folder / f"by_{column}.png"
-        _bar_plot(_type_by_group(frame, column), f"Main score per answer type by {label.lower()}", path)
+        _bar_plot(score_bars(frame, column, seed), f"Main score per answer type by {label.lower()}", path)
         written.append(path)
     return written
 
@@ -420,6 +465,6 @@ def write_report(
             )
             paths[name] = path
     if plots:
-        for path in write_plots(report, out / "plots"):
+        for path in write_plots(report, out / "plots", int(extra.get("seed") or 0)):
             paths[f"plot_{path.stem}"] = path
     return paths
