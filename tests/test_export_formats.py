@@ -9,6 +9,7 @@ import json
 import os
 import re
 import shutil
+import string
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -231,6 +232,55 @@ def test_vlmevalkit_caption_and_grounding_datasets(bench: Path, tmp_path: Path, 
     result = grounding.evaluate(str(tmp_path / "g.tsv")).set_index("group")
     assert result.loc["Overall", "Acc@0.5"] == pytest.approx(len(answers) // 2 / len(answers))
     assert set(result.index) >= {"Overall", "unique"}
+
+
+def vlmevalkit_load(tsv: Path) -> pd.DataFrame:
+    """A dataset TSV read the way VLMEvalKit reads one, reimplemented from its loader (open-compass/VLMEvalKit,
+    ``vlmeval/smp/file.py``: ``load`` reads ``.tsv`` with ``pd.read_csv(sep="\\t")``;
+    ``vlmeval/dataset/image_base.py``: ``ImageBaseDataset.__init__`` turns ``index`` and ``image`` into strings,
+    and an image cell of at most 64 characters must be the index of a row whose cell holds the base64 image;
+    ``dump_image`` decodes it to a file). Fails where that loader would; returns rows with decoded images."""
+    data = pd.read_csv(tsv, sep="\t")
+    assert {"index", "image", "question"} <= set(data.columns)  # build_prompt reads line["question"]
+    data["index"] = [str(x) for x in data["index"]]
+    assert data["index"].is_unique
+    images = dict(zip(data["index"], (str(x) for x in data["image"])))
+    for key, value in list(images.items()):
+        if len(value) <= 64:
+            assert value in images and len(images[value]) > 64, f"{tsv.name} row {key}: no image at index {value!r}"
+            images[key] = images[value]
+    decoded = {v: Image.open(io.BytesIO(base64.b64decode(v))) for v in set(images.values())}
+    return data.assign(image=[decoded[images[k]] for k in data["index"]])
+
+
+def vlmevalkit_options(row: pd.Series) -> dict[str, str]:
+    """The options VLMEvalKit's ``ImageMCQDataset.build_prompt`` (``vlmeval/dataset/image_mcq.py``) shows: every
+    column named by a capital letter whose cell is not NA."""
+    return {c: row[c] for c in string.ascii_uppercase if c in row and not pd.isna(row[c])}
+
+
+def test_vlmevalkit_tsvs_load_as_vlmevalkit_loads_them(bench: Path, questions, tmp_path: Path) -> None:
+    """The real VLMEvalKit is not on PyPI (GitHub only, unreachable here): its loader's conventions are checked
+    instead on all four TSVs (VQA, captions, grounding, multiple choice)."""
+    dest = export(bench, "vlmevalkit", tmp_path / "vlm", split="test", mcq=True)
+    module = _import(dest / "mapgen_dataset.py", "mapgen_vlmeval_conventions")
+    names = [module.DATASET_NAME, module.CAPTION_NAME, module.GROUNDING_NAME, module.MCQ_NAME]
+    assert sorted(p.stem for p in dest.glob("*.tsv")) == sorted(names)  # $LMUData/<dataset>.tsv
+    test_maps = {q["map_id"] for q in questions if q["split"] == "test"}
+    for name in names:
+        data = vlmevalkit_load(dest / f"{name}.tsv")
+        assert len(data) and all(im.size == (800, 600) for im in data["image"])
+        assert set(data["map_id"]) <= test_maps and data["answer"].notna().all()
+        for map_id, rows in data.groupby("map_id"):  # one decoded image per map, shared by its rows
+            assert len({im.tobytes() for im in rows["image"]}) == 1, map_id
+    mcq = vlmevalkit_load(dest / f"{module.MCQ_NAME}.tsv")
+    gold = {q["question_id"]: q for q in questions}
+    for _, row in mcq.iterrows():
+        options = vlmevalkit_options(row)
+        assert list(options) == list("ABCD"[: len(options)]) and len(options) >= 2
+        assert options[row["answer"]] == str(gold[row["question_id"]]["answer"])
+        assert row["question"] == gold[row["question_id"]]["question"]  # VLMEvalKit appends the options itself
+        assert not any(f"{letter}. " in row["question"] for letter in options)
 
 
 def test_croissant_validates_and_reads_back(bench: Path, questions, tmp_path: Path) -> None:

@@ -102,10 +102,20 @@ def make_choice(q: Question, facts: MapFacts, k: int = 4, seed: int = 0) -> Choi
     return Choice(tuple(options), LETTERS[options.index(gold)])
 
 
+OPTIONS_HEADER = "\nOptions:\n"
+"""What separates a multiple-choice text's question from its lettered options."""
+
+
 def mcq_text(question: str, choice: Choice) -> str:
     """The question with its lettered options and the instruction to answer with a letter."""
     lines = [f"{letter}. {option}" for letter, option in choice.lettered().items()]
-    return f"{question}\nOptions:\n" + "\n".join(lines) + "\nAnswer with the option's letter."
+    return f"{question}{OPTIONS_HEADER}" + "\n".join(lines) + "\nAnswer with the option's letter."
+
+
+def mcq_stem(text: str) -> str:
+    """The question of a multiple-choice text without its options (VLMEvalKit's ``question`` column: its MCQ
+    datasets list the A, B, C, D columns themselves)."""
+    return text.split(OPTIONS_HEADER, 1)[0]
 
 
 def mcq_question(q: Question, choice: Choice) -> Question:

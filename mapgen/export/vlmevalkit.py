@@ -10,8 +10,9 @@ Layout::
                                category = unique / non-unique
     DEST/<NAME>_EXTRACTION.tsv gold tables (when the build has them): question = the prompt, answer = the gold
                                table (Markdown), category = discrete / hatched / continuous, ``gold_json`` for scoring
-    DEST/<NAME>_MCQ.tsv        (``mcq=True``) the multiple-choice twins: question, A, B, C, D, answer = the gold
-                               letter, category = the original answer type
+    DEST/<NAME>_MCQ.tsv        (``mcq=True``) the multiple-choice twins: question (without its options, as
+                               VLMEvalKit's MCQ datasets add the A, B, C, D columns themselves), A, B, C, D,
+                               answer = the gold letter, category = the original answer type
     DEST/mapgen_dataset.py     ``MapgenDataset`` (VQA), ``MapgenCaptionDataset``, ``MapgenGroundingDataset``,
                                ``MapgenMCQDataset``:
                                ``build_prompt`` sends the map and mapgen's prompt, ``evaluate`` scores with mapgen
@@ -297,7 +298,9 @@ def _lead(task: str, r: dict[str, Any]) -> dict[str, Any]:
     if task == "caption":
         return {"question": r["prompt"], "answer": r["caption"], "category": "caption"}
     if task == "vqa_mcq":
-        return {"question": r["question"], "answer": r["answer"], "category": r["original_answer_type"]}
+        from mapgen.eval.mcq import mcq_stem
+
+        return {"question": mcq_stem(r["question"]), "answer": r["answer"], "category": r["original_answer_type"]}
     if task == "extraction":
         return {"question": r["prompt"], "answer": r["answer"],
                 "category": "hatched" if r["hatched"] else r["map_type"]}
