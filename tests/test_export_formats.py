@@ -123,6 +123,28 @@ def test_hf_parquet_loads_with_images(bench: Path, questions, tmp_path: Path) ->
     assert len(grounding[0]["box_percent"]) == 4 and grounding[0]["image"].size == (800, 600)
 
 
+def test_hf_shards_stream_lazily_and_store_each_image_once(bench: Path, questions, tmp_path: Path) -> None:
+    datasets = pytest.importorskip("datasets")
+    dest = export(bench, "hf", tmp_path / "hf", maps_per_shard=1)
+    for split in ("train", "test"):
+        rows = [q for q in questions if q["split"] == split]
+        maps = list(dict.fromkeys(q["map_id"] for q in rows))
+        files = sorted((dest / "vqa").glob(f"{split}-*.parquet"))
+        assert [f.name for f in files] == [f"{split}-{i:05d}-of-{len(maps):05d}.parquet" for i in range(len(maps))]
+        stream = datasets.load_dataset("parquet", data_files={split: [str(f) for f in files]}, split=split,
+                                       streaming=True)
+        assert isinstance(stream, datasets.IterableDataset)  # lazy: rows are read shard by shard
+        seen = [(r["question_id"], r["map_id"], r["image"].size) for r in stream]
+        assert [s[0] for s in seen] == [q["question_id"] for q in rows] and {s[2] for s in seen} == {(800, 600)}
+    one = export(bench, "hf", tmp_path / "one")  # default shard size: the tiny build fits one shard per split
+    assert sorted(p.name for p in (one / "vqa").glob("*.parquet")) == [
+        "test-00000-of-00001.parquet", "train-00000-of-00001.parquet"]
+    png = sum((bench / "maps" / f"{m}.png").stat().st_size for m in {q["map_id"] for q in questions})
+    per_row = sum((bench / "maps" / f"{q['map_id']}.png").stat().st_size for q in questions)
+    size = sum(p.stat().st_size for p in (one / "vqa").glob("*.parquet"))
+    assert per_row > 2 * png and size < 1.2 * png  # each map's PNG stored once, not once per question
+
+
 class TaskLoader(yaml.SafeLoader):
     """A YAML loader resolving lmms-eval's ``!function module.name`` tags against the task folder."""
 

@@ -1,17 +1,19 @@
-"""Hugging Face ``datasets`` export: parquet files with an ``Image`` feature holding the PNG bytes.
+"""Hugging Face ``datasets`` export: sharded parquet files with an ``Image`` feature holding the PNG bytes.
 
-Layout (one config per task, one parquet file per split, as the build split the maps)::
+Layout (one config per task; each split in shards of at most :data:`SHARD_MAPS` maps, as the build split them)::
 
     DEST/README.md                         dataset card whose YAML header declares the configs and splits
-    DEST/vqa/<split>-00000-of-00001.parquet
-    DEST/caption/<split>-00000-of-00001.parquet      (when the build has captions)
-    DEST/grounding/<split>-00000-of-00001.parquet    (when the build has grounding records)
-    DEST/extraction/<split>-00000-of-00001.parquet   (when the build has gold tables; ``gold_json`` scores them)
-    DEST/vqa_mcq/<split>-00000-of-00001.parquet      (``mcq=True``: multiple-choice twins, columns A-D)
+    DEST/vqa/<split>-00000-of-0000N.parquet …
+    DEST/caption/<split>-*.parquet         (when the build has captions)
+    DEST/grounding/<split>-*.parquet       (when the build has grounding records)
+    DEST/extraction/<split>-*.parquet      (when the build has gold tables; ``gold_json`` scores them)
+    DEST/vqa_mcq/<split>-*.parquet         (``mcq=True``: multiple-choice twins, columns A-D)
 
 Columns are :data:`mapgen.export.common.COLUMNS` with ``image`` an ``Image()`` feature (bytes embedded, the
-file name kept as its path). Load with ``datasets.load_dataset(DEST, "vqa")`` or
-``load_dataset("parquet", data_files={"test": "DEST/vqa/test-00000-of-00001.parquet"})``.
+file name kept as its path). A shard is one row group whose columns are dictionary-encoded without a page
+limit, so a map's PNG is stored once however many questions ask about it (a 12-questions-per-image build
+exports at ~1/10 of the size with one copy per row). Load with ``datasets.load_dataset(DEST, "vqa")``, or lazily
+with ``load_dataset("parquet", data_files={"train": "DEST/vqa/train-*.parquet"}, streaming=True)``.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from typing import Any
 
 from mapgen.benchmark import Benchmark
 from mapgen.export.common import ExportError, task_rows
-from mapgen.files import write_text_atomic
+from mapgen.files import write_bytes_atomic, write_text_atomic
 
 
 def features(task: str):
@@ -61,48 +63,75 @@ def quiet_progress() -> Iterator[None]:
             enable_progress_bars()
 
 
-def shard_name(split: str) -> str:
-    return f"{split}-00000-of-00001.parquet"
+SHARD_MAPS = 200
+"""Maps per parquet shard (~20 MB of PNGs at 800×600): shards stream one at a time and bound the export's memory."""
 
 
-def write_task(bench: Benchmark, task: str, folder: Path, splits: list[str] | None = None) -> dict[str, Path]:
-    """Write one parquet file per split of ``task`` into ``folder``; returns split → file."""
-    try:
-        from datasets import Dataset
-    except ImportError:
-        raise ExportError("The hf export needs the datasets library: pip install 'mapgen[export]'.") from None
-    rows = task_rows(bench, task) if task != "vqa_mcq" or bench.question_records else []
-    images: dict[str, bytes] = {}
-    out: dict[str, Path] = {}
-    for split in splits or bench.splits():
-        chosen = [r for r in rows if r["split"] == split]
-        if not chosen:
-            continue
-        for r in chosen:
-            data = images.setdefault(r["map_id"], bench.image_bytes(r["map_id"]))
-            r["image"] = {"bytes": data, "path": f"{r['map_id']}.png"}
-        ds = Dataset.from_list(chosen, features=features(task))
-        folder.mkdir(parents=True, exist_ok=True)
-        path = folder / shard_name(split)
-        with quiet_progress():
-            ds.to_parquet(str(path))
-        out[split] = path
+def shard_name(split: str, index: int = 0, count: int = 1) -> str:
+    return f"{split}-{index:05d}-of-{count:05d}.parquet"
+
+
+def shards(rows: list[dict[str, Any]], maps_per_shard: int) -> list[list[dict[str, Any]]]:
+    """``rows`` (in build order) cut into runs covering at most ``maps_per_shard`` maps each; a map never spans
+    two shards."""
+    out: list[list[dict[str, Any]]] = []
+    seen: set[str] = set()
+    for r in rows:
+        if r["map_id"] not in seen and len(seen) % maps_per_shard == 0:
+            out.append([])
+        seen.add(r["map_id"])
+        out[-1].append(r)
     return out
 
 
-def dataset_card(bench: Benchmark, written: dict[str, dict[str, Path]]) -> str:
+def shard_bytes(bench: Benchmark, task: str, rows: list[dict[str, Any]]) -> bytes:
+    """One parquet shard (one row group, dictionary-encoded, ``datasets`` features in its schema metadata)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from datasets import Dataset
+
+    images: dict[str, bytes] = {}
+    for r in rows:
+        data = images.setdefault(r["map_id"], bench.image_bytes(r["map_id"]))
+        r["image"] = {"bytes": data, "path": f"{r['map_id']}.png"}
+    table = Dataset.from_list(rows, features=features(task)).data.table
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink, row_group_size=len(rows), use_dictionary=True, dictionary_pagesize_limit=1 << 31,
+                   compression="zstd")
+    return sink.getvalue().to_pybytes()
+
+
+def write_task(bench: Benchmark, task: str, folder: Path, splits: list[str] | None = None,
+               maps_per_shard: int = SHARD_MAPS) -> dict[str, list[Path]]:
+    """Write each split of ``task`` into ``folder`` as parquet shards; returns split → shard files."""
+    try:
+        import datasets  # noqa: F401
+    except ImportError:
+        raise ExportError("The hf export needs the datasets library: pip install 'mapgen[export]'.") from None
+    rows = task_rows(bench, task) if task != "vqa_mcq" or bench.question_records else []
+    out: dict[str, list[Path]] = {}
+    for split in splits or bench.splits():
+        runs = shards([r for r in rows if r["split"] == split], maps_per_shard)
+        for i, run in enumerate(runs):
+            with quiet_progress():
+                path = write_bytes_atomic(folder / shard_name(split, i, len(runs)), shard_bytes(bench, task, run))
+            out.setdefault(split, []).append(path)
+    return out
+
+
+def dataset_card(bench: Benchmark, written: dict[str, dict[str, list[Path]]]) -> str:
     """README.md with the ``configs`` YAML header ``load_dataset(DEST, config)`` reads."""
     import yaml
 
     configs = []
     for k, (task, splits) in enumerate(written.items()):
         entry: dict[str, Any] = {"config_name": task,
-                                 "data_files": [{"split": s, "path": f"{task}/{shard_name(s)}"} for s in splits]}
+                                 "data_files": [{"split": s, "path": f"{task}/{s}-*.parquet"} for s in splits]}
         if k == 0:
             entry["default"] = True
         configs.append(entry)
     header = yaml.safe_dump({"configs": configs, "tags": ["mapgen", "choropleth", "vqa"]}, sort_keys=False)
-    counts = "\n".join(f"- `{t}`: " + ", ".join(f"{s} ({p.name})" for s, p in splits.items())
+    counts = "\n".join(f"- `{t}`: " + ", ".join(f"{s} ({len(p)} shard{'s' * (len(p) > 1)})" for s, p in splits.items())
                        for t, splits in written.items())
     return (f"---\n{header}---\n\n# {bench.name}\n\nChoropleth-map benchmark generated by mapgen "
             f"{bench.manifest.get('mapgen_version', '')} (config digest "
@@ -110,11 +139,11 @@ def dataset_card(bench: Benchmark, written: dict[str, dict[str, Path]]) -> str:
 
 
 def write(bench: Benchmark, dest: Path, tasks: tuple[str, ...] | None = None, mcq: bool = False,
-          **_: Any) -> None:
-    """Write every task's parquet files (and the ``vqa_mcq`` config when ``mcq``) and the dataset card."""
+          maps_per_shard: int = SHARD_MAPS, **_: Any) -> None:
+    """Write every task's parquet shards (and the ``vqa_mcq`` config when ``mcq``) and the dataset card."""
     written = {}
     for task in (*(tasks or tuple(bench.tasks)), *(("vqa_mcq",) if mcq else ())):
-        files = write_task(bench, task, dest / task)
+        files = write_task(bench, task, dest / task, maps_per_shard=maps_per_shard)
         if files:
             written[task] = files
     if not written:

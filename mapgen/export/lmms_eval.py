@@ -9,7 +9,7 @@ Layout::
                                   (discrete/hatched maps), share within the reading tolerance and error as a share
                                   of the bar (continuous maps); ``extraction_score`` is the main metric of either
     DEST/utils.py                 data files, doc_to_visual / doc_to_text / process_results / aggregations
-    DEST/data/<task>/<split>-00000-of-00001.parquet   the data (Hugging Face parquet, PNG bytes embedded)
+    DEST/data/<task>/<split>-0000i-of-0000n.parquet   the data (Hugging Face parquet, PNG bytes embedded)
     DEST/README.md
 
 Run with ``lmms-eval --include_path DEST --tasks <name>_vqa,<name>_caption,<name>_grounding``. Nothing holds an
@@ -195,10 +195,10 @@ def task_config(task_name: str, split: str, kind: str) -> dict[str, Any]:
     }
 
 
-def data_files_code(kind: str, files: dict[str, Path], dest: Path) -> str:
-    """The ``utils.py`` line defining ``<kind>_data_files`` relative to the task folder."""
-    parts = {s: p.relative_to(dest).as_posix() for s, p in files.items()}
-    body = ", ".join(f"{s!r}: str(HERE / {rel!r})" for s, rel in parts.items())
+def data_files_code(kind: str, files: dict[str, list[Path]], dest: Path) -> str:
+    """The ``utils.py`` line defining ``<kind>_data_files`` (split → shard paths) relative to the task folder."""
+    body = ", ".join(f"{s!r}: [{', '.join(f'str(HERE / {p.relative_to(dest).as_posix()!r})' for p in paths)}]"
+                     for s, paths in files.items())
     return f"{kind}_data_files = {{{body}}}\n"
 
 
