@@ -10,7 +10,7 @@ from typing import Any, Protocol
 from mapgen.files import write_files_atomic
 from mapgen.geo.atlas import Atlas
 from mapgen.render.canvas import AtlasCanvas, build_canvas
-from mapgen.render.pixels import mask_image
+from mapgen.render.pixels import HATCH_MIN_RADIUS_PX, mask_image
 from mapgen.scene import Scene, build_scene
 from mapgen.spec import MapSpec, Style
 
@@ -34,9 +34,6 @@ class Renderer(Protocol):
 
     def draw(self, spec: MapSpec, canvas: AtlasCanvas) -> tuple[bytes, list[dict[str, Any]], dict[str, Any]]: ...
 
-
-#: A hatch pattern repeats every few pixels: reading it needs a patch at least this wide (radius, px).
-HATCH_MIN_RADIUS_PX = 6.0
 
 _CANVASES: dict[tuple, AtlasCanvas] = {}
 _RENDERERS: dict[str, Any] = {}
@@ -103,9 +100,12 @@ def render_variants(spec: MapSpec, out_dir: str | Path, stem: str | None = None)
 
 def scene_with_pixels(scene: Scene, canvas: AtlasCanvas) -> Scene:
     """The scene with each region's pixel facts and legibility from the canvas. On hatched maps a region must
-    also hold a whole hatch period around its sample point (:data:`HATCH_MIN_RADIUS_PX`) to count as legible."""
+    also hold a whole hatch period around its sample point (:data:`HATCH_MIN_RADIUS_PX`) to count as legible; on
+    annotated maps a region whose label found no clean spot (``canvas.unplaced``) is illegible too."""
     min_radius = HATCH_MIN_RADIUS_PX if scene.hatched else 0.0
-    legible = {c: p.legible and p.sample_radius >= min_radius for c, p in canvas.pixels.items()}
+    unlabelled = set(canvas.unplaced) if scene.annotated else set()
+    legible = {c: p.legible and p.sample_radius >= min_radius and c not in unlabelled
+               for c, p in canvas.pixels.items()}
     pixels = {c: p.to_dict() | {"legible": legible[c]} for c, p in canvas.pixels.items()}
     return scene.with_pixels(pixels, legible)
 

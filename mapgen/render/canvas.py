@@ -2,12 +2,9 @@
 
 Computing this once and changing only colours per map is what makes rendering fast (ARCHITECTURE.md §4).
 
-Label plan (one rule): a region's label sits at the pole of inaccessibility of its largest part when a two-letter
-label box fits there; otherwise it becomes a callout beside the region (right of it when the region lies in the
-eastern half of the map, left otherwise) joined by a leader line — past the outermost land in its row when that
-is within :data:`MAX_COAST_JUMP_PX` (small coastal regions get their labels off the coast), else right beside
-the region — moved down until it overlaps no other label.
-Regions smaller than one pixel get no label. Sample points avoid every label box and leader line.
+Region labels are set at :data:`LABEL_CAP_PX` cap height (the glyph box of an upper-case code) at 800×600, scaled
+with the page; where they go is the placement problem of :mod:`mapgen.render.placement`. Sample points avoid
+every label box, leader line and end dot.
 """
 
 from __future__ import annotations
@@ -18,7 +15,7 @@ from typing import Any
 import numpy as np
 import shapely
 from matplotlib.path import Path
-from shapely.geometry import LineString, Point, box
+from shapely.geometry import Point, box
 
 from mapgen.geo.atlas import Atlas
 from mapgen.render.layout import Layout, compute_layout, page_scale
@@ -30,24 +27,17 @@ from mapgen.render.pixels import (
     rasterize_mask,
     region_pixels,
 )
-from mapgen.render.text import font_for
+from mapgen.render.placement import BoxShape, LabelPlace, Problem, plan
+from mapgen.render.text import cap_height_size, font, font_for
 from mapgen.spec import Style
 
-LABEL_FONT_PT = 7.5
-CALLOUT_GAP_PX = 12.0
-MAX_COAST_JUMP_PX = 60.0  # a callout moves out past other land (to the coast) only when that is this close
-RESERVED_TEXT = "WW"  # the widest two-letter label: the box every planned label reserves
+__all__ = ["LABEL_CAP_PX", "AtlasCanvas", "LabelPlace", "build_canvas", "geometry_path", "label_box_color"]
+
+#: Cap height (px) of region labels on an 800×600 page: the glyph box of an upper-case code such as ``CA``.
+LABEL_CAP_PX = 12.0
+RESERVED_TEXT = "WW"  # the widest two-letter label: every planned label reserves at least its box
 LABEL_MARGIN_PX = 2.0
 OUTLINE_SIMPLIFY_PX = 1.0  # the outline is a stroke over the fills: detail finer than a pixel does not show
-
-
-@dataclass(frozen=True)
-class LabelPlace:
-    """Where a region's label goes: ``inside`` at ``xy`` or ``callout`` at ``xy`` with a leader ``line``."""
-
-    kind: str
-    xy: tuple[float, float]
-    line: tuple[tuple[float, float], ...] = ()
 
 
 @dataclass
@@ -62,6 +52,8 @@ class AtlasCanvas:
     places: dict[str, LabelPlace]
     pixels: dict[str, RegionPixels]
     label_px: float
+    scale: float = 1.0  # page scale (1 at 800×600): label sizes, gaps and line widths grow with it
+    unplaced: tuple[str, ...] = ()  # regions that need a label but found no clean spot (illegible when annotated)
     outline: Path | None = None  # the outer edge of all regions (one compound path)
     outline_geom: Any = None  # the same outline as a shapely geometry
 
@@ -94,12 +86,10 @@ class AtlasCanvas:
         return part.contains(label) and label.distance(sample) > LABEL_MARGIN_PX
 
 
-def label_box_color(place: LabelPlace, hatched: bool, background: str) -> str | None:
-    """Fill of the box behind a label, if any: the page background behind callouts (they may sit on other
-    regions) and white behind inside labels on hatched maps (hatch lines would cross the text)."""
-    if place.kind == "callout":
-        return background
-    return "#ffffff" if hatched else None
+def label_box_color(place: LabelPlace, hatched: bool) -> str | None:
+    """Fill of the box behind a label, if any: white behind callouts (never the page colour, which would read as
+    a hole in the map) and behind inside labels on hatched maps (hatch lines would cross the text)."""
+    return "#ffffff" if place.kind == "callout" or hatched else None
 
 
 def build_canvas(atlas: Atlas, style: Style) -> AtlasCanvas:
@@ -107,82 +97,25 @@ def build_canvas(atlas: Atlas, style: Style) -> AtlasCanvas:
     layout = compute_layout(tuple(atlas.gdf.total_bounds), style)
     geoms = {c: shapely.orient_polygons(g) for c, g in pixel_geometry(atlas, layout).items()}
     mask = rasterize_mask(atlas.codes, geoms, layout.width, layout.height)
-    label_px = LABEL_FONT_PT * style.dpi / 72.0 * page_scale(style.width, style.height)
+    scale = page_scale(style.width, style.height)
+    label_px = cap_height_size(LABEL_CAP_PX * scale)
     poles = {c: pole(largest_part(g)) for c, g in geoms.items()}
-    canvas = AtlasCanvas(atlas, layout, geoms, {}, mask, {}, {}, label_px)
-    canvas.places = plan_labels(canvas, poles, np.bincount(mask.ravel(), minlength=len(atlas.codes) + 1))
-    obstacles = shapely.union_all(
-        [box(*canvas.text_box(RESERVED_TEXT, p.xy)).buffer(LABEL_MARGIN_PX) for p in canvas.places.values()]
-        + [LineString(p.line).buffer(1.5) for p in canvas.places.values() if len(p.line) > 1]
-    )
-    canvas.pixels = region_pixels(atlas.codes, geoms, mask, poles, obstacles)
+    canvas = AtlasCanvas(atlas, layout, geoms, {}, mask, {}, {}, label_px, scale)
+    mb = layout.map_box
+    problem = Problem(atlas.codes, geoms, mask, (mb.left, mb.top, mb.right, mb.bottom),
+                      ink_shape(canvas), scale, poles)
+    canvas.places, canvas.unplaced, obstacles = plan(problem)
+    canvas.pixels = region_pixels(atlas.codes, geoms, mask, poles, obstacles.union())
     canvas.paths = {c: geometry_path(g) for c, g in geoms.items()}
     canvas.outline_geom = shapely.union_all(list(geoms.values()), grid_size=0.01).buffer(0).simplify(OUTLINE_SIMPLIFY_PX)
     canvas.outline = geometry_path(canvas.outline_geom)
     return canvas
 
 
-def plan_labels(canvas: AtlasCanvas, poles: dict, areas: np.ndarray) -> dict[str, LabelPlace]:
-    """Inside labels first, then callouts that avoid every other label (see the module rule)."""
-    places: dict[str, LabelPlace] = {}
-    taken: list[tuple[float, float, float, float]] = []
-    pending = []
-    for i, code in enumerate(canvas.codes):
-        xy, _ = poles[code]
-        label = box(*canvas.text_box(RESERVED_TEXT, xy))
-        if largest_part(canvas.geoms[code]).contains(label):
-            places[code] = LabelPlace("inside", xy)
-            taken.append(canvas.text_box(RESERVED_TEXT, xy))
-        elif areas[i + 1] >= 1:
-            pending.append(code)
-    east = float(np.mean([poles[c][0][0] for c in canvas.codes]))
-    for code in sorted(pending, key=lambda c: poles[c][0][1]):
-        places[code] = _callout(canvas, code, poles[code][0], poles[code][0][0] >= east, taken)
-    return places
-
-
-def _callout(canvas: AtlasCanvas, code: str, anchor, right: bool, taken: list) -> LabelPlace:
-    bx1, by1, bx2, by2 = canvas.text_box(RESERVED_TEXT, (0.0, 0.0))
-    w, map_box = bx2 - bx1, canvas.layout.map_box
-    rx1, _, rx2, _ = canvas.geoms[code].bounds
-    own = rx2 if right else rx1
-    y = anchor[1]
-    for _ in range(200):
-        edge = _land_edge(canvas, y + by1 - 2, y + by2 + 2, right, anchor[0])
-        edge = edge if abs(edge - own) <= MAX_COAST_JUMP_PX else own  # interior regions: label beside them
-        x = edge + CALLOUT_GAP_PX + w / 2 if right else edge - CALLOUT_GAP_PX - w / 2
-        x = min(max(x, map_box.left + w / 2 + 1), map_box.right - w / 2 - 1)
-        mine = (x + bx1, y + by1, x + bx2, y + by2)
-        clash = [t for t in taken if not (mine[2] < t[0] or t[2] < mine[0] or mine[3] < t[1] or t[3] < mine[1])]
-        if not clash:
-            break
-        y = max(t[3] for t in clash) - by1 + 1
-    taken.append((x + bx1, y + by1, x + bx2, y + by2))
-    end = (x + bx1 - 1, y) if right else (x + bx2 + 1, y)
-    line = LineString([end, anchor])
-    outside = line.difference(canvas.geoms[code])
-    return LabelPlace("callout", (x, y), _segment_from(outside, end))
-
-
-def _land_edge(canvas: AtlasCanvas, top: float, bottom: float, right: bool, start: float) -> float:
-    """The outermost land in a horizontal band beyond ``start`` (so callouts sit off the coast, not on
-    neighbours): the largest x of any region in the band when ``right``, else the smallest."""
-    band = box(start if right else canvas.layout.map_box.left, top, canvas.layout.map_box.right if right else start,
-               bottom)
-    hits = [g.intersection(band) for g in canvas.geoms.values() if g.intersects(band)]
-    hits = [h for h in hits if not h.is_empty]
-    if not hits:
-        return start
-    return max(h.bounds[2] for h in hits) if right else min(h.bounds[0] for h in hits)
-
-
-def _segment_from(geom, start: tuple[float, float]) -> tuple[tuple[float, float], ...]:
-    """The piece of a (multi)line that starts at ``start`` (the leader line up to the region's edge)."""
-    if geom.is_empty:
-        return ()
-    parts = list(getattr(geom, "geoms", [geom]))
-    part = min(parts, key=lambda g: Point(start).distance(g))
-    return tuple((float(x), float(y)) for x, y in part.coords)
+def ink_shape(canvas: AtlasCanvas) -> BoxShape:
+    """The glyph box every label plans for: that of the widest of ``WW`` and the atlas's codes."""
+    widest = max([RESERVED_TEXT, *canvas.codes], key=lambda t: font(canvas.label_px).getlength(t))
+    return BoxShape(*font(canvas.label_px).getbbox(widest, anchor="mm"))
 
 
 def geometry_path(geom) -> Path:

@@ -14,15 +14,23 @@ from typing import Any
 
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.collections import LineCollection, PathCollection
+from matplotlib.collections import LineCollection, PatchCollection, PathCollection
 from matplotlib.figure import Figure
-from matplotlib.patches import Rectangle
+from matplotlib.patches import Circle, Rectangle
 from PIL import Image, ImageDraw
 
 from mapgen.geo.languages import names_for
 from mapgen.legend import Legend, relative_luminance
-from mapgen.render.canvas import AtlasCanvas, label_box_color
+from mapgen.render.canvas import AtlasCanvas
+from mapgen.render.labels import (
+    CASING_COLOR,
+    DOT_RIM_PX,
+    LEADER_COLOR,
+    LEADER_WIDTH_PX,
+    drawn_labels,
+)
 from mapgen.render.legend_layout import legend_font_px, legend_layout
+from mapgen.render.placement import CASING_WIDTH_PX
 from mapgen.render.text import TextItem, draw_texts, title_items
 from mapgen.spec import MapSpec, background_color
 
@@ -85,7 +93,7 @@ class MatplotlibFigure:
             self.regions.set_facecolors(faces)
         labels: dict[str, dict[str, Any]] = {}
         if style.annotated:
-            temp += self._labels(texts, faces, legend.hatched, bg, items, labels)
+            temp += self._labels(texts, faces, legend.hatched, items, labels)
         title_box = self.canvas.layout.title_box
         if style.show_title and title_box is not None and spec.title:
             items.extend(title_items(spec.title, title_box))
@@ -117,25 +125,25 @@ class MatplotlibFigure:
             artists.append(coll)
         return artists
 
-    def _labels(self, texts, faces, hatched: bool, background: str, items: list[TextItem], out: dict) -> list[Any]:
+    def _labels(self, texts, faces, hatched: bool, items: list[TextItem], out: dict) -> list[Any]:
+        """Label texts go to ``items`` (drawn by PIL), records to ``out``; leader lines and dots are artists."""
         canvas = self.canvas
-        lines = []
-        for code, face in zip(canvas.codes, faces):
-            place = canvas.places.get(code)
-            if place is None:
-                continue
-            dark = relative_luminance(face) < 0.3 and not hatched and place.kind == "inside"
-            item = TextItem(place.xy[0], place.xy[1], texts[code], canvas.label_px, "#ffffff" if dark else "#000000",
-                            "mm", label_box_color(place, hatched, background))
-            items.append(item)
-            if len(place.line) > 1:
-                lines.append(place.line)
-            out[code] = {"text": item.text, "kind": place.kind, "box": list(canvas.text_box(item.text, place.xy))}
-        if not lines:
+        drawn = drawn_labels(canvas, texts, dict(zip(canvas.codes, faces)), hatched)
+        items.extend(d.item for d in drawn)
+        out.update({d.code: d.record() for d in drawn})
+        callouts = [d for d in drawn if d.line is not None]
+        if not callouts:
             return []
-        coll = LineCollection(lines, colors="#444444", linewidths=0.6, zorder=3)
-        self.ax.add_collection(coll)
-        return [coll]
+        scale, pt = canvas.scale, 72.0 / self.dpi
+        lines = [d.line for d in callouts]
+        casing = LineCollection(lines, colors=CASING_COLOR, linewidths=CASING_WIDTH_PX * scale * pt, zorder=3,
+                                capstyle="round")
+        leader = LineCollection(lines, colors=LEADER_COLOR, linewidths=LEADER_WIDTH_PX * scale * pt, zorder=3.1)
+        dots = PatchCollection([Circle(d.dot, d.dot_radius) for d in callouts], facecolors=LEADER_COLOR,
+                               edgecolors=CASING_COLOR, linewidths=DOT_RIM_PX * scale * pt, zorder=3.2)
+        for artist in (casing, leader, dots):
+            self.ax.add_collection(artist)
+        return [casing, leader, dots]
 
 
 # --- legends -------------------------------------------------------------------------------------------------

@@ -9,8 +9,11 @@ Rules (documented, tested):
 - The oriented box is the minimum rotated rectangle of the region's pixel-space geometry.
 - A region is *legible* when it covers at least :data:`MIN_AREA_PX` pixels and its largest part holds a circle of
   radius :data:`MIN_RADIUS_PX` (so its colour can be sampled away from edges).
-- The sample point is the pole of inaccessibility of the largest part after removing every planned label box and
-  leader line (plus a margin), so labels never cover the sampled pixels.
+- The sample point is the pole of inaccessibility of the largest part after removing every planned label box,
+  leader line and end dot (plus a margin), so labels never cover the sampled pixels. It always lies on one of the
+  region's own mask pixels (pixel ``(col, row)`` has its centre at ``(col + 0.5, row + 0.5)``): when the pole
+  of a region a few pixels wide falls on a neighbour's pixel, the sample moves to the centre of the region's
+  pixel deepest inside its mask.
 """
 
 from __future__ import annotations
@@ -29,6 +32,8 @@ from mapgen.render.layout import Layout
 
 MIN_AREA_PX = 30
 MIN_RADIUS_PX = 2.0
+#: A hatch pattern repeats every few pixels: reading it needs a patch at least this wide (radius, px).
+HATCH_MIN_RADIUS_PX = 6.0
 
 
 @dataclass(frozen=True)
@@ -118,6 +123,9 @@ def region_pixels(
         free = largest_part(geom).difference(obstacles)
         sample, sample_radius = pole(largest_part(free)) if not free.is_empty else (center, 0.0)
         sl = slices[i]
+        if sl is not None and not _on_region(mask, sample, i + 1):
+            sample = _deepest_pixel(mask, sl, i + 1)
+            sample_radius = min(sample_radius, float(geom.boundary.distance(shapely.Point(sample))))
         bbox = (sl[1].start, sl[0].start, sl[1].stop - 1, sl[0].stop - 1) if sl else _geom_bbox(geom)
         rect = shapely.minimum_rotated_rectangle(geom)
         corners = tuple((round(x, 2), round(y, 2)) for x, y in list(rect.exterior.coords)[:4])
@@ -134,6 +142,21 @@ def region_pixels(
             legible=area >= MIN_AREA_PX and sample_radius >= MIN_RADIUS_PX,
         )
     return out
+
+
+def _on_region(mask: np.ndarray, xy: tuple[float, float], mask_id: int) -> bool:
+    """Whether the pixel under ``xy`` (pixel ``(int(x), int(y))``) belongs to region ``mask_id``."""
+    h, w = mask.shape
+    row, col = int(xy[1]), int(xy[0])
+    return 0 <= row < h and 0 <= col < w and mask[row, col] == mask_id
+
+
+def _deepest_pixel(mask: np.ndarray, sl: tuple[slice, slice], mask_id: int) -> tuple[float, float]:
+    """Centre of the region's mask pixel farthest from any other pixel (first in row order on ties)."""
+    window = np.pad(mask[sl] == mask_id, 1)
+    depth = ndimage.distance_transform_edt(window)
+    row, col = np.unravel_index(int(np.argmax(depth)), depth.shape)
+    return (float(sl[1].start + col - 1 + 0.5), float(sl[0].start + row - 1 + 0.5))
 
 
 def _geom_bbox(geom) -> tuple[int, int, int, int]:

@@ -56,8 +56,9 @@ import shapely
 from PIL import Image
 
 from mapgen.files import write_text_atomic
-from mapgen.legend import Legend, relative_luminance
-from mapgen.render.canvas import AtlasCanvas, label_box_color
+from mapgen.legend import Legend
+from mapgen.render.canvas import AtlasCanvas
+from mapgen.render.labels import CASING_COLOR, DOT_RIM_PX, LEADER_COLOR, LEADER_WIDTH_PX, drawn_labels
 from mapgen.render.layout import Box
 from mapgen.render.legend_layout import legend_font_px, legend_layout
 from mapgen.render.mpl_renderer import (
@@ -68,6 +69,7 @@ from mapgen.render.mpl_renderer import (
     label_texts,
     outline_color,
 )
+from mapgen.render.placement import CASING_WIDTH_PX
 from mapgen.render.text import TextItem, title_items
 from mapgen.spec import MapSpec, background_color
 
@@ -80,6 +82,7 @@ PLOTLY_HATCH: dict[str, tuple[str, int, float]] = {
     "*": (".", 5, 0.3), "o": (".", 12, 0.4), "O": ("-", 14, 0.4), "|": ("|", 7, 0.25),
 }
 RELOAD_EVERY = 200
+HALO_OFFSETS = ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, -1), (1, -1), (-1, 1))  # one-pixel text halo
 SIMPLIFY_PX = 0.25  # outline simplification: invisible at this size, halves the vertices plotly handles
 BROWSER_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome")
 TOPOJSON_NAMES = tuple(
@@ -234,44 +237,45 @@ def hatch_fillpattern(hatch: str, face: str) -> dict[str, Any]:
 
 
 def _label_traces(spec: MapSpec, canvas: AtlasCanvas, out: dict[str, Any]) -> list[dict[str, Any]]:
-    """Leader lines, label boxes (see :func:`label_box_color`) and the label texts; fills ``out`` with boxes."""
-    hatched, legend = spec.legend.hatched, spec.legend
-    background = background_color(spec.style.background)
-    texts = label_texts(spec, canvas)
-    tx, ty, tt, tc = [], [], [], []
-    lines_x: list = []
-    lines_y: list = []
-    boxes: dict[str, tuple[list, list]] = {}
-    for code in canvas.codes:
-        place = canvas.places.get(code)
-        if place is None:
-            continue
-        face = legend.color_of(spec.values.get(code, float("nan")))
-        dark = relative_luminance(face) < 0.3 and not hatched and place.kind == "inside"
-        box = canvas.text_box(texts[code], place.xy)
-        tx.append(place.xy[0])
-        ty.append(place.xy[1])
-        tt.append(texts[code])
-        tc.append("#ffffff" if dark else "#000000")
-        if len(place.line) > 1:
-            lines_x += [*(p[0] for p in place.line), None]
-            lines_y += [*(p[1] for p in place.line), None]
-        fill = label_box_color(place, hatched, background)
-        if fill is not None:
-            x1, y1, x2, y2 = box
-            bx, by = boxes.setdefault(fill, ([], []))
-            bx += [x1 - 1, x2 + 1, x2 + 1, x1 - 1, None]
-            by += [y1 - 1, y1 - 1, y2 + 1, y2 + 1, None]
-        out[code] = {"text": texts[code], "kind": place.kind, "box": list(box)}
-    traces = []
-    if lines_x:
-        traces.append({"type": "scatter", "x": lines_x, "y": lines_y, "mode": "lines", "hoverinfo": "skip",
-                       "line": {"color": "#444444", "width": 0.8, "simplify": False}})
-    for fill, (bx, by) in sorted(boxes.items()):
-        traces.append(_path_trace(bx, by, fill, "rgba(0,0,0,0)", 0))
-    if tx:
-        traces.append(_text_trace(tx, ty, tt, tc, canvas.label_px))
+    """Leader lines (white casing, dark core), end dots, label boxes and texts as :mod:`mapgen.render.labels`
+    draws them; fills ``out`` with the label records."""
+    legend = spec.legend
+    faces = {c: legend.color_of(spec.values.get(c, float("nan"))) for c in canvas.codes}
+    drawn = drawn_labels(canvas, label_texts(spec, canvas), faces, legend.hatched)
+    out.update({d.code: d.record() for d in drawn})
+    callouts = [d for d in drawn if d.line is not None]
+    traces = _leader_traces(callouts, canvas.scale) if callouts else []
+    boxes: dict[tuple[str, str | None], tuple[list, list]] = {}
+    for d in drawn:
+        if d.item.background:
+            x1, y1, x2, y2 = d.box
+            bx, by = boxes.setdefault((d.item.background, d.item.frame), ([], []))
+            bx += [x1 - 1, x2 + 1, x2 + 1, x1 - 1, x1 - 1, None]
+            by += [y1 - 1, y1 - 1, y2 + 1, y2 + 1, y1 - 1, None]
+    for (fill, frame), (bx, by) in sorted(boxes.items(), key=str):
+        traces.append(_path_trace(bx, by, fill, frame or "rgba(0,0,0,0)", 1 if frame else 0))
+    groups: dict[tuple[str, str | None], list] = {}
+    for d in drawn:
+        groups.setdefault((d.item.color, d.item.halo), []).append(d.item)
+    for (color, halo), items in sorted(groups.items(), key=str):
+        trace = _text_trace([i.x for i in items], [i.y for i in items], [i.text for i in items], color,
+                            canvas.label_px)
+        if halo:
+            trace["textfont"]["shadow"] = ", ".join(f"{dx}px {dy}px 0 {halo}" for dx, dy in HALO_OFFSETS)
+        traces.append(trace)
     return traces
+
+
+def _leader_traces(callouts: list, scale: float) -> list[dict[str, Any]]:
+    xs = [v for d in callouts for v in (d.line[0][0], d.line[1][0], None)]
+    ys = [v for d in callouts for v in (d.line[0][1], d.line[1][1], None)]
+    line = {"type": "scatter", "x": xs, "y": ys, "mode": "lines", "hoverinfo": "skip"}
+    dots = {"type": "scatter", "x": [d.dot[0] for d in callouts], "y": [d.dot[1] for d in callouts],
+            "mode": "markers", "hoverinfo": "skip",
+            "marker": {"size": [2 * d.dot_radius + DOT_RIM_PX * scale for d in callouts], "color": LEADER_COLOR,
+                       "line": {"color": CASING_COLOR, "width": DOT_RIM_PX * scale}}}
+    return [line | {"line": {"color": CASING_COLOR, "width": CASING_WIDTH_PX * scale, "simplify": False}},
+            line | {"line": {"color": LEADER_COLOR, "width": LEADER_WIDTH_PX * scale, "simplify": False}}, dots]
 
 
 def _text_trace(xs, ys, texts, colors, size_px: float, position: str = "middle center") -> dict[str, Any]:

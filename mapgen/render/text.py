@@ -52,6 +52,8 @@ class TextItem:
     color: str = "#000000"
     anchor: str = "mm"
     background: str | None = None
+    frame: str | None = None  # outline of the background box
+    halo: str | None = None  # a one-pixel outline around the glyphs (contrast on any fill)
 
 
 @cache
@@ -71,6 +73,18 @@ def font_for(text: str, size_px: float) -> ImageFont.FreeTypeFont:
     return font(size_px, script_of(text))
 
 
+@cache
+def cap_height_size(cap_px: float) -> float:
+    """The smallest whole pixel size at which an upper-case ``H`` is at least ``cap_px`` tall (its rendered glyph
+    box; hinting snaps cap heights to whole pixels)."""
+    size = max(1, int(cap_px))
+    while True:
+        _, top, _, bottom = font(size).getbbox("H")
+        if bottom - top >= cap_px:
+            return float(size)
+        size += 1
+
+
 @lru_cache(maxsize=8192)
 def text_size(text: str, size_px: float) -> tuple[float, float]:
     """Width and height in pixels of ``text`` (ink box)."""
@@ -85,13 +99,13 @@ def text_box(item: TextItem) -> tuple[float, float, float, float]:
 
 
 def draw_texts(draw: ImageDraw.ImageDraw, items: list[TextItem]) -> None:
-    """Draw every text item (with an optional padded background box)."""
+    """Draw every text item (with an optional padded background box, its frame, and a glyph halo)."""
     for item in items:
         if item.background:
             x1, y1, x2, y2 = text_box(item)
-            draw.rectangle((x1 - 1, y1 - 1, x2 + 1, y2 + 1), fill=item.background)
+            draw.rectangle((x1 - 2, y1 - 2, x2 + 2, y2 + 2), fill=item.background, outline=item.frame)
         draw.text((item.x, item.y), item.text, font=font_for(item.text, item.size_px), fill=item.color,
-                  anchor=item.anchor)
+                  anchor=item.anchor, stroke_width=1 if item.halo else 0, stroke_fill=item.halo)
 
 
 def title_items(title: str, box) -> list[TextItem]:

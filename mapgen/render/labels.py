@@ -1,0 +1,80 @@
+"""How region labels look, for both renderers: text colour and halo per fill, callout boxes, leader lines, dots.
+
+- Inside labels on colour maps: black or white text, whichever contrasts more with the fill (WCAG contrast
+  ratio), with a one-pixel halo of the other colour, so the text reads on any fill. On hatched maps: black text
+  on a white box (hatch lines would cross the text).
+- Callouts: black text on a white box with a dark grey frame — never the page colour, which would read as a hole
+  in the map.
+- Leader lines: a dark line on a white casing (visible on dark fills and unlike a hatch line, which has no
+  casing), from the edge of the drawn box to a dark dot with a white rim inside the region.
+
+The label record of a map (``labels`` in its JSON) gives per region the text, kind, text box, and for callouts
+the leader line's two end points and the dot.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from mapgen.legend import relative_luminance
+from mapgen.render.canvas import AtlasCanvas, label_box_color
+from mapgen.render.placement import LabelPlace, exit_point
+from mapgen.render.text import TextItem
+
+LEADER_COLOR = "#1a1a1a"
+LEADER_WIDTH_PX = 1.2
+CASING_COLOR = "#ffffff"
+DOT_RIM_PX = 1.0
+CALLOUT_FRAME = "#4d4d4d"
+
+
+@dataclass(frozen=True)
+class DrawnLabel:
+    """One region label as drawn: its text item, the text box recorded in the map JSON, and for callouts the
+    leader line (from the drawn box's edge to the dot) and the dot."""
+
+    code: str
+    kind: str
+    item: TextItem
+    box: tuple[float, float, float, float]
+    line: tuple[tuple[float, float], tuple[float, float]] | None = None
+    dot: tuple[float, float] | None = None
+    dot_radius: float = 0.0
+
+    def record(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"text": self.item.text, "kind": self.kind, "box": list(self.box)}
+        if self.line is not None:
+            out["line"] = [[round(v, 2) for v in p] for p in self.line]
+            out["dot"] = [round(v, 2) for v in self.dot]
+            out["dot_radius"] = round(self.dot_radius, 2)
+        return out
+
+
+def text_colors(face: str) -> tuple[str, str]:
+    """Text colour and halo colour on a fill: the higher-contrast of black and white, the other as halo."""
+    lum = relative_luminance(face)
+    return ("#000000", "#ffffff") if (lum + 0.05) / 0.05 >= 1.05 / (lum + 0.05) else ("#ffffff", "#000000")
+
+
+def drawn_labels(canvas: AtlasCanvas, texts: dict[str, str], faces: dict[str, str], hatched: bool) -> list[DrawnLabel]:
+    """Every placed region label of a map, ready to draw (regions without a place get none)."""
+    out = []
+    for code in canvas.codes:
+        place = canvas.places.get(code)
+        if place is None:
+            continue
+        out.append(_drawn(canvas, code, place, texts[code], faces[code], hatched))
+    return out
+
+
+def _drawn(canvas: AtlasCanvas, code: str, place: LabelPlace, text: str, face: str, hatched: bool) -> DrawnLabel:
+    fill = label_box_color(place, hatched)
+    color, halo = ("#000000", None) if fill else text_colors(face)
+    frame = CALLOUT_FRAME if place.kind == "callout" else None
+    item = TextItem(place.xy[0], place.xy[1], text, canvas.label_px, color, "mm", fill, frame, halo)
+    box = canvas.text_box(text, place.xy)
+    if place.dot is None:
+        return DrawnLabel(code, place.kind, item, box)
+    start = exit_point(place.xy, place.dot, (box[0] - 1, box[1] - 1, box[2] + 1, box[3] + 1))
+    return DrawnLabel(code, place.kind, item, box, (start, place.dot), place.dot, place.dot_radius)
