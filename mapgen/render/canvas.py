@@ -37,7 +37,8 @@ __all__ = ["LABEL_CAP_PX", "AtlasCanvas", "LabelPlace", "build_canvas", "geometr
 LABEL_CAP_PX = 12.0
 RESERVED_TEXT = "WW"  # the widest two-letter label: every planned label reserves at least its box
 LABEL_MARGIN_PX = 2.0
-OUTLINE_SIMPLIFY_PX = 1.0  # the outline is a stroke over the fills: detail finer than a pixel does not show
+OUTLINE_SIMPLIFY_PX = 0.5  # the outline is a stroke over the fills: detail finer than half a pixel does not show
+OUTLINE_WIDTH_PT = 0.9  # the renderers' stroke width of the outline (sample points keep clear of it)
 
 
 @dataclass
@@ -105,9 +106,11 @@ def build_canvas(atlas: Atlas, style: Style) -> AtlasCanvas:
     problem = Problem(atlas.codes, geoms, mask, (mb.left, mb.top, mb.right, mb.bottom),
                       ink_shape(canvas), scale, poles)
     canvas.places, canvas.unplaced, obstacles = plan(problem)
-    canvas.pixels = region_pixels(atlas.codes, geoms, mask, poles, obstacles.union())
-    canvas.paths = {c: geometry_path(g) for c, g in geoms.items()}
     canvas.outline_geom = shapely.union_all(list(geoms.values()), grid_size=0.01).buffer(0).simplify(OUTLINE_SIMPLIFY_PX)
+    # the dark outline stroke: half its width, the simplification and a pixel of antialiasing
+    stroke = canvas.outline_geom.boundary.buffer(OUTLINE_WIDTH_PT * style.dpi / 144 + OUTLINE_SIMPLIFY_PX + 0.5)
+    canvas.pixels = region_pixels(atlas.codes, geoms, mask, poles, shapely.union_all([obstacles.union(), stroke]))
+    canvas.paths = {c: geometry_path(g) for c, g in geoms.items()}
     canvas.outline = geometry_path(canvas.outline_geom)
     return canvas
 

@@ -21,7 +21,7 @@ from PIL import Image, ImageDraw
 
 from mapgen.geo.languages import names_for
 from mapgen.legend import Legend, relative_luminance
-from mapgen.render.canvas import AtlasCanvas
+from mapgen.render.canvas import OUTLINE_WIDTH_PT, AtlasCanvas
 from mapgen.render.labels import (
     CASING_COLOR,
     DOT_RIM_PX,
@@ -39,7 +39,7 @@ HATCH_BORDER_COLOR = "#000000"
 #: Region borders on hatched maps: heavier than the hatch lines (matplotlib's hatch.linewidth, 1 pt).
 HATCH_BORDER_WIDTH = 1.4
 #: The outline around all regions: dark on light paper, white on dark paper, so a light class reads as land.
-OUTLINE_WIDTH = 0.9
+OUTLINE_WIDTH = OUTLINE_WIDTH_PT
 
 
 def outline_color(background: str) -> str:
