@@ -82,7 +82,9 @@ def test_tiny_regions_are_illegible_and_big_ones_legible(tmp_path: Path) -> None
     result = render(make_spec("usa", "population_2020"), tmp_path / "usa.png")
     regions = result.scene.regions
     assert not regions["DC"].legible
-    assert all(regions[c].legible for c in ("CA", "TX", "CO", "ME", "RI", "AK", "HI"))
+    assert all(regions[c].legible for c in ("CA", "TX", "CO", "ME", "MA", "AK", "HI"))
+    # Rhode Island's widest circle is 2.3 px and the dark coast outline cuts into it: its colour is not read
+    assert not regions["RI"].legible
     india = render(make_spec("india", "literacy_2011"), tmp_path / "india.png").scene.regions
     assert not india["CH"].legible
 

@@ -73,6 +73,21 @@ class MatplotlibFigure:
         self.ax.add_collection(self.regions)
         self.outline = PathCollection([canvas.outline], facecolors="none", linewidths=OUTLINE_WIDTH, zorder=2)
         self.ax.add_collection(self.outline)
+        self.leaders = self._leader_artists()
+
+    def _leader_artists(self) -> tuple[LineCollection, LineCollection, PatchCollection]:
+        """Leader line casing, line and end dots, made once (dots are fixed per canvas; lines are set per map)."""
+        scale, pt = self.canvas.scale, 72.0 / self.dpi
+        places = [p for p in self.canvas.places.values() if p.dot is not None]
+        casing = LineCollection([], colors=CASING_COLOR, linewidths=CASING_WIDTH_PX * scale * pt, zorder=3,
+                                capstyle="round")
+        leader = LineCollection([], colors=LEADER_COLOR, linewidths=LEADER_WIDTH_PX * scale * pt, zorder=3.1)
+        dots = PatchCollection([Circle(p.dot, p.dot_radius) for p in places], facecolors=LEADER_COLOR,
+                               edgecolors=CASING_COLOR, linewidths=DOT_RIM_PX * scale * pt, zorder=3.2)
+        for artist in (casing, leader, dots):
+            artist.set_visible(False)
+            self.ax.add_collection(artist)
+        return casing, leader, dots
 
     def px(self, points: float) -> float:
         """Font points → pixels."""
@@ -92,8 +107,10 @@ class MatplotlibFigure:
         else:
             self.regions.set_facecolors(faces)
         labels: dict[str, dict[str, Any]] = {}
+        for artist in self.leaders:
+            artist.set_visible(False)
         if style.annotated:
-            temp += self._labels(texts, faces, legend.hatched, items, labels)
+            self._labels(texts, faces, legend.hatched, items, labels)
         title_box = self.canvas.layout.title_box
         if style.show_title and title_box is not None and spec.title:
             items.extend(title_items(spec.title, title_box))
@@ -125,25 +142,19 @@ class MatplotlibFigure:
             artists.append(coll)
         return artists
 
-    def _labels(self, texts, faces, hatched: bool, items: list[TextItem], out: dict) -> list[Any]:
-        """Label texts go to ``items`` (drawn by PIL), records to ``out``; leader lines and dots are artists."""
+    def _labels(self, texts, faces, hatched: bool, items: list[TextItem], out: dict) -> None:
+        """Label texts go to ``items`` (drawn by PIL), records to ``out``; leader lines and dots are shown."""
         canvas = self.canvas
         drawn = drawn_labels(canvas, texts, dict(zip(canvas.codes, faces)), hatched)
         items.extend(d.item for d in drawn)
         out.update({d.code: d.record() for d in drawn})
-        callouts = [d for d in drawn if d.line is not None]
-        if not callouts:
-            return []
-        scale, pt = canvas.scale, 72.0 / self.dpi
-        lines = [d.line for d in callouts]
-        casing = LineCollection(lines, colors=CASING_COLOR, linewidths=CASING_WIDTH_PX * scale * pt, zorder=3,
-                                capstyle="round")
-        leader = LineCollection(lines, colors=LEADER_COLOR, linewidths=LEADER_WIDTH_PX * scale * pt, zorder=3.1)
-        dots = PatchCollection([Circle(d.dot, d.dot_radius) for d in callouts], facecolors=LEADER_COLOR,
-                               edgecolors=CASING_COLOR, linewidths=DOT_RIM_PX * scale * pt, zorder=3.2)
-        for artist in (casing, leader, dots):
-            self.ax.add_collection(artist)
-        return [casing, leader, dots]
+        lines = [d.line for d in drawn if d.line is not None]
+        if lines:
+            casing, leader, dots = self.leaders
+            casing.set_segments(lines)
+            leader.set_segments(lines)
+            for artist in self.leaders:
+                artist.set_visible(True)
 
 
 # --- legends -------------------------------------------------------------------------------------------------
