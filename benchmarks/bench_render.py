@@ -1,10 +1,11 @@
 """Rendering throughput, measured side by side in one run (ARCHITECTURE.md §4; issue: rendering).
 
-    python benchmarks/bench_render.py [--n 40] [--plotly]
+    python benchmarks/bench_render.py [--n 40] [--plotly] [--cpu]
 
 Prints images/s for 800×600 USA maps: mapgen's matplotlib renderer (unannotated, annotated, hatched; PNG
 compress level 6 and 1), the naive ``GeoDataFrame.plot`` + ``savefig`` way, and (with --plotly) the plotly
-renderer with one long-lived browser against naive ``fig.write_image`` per map.
+renderer with one long-lived browser against naive ``fig.write_image`` per map. ``--cpu`` counts this process's
+CPU seconds instead of wall-clock seconds (steadier on a shared machine).
 """
 
 from __future__ import annotations
@@ -34,12 +35,15 @@ def specs(n: int, **style):
     ]
 
 
+CLOCK = time.perf_counter
+
+
 def rate(label: str, fn, items, out: Path) -> float:
     fn(items[0], out / "warm.png")  # warm caches (canvas, figure)
-    start = time.perf_counter()
+    start = CLOCK()
     for i, item in enumerate(items):
         fn(item, out / f"{i}.png")
-    per_s = len(items) / (time.perf_counter() - start)
+    per_s = len(items) / (CLOCK() - start)
     print(f"{label:<58} {per_s:7.1f} images/s")
     return per_s
 
@@ -61,7 +65,10 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--n", type=int, default=40)
     parser.add_argument("--plotly", action="store_true", help="also measure the plotly renderer (needs Chromium)")
+    parser.add_argument("--cpu", action="store_true", help="count CPU seconds of this process, not wall seconds")
     args = parser.parse_args()
+    global CLOCK
+    CLOCK = time.process_time if args.cpu else time.perf_counter
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp)
         print(f"USA, 800x600, {args.n} maps per row")

@@ -120,7 +120,7 @@ class MatplotlibFigure:
         image = Image.frombuffer("RGBA", self.agg.get_width_height(), self.agg.buffer_rgba()).convert("RGB")
         for artist in temp:
             artist.remove()
-        draw_texts(ImageDraw.Draw(image), items)
+        draw_texts(ImageDraw.Draw(image), items, image)
         buf = io.BytesIO()
         image.save(buf, format="PNG", compress_level=style.png_compress_level, compress_type=zlib.Z_RLE)
         return buf.getvalue(), legend_items, labels

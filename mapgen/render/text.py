@@ -8,12 +8,13 @@ DejaVu Sans, so English maps are unchanged.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
 
 import matplotlib
-from PIL import ImageDraw, ImageFont
+from PIL import Image, ImageDraw, ImageFont
 
 FONT_FILE = Path(matplotlib.get_data_path()) / "fonts" / "ttf" / "DejaVuSans.ttf"
 #: script -> (first and last code point of its Unicode block(s), font file, face index in a collection, apt package)
@@ -98,14 +99,40 @@ def text_box(item: TextItem) -> tuple[float, float, float, float]:
     return (item.x + left, item.y + top, item.x + right, item.y + bottom)
 
 
-def draw_texts(draw: ImageDraw.ImageDraw, items: list[TextItem]) -> None:
-    """Draw every text item (with an optional padded background box, its frame, and a glyph halo)."""
+def draw_texts(draw: ImageDraw.ImageDraw, items: list[TextItem], image: Image.Image | None = None) -> None:
+    """Draw every text item (with an optional padded background box, its frame, and a glyph halo). Given the
+    ``image`` behind ``draw``, haloed texts are pasted from cached glyph masks (same pixels, much faster)."""
     for item in items:
         if item.background:
             x1, y1, x2, y2 = text_box(item)
             draw.rectangle((x1 - 2, y1 - 2, x2 + 2, y2 + 2), fill=item.background, outline=item.frame)
-        draw.text((item.x, item.y), item.text, font=font_for(item.text, item.size_px), fill=item.color,
-                  anchor=item.anchor, stroke_width=1 if item.halo else 0, stroke_fill=item.halo)
+        if item.halo and image is not None:
+            _paste_halo_text(image, item)
+        else:
+            draw.text((item.x, item.y), item.text, font=font_for(item.text, item.size_px), fill=item.color,
+                      anchor=item.anchor, stroke_width=1 if item.halo else 0, stroke_fill=item.halo)
+
+
+def _paste_halo_text(image: Image.Image, item: TextItem) -> None:
+    ix, iy = math.floor(item.x), math.floor(item.y)
+    halo, glyphs, ox, oy = _halo_masks(item.text, item.size_px, item.anchor, item.x - ix, item.y - iy)
+    image.paste(item.halo, (ix + ox, iy + oy), halo)
+    image.paste(item.color, (ix + ox, iy + oy), glyphs)
+
+
+@lru_cache(maxsize=4096)
+def _halo_masks(text: str, size_px: float, anchor: str, fx: float, fy: float):
+    """Masks of a text with its one-pixel halo and of its glyphs alone, drawn at the sub-pixel offset ``fx, fy``
+    (as PIL would draw them in place), with the masks' offset from the anchor pixel."""
+    f = font_for(text, size_px)
+    left, top, right, bottom = f.getbbox(text, anchor=anchor, stroke_width=1)
+    ox, oy = math.floor(left) - 2, math.floor(top) - 2
+    size = (math.ceil(right) - ox + 3, math.ceil(bottom) - oy + 3)
+    halo, glyphs = Image.new("L", size, 0), Image.new("L", size, 0)
+    xy = (fx - ox, fy - oy)
+    ImageDraw.Draw(halo).text(xy, text, font=f, fill=255, anchor=anchor, stroke_width=1, stroke_fill=255)
+    ImageDraw.Draw(glyphs).text(xy, text, font=f, fill=255, anchor=anchor)
+    return halo, glyphs, ox, oy
 
 
 def title_items(title: str, box) -> list[TextItem]:
