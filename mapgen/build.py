@@ -288,6 +288,7 @@ def labels_fit(spec, atlas=None) -> bool:
 
 def run_unit(unit: Unit, config: BuildConfig, out_dir: Path) -> dict[str, Any]:
     """Render every variant of a unit, generate its questions and task records; write its completion record."""
+    from mapgen.audit.legibility import vet
     from mapgen.render import render
 
     timings: Counter[str] = Counter()
@@ -295,7 +296,7 @@ def run_unit(unit: Unit, config: BuildConfig, out_dir: Path) -> dict[str, Any]:
                               "grounding": [], "extraction": [], "files": {}}
     for variant, spec in unit_variants(unit, config, out_dir):
         start = time.perf_counter()
-        rendered = render(spec, image_path(out_dir, spec.map_id))
+        rendered = render(spec, image_path(out_dir, spec.map_id), vet=vet)
         timings["render"] += time.perf_counter() - start
         meta = {"split": unit.split, "variant": variant, "country": unit.country,
                 "counterfactual": unit.cf_kind, "image": image_rel(spec.map_id)}

@@ -21,13 +21,14 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Collection, Iterable, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from mapgen.audit.legibility import CHECKS, MapChecks, check_record
 from mapgen.audit.oracle import ColorBar, OracleMap, answer, answers_equal, oracle_map, texture_distance
 from mapgen.benchmark import (
     AUDIT_FILE,
@@ -41,9 +42,10 @@ from mapgen.benchmark import (
 from mapgen.files import write_json_atomic, write_jsonl_atomic, write_text_atomic
 from mapgen.legend.colors import hex_to_rgb, min_pairwise_delta_e, rgb_to_lab
 from mapgen.questions import TemplateSet, load_templates
-from mapgen.questions.engine import run_program
+from mapgen.questions.engine import INVALID, hinges_on_illegible, run_program
 from mapgen.questions.functions import context
 from mapgen.questions.record import Question, format_answer
+from mapgen.scene import Scene
 
 #: Two legend classes closer than this (CIE76 ΔE) cannot be told apart reliably on a map.
 MIN_CLASS_DE = 6.0
@@ -87,11 +89,12 @@ class MapAudit:
     regions: int
     legible: int
     oracle: OracleMap = field(repr=False)
+    checks: MapChecks = field(default_factory=MapChecks)
 
     def to_dict(self) -> dict[str, Any]:
         return {"map_id": self.map_id, "kind": self.kind, "flags": self.flags, "legend": self.legend,
                 "regions": self.regions, "legible_regions": self.legible,
-                "misread_regions": self.misread}
+                "misread_regions": self.misread, "legibility": self.checks.to_dict()}
 
 
 def map_kind(map_type: str, hatched: bool) -> str:
@@ -118,7 +121,8 @@ def audit_map(png: str | Path) -> MapAudit:
             misread[code] = {"truth": truth_v, "read": read_v, "legible": facts.legible,
                              "reasons": region_reasons(om, code, flags)}
     legible = sum(f.legible for f in truth.regions.values())
-    return MapAudit(truth.map_id, kind, flags, legend, misread, len(truth.regions), legible, om)
+    return MapAudit(truth.map_id, kind, flags, legend, misread, len(truth.regions), legible, om,
+                    check_record(om.files.record))
 
 
 def _continuous_error(om: OracleMap, code: str) -> float | None:
@@ -244,12 +248,41 @@ def _label_covers(om: OracleMap, code: str) -> bool:
 # ------------------------------------------------------------------------------------------------ questions
 
 
-def question_reads(om: OracleMap, record: Mapping[str, Any], templates: TemplateSet) -> set[str]:
-    """Regions the question's program reads on the true Scene."""
+def question_reads(scene: Scene, record: Mapping[str, Any], templates: TemplateSet) -> set[str]:
+    """Regions the question's program reads on ``scene`` (the true Scene of its map)."""
     template = templates.get(record["template_id"])
-    ctx = context(om.truth)
+    ctx = context(scene)
     run_program(template, ctx, dict(record.get("params") or {}))
     return set(ctx.reads)
+
+
+def _canonical(value: Any) -> Any:
+    """An answer with sets sorted, for comparing two runs of a program."""
+    if isinstance(value, (set, frozenset)):
+        return tuple(sorted(value))
+    if isinstance(value, (list, tuple)):
+        return tuple(_canonical(v) for v in value)
+    return value
+
+
+def hinges_on_failed(scene: Scene, record: Mapping[str, Any], templates: TemplateSet,
+                     failed: Collection[str]) -> list[str]:
+    """Regions failing a legibility check on which the question hinges: it names one, or its answer changes when
+    they are treated as unreadable (left out of the legible regions, then each given any other legend level:
+    the engine's rule for illegible regions, :func:`mapgen.questions.engine.hinges_on_illegible`). Empty for
+    every question the build asked, since it marks those regions illegible before asking."""
+    template, params = templates.get(record["template_id"]), dict(record.get("params") or {})
+    ctx = context(scene)
+    answer_, _ = run_program(template, ctx, params)
+    read = sorted(ctx.reads & set(failed))
+    named = sorted({v for v in params.values() if isinstance(v, str)} & set(failed))
+    if named or not read:
+        return named
+    blind = replace(ctx, legible=ctx.legible - frozenset(failed), reads=set(), cache={})
+    other, _ = run_program(template, blind, params)
+    if other is INVALID or answer_ is INVALID or _canonical(other) != _canonical(answer_):
+        return read
+    return read if hinges_on_illegible(template, blind, params, other) else []
 
 
 def audit_question(record: Mapping[str, Any], ma: MapAudit, templates: TemplateSet) -> dict[str, Any]:
@@ -258,7 +291,7 @@ def audit_question(record: Mapping[str, Any], ma: MapAudit, templates: TemplateS
     got = answer(Question.from_dict(dict(record)), om.scene, templates)
     oracle_answer = None if got is None else got.answer
     correct = got is not None and answers_equal(got.answer, record["answer"], record["answer_type"])
-    reads = question_reads(om, record, templates)
+    reads = question_reads(om.truth, record, templates)
     misread = sorted(c for c in reads if c in ma.misread)
     reasons: list[str] = []
     for c in misread:
@@ -284,6 +317,8 @@ def audit_question(record: Mapping[str, Any], ma: MapAudit, templates: TemplateS
         "oracle_correct": bool(correct),
         "recoverable": bool(correct) and not flags,
         "misread_regions": misread,
+        "failed_regions_read": sorted(c for c in reads if c in ma.checks.regions),
+        "hinges_on_failed": hinges_on_failed(om.truth, record, templates, ma.checks.regions),
         "reasons": reasons if not correct else [],
         "flags": flags,
     }
@@ -374,7 +409,18 @@ def summarize(rows: list[dict[str, Any]], maps: list[dict[str, Any]]) -> dict[st
         "misread_legible_regions": legible_misread,
         "misread_region_reasons": dict(misread.most_common()),
         "flagged_maps": {m["map_id"]: m["flags"] for m in maps if m["flags"]},
+        "legibility": legibility_summary(rows, maps),
     }
+
+
+def legibility_summary(rows: list[dict[str, Any]], maps: list[dict[str, Any]]) -> dict[str, Any]:
+    """Maps failing each legibility check, regions made illegible, and questions that read one (should be 0)."""
+    failing = {name: sum(name in m["legibility"]["flags"] for m in maps) for name in CHECKS}
+    return {"maps_failing": failing,
+            "maps_flagged": sum(bool(m["legibility"]["flags"]) for m in maps),
+            "failed_regions": sum(len(m["legibility"]["failed_regions"]) for m in maps),
+            "questions_reading_failed_regions": sum(bool(r["failed_regions_read"]) for r in rows),
+            "questions_hinging_on_failed_regions": sum(bool(r["hinges_on_failed"]) for r in rows)}
 
 
 def write_audit(result: AuditResult, out_dir: str | Path) -> dict[str, Path]:
@@ -429,6 +475,7 @@ def render_markdown(result: AuditResult) -> str:
     lines += [f"- {k}: {v}" for k, v in s["failure_reasons"].items()] or ["- none"]
     lines += ["", "## Flagged maps", ""]
     lines += [f"- {m}: {', '.join(f)}" for m, f in s["flagged_maps"].items()] or ["- none"]
+    lines += legibility_markdown(s["legibility"], result.maps)
     lines += ["", "## Questions the oracle gets wrong", ""]
     wrong = [r for r in result.rows if not r["oracle_correct"]]
     for r in wrong:
@@ -439,3 +486,21 @@ def render_markdown(result: AuditResult) -> str:
     if not wrong:
         lines.append("- none")
     return "\n".join(lines) + "\n"
+
+
+def legibility_markdown(summary: Mapping[str, Any], maps: list[dict[str, Any]]) -> list[str]:
+    """The legibility checks section: maps failing each check and the flags of every flagged map."""
+    lines = ["", "## Legibility checks", "",
+             f"{summary['maps_flagged']} maps fail a check; {summary['failed_regions']} regions made illegible; "
+             f"{summary['questions_reading_failed_regions']} questions read one, "
+             f"{summary['questions_hinging_on_failed_regions']} hinge on one (their reading could change the "
+             "answer).", "",
+             "| check | maps failing |", "|---|---:|"]
+    lines += [f"| {name} | {n} |" for name, n in summary["maps_failing"].items()]
+    lines.append("")
+    for m in maps:
+        leg = m["legibility"]
+        if leg["flags"]:
+            regions = ", ".join(leg["failed_regions"]) or "-"
+            lines.append(f"- {m['map_id']}: {', '.join(leg['flags'])} (illegible: {regions})")
+    return lines

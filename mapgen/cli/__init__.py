@@ -20,7 +20,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "atlas": ("mapgen.cli.atlas", "atlas",
               "Regions, borders and named groups of the built-in atlases or a vector file."),
     "audit": ("mapgen.cli.audit", "audit_command",
-              "Answer every question of BENCH from the pixels alone and explain each disagreement."),
+              "Answer every question of BENCH from the pixels alone, explain each disagreement, check legibility."),
     "build": ("mapgen.cli.build", "build_command",
               "Build the benchmark of CONFIG (a YAML path or a packaged config: mapwise, small)."),
     "counterfactual": ("mapgen.cli.counterfactual", "counterfactual_cmd",

@@ -24,7 +24,7 @@ AUDIT_FILES = ", ".join((AUDIT_FILE, AUDIT_MAPS_FILE, AUDIT_SUMMARY_FILE, AUDIT_
               help=f"Audit folder: {AUDIT_FILES}.")
 @click.option("--quiet", is_flag=True, help="No progress line.")
 def audit_command(bench: Path, out_dir: Path, quiet: bool) -> None:
-    """Answer every question of BENCH from the pixels alone and explain each disagreement."""
+    """Answer every question of BENCH from the pixels alone, explain each disagreement, check legibility."""
     from mapgen.audit.audit import audit_benchmark
 
     result = audit_benchmark(bench, out_dir, progress=not quiet and sys.stdout.isatty())
@@ -39,6 +39,10 @@ def audit_command(bench: Path, out_dir: Path, quiet: bool) -> None:
                        f"{'met' if t['met'] else 'NOT met'})")
     if s["failure_reasons"]:
         click.echo("  reasons: " + ", ".join(f"{k} ({v})" for k, v in s["failure_reasons"].items()))
+    leg = s["legibility"]
+    failing = ", ".join(f"{k} ({v})" for k, v in leg["maps_failing"].items() if v) or "none"
+    click.echo(f"  legibility: {leg['maps_flagged']} maps fail a check: {failing}; {leg['failed_regions']} regions "
+               f"made illegible; {leg['questions_hinging_on_failed_regions']} questions hinge on one.")
     if s["flagged_maps"]:
         click.echo(f"  flagged maps: {len(s['flagged_maps'])} (see {out_dir / AUDIT_MARKDOWN_FILE})")
     click.echo(f"Wrote {out_dir}/{AUDIT_FILES} (score the oracle: mapgen eval {bench} --predictions "

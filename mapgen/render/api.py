@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
@@ -11,6 +12,7 @@ from mapgen.files import write_files_atomic
 from mapgen.geo.atlas import Atlas
 from mapgen.render.canvas import AtlasCanvas, build_canvas
 from mapgen.render.pixels import HATCH_MIN_RADIUS_PX, mask_image
+from mapgen.render.text import text_box, title_items
 from mapgen.scene import Scene, build_scene
 from mapgen.spec import MapSpec, Style
 
@@ -68,8 +70,15 @@ def get_renderer(name: str) -> Any:
     return _RENDERERS[name]
 
 
-def render(spec: MapSpec, path: str | Path, atlas: Atlas | None = None) -> RenderResult:
-    """Render ``spec`` to ``path`` (PNG) plus ``.mask.png`` and ``.json`` beside it."""
+#: A check of a render record: the regions it fails, each with the names of the failed checks.
+Vet = Callable[[dict[str, Any]], dict[str, list[str]]]
+
+
+def render(spec: MapSpec, path: str | Path, atlas: Atlas | None = None, vet: Vet | None = None) -> RenderResult:
+    """Render ``spec`` to ``path`` (PNG) plus ``.mask.png`` and ``.json`` beside it. ``vet`` (the build passes
+    the legibility audit, :func:`mapgen.audit.legibility.vet`) reads the render record before it is written;
+    the regions it fails become illegible (``legible: false`` with their ``audit_flags``), so no question
+    hinges on them."""
     path = Path(path)
     if path.suffix.lower() != ".png":
         raise ValueError(f"Output {str(path)!r} must end in .png.")
@@ -80,6 +89,8 @@ def render(spec: MapSpec, path: str | Path, atlas: Atlas | None = None) -> Rende
     mask_path = path.with_suffix(".mask.png")
     json_path = path.with_suffix(".json")
     record = render_record(spec, canvas, scene, legend_items, labels, folder=json_path.parent)
+    if vet is not None:
+        scene = apply_vet(scene, record, vet(record))
     write_files_atomic(
         {path: png, mask_path: _mask_png(canvas), json_path: json.dumps(record, separators=(",", ":"), allow_nan=False).encode()}
     )
@@ -110,6 +121,24 @@ def scene_with_pixels(scene: Scene, canvas: AtlasCanvas) -> Scene:
     return scene.with_pixels(pixels, legible)
 
 
+def apply_vet(scene: Scene, record: dict[str, Any], failed: dict[str, list[str]]) -> Scene:
+    """Mark the regions ``failed`` illegible in ``scene`` and in ``record["regions"]`` (with their flags)."""
+    if not failed:
+        return scene
+    for code, flags in failed.items():
+        record["regions"][code] = record["regions"][code] | {"legible": False, "audit_flags": list(flags)}
+    regions = record["regions"]
+    return scene.with_pixels(regions, {c: bool(r.get("legible", True)) for c, r in regions.items()})
+
+
+def drawn_title(spec: MapSpec, canvas: AtlasCanvas) -> list[dict[str, Any]]:
+    """The title lines as drawn (text and pixel box); empty when the map has no title."""
+    box = canvas.layout.title_box
+    if not (spec.style.show_title and box is not None and spec.title):
+        return []
+    return [{"text": t.text, "box": list(text_box(t))} for t in title_items(spec.title, box)]
+
+
 def render_record(spec, canvas, scene, legend_items, labels, folder: Path | None = None) -> dict[str, Any]:
     """The render JSON; a user atlas file's path in it is relative to ``folder`` (where the JSON is written)."""
     lay = canvas.layout
@@ -124,6 +153,7 @@ def render_record(spec, canvas, scene, legend_items, labels, folder: Path | None
             "mask_ids": {code: i + 1 for i, code in enumerate(canvas.codes)},
         },
         "legend_items": legend_items,
+        "title": drawn_title(spec, canvas),
         "labels": labels,
         "regions": {c: r.pixels | {"legible": r.legible} for c, r in scene.regions.items()},
     }

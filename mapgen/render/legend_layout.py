@@ -12,7 +12,7 @@ from typing import Any
 
 from mapgen.legend import Legend
 from mapgen.render.layout import Box, page_scale
-from mapgen.render.text import TextItem, font, text_size
+from mapgen.render.text import TextItem, font, text_box, text_size
 
 #: Sizes at the base legend font (8.5 pt at 100 dpi); they scale with the font.
 BASE_FONT_PX = 8.5 * 100 / 72
@@ -203,12 +203,12 @@ def _colorbar(legend: Legend, box: Box, orientation: str, font_px: float) -> Leg
             ty = y0 + h - frac * h
             ticks.append(((x0 + w, ty), (x0 + w + 4 * u, ty)))
             texts.append(TextItem(x0 + w + 7 * u, ty, label, font_px, anchor="lm"))
-            items.append({"label": label, "tick": tick, "xy": [x0 + w, ty]})
+            items.append({"label": label, "tick": tick, "xy": [x0 + w, ty], "text_box": list(text_box(texts[-1]))})
         else:
             tx = x0 + frac * w
             ticks.append(((tx, y0 + h), (tx, y0 + h + 4 * u)))
             texts.append(TextItem(tx, y0 + h + 6 * u, label, font_px, anchor="mt"))
-            items.append({"label": label, "tick": tick, "xy": [tx, y0 + h]})
+            items.append({"label": label, "tick": tick, "xy": [tx, y0 + h], "text_box": list(text_box(texts[-1]))})
     swatches = []
     if legend.na_label:
         swatch, text, item = _entry(legend.na_label, legend.na_color, None, None, *na_xy, font_px)

@@ -1,0 +1,143 @@
+"""OCR figure (issue 14, Done when): how many legend labels and region labels an off-the-shelf OCR engine reads
+exactly on a sample of annotated maps of a built benchmark.
+
+    python benchmarks/ocr_figures.py BENCH_DIR [--maps 40] [--seed 0] [--scale 4] [--failures]
+
+Engine: Tesseract 5 (the ``tesseract`` binary, English model, LSTM engine, ``--psm 7``: one line of text), run
+once over all crops (a list file). Crops come from the pixel boxes the renderer records in each map's JSON: a
+discrete legend entry's label is its item box right of the swatch, a colour-bar tick label its own text box,
+a region label its label box. Each crop becomes greyscale, is upscaled ``--scale`` times (Lanczos), is binarised at the
+grey halfway between its darkest and lightest pixel (the minority side is the text, so light text on a dark fill
+comes out black on white too) and is padded with 10 px of white. A reading counts when it
+equals the drawn text after collapsing whitespace and writing every dash as ``-``. Maps are drawn at random
+(``--seed``) among the annotated maps (every variant with region labels: annotated, hatched, counterfactual).
+Prints a JSON summary: legend and inside / callout region labels read exactly, per renderer and map variant.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+from PIL import Image, ImageOps
+
+MARGIN_PX = 0  # the recorded boxes already hold 1 px of padding around the ink
+PAD_PX = 10
+DASHES = re.compile(r"[‐‑‒–—−-]")
+
+
+def normalise(text: str) -> str:
+    """Whitespace collapsed, every dash written ``-``."""
+    return DASHES.sub("-", " ".join(text.split()))
+
+
+def sample_maps(bench: Path, n: int, seed: int) -> list[Path]:
+    """``n`` map JSONs drawn at random among those with region labels."""
+    paths = [p for p in sorted((bench / "maps").glob("*.json"))
+             if not p.name.endswith(".mask.json") and json.loads(p.read_text()).get("labels")]
+    if not paths:
+        raise SystemExit(f"{bench}: no annotated maps (build a benchmark with region labels first).")
+    rng = np.random.default_rng(seed)
+    return [paths[i] for i in sorted(rng.choice(len(paths), size=min(n, len(paths)), replace=False))]
+
+
+def text_crops(record: dict) -> list[tuple[str, str, list[float]]]:
+    """(kind, drawn text, pixel box) of every legend label and region label of a map."""
+    crops = []
+    for item in record["legend_items"]:
+        if "label" not in item or "box" not in item:
+            continue
+        x1, y1, x2, y2 = item["box"]
+        if "swatch" in item:
+            x1 = item["swatch"][2] + MARGIN_PX + 2  # clear of the swatch frame
+        crops.append(("legend", item["label"], [x1, y1, x2, y2]))
+    for label in record["labels"].values():
+        crops.append((f"region_{label['kind']}", label["text"], label["box"]))
+    return crops
+
+
+def prepare(image: Image.Image, b: list[float], scale: int) -> Image.Image:
+    """The crop of ``b`` (plus margin), greyscale with dark text, upscaled and padded."""
+    x1, y1, x2, y2 = b
+    box = (max(0, int(x1) - MARGIN_PX), max(0, int(y1) - MARGIN_PX),
+           min(image.width, int(np.ceil(x2)) + MARGIN_PX), min(image.height, int(np.ceil(y2)) + MARGIN_PX))
+    crop = ImageOps.grayscale(image.crop(box))
+    crop = crop.resize((crop.width * scale, crop.height * scale), Image.Resampling.LANCZOS)
+    px = np.asarray(crop, dtype=float)
+    ink = px < (px.min() + px.max()) / 2  # the minority side of the mid-grey threshold is the text
+    if ink.mean() > 0.5:
+        ink = ~ink
+    binary = Image.fromarray(np.where(ink, 0, 255).astype(np.uint8))
+    return ImageOps.expand(binary, border=PAD_PX, fill=255)
+
+
+def tesseract(paths: list[Path], workdir: Path) -> list[str]:
+    """One Tesseract run over every image (``--psm 7``); the text of each, in order."""
+    listing = workdir / "images.txt"
+    listing.write_text("\n".join(str(p) for p in paths) + "\n")
+    out = subprocess.run(["tesseract", str(listing), "stdout", "--psm", "7", "-l", "eng"],
+                         capture_output=True, text=True, check=True).stdout
+    pages = out.split("\f")
+    if len(pages) < len(paths):
+        raise SystemExit(f"tesseract returned {len(pages)} pages for {len(paths)} crops")
+    return [p.strip() for p in pages[: len(paths)]]
+
+
+def figures(bench: Path, n: int, seed: int, scale: int, failures: bool) -> dict:
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="ocr-") as tmp:
+        work, files = Path(tmp), []
+        for path in sample_maps(bench, n, seed):
+            record = json.loads(path.read_text())
+            image = Image.open(path.with_suffix(".png")).convert("RGB")
+            meta = {"map_id": path.stem, "renderer": record["render"]["renderer"],
+                    "variant": path.stem.rsplit("-", 1)[-1]}
+            for kind, text, b in text_crops(record):
+                files.append(work / f"{len(files):05d}.png")
+                prepare(image, b, scale).save(files[-1])
+                rows.append(meta | {"kind": kind, "text": text})
+        for row, read in zip(rows, tesseract(files, work)):
+            row["read"] = read
+            row["exact"] = normalise(read) == normalise(row["text"])
+    return summarize(rows, n_maps=len({r["map_id"] for r in rows}), failures=failures)
+
+
+def _rate(rows: list[dict]) -> dict:
+    ok = sum(r["exact"] for r in rows)
+    return {"labels": len(rows), "exact": ok, "rate": round(ok / len(rows), 4) if rows else None}
+
+
+def summarize(rows: list[dict], n_maps: int, failures: bool) -> dict:
+    out: dict = {"maps": n_maps, "engine": "tesseract --psm 7 (eng, LSTM)"}
+    for kind in ("legend", "region_inside", "region_callout"):
+        sel = [r for r in rows if r["kind"] == kind]
+        out[kind] = _rate(sel) | {
+            "by_renderer": {k: _rate([r for r in sel if r["renderer"] == k]) for k in sorted({r["renderer"] for r in sel})},
+            "by_variant": {k: _rate([r for r in sel if r["variant"] == k]) for k in sorted({r["variant"] for r in sel})},
+        }
+        misses = Counter(f"{r['text']!r} -> {r['read']!r}" for r in sel if not r["exact"])
+        out[kind]["common_misreads"] = dict(misses.most_common(8))
+    if failures:
+        out["failures"] = [r for r in rows if not r["exact"]]
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("bench", type=Path)
+    ap.add_argument("--maps", type=int, default=40)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--scale", type=int, default=4)
+    ap.add_argument("--failures", action="store_true", help="List every label read wrongly.")
+    args = ap.parse_args()
+    print(json.dumps(figures(args.bench, args.maps, args.seed, args.scale, args.failures), indent=1))
+
+
+if __name__ == "__main__":
+    main()
