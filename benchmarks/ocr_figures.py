@@ -51,9 +51,9 @@ def text_crops(record: dict) -> list[tuple[str, str, list[float]]]:
     """(kind, drawn text, pixel box) of every legend label and region label of a map."""
     crops = []
     for item in record["legend_items"]:
-        if "label" not in item or "box" not in item:
+        if "label" not in item or not ("box" in item or "text_box" in item):
             continue
-        x1, y1, x2, y2 = item["box"]
+        x1, y1, x2, y2 = item.get("text_box") or item["box"]
         if "swatch" in item:
             x1 = item["swatch"][2] + MARGIN_PX + 2  # clear of the swatch frame
         crops.append(("legend", item["label"], [x1, y1, x2, y2]))
