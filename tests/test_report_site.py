@@ -60,6 +60,33 @@ def test_site_files_and_data(site: Path) -> None:
     assert "file://" not in page and "http" not in page.split("<footer>")[0]
 
 
+def test_worst_cases_page_ranks_maps_from_the_audit(site: Path) -> None:
+    import re
+    from urllib.parse import unquote
+
+    from mapgen.files import read_jsonl
+    from mapgen.report_site.worst import SECTIONS, worst_cases
+
+    audit = site.parent / "audit"
+    rows = {r["map_id"]: r["legibility"] for r in read_jsonl(audit / "maps.jsonl")}
+    worst = worst_cases(audit)
+    for section, spec in zip(worst["sections"], SECTIONS):
+        values = [r["value"] for r in section["rows"]]
+        assert values == sorted(values, reverse=not spec.ascending)
+        have = sorted((m["metrics"][spec.key] for m in rows.values() if m["metrics"].get(spec.key) is not None),
+                      reverse=not spec.ascending)
+        assert values == have[: len(values)]  # the worst ones, not any ones
+        for r in section["rows"]:
+            assert rows[r["id"]]["metrics"][spec.key] == r["value"]
+    assert {r["id"] for r in worst["flagged"]} == {m for m, leg in rows.items() if leg["flags"]}
+    page = (site / "worst.html").read_text()
+    assert 'href="worst.html"' in (site / "index.html").read_text()
+    linked = {unquote(m) for m in re.findall(r'href="index.html#map=([^"]+)"', page)}
+    assert linked and linked <= set(rows)
+    for src in re.findall(r'<img src="([^"]+)"', page):
+        assert (site / src).is_file()
+
+
 def test_markdown_tables_become_html() -> None:
     out = markdown_to_html("# Title\n\n| a | b |\n|---|---:|\n| x `y` | 1 |\n\n- one\n- two <b>\n")
     assert "<h2>Title</h2>" in out

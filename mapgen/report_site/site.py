@@ -3,6 +3,8 @@
 ``build_site(bench, out_dir, eval_dir=None, audit_dir=None)`` writes::
 
     site/index.html       the page (open it directly: no server, relative paths only)
+    site/worst.html       worst cases of the legibility checks, when ``audit_dir`` is given
+                          (:mod:`mapgen.report_site.worst`)
     site/data.js          window.MAPGEN_SITE = {maps: [...]} (a script, so file:// pages can load it)
     site/assets/app.js    filters (country, variant, template, answer type, text), map detail view
     site/assets/style.css
@@ -28,9 +30,11 @@ from jinja2 import Environment
 
 from mapgen.benchmark import AUDIT_FILE, AUDIT_MARKDOWN_FILE, MAPS_DIR, Benchmark, image_rel, load_benchmark
 from mapgen.files import read_jsonl, write_text_atomic
+from mapgen.report_site.worst import worst_cases
 from mapgen.resources import template_path
 
 ASSETS = ("app.js", "style.css")
+WORST_PAGE = "worst.html"
 
 
 def _cell(value: str) -> Any:
@@ -204,8 +208,13 @@ def build_site(
     data = json.dumps({"maps": maps}, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
     write_text_atomic(out / "data.js", f"window.MAPGEN_SITE = {data};\n")
     n_q = sum(len(m["q"]) for m in maps)
+    name = title or bench_data.manifest.get("name") or root.name
+    if audit_dir:
+        worst = worst_cases(Path(audit_dir))
+        write_text_atomic(out / WORST_PAGE, Environment(autoescape=True).from_string(_template("worst.html")).render(
+            title=name, worst=worst, version=__version__))
     page = Environment(autoescape=True).from_string(_template("index.html")).render(
-        title=title or bench_data.manifest.get("name") or root.name,
+        title=name,
         subtitle=f"{len(maps)} maps, {n_q} questions",
         has_eval=bool(eval_dir), eval_html=eval_section(Path(eval_dir), out) if eval_dir else "",
         has_audit=bool(audit_dir), audit_html=_audit_section(Path(audit_dir)) if audit_dir else "",
