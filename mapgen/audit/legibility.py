@@ -179,6 +179,13 @@ def check_class_colours(facts: MapFacts, out: MapChecks) -> None:
 # ------------------------------------------------------------------------------------------------ layout
 
 
+def overlap(a: Iterable[float], b: Iterable[float]) -> bool:
+    """Whether two pixel boxes (x1, y1, x2, y2) share some area (touching edges do not count)."""
+    ax1, ay1, ax2, ay2 = a
+    bx1, by1, bx2, by2 = b
+    return min(ax2, bx2) > max(ax1, bx1) and min(ay2, by2) > max(ay1, by1)
+
+
 def outside(b: Iterable[float], width: int, height: int) -> bool:
     """Whether a pixel box leaves the ``width`` × ``height`` canvas."""
     x1, y1, x2, y2 = b
@@ -211,7 +218,7 @@ def check_legend_texts(facts: MapFacts, out: MapChecks) -> None:
     """Legend labels (entries, colour-bar ticks) pairwise disjoint."""
     texts = legend_text_boxes(facts.record.get("legend_items", []))
     for (la, a), (lb, b) in combinations(texts, 2):
-        if box(*a).intersection(box(*b)).area > 0:
+        if overlap(a, b):
             out.fail("legend labels overlap", detail={"labels": [la, lb]})
 
 
@@ -237,10 +244,10 @@ def check_labels(facts: MapFacts, out: MapChecks) -> None:
     if not labels:
         out.metrics["min_label_px"] = None
         return
-    boxes = {c: box(*label["box"]) for c, label in labels.items()}
-    for a, b in combinations(sorted(boxes), 2):
-        if boxes[a].intersection(boxes[b]).area > 0:
+    for a, b in combinations(sorted(labels), 2):
+        if overlap(labels[a]["box"], labels[b]["box"]):
             out.fail("labels overlap", [a, b], {"labels": [a, b]})
+    boxes = {c: box(*label["box"]) for c, label in labels.items()}
     for code, label in sorted(labels.items()):
         if len(label.get("line") or ()) < 2:
             continue
