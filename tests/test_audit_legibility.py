@@ -186,6 +186,9 @@ def test_title_legend_text_and_label_size_are_map_flags(usa_record: dict[str, An
     assert checks.details["legend labels overlap"] == [{"labels": [first["label"], second["label"]]}]
     assert checks.metrics["min_label_region"] == "NV" and checks.metrics["min_label_px"] == 4.0
     assert not any(f in flags for flags in checks.regions.values() for f in checks.flags if "title" in f)
-    record["labels"] = {c: label | {"box": [label["box"][0], 0, label["box"][2], MIN_LABEL_PX + 2]}
+    y, top = 252.342948498507, -7.482166499414073  # a 12 px glyph box at a fractional position, padded by 1 px
+    tall = [y + top - 1, y + (top + MIN_LABEL_PX) + 1]
+    assert tall[1] - tall[0] - 2 < MIN_LABEL_PX  # 11.99999…: floating point, not a smaller label
+    record["labels"] = {c: label | {"box": [label["box"][0], tall[0], label["box"][2], tall[1]]}
                         for c, label in record["labels"].items()}
     assert "label too small" not in check_record(record).flags

@@ -256,8 +256,8 @@ def check_labels(facts: MapFacts, out: MapChecks) -> None:
             if other != code and line.intersects(b):
                 out.fail("leader crosses label", [code, other], {"leader": code, "label": other})
     low = min(labels, key=lambda c: label_height(labels[c]))
-    height = label_height(labels[low])
-    out.metrics["min_label_px"] = round(height, 1)
+    height = round(label_height(labels[low]), 1)  # boxes sit at fractional positions: 13.9999 is 14 px
+    out.metrics["min_label_px"] = height
     out.metrics["min_label_region"] = low
     if height < MIN_LABEL_PX * facts.width / 800:
         out.fail("label too small", detail={"region": low, "px": round(height, 1)})
