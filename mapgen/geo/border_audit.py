@@ -1,0 +1,107 @@
+"""Audit of a built-in atlas's border graph against published border lists (ARCHITECTURE.md §3).
+
+``data/atlas/borders_<country>.yaml`` lists every region's neighbours and foreign countries as general
+references publish them, and explains each pair where the atlas disagrees (a point contact, water the map does not
+draw, an override). :func:`audit` compares the measured graph (before and after the curated overrides) with it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import networkx as nx
+import yaml
+
+from mapgen.geo.atlas import load_atlas
+from mapgen.resources import data_path
+
+Pair = frozenset[str]
+
+
+@dataclass(frozen=True)
+class PublishedBorders:
+    """One country's published border list (see the data file's header for its fields)."""
+
+    country: str
+    source: str
+    neighbours: dict[str, tuple[str, ...]]
+    foreign: dict[str, tuple[str, ...]]
+    differences: dict[Pair, dict[str, Any]]
+    unsure: dict[Pair, str]
+
+    @property
+    def pairs(self) -> set[Pair]:
+        """Every published border as an unordered pair."""
+        return {frozenset((a, b)) for a, ns in self.neighbours.items() for b in ns}
+
+    def asymmetric(self) -> list[tuple[str, str]]:
+        """``(a, b)`` where ``a`` lists ``b`` but ``b`` does not list ``a``."""
+        return sorted((a, b) for a, ns in self.neighbours.items() for b in ns if a not in self.neighbours.get(b, ()))
+
+
+@dataclass(frozen=True)
+class BorderAudit:
+    """The comparison of one atlas with its published list."""
+
+    country: str
+    regions: int
+    published_pairs: int
+    atlas_pairs: int
+    disagreements: set[Pair]  # published list vs the final graph (overrides applied)
+    raw_disagreements: set[Pair]  # published list vs the measured graph before overrides
+    foreign_disagreements: dict[str, tuple[set[str], set[str]]]  # region -> (published only, atlas only)
+
+    @property
+    def fixed_by_overrides(self) -> set[Pair]:
+        return self.raw_disagreements - self.disagreements
+
+
+def load_published(country: str) -> PublishedBorders:
+    """The published border list of a built-in atlas."""
+    raw = yaml.safe_load(data_path("atlas", f"borders_{country}.yaml").read_text(encoding="utf-8"))
+    return PublishedBorders(
+        country=raw["country"],
+        source=" ".join(raw["source"].split()),
+        neighbours={c: tuple(ns or ()) for c, ns in raw["neighbours"].items()},
+        foreign={c: tuple(ns or ()) for c, ns in (raw.get("foreign") or {}).items()},
+        differences={frozenset(d["pair"]): d for d in raw.get("differences") or []},
+        unsure={frozenset(u["pair"]): u["note"] for u in raw.get("unsure") or []},
+    )
+
+
+def measured_graph(country: str) -> nx.Graph:
+    """The border graph as measured from the geometry, before the curated overrides."""
+    facts = json.loads(data_path("atlas", f"{country}.facts.json").read_text(encoding="utf-8"))
+    graph = nx.Graph()
+    graph.add_nodes_from(facts["regions"])
+    graph.add_weighted_edges_from(facts["edges"], weight="km")
+    return graph
+
+
+def _pairs(graph: nx.Graph) -> set[Pair]:
+    return {frozenset(e) for e in graph.edges}
+
+
+def audit(country: str) -> BorderAudit:
+    """Compare the atlas ``country`` with its published border list (unsure pairs are not compared)."""
+    published, atlas = load_published(country), load_atlas(country)
+    ignore = set(published.unsure)
+    final = _pairs(atlas.graph) - ignore
+    raw = _pairs(measured_graph(country)) - ignore
+    listed = published.pairs - ignore
+    foreign = {}
+    for code in atlas.codes:
+        pub, got = set(published.foreign.get(code, ())), set(atlas.foreign_borders(code))
+        if pub != got:
+            foreign[code] = (pub - got, got - pub)
+    return BorderAudit(
+        country=country,
+        regions=len(atlas.codes),
+        published_pairs=len(listed),
+        atlas_pairs=len(final),
+        disagreements=final ^ listed,
+        raw_disagreements=raw ^ listed,
+        foreign_disagreements=foreign,
+    )
