@@ -35,6 +35,7 @@ test use).
 from __future__ import annotations
 
 import colorsys
+import heapq
 import math
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -113,13 +114,22 @@ class Ctx:
     reads: set[str] = field(default_factory=set)
     cache: dict[Any, Any] = field(default_factory=dict)
     printed: list[tuple[float | None, float | None]] = field(default_factory=list)  # class ranges as printed
+    borders: tuple[tuple[str, str], ...] = ()  # every bordering pair (a, b) with a < b, for scans of all borders
+    sorted_neighbors: dict[str, tuple[str, ...]] = field(default_factory=dict)  # code -> neighbours in code order
+    changed_from: tuple[Ctx, frozenset[str]] | None = None  # copy_with: the context copied and the regions changed
+    fixed: dict[str, Any] = field(default_factory=dict)  # facts of the scene that no level changes (shared by copies)
 
     def copy_with(self, code: str | Iterable[str], level: float | None, value: float) -> Ctx:
         """A copy where one region (or several) has another level/value (for the illegible-region test)."""
         lv, vv = dict(self.level), dict(self.value)
         for c in [code] if isinstance(code, str) else code:
             lv[c], vv[c] = level, value
-        return replace(self, level=lv, value=vv, reads=set(), cache={})
+        alt = object.__new__(Ctx)  # a shallow copy without dataclasses.replace's re-validation (hot path)
+        changed = frozenset([code] if isinstance(code, str) else code)
+        base = self if self.changed_from is None else None  # a copy of a copy is computed from scratch
+        alt.__dict__.update(self.__dict__, level=lv, value=vv, reads=set(), cache={},
+                            changed_from=(base, changed) if base is not None else None)
+        return alt
 
     def with_values(self, values: dict[str, float]) -> Ctx:
         """A reader's copy (no reading tolerance) where regions have other values, same classes on discrete
@@ -196,6 +206,8 @@ def _build_context(scene: Scene) -> Ctx:
         reading, printed=printed,
     )
     ctx.thresholds = _thresholds(ctx)
+    ctx.sorted_neighbors = {c: tuple(sorted(r.neighbors)) for c, r in scene.regions.items()}
+    ctx.borders = tuple((a, b) for a, nbrs in ctx.sorted_neighbors.items() for b in nbrs if a < b)
     return ctx
 
 
@@ -802,22 +814,38 @@ def closer_number(ctx: Ctx, region: str, a: float, b: float) -> float:
     return a if da < db else b
 
 
-def _border_diffs(ctx: Ctx) -> list[tuple[float, str, str]]:
+def _border_diffs(ctx: Ctx, borders: Iterable[tuple[str, str]]) -> list[tuple[float, str, str]]:
+    """(|level difference|, a, b) of the given bordering pairs where both have data (reads nothing)."""
+    level = ctx.level
+    return [(abs(level[a] - level[b]), a, b) for a, b in borders if level[a] is not None and level[b] is not None]
+
+
+def _top_border_diffs(ctx: Ctx) -> list[tuple[float, str, str]]:
+    """The two largest (difference, a, b) over all bordering pairs with data, largest first; reads every region.
+
+    On a :meth:`Ctx.copy_with` copy only the borders of the changed regions are recomputed: the top two of the
+    copy are the top two of (the original's two largest among unchanged borders + the changed borders)."""
+    ctx.reads.update(ctx.scene.regions)
     hit = ctx.cache.get("border_diffs")
     if hit is not None:
-        ctx.reads.update(ctx.scene.regions)
         return hit
-    diffs = []
-    for a, r in ctx.scene.regions.items():
-        la = ctx.lv(a)
-        if la is None:
-            continue
-        for b in r.neighbors:
-            if a < b and ctx.lv(b) is not None:
-                diffs.append((abs(la - ctx.level[b]), a, b))
-    diffs.sort(reverse=True)
-    ctx.cache["border_diffs"] = diffs
-    return diffs
+    if ctx.changed_from is None:
+        top = heapq.nlargest(2, _border_diffs(ctx, ctx.borders))  # = sorted(..., reverse=True)[:2]
+    else:
+        base, changed = ctx.changed_from
+        full = base.cache.get("border_diffs_sorted")
+        if full is None:
+            full = base.cache["border_diffs_sorted"] = sorted(_border_diffs(base, base.borders), reverse=True)
+        kept = []
+        for d in full:
+            if d[1] not in changed and d[2] not in changed:
+                kept.append(d)
+                if len(kept) == 2:
+                    break
+        touched = {(min(c, n), max(c, n)) for c in changed for n in ctx.sorted_neighbors[c]}
+        top = heapq.nlargest(2, kept + _border_diffs(ctx, touched))
+    ctx.cache["border_diffs"] = top
+    return top
 
 
 @register("Region Region", "Bool", relative=True)
@@ -828,7 +856,7 @@ def is_max_border_pair(ctx: Ctx, a: str, b: str) -> bool:
     moves by up to 2r, so the gap must exceed 4r)."""
     if b not in ctx.scene.regions[a].neighbors:
         raise Invalid
-    diffs = _border_diffs(ctx)
+    diffs = _top_border_diffs(ctx)
     if len(diffs) < 2 or ctx.lv(a) is None or ctx.lv(b) is None:
         raise Invalid
     mine = abs(ctx.level[a] - ctx.level[b])
@@ -855,7 +883,14 @@ def pair(ctx: Ctx, a: str, b: str) -> frozenset[str]:
 def _first_in_direction(ctx: Ctx, regions: Iterable[str], direction: str, test: Callable[[str], bool | None]) -> str:
     """The furthest region in ``direction`` passing ``test``, as positioned and as drawn
     (:meth:`Scene.furthest <mapgen.scene.Scene.furthest>`); INVALID when it is not clear."""
-    found = ctx.scene.furthest(regions, direction, test)
+    seen: dict[str, bool | None] = {}
+
+    def once(code: str) -> bool | None:  # the scene ranks twice (positions, then as drawn): test each region once
+        if code not in seen:
+            seen[code] = test(code)
+        return seen[code]
+
+    found = ctx.scene.furthest(regions, direction, once)
     if found is None:
         raise Invalid
     return found
@@ -873,11 +908,11 @@ def extreme_direction(ctx: Ctx, regions: Iterable[str], direction: str) -> str:
 
 def _vs_all_neighbors(ctx: Ctx, code: str, cmp: str) -> bool | None:
     """True/False whether ``code`` is higher/lower/similar than every neighbour; None if unreadable."""
-    nbrs = ctx.scene.regions[code].neighbors
+    nbrs = ctx.sorted_neighbors[code]
     if not nbrs or ctx.lv(code) is None:
         return False
     verdict: bool | None = True
-    for n in sorted(nbrs):  # a fixed order: what the program reads before it stops must not vary by process
+    for n in nbrs:  # a fixed order: what the program reads before it stops must not vary by process
         r = relation(ctx, code, cmp, n)
         if r is None:
             verdict = None
@@ -961,13 +996,27 @@ def closest_pair(ctx: Ctx, regions: Iterable[str]) -> frozenset[str]:
     pool = sorted(regions)
     if len(pool) < 3:
         raise Invalid
-    cents = ctx.scene.centroids
-    dists = sorted(
-        (math.dist(cents[a], cents[b]), a, b) for i, a in enumerate(pool) for b in pool[i + 1 :]
-    )
+    members = frozenset(pool)
+    dists = []
+    for d in _pair_distances(ctx):  # the nearest two pairs within the pool
+        if d[1] in members and d[2] in members:
+            dists.append(d)
+            if len(dists) == 2:
+                break
     if dists[0][0] > CLOSEST_PAIR_MARGIN * dists[1][0]:
         raise Invalid
     return frozenset(dists[0][1:])
+
+
+def _pair_distances(ctx: Ctx) -> list[tuple[float, str, str]]:
+    """(centroid distance, a, b) for every pair of regions (a < b), nearest first (computed once per scene)."""
+    dists = ctx.fixed.get("pair_distances")
+    if dists is None:
+        cents, codes = ctx.scene.centroids, sorted(ctx.scene.regions)
+        dists = ctx.fixed["pair_distances"] = sorted(
+            (math.dist(cents[a], cents[b]), a, b) for i, a in enumerate(codes) for b in codes[i + 1 :]
+        )
+    return dists
 
 
 @register("LegendClass", "Pair")

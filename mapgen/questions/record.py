@@ -18,8 +18,9 @@ answer, accepted_answers, answer_type, map_type, relative_region, program``; the
 
 from __future__ import annotations
 
+import copy
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 AnswerType = Literal["binary", "single", "count", "list", "range", "ranking"]
@@ -56,8 +57,8 @@ class Question:
     image: str | None = None  # build: image path relative to the benchmark folder
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain JSON-ready dict."""
-        return asdict(self)
+        """Plain JSON-ready dict (what ``dataclasses.asdict`` gives, without its per-value deep copies)."""
+        return {name: _plain(getattr(self, name)) for name in self.__dataclass_fields__}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Question:
@@ -74,6 +75,20 @@ class Question:
         """``easy`` / ``medium`` / ``hard`` from :attr:`difficulty` (``unknown`` without it); see
         :func:`difficulty_bucket`."""
         return difficulty_bucket(self.difficulty)
+
+
+_ATOMS = (str, int, float, bool, type(None))
+
+
+def _plain(value: Any) -> Any:
+    """A copy of ``value`` as ``dataclasses.asdict`` copies a field (containers rebuilt, atoms shared)."""
+    if isinstance(value, _ATOMS):
+        return value
+    if isinstance(value, dict):
+        return {_plain(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_plain(v) for v in value)
+    return copy.deepcopy(value)
 
 
 #: Bucket thresholds: a question is *hard* when it reads many regions, compares values closer than
