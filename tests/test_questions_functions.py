@@ -77,6 +77,9 @@ def test_geography() -> None:
     assert f("end_class", "D1", "highest") == 2 and f("end_class", "D1", "lowest") == 0
     assert f("closest_pair", "D1", {"CO", "TX", "CA", "MA"}) == {"CO", "TX"}
     assert f("closest_pair_in_range", "D1", 2) == {"CO", "TX"}
+    assert f("closest_pair_in_group_range", "D1", {"CA", "MA", "TX"}, 2) == {"CA", "TX"}  # CO left out
+    assert f("closest_pair_in_group_range", "D1", {"CA", "MA", "TX", "CO"}, 2) == {"CO", "TX"}
+    assert f("closest_pair_in_group_range", "D1", {"CA", "MA"}, 2) is INVALID  # two members: forced
     assert f("range_of", "D1", "CA") == 2 and f("range_of", "C1", "WA") is INVALID
 
 

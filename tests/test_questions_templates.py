@@ -279,6 +279,10 @@ CASES: list[tuple[str, str, dict[str, Any], Any]] = [
     ("range_closest_pair", "D1", {"Y": 2}, ["Colorado", "Texas"]),
     ("range_closest_pair", "D1", {"Y": 1}, ["Arizona", "New Mexico"]),
     ("range_closest_pair", "D2", {"Y": 2}, ["Maine", "New Hampshire"]),
+    ("range_closest_pair_in_group", "D1", {"R": "West", "Y": 1}, ["Arizona", "New Mexico"]),
+    ("range_closest_pair_in_group", "D1", {"R": "Midwest", "Y": 0}, ["Illinois", "Indiana"]),
+    ("range_closest_pair_in_group", "D2", {"R": WC, "Y": 1}, ["Oregon", "Washington"]),
+    ("range_closest_pair_in_group", "D1", {"R": WC, "Y": 2}, None),  # fewer than 3 West Coast states there
     # 41 spacing (D1 gap 4 of span 28; D2 gap 70 of 270)
     ("legend_spacing", "D1", {}, "Significant gaps"),
     ("legend_spacing", "D2", {}, "Significant gaps"),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections import Counter
 from dataclasses import replace
 from functools import cache
 
@@ -56,12 +57,14 @@ def asked_and_checked(country: str, scenes: int = SCENES) -> tuple[int, list[str
     templates = list(load_templates())
     rng = random.Random(country)
     asked, failures, seen = 0, [], set()
+    turn: Counter = Counter()  # per map type: every template that applies comes round in turn
     for i in range(scenes):
         base = base_scenes(country)[i % len(BASES)]
         scene = random_scene(base, rng, i)
         usable = [t for t in templates if t.applies_to(scene.map_type)]
-        for k in range(PER_SCENE):
-            t = usable[(i * PER_SCENE + k) % len(usable)]
+        for _ in range(PER_SCENE):
+            t = usable[turn[scene.map_type] % len(usable)]
+            turn[scene.map_type] += 1
             for q in instantiate(t, scene, n=1, seed=i):
                 asked += 1
                 seen.add(t.id)

@@ -531,7 +531,6 @@ GAPS: tuple[tuple[str, str], ...] = (
     (r"in the same range", "engine gap: 'all in the same range' (any one range) is not a template"),
     (r"to the (?:west|east|north|south) of", "engine gap: groups defined by direction from a region"),
     (r"borders at least \d+ states? with", "engine gap: bordering regions with missing data"),
-    (r"pair of .+ states belonging", "engine gap: closest pair restricted to a group"),
     (r"in the .+ region borders", "engine gap: range_border_relation with a region pool"),
     (r"both also", "engine gap: 'X similar to Y and both higher than Z'"),
     (r"less greater than", "contradictory wording 'less greater than'"),

@@ -85,12 +85,20 @@ def _run(template: Template, ctx: Ctx, params: dict[str, Any]) -> tuple[Any, dic
 
 
 def _alternatives(ctx: Ctx) -> list[tuple[float | None, float]]:
-    """Other (level, value) pairs an unreadable region could have."""
+    """Other (level, value) pairs an unreadable region could have: every class (discrete); the ends and middle
+    of the colour bar and the middle of every tick interval, so it may fall in any range (continuous); N/A."""
+    cached = ctx.fixed.get("alternatives")
+    if cached is not None:
+        return cached
     legend = ctx.scene.legend
     if ctx.discrete:
-        return [(float(c.index), (c.lower + c.upper) / 2) for c in legend.classes] + [(None, math.nan)]
-    lo, hi = legend.vmin, legend.vmax
-    return [(lo, lo), ((lo + hi) / 2, (lo + hi) / 2), (hi, hi), (None, math.nan)]
+        out = [(float(c.index), (c.lower + c.upper) / 2) for c in legend.classes] + [(None, math.nan)]
+    else:
+        lo, hi = legend.vmin, legend.vmax
+        marks = [lo, (lo + hi) / 2, hi] + [(a + b) / 2 for a, b in ctx.intervals]
+        out = [(v, v) for v in dict.fromkeys(marks)] + [(None, math.nan)]
+    ctx.fixed["alternatives"] = out
+    return out
 
 
 def hinges_on_illegible(template: Template, ctx: Ctx, params: dict[str, Any], answer: Any) -> bool:

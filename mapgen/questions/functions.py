@@ -1024,8 +1024,20 @@ def _pair_distances(ctx: Ctx) -> list[tuple[float, str, str]]:
 def closest_pair_in_range(ctx: Ctx, idx: int) -> frozenset[str]:
     """:func:`closest_pair` of the regions in a range; regions whose membership is unreadable (continuous,
     within τ of a tick) must not change the answer whether they count or not."""
+    return _closest_pair_in(ctx, ctx.scene.regions, idx)
+
+
+@register("Regions LegendClass", "Pair")
+@_guard
+def closest_pair_in_group_range(ctx: Ctx, regions: Iterable[str], idx: int) -> frozenset[str]:
+    """:func:`closest_pair_in_range` among a group's regions only (reads no region outside the group), so a
+    group away from illegible regions can be asked where the whole map cannot (China: Hong Kong and Macau)."""
+    return _closest_pair_in(ctx, sorted(regions), idx)
+
+
+def _closest_pair_in(ctx: Ctx, pool: Iterable[str], idx: int) -> frozenset[str]:
     sure, maybe = [], []
-    for c in ctx.scene.regions:
+    for c in pool:
         try:
             if _in_interval(ctx, c, idx):
                 sure.append(c)
@@ -1033,6 +1045,8 @@ def closest_pair_in_range(ctx: Ctx, idx: int) -> frozenset[str]:
             maybe.append(c)
     best = closest_pair(ctx, sure)
     if maybe and (best is INVALID or closest_pair(ctx, sure + maybe) != best):
+        raise Invalid
+    if best is INVALID:
         raise Invalid
     return best
 
