@@ -84,3 +84,26 @@ def test_hostile_template_texts_fail_lint_in_one_line_and_fast(tmp_path: Path, t
     path = templates_plus(tmp_path / "hostile.yaml", template_record("hostile", text))
     result = run("templates", "lint", str(path))
     assert result.exit_code != 0 and limit in result.output and "Traceback" not in result.output
+
+
+def test_a_warning_is_one_line_without_source_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    import warnings
+
+    import mapgen.cli.atlas as atlas_cli
+
+    real = atlas_cli.load_atlas
+
+    def warns(*args, **kwargs):
+        warnings.warn("equal_interval leaves 2 usable classes", UserWarning, stacklevel=2)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(atlas_cli, "load_atlas", warns)
+    monkeypatch.setattr(warnings, "formatwarning", warnings.formatwarning)  # restored after the test
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        shown: list[str] = []
+        monkeypatch.setattr(warnings, "showwarning", lambda m, c, f, n, file=None, line=None:
+                            shown.append(warnings.formatwarning(m, c, f, n, line)))
+        result = run("atlas", "neighbors", "usa", "TX")
+    assert result.exit_code == 0
+    assert shown == ["Warning: equal_interval leaves 2 usable classes\n"]

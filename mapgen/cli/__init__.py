@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import importlib
 import sys
+import warnings
 
 import click
 
-from mapgen.cli.errors import ENVIRONMENT, explain, unexpected
+from mapgen.cli.errors import ENVIRONMENT, explain, one_line_warning, unexpected
 
 #: Command name → (module, attribute, one-line help shown by ``mapgen --help``; a test keeps it equal to the
 #: command's own docstring).
@@ -94,6 +95,8 @@ class MapgenGroup(click.Group):
 @click.option("--debug", is_flag=True, help="Show the traceback of an unexpected error.")
 def main(debug: bool) -> None:
     """Generate reproducible choropleth-map benchmarks for vision-language models."""
+    if not debug:
+        warnings.formatwarning = one_line_warning
 
 
 if __name__ == "__main__":

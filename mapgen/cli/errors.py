@@ -66,6 +66,12 @@ def explain(exc: BaseException) -> tuple[str, int] | None:
     return None
 
 
+def one_line_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+                     line: str | None = None) -> str:
+    """A warning as the CLI prints it: ``Warning: <message>`` (no source path or code line; ``--debug`` keeps them)."""
+    return f"Warning: {message}\n"
+
+
 def unexpected(exc: BaseException) -> str:
     """The one line for an error mapgen did not expect."""
     return f"unexpected {type(exc).__name__}: {exc} (run `mapgen --debug …` for the traceback)"
