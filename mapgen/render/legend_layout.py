@@ -12,13 +12,16 @@ from typing import Any
 
 from mapgen.legend import Legend
 from mapgen.render.layout import Box, page_scale
-from mapgen.render.text import TextItem, font, text_box, text_size
+from mapgen.render.text import TextItem, cap_height_size, font, text_box, text_size
 
 #: Sizes at the base legend font (8.5 pt at 100 dpi); they scale with the font.
 BASE_FONT_PX = 8.5 * 100 / 72
 SWATCH_W, SWATCH_H, SWATCH_GAP = 24.0, 17.0, 6.0
 ENTRY_GAP = 14.0  # between two entries on a row / two columns
 MARGIN = 6.0  # kept free inside the legend box
+#: Cap height of legend labels and colour-bar ticks at 800×600 (issue 14: 8.5 pt text had 9 px digits that an
+#: OCR engine confused, 5 ↔ 3 / S); the layout still shrinks a legend that does not fit.
+LEGEND_CAP_PX = 11.0
 FONT_STEPS, MIN_FONT_SHARE = 6, 0.5  # a legend that does not fit shrinks (font and swatches) down to 50 %
 
 
@@ -38,8 +41,9 @@ class Dims:
 
 
 def legend_font_px(width: int, height: int, dpi: int = 100) -> float:
-    """Legend font size for a page: 8.5 pt at 800×600, scaled with the page (×0.6 … ×2.5)."""
-    return 8.5 * dpi / 72 * page_scale(width, height)
+    """Legend font size for a page: the smallest size whose capitals (and digits) are LEGEND_CAP_PX tall at
+    800×600 (15 px DejaVu Sans), scaled with the page (×0.6 … ×2.5) and the dpi."""
+    return cap_height_size(LEGEND_CAP_PX * dpi / 100 * page_scale(width, height))
 
 
 @dataclass(frozen=True)
@@ -89,7 +93,11 @@ def legend_layout(legend: Legend, box: Box, orientation: str, font_px: float) ->
     wrap into rows (horizontal) or columns (vertical), and the font shrinks (to MIN_FONT_SHARE) before anything
     would leave ``box``."""
     if legend.kind == "continuous":
-        return _colorbar(legend, box, orientation, font_px)
+        for step in range(FONT_STEPS + 1):
+            layout = _colorbar(legend, box, orientation, font_px * (1 - (1 - MIN_FONT_SHARE) * step / FONT_STEPS))
+            if all(_within(text_box(t), box) for t in layout.texts):
+                break
+        return layout
     entries = legend_entries(legend)
     for step in range(FONT_STEPS + 1):
         size = font_px * (1 - (1 - MIN_FONT_SHARE) * step / FONT_STEPS)
@@ -99,6 +107,10 @@ def legend_layout(legend: Legend, box: Box, orientation: str, font_px: float) ->
     else:
         spots = _flow(entries, box, orientation == "vertical", size, force=True)
     return _swatch_layout(entries, spots, size)
+
+
+def _within(b: tuple[float, float, float, float], box: Box) -> bool:
+    return box.left <= b[0] and box.top <= b[1] and b[2] <= box.left + box.width and b[3] <= box.top + box.height
 
 
 @lru_cache(maxsize=4096)
