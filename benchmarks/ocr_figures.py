@@ -3,12 +3,15 @@ exactly on a sample of annotated maps of a built benchmark.
 
     python benchmarks/ocr_figures.py BENCH_DIR [--maps 40] [--seed 0] [--scale 4] [--failures]
 
-Engine: Tesseract 5 (the ``tesseract`` binary, English model, LSTM engine, ``--psm 7``: one line of text), run
-once over all crops (a list file). Crops come from the pixel boxes the renderer records in each map's JSON: a
-discrete legend entry's label is its item box right of the swatch, a colour-bar tick label its own text box,
-a region label its label box. Each crop becomes greyscale, is upscaled ``--scale`` times (Lanczos), is binarised at the
-grey halfway between its darkest and lightest pixel (the minority side is the text, so light text on a dark fill
-comes out black on white too) and is padded with 10 px of white. A reading counts when it
+Engine: Tesseract 5 (the ``tesseract`` binary, English model, LSTM engine), one run per kind of crop (a list
+file): ``--psm 7`` (one line) with a character whitelist per kind (region labels: the atlases' code alphabet A-Z;
+legend labels: what the legend grammar writes), see :func:`engine_setup`. Crops come from the pixel boxes the
+renderer records in each map's JSON: a discrete legend entry's label is its item box right of the swatch, a
+colour-bar tick label its own text box, a region label its label box. Each crop becomes greyscale, is upscaled
+(Lanczos; region crops ``--scale`` times, legend crops LEGEND_SCALE times), is binarised at the grey halfway
+between its darkest and lightest pixel (the minority side is the text, so light text on a dark fill comes out
+black on white too) and is padded with white (a share of its height). ``--plain`` is the earlier set-up: every
+crop ``--psm 7``, no whitelist, ``--scale`` times, 10 px of white. A reading counts when it
 equals the drawn text after collapsing whitespace and writing every dash as ``-``. Maps are drawn at random
 (``--seed``) among the annotated maps (every variant with region labels: annotated, hatched, counterfactual).
 Prints a JSON summary: legend and inside / callout region labels read exactly, per renderer and map variant.
