@@ -1,17 +1,18 @@
 """OCR figure (issue 14, Done when): how many legend labels and region labels an off-the-shelf OCR engine reads
 exactly on a sample of annotated maps of a built benchmark.
 
-    python benchmarks/ocr_figures.py BENCH_DIR [--maps 40] [--seed 0] [--scale 4] [--failures]
+    python benchmarks/ocr_figures.py BENCH_DIR [--maps 40] [--seed 0] [--scale 3] [--failures]
 
 Engine: Tesseract 5 (the ``tesseract`` binary, English model, LSTM engine), one run per kind of crop (a list
 file): ``--psm 7`` (one line) with a character whitelist per kind (region labels: the atlases' code alphabet A-Z;
 legend labels: what the legend grammar writes), see :func:`engine_setup`. Crops come from the pixel boxes the
 renderer records in each map's JSON: a discrete legend entry's label is its item box right of the swatch, a
 colour-bar tick label its own text box, a region label its label box. Each crop becomes greyscale, is upscaled
-(Lanczos; region crops ``--scale`` times, legend crops LEGEND_SCALE times), is binarised at the grey halfway
-between its darkest and lightest pixel (the minority side is the text, so light text on a dark fill comes out
-black on white too) and is padded with white (a share of its height). ``--plain`` is the earlier set-up: every
-crop ``--psm 7``, no whitelist, ``--scale`` times, 10 px of white. A reading counts when it
+(Lanczos; region crops ``--scale`` times, legend crops LEGEND_SCALE times) and binarised: a region label (black
+or white text with a halo of the other colour) keeps its near-white pixels on a dark fill and its near-black ones
+otherwise (:func:`text_pixels`); legend text is cut at the grey halfway between the crop's darkest and lightest
+pixel (the minority side is the text). Then it is padded with white (a share of its height). ``--plain`` is the
+earlier set-up: every crop ``--psm 7``, no whitelist, ``--scale`` times, mid-grey cut, 10 px of white. A reading counts when it
 equals the drawn text after collapsing whitespace and writing every dash as ``-``. Maps are drawn at random
 (``--seed``) among the annotated maps (every variant with region labels: annotated, hatched, counterfactual).
 Prints a JSON summary: legend and inside / callout region labels read exactly, per renderer and map variant.
@@ -31,6 +32,8 @@ import numpy as np
 from PIL import Image, ImageOps
 
 MARGIN_PX = 0  # the recorded boxes already hold 1 px of padding around the ink
+#: Grey level past which a pixel counts as the label's text (black or white text; halo and fill fall short of it).
+TEXT_CUT = 170
 PAD_PX = 10  # white border (pixels of the upscaled crop) with --plain
 #: Otherwise, per kind: white border as a share of the crop's upscaled height on every side.
 REGION_PAD_SHARE, LEGEND_PAD_SHARE = 0.1, 0.5
@@ -77,7 +80,8 @@ def text_crops(record: dict) -> list[tuple[str, str, list[float]]]:
     return crops
 
 
-def prepare(image: Image.Image, b: list[float], scale: int, pad_share: float | None = None) -> Image.Image:
+def prepare(image: Image.Image, b: list[float], scale: int, pad_share: float | None = None,
+            haloed: bool = False) -> Image.Image:
     """The crop of ``b`` (plus margin), greyscale with dark text, upscaled and padded (``pad_share`` of its height
     on every side; None: PAD_PX)."""
     x1, y1, x2, y2 = b
@@ -86,11 +90,23 @@ def prepare(image: Image.Image, b: list[float], scale: int, pad_share: float | N
     crop = ImageOps.grayscale(image.crop(box))
     crop = crop.resize((crop.width * scale, crop.height * scale), Image.Resampling.LANCZOS)
     px = np.asarray(crop, dtype=float)
-    ink = px < (px.min() + px.max()) / 2  # the minority side of the mid-grey threshold is the text
-    if ink.mean() > 0.5:
-        ink = ~ink
+    if haloed:  # region labels: black or white text with a halo of the other colour
+        ink = text_pixels(px)
+    else:  # legend text on the page: the minority side of the mid-grey threshold is the text
+        ink = px < (px.min() + px.max()) / 2
+        if ink.mean() > 0.5:
+            ink = ~ink
     binary = Image.fromarray(np.where(ink, 0, 255).astype(np.uint8))
     return ImageOps.expand(binary, border=PAD_PX if pad_share is None else round(pad_share * binary.height), fill=255)
+
+
+def text_pixels(px: np.ndarray) -> np.ndarray:
+    """The text's pixels: labels are black or white with a halo of the other (renderer rule: the one that
+    contrasts with the fill), so on a fill darker than mid-grey the text is the near-white pixels, otherwise the
+    near-black ones; the halo and the fill fall on the other side of the cut."""
+    if np.median(px) < 128:
+        return px > TEXT_CUT
+    return px < 255 - TEXT_CUT
 
 
 def engine_setup(kind: str, plain: bool) -> tuple[str, str | None]:
@@ -128,7 +144,7 @@ def figures(bench: Path, n: int, seed: int, scale: int, failures: bool, plain: b
                 files.append(work / f"{len(files):05d}.png")
                 pad = None if plain else REGION_PAD_SHARE if kind.startswith("region") else LEGEND_PAD_SHARE
                 times = scale if plain or kind.startswith("region") else LEGEND_SCALE
-                prepare(image, b, times, pad).save(files[-1])
+                prepare(image, b, times, pad, haloed=not plain and kind.startswith("region")).save(files[-1])
                 rows.append(meta | {"kind": kind, "text": text})
         for setup in sorted({engine_setup(r["kind"], plain) for r in rows}, key=str):
             chosen = [i for i, r in enumerate(rows) if engine_setup(r["kind"], plain) == setup]
@@ -166,7 +182,7 @@ def main() -> None:
     ap.add_argument("bench", type=Path)
     ap.add_argument("--maps", type=int, default=40)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--scale", type=int, default=4)
+    ap.add_argument("--scale", type=int, default=3)
     ap.add_argument("--failures", action="store_true", help="List every label read wrongly.")
     ap.add_argument("--plain", action="store_true",
                     help="The earlier set-up: --psm 7 for every crop, no whitelist, 10 px padding.")
