@@ -52,6 +52,7 @@ unique/non-unique referent.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -188,8 +189,10 @@ def _vocabulary(question: Question) -> tuple[str, ...]:
 _NATIVE_SEPARATORS = (" और ", " तथा ", " y ", "、", "，", "；", "和")
 
 
+@functools.lru_cache(maxsize=8192)
 def _has_separator(name: str) -> bool:
-    """True for names that list splitting would cut (``Jammu and Kashmir``, ``Dadra & Nagar Haveli``)."""
+    """True for names that list splitting would cut (``Jammu and Kashmir``, ``Dadra & Nagar Haveli``); cached,
+    since every question of a map asks it of the same region names."""
     if "," in name or ";" in name or "&" in name or " and " in name or " or " in name:
         return True
     return any(sep in name for sep in _NATIVE_SEPARATORS)
