@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import threading
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -71,3 +74,46 @@ def write_grid(folder: Path, n: int = 4, name_key: str = "name", stem: str = "gr
     table = folder / f"{stem}.csv"
     table.write_text("\n".join(rows) + "\n")
     return geo, table
+
+
+class ChatStub:
+    """A local OpenAI-compatible chat-completions server (loopback only) for the client and harness tests:
+    ``respond(body)`` gives the reply text of a request, or ``None`` to fail it with HTTP 500; ``requests`` counts
+    the requests received."""
+
+    def __init__(self, respond: Callable[[dict[str, Any]], str | None]) -> None:
+        self.requests = 0
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                outer.requests += 1
+                reply = respond(body)
+                if reply is None:
+                    self.send_response(500)
+                    self.end_headers()
+                    return
+                payload = json.dumps({
+                    "id": f"stub-{outer.requests}", "object": "chat.completion", "created": 0,
+                    "model": body.get("model", ""),
+                    "choices": [{"index": 0, "finish_reason": "stop",
+                                 "message": {"role": "assistant", "content": reply}}],
+                    "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+                }).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()

@@ -6,12 +6,11 @@ from __future__ import annotations
 import importlib.util
 import json
 import shutil
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from helpers import ChatStub
 
 from mapgen.benchmark import load_benchmark
 from mapgen.cli import main
@@ -175,53 +174,26 @@ def test_prompt_cli(eval_bench):
     assert "eer" in CliRunner().invoke(main, ["prompt", "--list"]).output
 
 
-class _Server:
+def _server(fail_on: str, box: list[int]) -> ChatStub:
     """Answers every chat request with a fixed reply (``box`` for grounding prompts); fails with 500 for prompts
     containing ``fail_on``."""
 
-    def __init__(self, fail_on: str, box: list[int]) -> None:
-        self.count = 0
-        outer = self
+    def respond(body: dict) -> str | None:
+        text = body["messages"][-1]["content"][-1]["text"]
+        if fail_on in text:
+            return None
+        if "bounding box" in text:
+            return json.dumps(box)
+        return "A map of the USA." if "Describe" in text else '{"answer": "Yes"}'
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                outer.count += 1
-                text = body["messages"][-1]["content"][-1]["text"]
-                if fail_on in text:
-                    self.send_response(500)
-                    self.end_headers()
-                    return
-                reply = (
-                    json.dumps(box)
-                    if "bounding box" in text
-                    else "A map of the USA."
-                    if "Describe" in text
-                    else '{"answer": "Yes"}'
-                )
-                payload = json.dumps({"choices": [{"message": {"content": reply}}]}).encode()
-                self.send_response(200)
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+    return ChatStub(respond)
 
 
 def test_eval_model_cli_against_local_server(eval_bench, tmp_path, monkeypatch):
     monkeypatch.setattr("mapgen.eval.captions.java_available", lambda: False)  # skip the slow METEOR JVM
     bench, chosen = trimmed_bench(eval_bench, tmp_path / "bench")
     failing = chosen["count"]
-    server = _Server(fail_on=failing["question"], box=read_jsonl(bench / "grounding.jsonl")[0]["ground_truth"])
+    server = _server(fail_on=failing["question"], box=read_jsonl(bench / "grounding.jsonl")[0]["ground_truth"])
     try:
         out = tmp_path / "report"
         args = ["eval", str(bench), "--model", "openai:tiny", "--base-url", server.url, "--prompt", "cot",
@@ -237,9 +209,9 @@ def test_eval_model_cli_against_local_server(eval_bench, tmp_path, monkeypatch):
             assert summary["captions"]["n"] == 1
         lines = [json.loads(x) for x in (out / "predictions.jsonl").read_text().splitlines()]
         assert len(lines) == 8 and {x["question_id"] for x in lines if x["error"]} == {failing["question_id"]}
-        first = server.count  # 6 questions + 2 tasks, the failing one tried twice
+        first = server.requests  # 6 questions + 2 tasks, the failing one tried twice
         assert first == 9
         assert CliRunner().invoke(main, args).exit_code == 0  # rerun: answers come from the cache
-        assert server.count == first + 2  # only the failed question is asked again
+        assert server.requests == first + 2  # only the failed question is asked again
     finally:
         server.close()

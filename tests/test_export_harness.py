@@ -19,14 +19,12 @@ import os
 import shutil
 import subprocess
 import sys
-import threading
 from collections.abc import Iterable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import build_tiny
+from helpers import ChatStub, build_tiny
 from PIL import Image
 
 from mapgen.export import export
@@ -94,42 +92,6 @@ def _request_parts(body: dict[str, Any]) -> tuple[str, Image.Image]:
     return text, Image.open(io.BytesIO(base64.b64decode(url.split(",", 1)[1])))
 
 
-class StubServer:
-    """A local OpenAI-compatible chat server answering through an :class:`Oracle` (loopback only)."""
-
-    def __init__(self, oracle: Oracle) -> None:
-        self.requests = 0
-        outer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: Any) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                outer.requests += 1
-                reply = oracle.reply(*_request_parts(body))
-                payload = json.dumps({
-                    "id": f"stub-{outer.requests}", "object": "chat.completion", "created": 0, "model": body["model"],
-                    "choices": [{"index": 0, "finish_reason": "stop",
-                                 "message": {"role": "assistant", "content": reply}}],
-                    "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
-                }).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-
 def run_lmms_eval(tasks_dir: Path, tasks: list[str], url: str, out: Path) -> dict[str, Any]:
     """``python -m lmms_eval`` on the task folder; the ``results`` of its results JSON."""
     env = os.environ | {"HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1", "OPENAI_API_KEY": "stub",
@@ -152,7 +114,7 @@ def test_real_lmms_eval_runs_all_three_tasks_from_a_copied_folder(tmp_path_facto
     shutil.rmtree(original)  # nothing may point back at the export folder
     tasks = [f"harness_tiny_{kind}" for kind in ("vqa", "caption", "grounding")]
     oracle = Oracle(bench, "test")
-    server = StubServer(oracle)
+    server = ChatStub(lambda body: oracle.reply(*_request_parts(body)))
     try:
         results = run_lmms_eval(moved, tasks, server.url, tmp_path)
     finally:
