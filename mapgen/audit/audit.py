@@ -42,7 +42,7 @@ from mapgen.benchmark import (
 from mapgen.files import write_json_atomic, write_jsonl_atomic, write_text_atomic
 from mapgen.legend.colors import hex_to_rgb, min_pairwise_delta_e, rgb_to_lab
 from mapgen.questions import TemplateSet, load_templates
-from mapgen.questions.engine import INVALID, hinges_on_illegible, run_program
+from mapgen.questions.engine import INVALID, answer_key, hinges_on_illegible, run_program
 from mapgen.questions.functions import context
 from mapgen.questions.record import Question, format_answer
 from mapgen.scene import Scene
@@ -256,15 +256,6 @@ def question_reads(scene: Scene, record: Mapping[str, Any], templates: TemplateS
     return set(ctx.reads)
 
 
-def _canonical(value: Any) -> Any:
-    """An answer with sets sorted, for comparing two runs of a program."""
-    if isinstance(value, (set, frozenset)):
-        return tuple(sorted(value))
-    if isinstance(value, (list, tuple)):
-        return tuple(_canonical(v) for v in value)
-    return value
-
-
 def hinges_on_failed(scene: Scene, record: Mapping[str, Any], templates: TemplateSet,
                      failed: Collection[str]) -> list[str]:
     """Regions failing a legibility check on which the question hinges: it names one, or its answer changes when
@@ -280,7 +271,7 @@ def hinges_on_failed(scene: Scene, record: Mapping[str, Any], templates: Templat
         return named
     blind = replace(ctx, legible=ctx.legible - frozenset(failed), reads=set(), cache={})
     other, _ = run_program(template, blind, params)
-    if other is INVALID or answer_ is INVALID or _canonical(other) != _canonical(answer_):
+    if other is INVALID or answer_ is INVALID or answer_key(other) != answer_key(answer_):
         return read
     return read if hinges_on_illegible(template, blind, params, other) else []
 

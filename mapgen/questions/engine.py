@@ -114,16 +114,17 @@ def hinges_on_illegible(template: Template, ctx: Ctx, params: dict[str, Any], an
         for level, value in _alternatives(ctx):
             alt = ctx.copy_with(codes, level, value)
             other, _ = run_program(template, alt, params)
-            if other is INVALID or _key(other) != _key(answer):
+            if other is INVALID or answer_key(other) != answer_key(answer):
                 return True
     return False
 
 
-def _key(answer: Any) -> Any:
+def answer_key(answer: Any) -> Any:
+    """An answer with sets sorted, so two runs of a program compare and hash alike."""
     if isinstance(answer, (set, frozenset)):
         return tuple(sorted(answer))
     if isinstance(answer, (list, tuple)):
-        return tuple(_key(a) for a in answer)
+        return tuple(answer_key(a) for a in answer)
     return answer
 
 
@@ -498,7 +499,7 @@ class _Quota:
     last: Any = None
 
     def admits(self, answer: Any) -> bool:
-        self.last = _key(answer)
+        self.last = answer_key(answer)
         return self.counts[self.last] < self.cap and not is_degenerate_answer(answer, self.answer_type)
 
 
@@ -554,7 +555,7 @@ def instantiate(
 
 def _first_time(template: Template, params: dict[str, Any], seen: set[tuple]) -> bool:
     """Whether this parameter draw is new (and remember it)."""
-    key = tuple(_key(params[p.name]) for p in template.params)
+    key = tuple(answer_key(params[p.name]) for p in template.params)
     if key in seen:
         return False
     seen.add(key)
@@ -594,7 +595,7 @@ def balance(questions: Sequence[Question], max_share: float = 0.25, seed: int = 
     for idxs in by_template.values():
         by_answer: dict[Any, list[int]] = {}
         for i in idxs:
-            by_answer.setdefault(_key(_hashable(questions[i].answer)), []).append(i)
+            by_answer.setdefault(answer_key(_hashable(questions[i].answer)), []).append(i)
         if questions[idxs[0]].answer_type == "binary":
             cap = min((len(v) for v in by_answer.values()), default=0) if len(by_answer) == 2 else 0
         else:

@@ -14,7 +14,7 @@ import random
 from collections.abc import Iterator
 from typing import Any
 
-from mapgen.questions.engine import _key, run_program
+from mapgen.questions.engine import answer_key, run_program
 from mapgen.questions.functions import INVALID, Ctx, context
 from mapgen.questions.templates import Template
 from mapgen.scene import Scene
@@ -54,10 +54,10 @@ def changed_answers(
 ) -> list[Any]:
     """The answers (program results; INVALID included) that readings of ``scene`` give instead of ``answer``."""
     out = []
-    want = _key(answer)
+    want = answer_key(answer)
     for reading in readings(context(scene), rng, n):
         got, _ = run_program(template, reading, dict(params))
-        if got is INVALID or _key(got) != want:
+        if got is INVALID or answer_key(got) != want:
             out.append(got)
     return out
 
