@@ -198,10 +198,17 @@ def clean_item(text: str) -> str:
 _SEPARATOR = re.compile(r",|;|&|\s(?:and|or|और|तथा|y)\s|[、，；和]")  # + Hindi, Spanish and Chinese separators
 
 
+@lru_cache(maxsize=8192)
+def has_separator(name: str) -> bool:
+    """True for names that list splitting would cut (``Jammu and Kashmir``, ``Dadra & Nagar Haveli``, जम्मू और
+    कश्मीर); cached, since every question of a map asks it of the same region names."""
+    return _SEPARATOR.search(name) is not None
+
+
 @lru_cache(maxsize=4096)
 def _protected_names(vocabulary: tuple[str, ...]) -> tuple[tuple[str, re.Pattern[str]], ...]:
     """Names containing separators, longest first, with their case-insensitive patterns."""
-    names = sorted({n for n in vocabulary if _SEPARATOR.search(n)}, key=len, reverse=True)
+    names = sorted({n for n in vocabulary if has_separator(n)}, key=len, reverse=True)
     return tuple((n, re.compile(re.escape(n), re.IGNORECASE)) for n in names)
 
 

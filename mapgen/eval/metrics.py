@@ -52,7 +52,6 @@ unique/non-unique referent.
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -60,7 +59,14 @@ from typing import Any
 
 import pandas as pd
 
-from mapgen.eval.extract import parse_binary, parse_count, parse_list, parse_ranking, split_items
+from mapgen.eval.extract import (
+    has_separator,
+    parse_binary,
+    parse_count,
+    parse_list,
+    parse_ranking,
+    split_items,
+)
 from mapgen.eval.normalize import (
     AliasMap,
     normalize_answer_name,
@@ -185,19 +191,6 @@ def _vocabulary(question: Question) -> tuple[str, ...]:
     return tuple(dict.fromkeys(names))
 
 
-#: List separators of the other question languages (mapgen.eval.native): जम्मू और कश्मीर must stay whole.
-_NATIVE_SEPARATORS = (" और ", " तथा ", " y ", "、", "，", "；", "和")
-
-
-@functools.lru_cache(maxsize=8192)
-def _has_separator(name: str) -> bool:
-    """True for names that list splitting would cut (``Jammu and Kashmir``, ``Dadra & Nagar Haveli``); cached,
-    since every question of a map asks it of the same region names."""
-    if "," in name or ";" in name or "&" in name or " and " in name or " or " in name:
-        return True
-    return any(sep in name for sep in _NATIVE_SEPARATORS)
-
-
 def _canonical_groups(groups: Ranking, amap: AliasMap) -> Groups:
     out: Groups = []
     for group in groups:
@@ -276,7 +269,7 @@ def compile_gold(question: Question) -> Gold:
     return Gold(
         kind,
         amap=amap,
-        vocabulary=tuple(n for n in _vocabulary(question) if _has_separator(n)),
+        vocabulary=tuple(n for n in _vocabulary(question) if has_separator(n)),
         items=frozenset(amap.canonical_set(items)),
         numbers=numbers,
         groups=groups,
