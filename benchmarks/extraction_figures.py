@@ -7,6 +7,10 @@ Prints:
 
 - the gold tables: how many, rows per table, regions left out as illegible, N/A rows, per map variant;
 - the random baseline (mean over ``--seeds`` seeds) beside its analytic chance, per map variant, in %;
+- with a train split: on the held-out tables the train-split prior (:mod:`mapgen.eval.table_baselines`), the
+  random baseline and the chance level, the prior's permutation null (its expected score if region identity
+  carried no information: :func:`~mapgen.eval.table_scores.permutation_null`), and the prior on the held-out
+  tables whose statistic no train map shows;
 - scoring throughput: every table answered in five reply formats (Markdown with chatter, CSV in a fence, a JSON
   object, JSON rows, bullets naming regions by code), parsed and scored by :func:`score_tables`; tables/s over
   ``--rounds`` rounds (best round, process CPU time).
@@ -23,7 +27,8 @@ import time
 from collections.abc import Callable
 
 from mapgen.benchmark import load_benchmark
-from mapgen.eval.table_scores import chance_summary, random_replies, score_tables, summarize
+from mapgen.eval.table_baselines import prior_replies
+from mapgen.eval.table_scores import chance_summary, permutation_null, random_replies, score_tables, summarize
 
 VARIANTS = ("discrete", "hatched", "continuous")
 MAIN = {"discrete": "class_accuracy", "hatched": "class_accuracy", "continuous": "within_tolerance"}
@@ -92,6 +97,36 @@ def baseline_figures(tables: list[dict], seeds: int) -> None:
             print(f"  {v:<11} {metric:<17} random {100 * empirical:6.2f}   chance {100 * chance[v][metric]:6.2f}")
 
 
+def _main_of(summary: dict, v: str) -> float:
+    return 100 * summary[v][MAIN[v]] if v in summary else float("nan")
+
+
+def prior_figures(bench, tables: list[dict]) -> None:
+    train = [t for t in tables if t.get("split") == "train"]
+    test = [t for t in tables if t.get("split") not in (None, "train")]
+    if not train or not test:
+        print("prior: no train and held-out split of gold tables")
+        return
+    replies = prior_replies(test, train)
+    prior = summarize(score_tables(test, replies), test)
+    rand, chance = summarize(score_tables(test, random_replies(test, 0)), test), chance_summary(test)
+    null = {v: statistics.mean(permutation_null(t, replies[t["question_id"]]) for t in test if variant(t) == v)
+            for v in VARIANTS if v in prior}
+    stat_of = {m["map_id"]: m.get("statistic") for m in bench.maps}
+    seen = {stat_of.get(t["map_id"]) for t in train}
+    unseen = [t for t in test if stat_of.get(t["map_id"]) not in seen]
+    fresh = summarize(score_tables(unseen, prior_replies(unseen, train)), unseen) if unseen else {}
+    print(f"held-out tables: {len(test)} (train tables: {len(train)}); main score in % (class accuracy / within τ)")
+    for v in VARIANTS:
+        if v in prior:
+            extra = f"   prior, unseen statistics {_main_of(fresh, v):6.2f} (n={fresh.get(v, {}).get('n', 0)})"
+            print(f"  {v:<11} prior {_main_of(prior, v):6.2f}   random {_main_of(rand, v):6.2f}   chance "
+                  f"{_main_of(chance, v):6.2f}   prior's permutation null {100 * null[v]:6.2f}{extra}")
+    if "continuous" in prior:
+        print(f"  continuous MAE (% span): prior {100 * prior['continuous']['mae_share']:.2f}   random "
+              f"{100 * rand['continuous']['mae_share']:.2f}   chance {100 * chance['continuous']['mae_share']:.2f}")
+
+
 def throughput(tables: list[dict], rounds: int) -> None:
     replies = [(fmt.__name__, {t["question_id"]: fmt(t) for t in tables}) for fmt in FORMATS]
     best, perfect = float("inf"), True
@@ -111,11 +146,13 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
-    tables = load_benchmark(args.bench).extraction
+    bench = load_benchmark(args.bench)
+    tables = bench.extraction
     if not tables:
         raise SystemExit(f"{args.bench} has no extraction.jsonl: build it with tasks: [..., extraction].")
     gold_figures(tables)
     baseline_figures(tables, args.seeds)
+    prior_figures(bench, tables)
     throughput(tables, args.rounds)
 
 

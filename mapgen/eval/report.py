@@ -31,9 +31,10 @@ from typing import Any
 
 import pandas as pd
 
+from mapgen.eval.bootstrap import BOOTSTRAP_SAMPLES, mean_ci, resample_rows
 from mapgen.eval.metrics import METRICS_BY_TYPE, aggregate, mean, metric_info
 from mapgen.eval.score import Report
-from mapgen.files import write_text_atomic
+from mapgen.files import write_jsonl_atomic, write_text_atomic
 
 PAPER_COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("Binary Acc", "binary", "binary_exact"),
@@ -116,20 +117,6 @@ def paper_table(
     return _ordered(pd.DataFrame(rows, columns=["group", "n", *[c[0] for c in PAPER_COLUMNS]]), by)
 
 
-BOOTSTRAP_SAMPLES = 200
-"""Resamples per report cell for its 95 % bootstrap confidence interval."""
-
-
-def _resample_rows(n: int, seed: int, key: str, samples: int) -> Any:
-    """``samples`` × ``n`` question indices drawn with replacement, seeded by ``seed`` and the cell's ``key``."""
-    import zlib
-
-    import numpy as np
-
-    rng = np.random.default_rng([seed, zlib.crc32(key.encode("utf-8"))])
-    return rng.integers(0, n, size=(samples, n))
-
-
 def bootstrap_ci(metric: str, values: Any, seed: int, key: str, samples: int = BOOTSTRAP_SAMPLES) -> list[float]:
     """95 % percentile bootstrap interval (in %) of ``metric``'s aggregate over per-question ``values``,
     resampling questions with replacement; seeded by ``seed`` and the cell's ``key``."""
@@ -138,23 +125,12 @@ def bootstrap_ci(metric: str, values: Any, seed: int, key: str, samples: int = B
     x = np.asarray(values, dtype=float)
     if not len(x):
         return [math.nan, math.nan]
-    idx = _resample_rows(len(x), seed, key, samples)
+    idx = resample_rows(len(x), seed, key, samples)
     if metric_info(metric).aggregation is mean:
         stats = np.nanmean(x[idx], axis=1)
     else:
         stats = np.array([aggregate(metric, pd.Series(x[row])) for row in idx])
     lo, hi = np.nanpercentile(stats, [2.5, 97.5])
-    return [float(lo) * 100, float(hi) * 100]
-
-
-def mean_ci(values: Any, seed: int, key: str, samples: int = BOOTSTRAP_SAMPLES) -> list[float]:
-    """95 % percentile bootstrap interval (in %) of the mean of per-question ``values`` (the plots' main score)."""
-    import numpy as np
-
-    x = np.asarray(values, dtype=float)
-    if not len(x):
-        return [math.nan, math.nan]
-    lo, hi = np.nanpercentile(np.nanmean(x[_resample_rows(len(x), seed, key, samples)], axis=1), [2.5, 97.5])
     return [float(lo) * 100, float(hi) * 100]
 
 
@@ -256,6 +232,7 @@ def render_markdown(report: Report, summary: Mapping[str, Any], extra: Mapping[s
     out += ["", *(_problems(summary) or ["- no parsing problems, no missing answers"]), ""]
     refs = references_of(report)
     seed = int(extra.get("seed") or 0)
+    out += ["## Tasks", "", markdown_table(task_table(report, extra, seed)), ""]
     out += ["Cells: score in % and its 95 % bootstrap interval (questions resampled, "
             f"{BOOTSTRAP_SAMPLES} times, seed {seed}).", ""]
     for column, label in (("", "Overall"), *BREAKDOWNS.items()):
@@ -275,7 +252,9 @@ def render_markdown(report: Report, summary: Mapping[str, Any], extra: Mapping[s
     if extra.get("extraction"):
         from mapgen.eval.table_scores import extraction_table
 
-        out += ["## Table extraction (%)", "", markdown_table(extraction_table(extra["extraction"])), ""]
+        out += ["## Table extraction (%)", "", "Main metric: class accuracy (discrete, hatched) or share read within "
+                "the tolerance (continuous); cells of the run with their 95 % bootstrap interval (tables "
+                "resampled).", "", markdown_table(extraction_table(extra["extraction"], ci=True)), ""]
     failures = extra.get("failures") or []
     if failures:
         out += ["## Model failures", ""]
@@ -284,6 +263,54 @@ def render_markdown(report: Report, summary: Mapping[str, Any], extra: Mapping[s
             out.append(f"- … and {len(failures) - 50} more (see summary.json)")
         out.append("")
     return "\n".join(out).rstrip() + "\n"
+
+
+TASK_COLUMNS = ("task", "n", "metric", "score", "95 % interval", "random", "prior", "chance")
+"""Columns of the overview table of every task the run scored (:func:`task_table`)."""
+
+
+def _interval(ci: Sequence[float] | None) -> str:
+    if not ci or any(x is None or math.isnan(x) for x in ci):
+        return "-"
+    return f"[{ci[0]:.1f}, {ci[1]:.1f}]"
+
+
+def _pct(value: Any) -> float:
+    return math.nan if value is None else float(value) * 100
+
+
+def _vqa_row(report: Report, seed: int) -> dict[str, Any]:
+    frame, refs = report.frame, references_of(report)
+    ref = {k: _pct(v["main"].mean()) if len(v) else math.nan for k, v in refs.items()}
+    return {"task": "VQA", "n": int(len(frame)), "metric": "main score", "score": _pct(frame["main"].mean()),
+            "95 % interval": _interval(mean_ci(frame["main"].to_numpy(), seed, "tasks|vqa")),
+            "random": ref.get("random", math.nan), "prior": math.nan, "chance": ref.get("chance", math.nan)}
+
+
+def _extraction_row(summary: Mapping[str, Any]) -> dict[str, Any]:
+    ref = {k: _pct((summary.get(k) or {}).get("score")) for k in ("random", "prior", "chance")}
+    return {"task": "Table extraction", "n": int(summary.get("n", 0)),
+            "metric": "class accuracy / within τ", "score": _pct(summary.get("score")),
+            "95 % interval": _interval(summary.get("score_ci")), **ref}
+
+
+def task_table(report: Report, extra: Mapping[str, Any], seed: int = 0) -> pd.DataFrame:
+    """One row per task the run scored: VQA (mean main score), captions (CIDEr), grounding (Acc@0.5), table
+    extraction (mean main score); each with its count, bootstrap interval and baseline rows where the task has
+    them ("-" where not)."""
+    blank = {"95 % interval": "-", "random": math.nan, "prior": math.nan, "chance": math.nan}
+    rows = [_vqa_row(report, seed)] if len(report.frame) else []
+    captions = extra.get("captions") or {}
+    if "CIDEr" in captions:
+        rows.append({"task": "Captions", "n": int(captions.get("n", 0) or 0), "metric": "CIDEr ×100",
+                     "score": _pct(captions["CIDEr"])} | blank)
+    grounding = extra.get("grounding") or {}
+    if grounding.get("n"):
+        rows.append({"task": "Grounding", "n": int(grounding["n"]), "metric": "Acc@0.5",
+                     "score": _pct(grounding.get("acc@0.5"))} | blank)
+    if extra.get("extraction"):
+        rows.append(_extraction_row(extra["extraction"]))
+    return pd.DataFrame(rows, columns=list(TASK_COLUMNS))
 
 
 def grounding_table(summary: Mapping[str, Any]) -> pd.DataFrame:
@@ -435,6 +462,35 @@ def write_plots(report: Report, folder: Path, seed: int = 0) -> list[Path]:
     return written
 
 
+EXTRACTION_PLOT = "extraction.png"
+TABLE_SOURCES = (("random", "random"), ("prior", "prior (train)"), ("chance", "chance"))
+
+
+def extraction_bars(summary: Mapping[str, Any]) -> Bars:
+    """Main extraction score per map variant (rows) for the run (with its bootstrap interval) and each reference
+    it carries (random, prior, chance: no interval)."""
+    variants = [v for v in ("discrete", "hatched", "continuous") if summary.get(v)]
+    main = {v: "within_tolerance" if v == "continuous" else "class_accuracy" for v in variants}
+    score = {"run": [summary[v][main[v]] * 100 for v in variants]}
+    cis = [(summary.get("ci") or {}).get(v, {}).get(main[v]) for v in variants]
+    low = {"run": [ci[0] if ci else x for ci, x in zip(cis, score["run"])]}
+    high = {"run": [ci[1] if ci else x for ci, x in zip(cis, score["run"])]}
+    for key, label in TABLE_SOURCES:
+        if summary.get(key):
+            score[label] = low[label] = high[label] = [
+                (summary[key].get(v) or {}).get(main[v], math.nan) * 100 for v in variants]
+    index = pd.Index(variants, name="variant")
+    return Bars(*(pd.DataFrame(d, index=index) for d in (score, low, high)))
+
+
+def write_extraction_plot(summary: Mapping[str, Any], folder: Path) -> Path:
+    """``plots/extraction.png``: the run's main extraction score per map variant beside its references."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / EXTRACTION_PLOT
+    _bar_plot(extraction_bars(summary), "Table extraction: class accuracy / share within τ", path)
+    return path
+
+
 # ------------------------------------------------------------------------------------------- entry point
 
 
@@ -444,10 +500,12 @@ def write_report(
     extra: Mapping[str, Any] | None = None,
     plots: bool = True,
     item_tables: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
+    item_records: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
 ) -> dict[str, Path]:
     """Write the report folder; returns the paths written by name.
 
-    ``item_tables``: extra per-item CSVs by name (e.g. ``caption_scores``, ``grounding_scores``).
+    ``item_tables``: extra per-item CSVs by name (e.g. ``caption_scores``, ``grounding_scores``);
+    ``item_records``: extra per-item JSON lines by name (e.g. ``extraction_readings``).
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -464,7 +522,12 @@ def write_report(
                 path, index=False, lineterminator="\n"
             )
             paths[name] = path
+    for name, records in (item_records or {}).items():
+        if records:
+            paths[name] = write_jsonl_atomic(out / f"{name}.jsonl", records, sort_keys=False, ensure_ascii=False)
     if plots:
         for path in write_plots(report, out / "plots", int(extra.get("seed") or 0)):
             paths[f"plot_{path.stem}"] = path
+        if extra.get("extraction"):
+            paths["plot_extraction"] = write_extraction_plot(extra["extraction"], out / "plots")
     return paths

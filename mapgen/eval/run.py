@@ -30,7 +30,8 @@ from mapgen.eval.metrics import METRICS_BY_TYPE
 from mapgen.eval.prompts import Prompt, render_prompt, task_question
 from mapgen.eval.report import write_report
 from mapgen.eval.score import Report, evaluate
-from mapgen.eval.table_scores import extraction_summary, random_replies
+from mapgen.eval.table_baselines import prior_replies, random_replies
+from mapgen.eval.table_scores import extraction_summary, table_readings
 from mapgen.files import iter_json_lines, read_json, write_jsonl_atomic
 from mapgen.questions.record import Question
 
@@ -52,6 +53,9 @@ class EvalReport(Report):
     references: dict[str, Any] = field(default_factory=dict)
     """Report frames of the same questions under the random baseline (``random``) and at analytic chance
     (``chance``); report tables show them beside each group."""
+    records: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    """Per-item JSON records written beside the report as ``<name>.jsonl`` (``extraction_readings``: each gold
+    table beside the reply's parsed table, read by the report site)."""
 
 
 @dataclass
@@ -263,7 +267,8 @@ def run_eval(
         texts = _model_run(bench, asked, client, prompt, tasks, concurrency, out, extra)
     report, item_tables = score_run(bench, questions, texts, extra, box_scale)
     if out is not None:
-        report.paths = write_report(report, out, extra, plots=plots, item_tables=item_tables)
+        report.paths = write_report(report, out, extra, plots=plots, item_tables=item_tables,
+                                    item_records=report.records)
     return report
 
 
@@ -298,12 +303,25 @@ def _baseline_predictions(
     if baseline == "random" and extra.get("form") == MCQ_FORM:
         texts = random_letters(questions, facts_lookup(bench.spec), seed=seed)
     else:
-        texts = dict(run_baseline(baseline, questions, seed=seed, map_of=bench.spec, train=train))
-    if baseline == "random":
-        split = extra.get("split")
-        texts |= random_replies([r for r in bench.extraction if split is None or r.get("split") == split], seed)
+        texts = dict(run_baseline(baseline, questions, seed=seed, map_of=bench.spec, train=train)) if questions else {}
+    texts |= table_baseline(bench, baseline, extra.get("split"), seed)
     extra |= {"source": f"baseline: {baseline}", "seed": seed}
     return texts
+
+
+def _tables_of(bench: Benchmark, split: str | None) -> list[dict[str, Any]]:
+    return [r for r in bench.extraction if split is None or r.get("split") == split]
+
+
+def table_baseline(bench: Benchmark, baseline: str, split: str | None, seed: int = 0) -> dict[str, str]:
+    """The extraction baseline's replies to the gold tables of ``split``: ``random`` or ``prior`` (learned from
+    the train split's tables, :mod:`mapgen.eval.table_baselines`); none for other baselines or without tables."""
+    records = _tables_of(bench, split)
+    if not records or baseline not in ("random", "prior"):
+        return {}
+    if baseline == "random":
+        return random_replies(records, seed)
+    return prior_replies(records, _tables_of(bench, TRAIN_SPLIT))
 
 
 def _model_run(
@@ -355,22 +373,27 @@ def score_run(
         extra["captions"] = captions
     if grounding:
         extra["grounding"] = grounding
-    tables, table_rows = _score_extraction(bench, texts, seed, extra.get("split"))
+    tables, table_rows, readings = _score_extraction(bench, texts, seed, extra.get("split"))
     if tables:
         extra["extraction"] = tables
+    report.records = {"extraction_readings": readings}
     return report, {"caption_scores": caption_rows, "grounding_scores": grounding_rows,
                     "extraction_scores": table_rows}
 
 
 def _score_extraction(
     bench: Benchmark, texts: Mapping[str, str | None], seed: int, split: str | None = None
-) -> tuple[dict, list[dict]]:
-    """The table-extraction summary and per-table rows (of ``split`` when given), when the benchmark has gold
-    tables and some reply."""
-    records = [r for r in bench.extraction if split is None or r.get("split") == split]
+) -> tuple[dict, list[dict], list[dict]]:
+    """The table-extraction summary, per-table score rows and per-table readings (:func:`table_readings`) of
+    ``split`` (all tables when None), when the benchmark has gold tables and some reply. The summary carries the
+    train-split prior's row when ``split`` is a held-out split (not ``train``, not all)."""
+    records = _tables_of(bench, split)
     if not {r["question_id"] for r in records} & set(texts):
-        return {}, []
-    return extraction_summary(records, texts, seed)
+        return {}, [], []
+    held_out = split is not None and split != TRAIN_SPLIT
+    train = _tables_of(bench, TRAIN_SPLIT) if held_out else []
+    summary, rows = extraction_summary(records, texts, seed, train=train)
+    return summary, rows, [table_readings(r, texts.get(r["question_id"])) for r in records]
 
 
 def chance_references(

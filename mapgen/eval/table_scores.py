@@ -21,9 +21,10 @@ Continuous maps (cells are values; a closed range is read as its midpoint, an op
 - ``mae_share``: mean over the gold rows *with* a value of ``min(1, |read − gold| / span)``, a missing or N/A
   reading counting 1 (lower is better).
 
-Random baseline (:func:`random_reply`): one row per gold region with a class drawn uniformly from the legend's
-classes (``N/A`` among them when the map has N/A regions), or a value uniform on ``[vmin, vmax]``. Its analytic
-chance (:func:`chance`): accuracy = precision = recall = F1 = mean over rows of ``1/|classes|`` (the reply has
+Random baseline (:func:`mapgen.eval.table_baselines.random_reply`, which sees the regions and the legend, never
+the gold cells): one row per region with a class drawn uniformly from the legend's classes (``N/A`` among them
+when the map has N/A regions), or a value uniform on ``[vmin, vmax]``; rows of illegible regions are ignored by
+the scoring. Its analytic chance (:func:`chance`): accuracy = precision = recall = F1 = mean over rows of ``1/|classes|`` (the reply has
 exactly one pair per gold region, so every pair metric equals the accuracy); within-tolerance
 ``= mean(min(v+τ, vmax) − max(v−τ, vmin)) / span`` over valued rows (0 for N/A rows); expected error share
 ``((v−vmin)² + (vmax−v)²) / (2·span²)`` per valued row.
@@ -32,13 +33,13 @@ exactly one pair per gold region, so every pair metric equals the accuracy); wit
 from __future__ import annotations
 
 import math
-import random
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from mapgen.eval.normalize import AliasMap, normalize_answer_name, ranges_equal
+from mapgen.eval.table_baselines import prior_replies, random_replies
 from mapgen.eval.tables import NA, Reading, parse_table, read_cell
 from mapgen.legend.grammar import parse_label
 
@@ -231,29 +232,84 @@ def summarize(scores: Sequence[TableScore], by: Sequence[Mapping[str, Any]] | No
     return out
 
 
+# ------------------------------------------------------------------------------------------- readings
+
+
+READING_STATUSES = ("right", "wrong", "unreadable", "missing")
+"""Status of a gold row in :func:`table_readings`: read right, read wrong, its cell not a class or value
+(``dark blue``), or not in the reply."""
+EXTRA_STATUSES = ("unknown region", "repeat")
+"""Status of a reply row that reads no gold row: naming no region of the map, or a region's later row."""
+REPLY_CHARS = 4000
+"""Replies longer than this are cut in :func:`table_readings` (the site shows them beside the table)."""
+
+
+def gold_text(row: Mapping[str, Any]) -> str:
+    """A gold row's cell as the readings show it: its class, its value (6 significant digits) or ``N/A``."""
+    if "class" in row:
+        return str(row["class"])
+    value = row.get("value")
+    return NA if value is None else f"{float(value):.6g}"
+
+
+def _status(record: Mapping[str, Any], row: Mapping[str, Any], cell: str | None) -> str:
+    """One of :data:`READING_STATUSES` for a gold row and its first reading (``None``: none)."""
+    if cell is None:
+        return "missing"
+    if record["map_type"] == "discrete":
+        key = class_key(record, cell)
+        if key == row["class"]:
+            return "right"
+        return "wrong" if read_cell(cell).ok or not key.startswith(UNKNOWN) else "unreadable"
+    reading = read_cell(cell)
+    if not reading.na and value_of(reading) is None:
+        return "unreadable"
+    span, tol = float(record["vmax"]) - float(record["vmin"]), float(record["tolerance"])
+    return "right" if _row_result(row.get("value"), cell, tol, span)[0] else "wrong"
+
+
+def _extra_rows(record: Mapping[str, Any], reply: str | None) -> list[dict[str, Any]]:
+    """Reply rows that read no gold row: naming no region of the map, or a gold region already read."""
+    amap, omitted = region_map(record)
+    seen: set[str] = set()
+    extra = []
+    for region, cell in parse_table(reply, record.get("map_type")).rows if reply is not None else ():
+        key = region_key(amap, region)
+        if key is None or key in seen:
+            extra.append({"region": region, "read": cell, "status": "unknown region" if key is None else "repeat"})
+        elif key not in omitted:
+            seen.add(key)
+    return extra
+
+
+def table_readings(record: Mapping[str, Any], reply: str | None) -> dict[str, Any]:
+    """The gold table beside the reply's parsed table: per gold row its gold cell, the reply's first reading and
+    a status (:data:`READING_STATUSES`), the reply rows reading no gold row (:data:`EXTRA_STATUSES`), the count
+    of each status, the table's main score (None when the reply is missing), the reader's format and the reply
+    (cut at :data:`REPLY_CHARS`)."""
+    rows, _, fmt = reply_rows(record, reply) if reply is not None else ([], [], "none")
+    amap, _ = region_map(record)
+    first = _first_readings(rows)
+    gold_rows = []
+    for r in record["rows"]:
+        cell = first.get(amap.canonical(r["region"]))
+        gold_rows.append({"region": r["region"], "gold": gold_text(r), "read": cell,
+                          "status": _status(record, r, cell)})
+    extra = _extra_rows(record, reply)
+    counts = {s: sum(g["status"] == s for g in gold_rows) for s in READING_STATUSES}
+    counts |= {s: sum(e["status"] == s for e in extra) for s in EXTRA_STATUSES}
+    return {"question_id": record["question_id"], "map_id": record.get("map_id"), "map_type": record["map_type"],
+            "hatched": bool(record.get("hatched")), "format": fmt, "counts": counts,
+            "score": None if reply is None else score_table(record, reply).main, "rows": gold_rows,
+            "extra": extra, "reply": None if reply is None else reply[:REPLY_CHARS]}
+
+
 def _mean(values: Iterable[float]) -> float:
     values = list(values)
     return sum(values) / len(values) if values else math.nan
 
 
 # ------------------------------------------------------------------------------------------- baseline, chance
-
-
-def random_reply(record: Mapping[str, Any], rng: random.Random) -> str:
-    """The random baseline's reply: a Markdown table with a uniform class / uniform bar value per gold region."""
-    lines = ["| Region | Class |" if record["map_type"] == "discrete" else "| Region | Value |", "| --- | --- |"]
-    for r in record["rows"]:
-        if record["map_type"] == "discrete":
-            cell = rng.choice(list(record["classes"]))
-        else:
-            cell = f"{rng.uniform(float(record['vmin']), float(record['vmax'])):.6g}"
-        lines.append(f"| {r['region']} | {cell} |")
-    return "\n".join(lines)
-
-
-def random_replies(records: Iterable[Mapping[str, Any]], seed: int = 0) -> dict[str, str]:
-    """Random-baseline replies for every gold table (seeded per table)."""
-    return {r["question_id"]: random_reply(r, random.Random(f"{seed}:{r['question_id']}")) for r in records}
 
 
 def chance(record: Mapping[str, Any]) -> dict[str, float]:
@@ -271,6 +327,23 @@ def chance(record: Mapping[str, Any]) -> dict[str, float]:
     return {"within_tolerance": _mean(hit) if hit else 1.0, "mae_share": _mean(err) if err else 0.0}
 
 
+def permutation_null(record: Mapping[str, Any], reply: str) -> float:
+    """Expected main score of ``reply`` if the table's gold cells were shuffled among its rows: per row, the
+    share of rows whose gold the row's reading matches (class equal / value within the tolerance)."""
+    rows = record["rows"]
+    if not rows:
+        return 1.0
+    total = 0.0
+    for row in rows:  # every gold cell in turn moved onto every row: the mean over the n² placements
+        moved = [{**r, **_gold_cell(row)} for r in rows]
+        total += score_table({**record, "rows": moved}, reply).main
+    return total / len(rows)
+
+
+def _gold_cell(row: Mapping[str, Any]) -> dict[str, Any]:
+    return {"class": row["class"]} if "class" in row else {"value": row.get("value")}
+
+
 def chance_summary(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """:func:`summarize`'s layout for the analytic chance of every table."""
     scores = [TableScore(r["question_id"], r["map_type"], c, c[MAIN[r["map_type"]]])
@@ -286,23 +359,57 @@ TABLE_COLUMNS: tuple[tuple[str, str], ...] = (
     ("Within τ", "within_tolerance"), ("MAE (% span)", "mae_share"),
 )
 """(column title, metric) of the report's extraction table (in %)."""
-REFERENCE_ROWS = {"random": "random (empirical)", "chance": "chance (analytic)"}
+REFERENCE_ROWS = {"random": "random (empirical)", "prior": "prior (train split)", "chance": "chance (analytic)"}
+"""Reference summaries a run's extraction summary may carry → the row label under each map variant."""
+
+
+def table_ci(scores: Sequence[TableScore], records: Sequence[Mapping[str, Any]], seed: int = 0
+             ) -> dict[str, dict[str, list[float]]]:
+    """``{variant: {metric: [low, high]}}``: 95 % bootstrap intervals (in %) of the per-variant means, tables
+    resampled (:mod:`mapgen.eval.bootstrap`, seeded by ``seed`` and the cell)."""
+    from mapgen.eval.bootstrap import mean_ci
+
+    groups: dict[str, list[TableScore]] = {}
+    for s, r in zip(scores, records):
+        groups.setdefault("hatched" if r.get("hatched") else s.map_type, []).append(s)
+    return {variant: {m: mean_ci([s.metrics[m] for s in members], seed, f"extraction|{variant}|{m}")
+                      for m in metric_names(members[0].map_type)}
+            for variant, members in sorted(groups.items())}
+
+
+def _score_ci(scores: Sequence[TableScore], seed: int) -> list[float]:
+    from mapgen.eval.bootstrap import mean_ci
+
+    return mean_ci([s.main for s in scores], seed, "extraction|score")
 
 
 def extraction_summary(records: Sequence[Mapping[str, Any]], texts: Mapping[str, str | None],
-                       seed: int = 0) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """The run's extraction summary (its own scores, the random baseline's and the analytic chance, per map
-    variant) and its per-table rows."""
+                       seed: int = 0, train: Sequence[Mapping[str, Any]] = ()
+                       ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The run's extraction summary (its own scores with their bootstrap intervals, the random baseline's, the
+    train-split prior's when ``train`` gold tables are given, and the analytic chance, per map variant) and its
+    per-table rows."""
     scores = score_tables(records, texts)
     summary = summarize(scores, records)
+    summary["ci"] = table_ci(scores, records, seed)
+    summary["score_ci"] = _score_ci(scores, seed)
     summary["random"] = summarize(score_tables(records, random_replies(records, seed)), records)
+    if train:
+        summary["prior"] = summarize(score_tables(records, prior_replies(records, train)), records)
     summary["chance"] = chance_summary(records)
     return summary, [s.as_row() | {"hatched": bool(r.get("hatched"))} for s, r in zip(scores, records)]
 
 
-def extraction_table(summary: Mapping[str, Any]) -> Any:
-    """Rows per map variant (discrete / hatched / continuous), each followed by its random and chance rows;
-    columns the metrics in % ("-" where a variant has no such metric)."""
+def _ci_cell(value: float, ci: Sequence[float] | None) -> Any:
+    if ci is None or math.isnan(value) or any(math.isnan(x) for x in ci):
+        return value
+    return f"{value:.2f} [{ci[0]:.1f}, {ci[1]:.1f}]"
+
+
+def extraction_table(summary: Mapping[str, Any], ci: bool = False) -> Any:
+    """Rows per map variant (discrete / hatched / continuous), each followed by its reference rows (random,
+    prior, chance); columns the metrics in % ("-" where a variant has no such metric). ``ci``: the run's own
+    cells written ``value [low, high]`` with their bootstrap intervals."""
     import pandas as pd
 
     rows = []
@@ -310,7 +417,10 @@ def extraction_table(summary: Mapping[str, Any]) -> Any:
         for source, label in (("", variant), *((k, f"{variant} · {v}") for k, v in REFERENCE_ROWS.items())):
             part = (summary.get(source) or {}) if source else summary
             cell = part.get(variant)
-            if cell:
-                rows.append({"group": label, "n": cell["n"]}
-                            | {title: cell.get(metric, math.nan) * 100 for title, metric in TABLE_COLUMNS})
+            if not cell:
+                continue
+            intervals = (summary.get("ci") or {}).get(variant, {}) if ci and not source else {}
+            rows.append({"group": label, "n": cell["n"]}
+                        | {title: _ci_cell(cell.get(metric, math.nan) * 100, intervals.get(metric))
+                           for title, metric in TABLE_COLUMNS})
     return pd.DataFrame(rows, columns=["group", "n", *(t for t, _ in TABLE_COLUMNS)])

@@ -12,8 +12,10 @@
     site/eval/plots/*.png the eval report's plots, when ``eval_dir`` is given
 
 Per map: its questions with answers (plus the model prediction and score from ``eval_dir/scores.csv``, and the
-pixel oracle's answer and failure reasons from ``audit_dir/audit.jsonl``), captions, and grounding boxes drawn
-over the image as an SVG overlay in image pixel coordinates.
+pixel oracle's answer and failure reasons from ``audit_dir/audit.jsonl``), captions, grounding boxes drawn
+over the image as an SVG overlay in image pixel coordinates, and its gold table of the extraction task beside
+the model's parsed table (from ``eval_dir/extraction_readings.jsonl``: each gold row read right, wrong,
+unreadable or missing, the reply rows naming no region of the map or repeating one, the counts, the reply).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from typing import Any
 from jinja2 import Environment
 
 from mapgen.benchmark import AUDIT_FILE, AUDIT_MARKDOWN_FILE, MAPS_DIR, Benchmark, image_rel, load_benchmark
+from mapgen.eval.table_scores import table_readings
 from mapgen.files import read_jsonl, write_text_atomic
 from mapgen.report_site.worst import worst_cases
 from mapgen.resources import template_path
@@ -62,6 +65,24 @@ def eval_scores(eval_dir: Path) -> dict[str, dict[str, Any]]:
     return out
 
 
+READINGS_FILE = "extraction_readings.jsonl"
+
+
+def eval_readings(eval_dir: Path) -> dict[str, dict[str, Any]]:
+    """Per map id, its gold table beside the model's parsed table (:func:`~mapgen.eval.table_scores.table_readings`
+    records an eval report folder holds when the run scored the extraction task)."""
+    return {str(r["map_id"]): r for r in read_jsonl(eval_dir / READINGS_FILE, missing_ok=True)}
+
+
+def _table(record: dict[str, Any] | None, reading: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The extraction view of one map: the eval's readings, else its gold table alone (``scored`` False)."""
+    if reading is not None:
+        return reading | {"scored": True}
+    if record is None:
+        return None
+    return table_readings(record, None) | {"scored": False, "counts": None}
+
+
 def audit_rows(audit_dir: Path) -> dict[str, dict[str, Any]]:
     """Oracle answer, correctness and reasons per question id from an audit folder."""
     return {r["question_id"]: {"oracle": r["oracle_answer"], "oracle_ok": r["oracle_correct"],
@@ -69,13 +90,16 @@ def audit_rows(audit_dir: Path) -> dict[str, dict[str, Any]]:
             for r in read_jsonl(audit_dir / AUDIT_FILE, missing_ok=True)}
 
 
-def site_maps(bench: Benchmark, scores: dict[str, dict[str, Any]], audit: dict[str, dict[str, Any]]) -> list[dict]:
+def site_maps(bench: Benchmark, scores: dict[str, dict[str, Any]], audit: dict[str, dict[str, Any]],
+              readings: dict[str, dict[str, Any]] | None = None) -> list[dict]:
     """One record per map for data.js."""
     questions = bench.question_records
     maps = bench.maps
     if not maps:  # a questions-only benchmark: one entry per map id seen
         maps = [{"map_id": m, "image": image_rel(m)} for m in dict.fromkeys(q["map_id"] for q in questions)]
     by_q, by_c, by_g = _by_map(questions), _by_map(bench.captions), _by_map(bench.grounding)
+    gold_tables = {str(r["map_id"]): r for r in bench.extraction}
+    readings = readings or {}
     out = []
     for m in maps:
         mid = m["map_id"]
@@ -87,7 +111,8 @@ def site_maps(bench: Benchmark, scores: dict[str, dict[str, Any]], audit: dict[s
                     "country": m.get("country") or (qs[0]["country"] if qs else ""),
                     "variant": m.get("variant") or "", "map_type": m.get("map_type") or "",
                     "split": m.get("split") or "", "title": m.get("title") or mid,
-                    "q": qs, "captions": caps, "boxes": boxes})
+                    "q": qs, "captions": caps, "boxes": boxes,
+                    "table": _table(gold_tables.get(mid), readings.get(mid))})
     return out
 
 
@@ -201,7 +226,7 @@ def build_site(
     root = bench_data.root
     scores = eval_scores(Path(eval_dir)) if eval_dir else {}
     audit = audit_rows(Path(audit_dir)) if audit_dir else {}
-    maps = site_maps(bench_data, scores, audit)
+    maps = site_maps(bench_data, scores, audit, eval_readings(Path(eval_dir)) if eval_dir else {})
     _copy_images(bench_data, out, [m["id"] for m in maps])
     for name in ASSETS:
         write_text_atomic(out / "assets" / name, _template(name))
@@ -215,12 +240,17 @@ def build_site(
             title=name, worst=worst, version=__version__))
     page = Environment(autoescape=True).from_string(_template("index.html")).render(
         title=name,
-        subtitle=f"{len(maps)} maps, {n_q} questions",
+        subtitle=f"{len(maps)} maps, {n_q} questions" + _tables_note(maps),
         has_eval=bool(eval_dir), eval_html=eval_section(Path(eval_dir), out) if eval_dir else "",
         has_audit=bool(audit_dir), audit_html=_audit_section(Path(audit_dir)) if audit_dir else "",
         version=__version__, bench=str(root),
     )
     return write_text_atomic(out / "index.html", page)
+
+
+def _tables_note(maps: list[dict[str, Any]]) -> str:
+    n = sum(m["table"] is not None for m in maps)
+    return f", {n} gold tables" if n else ""
 
 
 def _audit_section(audit_dir: Path) -> str:
