@@ -40,7 +40,7 @@ from typing import Any
 
 from mapgen.eval.normalize import AliasMap, normalize_answer_name, ranges_equal
 from mapgen.eval.table_baselines import prior_replies, random_replies
-from mapgen.eval.tables import NA, Reading, parse_table, read_cell
+from mapgen.eval.tables import NA, Reading, clean_text, parse_table, read_cell
 from mapgen.legend.grammar import parse_label
 
 DISCRETE_METRICS = ("class_accuracy", "pair_precision", "pair_recall", "pair_f1")
@@ -238,18 +238,23 @@ def summarize(scores: Sequence[TableScore], by: Sequence[Mapping[str, Any]] | No
 READING_STATUSES = ("right", "wrong", "unreadable", "missing")
 """Status of a gold row in :func:`table_readings`: read right, read wrong, its cell not a class or value
 (``dark blue``), or not in the reply."""
-EXTRA_STATUSES = ("unknown region", "repeat")
-"""Status of a reply row that reads no gold row: naming no region of the map, or a region's later row."""
+EXTRA_STATUSES = ("unknown region", "repeat", "unparsed")
+"""Status of a reply row that reads no gold row: naming no region of the map, a region's later row, or a line of
+the reply that names a region of the map but gave the parser no row (``| Texas | dark blue |``: its cell is no
+class, value or N/A word)."""
 REPLY_CHARS = 4000
 """Replies longer than this are cut in :func:`table_readings` (the site shows them beside the table)."""
 
 
 def gold_text(row: Mapping[str, Any]) -> str:
-    """A gold row's cell as the readings show it: its class, its value (6 significant digits) or ``N/A``."""
+    """A gold row's cell as the readings show it: its class, its value (whole numbers with thousands separators
+    from 10,000 up, else 4 significant digits) or ``N/A``."""
     if "class" in row:
         return str(row["class"])
     value = row.get("value")
-    return NA if value is None else f"{float(value):.6g}"
+    if value is None:
+        return NA
+    return f"{float(value):,.0f}" if abs(float(value)) >= 10_000 else f"{float(value):.4g}"
 
 
 def _status(record: Mapping[str, Any], row: Mapping[str, Any], cell: str | None) -> str:
@@ -268,18 +273,46 @@ def _status(record: Mapping[str, Any], row: Mapping[str, Any], cell: str | None)
     return "right" if _row_result(row.get("value"), cell, tol, span)[0] else "wrong"
 
 
-def _extra_rows(record: Mapping[str, Any], reply: str | None) -> list[dict[str, Any]]:
-    """Reply rows that read no gold row: naming no region of the map, or a gold region already read."""
+def _extra_rows(record: Mapping[str, Any], parsed: Sequence[tuple[str, str]]) -> list[dict[str, Any]]:
+    """Parsed reply rows that read no gold row: naming no region of the map, or a gold region already read."""
     amap, omitted = region_map(record)
     seen: set[str] = set()
     extra = []
-    for region, cell in parse_table(reply, record.get("map_type")).rows if reply is not None else ():
+    for region, cell in parsed:
         key = region_key(amap, region)
         if key is None or key in seen:
             extra.append({"region": region, "read": cell, "status": "unknown region" if key is None else "repeat"})
         elif key not in omitted:
             seen.add(key)
     return extra
+
+
+_MARKS = re.compile(r"[*_`\"']")
+
+
+def _spelling_patterns(record: Mapping[str, Any]) -> list[re.Pattern[str]]:
+    """Whole-word patterns of every spelling of the map's regions: names case-insensitively, short codes (3
+    letters or fewer: ``IN``, ``OR``) only in capitals."""
+    spellings = {str(s) for r in (*record["rows"], *record.get("omitted", ())) for s in (r["region"], *r.get("accepted", ()))}
+    long = sorted((s for s in spellings if len(s) > 3), key=len, reverse=True)
+    short = sorted(s for s in spellings if 0 < len(s) <= 3)
+    return [re.compile(r"(?<!\w)(?:" + "|".join(map(re.escape, group)) + r")(?!\w)", flags)
+            for group, flags in ((long, re.IGNORECASE), (short, 0)) if group]
+
+
+def unparsed_lines(record: Mapping[str, Any], reply: str | None, rows: Sequence[tuple[str, str]]) -> list[str]:
+    """Lines of a Markdown or line-by-line reply that name a region of the map but hold none of the parsed
+    ``rows`` (region and cell text both on the line); JSON replies are not split into lines."""
+    if not reply or reply.lstrip().startswith(("{", "[")) or "```json" in reply:
+        return []
+    patterns = _spelling_patterns(record)
+    read = [(_MARKS.sub("", region).lower(), _MARKS.sub("", cell).lower()) for region, cell in rows]
+    out = []
+    for line in clean_text(reply).splitlines():
+        flat = _MARKS.sub("", line).lower()
+        if any(p.search(line) for p in patterns) and not any(r in flat and c in flat for r, c in read):
+            out.append(line.strip())
+    return out
 
 
 def table_readings(record: Mapping[str, Any], reply: str | None) -> dict[str, Any]:
@@ -295,7 +328,9 @@ def table_readings(record: Mapping[str, Any], reply: str | None) -> dict[str, An
         cell = first.get(amap.canonical(r["region"]))
         gold_rows.append({"region": r["region"], "gold": gold_text(r), "read": cell,
                           "status": _status(record, r, cell)})
-    extra = _extra_rows(record, reply)
+    parsed = parse_table(reply, record.get("map_type")).rows if reply is not None else []
+    extra = _extra_rows(record, parsed)
+    extra += [{"region": "", "read": line, "status": "unparsed"} for line in unparsed_lines(record, reply, parsed)]
     counts = {s: sum(g["status"] == s for g in gold_rows) for s in READING_STATUSES}
     counts |= {s: sum(e["status"] == s for e in extra) for s in EXTRA_STATUSES}
     return {"question_id": record["question_id"], "map_id": record.get("map_id"), "map_type": record["map_type"],
