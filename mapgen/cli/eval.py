@@ -131,8 +131,10 @@ def eval_command(
 def echo_tables(tables: dict | None) -> None:
     """One line for the table-extraction task, when the run scored it."""
     if tables:
+        prior = f", train-split prior {tables['prior']['score']:.4f}" if tables.get("prior") else ""
         click.echo(f"{tables['n']} gold tables, extraction score {tables['score']:.4f} "
-                   f"(analytic chance {tables['chance']['score']:.4f}); missing {tables['missing']}")
+                   f"(random {tables['random']['score']:.4f}{prior}, analytic chance {tables['chance']['score']:.4f}); "
+                   f"missing {tables['missing']}")
 
 
 def pixel_predictions(bench: str, out_dir: str) -> str:
