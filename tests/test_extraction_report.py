@@ -131,7 +131,8 @@ def test_tables_md_has_the_task_overview_and_intervals(bench, runs) -> None:
     text = (runs["perturbed"] / "tables.md").read_text(encoding="utf-8")
     overview = next(line for line in text.splitlines() if line.startswith("| Table extraction |"))
     cells = [c.strip() for c in overview.strip("|").split("|")]
-    assert cells[1] == str(len(bench.extraction)) and float(cells[3]) == pytest.approx(summary["score"] * 100, abs=0.01)
+    assert cells[1] == str(len(bench.extraction))
+    assert float(cells[3]) == pytest.approx(summary["score"] * 100, abs=0.01)
     lo, hi = summary["score_ci"]
     assert cells[4] == f"[{lo:.1f}, {hi:.1f}]" and lo <= summary["score"] * 100 <= hi
     assert float(cells[5]) == pytest.approx(summary["random"]["score"] * 100, abs=0.01)  # random
@@ -189,8 +190,8 @@ def test_site_shows_each_map_gold_beside_the_parsed_table(bench, runs) -> None:
 
 
 def test_gold_text() -> None:
-    assert [gold_text(r) for r in ({"class": "10-20"}, {"value": None}, {"value": 4779736.0}, {"value": 61.834})] == [
-        "10-20", "N/A", "4,779,736", "61.83"]
+    rows = ({"class": "10-20"}, {"value": None}, {"value": 4779736.0}, {"value": 61.834})
+    assert [gold_text(r) for r in rows] == ["10-20", "N/A", "4,779,736", "61.83"]
 
 
 def test_site_without_eval_shows_the_gold_tables(bench, tmp_path) -> None:

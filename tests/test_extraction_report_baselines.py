@@ -141,8 +141,10 @@ def test_prior_follows_a_region_always_highest_in_train(split) -> None:
     for t in forced:
         t["split"] = "train"
         for r in t["rows"]:
-            if r["code"] == "TX":
-                r.update({"class": [c for c in t["classes"] if c != "N/A"][-1]} if "class" in r else {"value": t["vmax"]})
+            if r["code"] == "TX" and "class" in r:
+                r["class"] = [c for c in t["classes"] if c != "N/A"][-1]
+            elif r["code"] == "TX":
+                r["value"] = t["vmax"]
     replies = prior_replies(test, forced)
     usa = [t for t in test if t["country"] == "usa"]
     assert usa

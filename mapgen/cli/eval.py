@@ -133,8 +133,8 @@ def echo_tables(tables: dict | None) -> None:
     if tables:
         prior = f", train-split prior {tables['prior']['score']:.4f}" if tables.get("prior") else ""
         click.echo(f"{tables['n']} gold tables, extraction score {tables['score']:.4f} "
-                   f"(random {tables['random']['score']:.4f}{prior}, analytic chance {tables['chance']['score']:.4f}); "
-                   f"missing {tables['missing']}")
+                   f"(random {tables['random']['score']:.4f}{prior}, "
+                   f"analytic chance {tables['chance']['score']:.4f}); missing {tables['missing']}")
 
 
 def pixel_predictions(bench: str, out_dir: str) -> str:

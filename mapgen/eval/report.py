@@ -8,16 +8,21 @@ Files written by :func:`write_report` (byte-identical for identical inputs):
   overall score, every metric per answer type (aggregated as the metric declares:
   :func:`~mapgen.eval.metrics.aggregate`), the paper tables as nested dicts, plus whatever the
   caller adds (``extra``: captions, grounding, run settings).
-- ``tables.md``: the MAPWise layout — one table per breakdown (overall, map type = discrete / continuous /
-  hatched, annotated, country, relative region, counterfactual set: ``original`` (the control maps of the
+- ``tables.md``: a *Tasks* overview (:func:`task_table`: VQA, captions, grounding, table extraction — count, main
+  score, 95 % bootstrap interval, random / prior / chance), then the MAPWise layout — one table per breakdown
+  (overall, map type = discrete / continuous / hatched, annotated, country, relative region, counterfactual set: ``original`` (the control maps of the
   counterfactual study, MAPWise's "Original" row), ``imaginary``, ``shuffled``, ``jumbled``, then ``none`` for
   the ordinary maps), rows the groups, columns Binary Acc,
   Single Recall, Count Acc, Range Acc, List Precision, List Recall, Rank RWP (in %, "-" when a group has no
   question of that type); then the ranking metrics (RWP, MRR, MAP, Spearman, Kendall) like the paper's
-  Tables 14-15, caption and grounding tables when present, and the problems found.
+  Tables 14-15, caption, grounding and table-extraction tables when present (extraction cells with their
+  bootstrap intervals, then the random, prior and chance rows), and the problems found.
+- ``<name>.csv`` per-item tables (``caption_scores``, ``grounding_scores``, ``extraction_scores``) and
+  ``<name>.jsonl`` per-item records (``extraction_readings``: each gold table beside the reply's parsed table).
 - ``plots/answer_type.png`` (main score per answer type) and ``plots/by_<breakdown>.png`` (grouped bars:
   answer type × group), each bar with its 95 % bootstrap interval as an error bar (:func:`score_bars`), rendered
-  with matplotlib's Agg backend and no timestamp metadata.
+  with matplotlib's Agg backend and no timestamp metadata; ``plots/extraction.png`` (main extraction score per map
+  variant with its interval, beside the references) when the run scored tables.
 """
 
 from __future__ import annotations

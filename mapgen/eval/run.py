@@ -303,7 +303,8 @@ def _baseline_predictions(
     if baseline == "random" and extra.get("form") == MCQ_FORM:
         texts = random_letters(questions, facts_lookup(bench.spec), seed=seed)
     else:
-        texts = dict(run_baseline(baseline, questions, seed=seed, map_of=bench.spec, train=train)) if questions else {}
+        answers = run_baseline(baseline, questions, seed=seed, map_of=bench.spec, train=train) if questions else {}
+        texts = dict(answers)
     texts |= table_baseline(bench, baseline, extra.get("split"), seed)
     extra |= {"source": f"baseline: {baseline}", "seed": seed}
     return texts

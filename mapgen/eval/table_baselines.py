@@ -26,8 +26,9 @@ uniform on ``[vmin, vmax]``; seeded per table. Its exact expectation is
 
 Expected score of the prior: on statistics that carry no information about *which* region is high (each test
 table's gold cells shuffled among its rows) it scores, per table, the mean over rows of the share of the table's
-rows whose gold equals the row's prediction (:func:`mapgen.eval.table_scores.permutation_null`) — about ``1/k`` for quantile legends, the
-chance level. What it scores above that is how much the statistics repeat from the train split to the test split.
+rows whose gold equals the row's prediction (:func:`mapgen.eval.table_scores.permutation_null`) — about ``1/k``
+for quantile legends, the chance level, but the largest class's share for a constant guess of it. What it scores
+above that is how much the statistics repeat from the train split to the test split.
 """
 
 from __future__ import annotations
@@ -62,7 +63,8 @@ class TableView:
 def view_of(record: Mapping[str, Any]) -> TableView:
     """The view of a gold-table record: its gold and omitted regions by name (sorted by code, so legibility does
     not order them) and its legend facts; the gold cells are not read."""
-    regions = sorted((str(r.get("code") or r["region"]), str(r["region"])) for r in (*record["rows"], *record.get("omitted", ())))
+    drawn = (*record["rows"], *record.get("omitted", ()))
+    regions = sorted((str(r.get("code") or r["region"]), str(r["region"])) for r in drawn)
     return TableView(
         question_id=str(record["question_id"]),
         map_type=str(record["map_type"]),
@@ -77,7 +79,8 @@ def view_of(record: Mapping[str, Any]) -> TableView:
 def markdown_reply(view: TableView, cells: Iterable[str]) -> str:
     """A two-column Markdown table: one row per region of ``view`` with its cell."""
     head = "| Region | Class |" if view.map_type == "discrete" else "| Region | Value |"
-    return "\n".join([head, "| --- | --- |", *(f"| {name} | {cell} |" for (_, name), cell in zip(view.regions, cells))])
+    body = [f"| {name} | {cell} |" for (_, name), cell in zip(view.regions, cells)]
+    return "\n".join([head, "| --- | --- |", *body])
 
 
 def _value(x: float) -> str:

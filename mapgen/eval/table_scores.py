@@ -24,8 +24,9 @@ Continuous maps (cells are values; a closed range is read as its midpoint, an op
 Random baseline (:func:`mapgen.eval.table_baselines.random_reply`, which sees the regions and the legend, never
 the gold cells): one row per region with a class drawn uniformly from the legend's classes (``N/A`` among them
 when the map has N/A regions), or a value uniform on ``[vmin, vmax]``; rows of illegible regions are ignored by
-the scoring. Its analytic chance (:func:`chance`): accuracy = precision = recall = F1 = mean over rows of ``1/|classes|`` (the reply has
-exactly one pair per gold region, so every pair metric equals the accuracy); within-tolerance
+the scoring. Its analytic chance (:func:`chance`): accuracy = precision = recall = F1 = mean over rows of
+``1/|classes|`` (the reply has exactly one pair per gold region, so every pair metric equals the accuracy);
+within-tolerance
 ``= mean(min(v+τ, vmax) − max(v−τ, vmin)) / span`` over valued rows (0 for N/A rows); expected error share
 ``((v−vmin)² + (vmax−v)²) / (2·span²)`` per valued row.
 """
@@ -293,7 +294,8 @@ _MARKS = re.compile(r"[*_`\"']")
 def _spelling_patterns(record: Mapping[str, Any]) -> list[re.Pattern[str]]:
     """Whole-word patterns of every spelling of the map's regions: names case-insensitively, short codes (3
     letters or fewer: ``IN``, ``OR``) only in capitals."""
-    spellings = {str(s) for r in (*record["rows"], *record.get("omitted", ())) for s in (r["region"], *r.get("accepted", ()))}
+    drawn = (*record["rows"], *record.get("omitted", ()))
+    spellings = {str(s) for r in drawn for s in (r["region"], *r.get("accepted", ()))}
     long = sorted((s for s in spellings if len(s) > 3), key=len, reverse=True)
     short = sorted(s for s in spellings if 0 < len(s) <= 3)
     return [re.compile(r"(?<!\w)(?:" + "|".join(map(re.escape, group)) + r")(?!\w)", flags)
