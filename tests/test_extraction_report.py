@@ -216,3 +216,21 @@ def test_detail_page_shows_the_counts_in_headless_chromium(bench, runs, tmp_path
                           ("unknown region", 1), ("repeat", 1), ("unparsed", COLOUR)):
         assert f'data-count="{status}">{status} {count}</span>' in dom
     assert dom.count('class="status-wrong"') == WRONG and "Atlantis" in dom
+
+
+def test_tasks_overview_gives_grounding_its_interval(eval_bench, tmp_path) -> None:
+    """Gold boxes for the first half of the grounding records, no box for the rest: Acc@0.5 is the half, and its
+    interval brackets it; every gold box: the interval collapses onto 100."""
+    records = read_jsonl(eval_bench / "grounding.jsonl")
+    k = len(records) // 2
+    half = {r["question_id"]: json.dumps(r["ground_truth"]) if i < k else "I cannot tell."
+            for i, r in enumerate(records)}
+    for name, preds, score in (("half", half, 100 * k / len(records)),
+                               ("all", {r["question_id"]: json.dumps(r["ground_truth"]) for r in records}, 100.0)):
+        run_eval(eval_bench, predictions=preds, out_dir=tmp_path / name, plots=False)
+        text = (tmp_path / name / "tables.md").read_text(encoding="utf-8")
+        line = next(x for x in text.splitlines() if x.startswith("| Grounding |"))
+        row = [c.strip() for c in line.strip("|").split("|")]
+        lo, hi = (float(x) for x in row[4].strip("[]").split(","))
+        assert row[1] == str(len(records)) and float(row[3]) == pytest.approx(score, abs=0.01)
+        assert lo <= score <= hi and (lo == hi == 100.0) == (name == "all")

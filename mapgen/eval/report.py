@@ -300,9 +300,9 @@ def _extraction_row(summary: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def task_table(report: Report, extra: Mapping[str, Any], seed: int = 0) -> pd.DataFrame:
-    """One row per task the run scored: VQA (mean main score), captions (CIDEr), grounding (Acc@0.5), table
-    extraction (mean main score); each with its count, bootstrap interval and baseline rows where the task has
-    them ("-" where not)."""
+    """One row per task the run scored: VQA (mean main score), captions (CIDEr ×100: a corpus score, no interval),
+    grounding (Acc@0.5), table extraction (mean main score); each with its count, 95 % bootstrap interval (items
+    resampled) and baseline scores where the task has them ("-" where not)."""
     blank = {"95 % interval": "-", "random": math.nan, "prior": math.nan, "chance": math.nan}
     rows = [_vqa_row(report, seed)] if len(report.frame) else []
     captions = extra.get("captions") or {}
@@ -312,7 +312,8 @@ def task_table(report: Report, extra: Mapping[str, Any], seed: int = 0) -> pd.Da
     grounding = extra.get("grounding") or {}
     if grounding.get("n"):
         rows.append({"task": "Grounding", "n": int(grounding["n"]), "metric": "Acc@0.5",
-                     "score": _pct(grounding.get("acc@0.5"))} | blank)
+                     "score": _pct(grounding.get("acc@0.5"))}
+                    | blank | {"95 % interval": _interval(grounding.get("acc@0.5_ci"))})
     if extra.get("extraction"):
         rows.append(_extraction_row(extra["extraction"]))
     return pd.DataFrame(rows, columns=list(TASK_COLUMNS))

@@ -22,11 +22,12 @@ from typing import Any
 
 from mapgen.benchmark import Benchmark, load_benchmark, record_image_id
 from mapgen.eval.baselines import TRAIN_SPLIT, facts_lookup, random_baseline, run_baseline
+from mapgen.eval.bootstrap import mean_ci
 from mapgen.eval.captions import caption_scores, grounding_scores, image_size_of, record_id
 from mapgen.eval.chance import chance_frame, chance_scores
 from mapgen.eval.clients import Completion, OpenAIClient, make_client
 from mapgen.eval.mcq import MCQ_TYPES, choices_for, mcq_question, random_letters, score_mcq
-from mapgen.eval.metrics import METRICS_BY_TYPE
+from mapgen.eval.metrics import METRICS_BY_TYPE, accuracy_at
 from mapgen.eval.prompts import Prompt, render_prompt, task_question
 from mapgen.eval.report import write_report
 from mapgen.eval.score import Report, evaluate
@@ -370,6 +371,9 @@ def score_run(
     report.references = chance_references(bench, questions, base.frame, seed, extra.get("form"))
     captions, caption_rows = _score_captions(bench, texts) if bench.captions else ({}, [])
     grounding, grounding_rows = _score_grounding(bench, texts, box_scale) if bench.grounding else ({}, [])
+    if grounding_rows:
+        grounding["acc@0.5_ci"] = mean_ci([accuracy_at([r["iou"]], 0.5) for r in grounding_rows], seed,
+                                          "tasks|grounding")
     if captions:
         extra["captions"] = captions
     if grounding:
