@@ -15,7 +15,8 @@ Per map: its questions with answers (plus the model prediction and score from ``
 pixel oracle's answer and failure reasons from ``audit_dir/audit.jsonl``), captions, grounding boxes drawn
 over the image as an SVG overlay in image pixel coordinates, and its gold table of the extraction task beside
 the model's parsed table (from ``eval_dir/extraction_readings.jsonl``: each gold row read right, wrong,
-unreadable or missing, the reply rows naming no region of the map or repeating one, the counts, the reply).
+unreadable or missing, the reply rows naming no region of the map or repeating one, the reply lines naming a
+region that gave the parser no row, the counts, the reply); without ``eval_dir``, the gold tables alone.
 """
 
 from __future__ import annotations
