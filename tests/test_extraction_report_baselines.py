@@ -230,3 +230,19 @@ def test_eval_prior_baseline_scores_the_held_out_tables(bench, split, tmp_path) 
     assert summary["prior"]["score"] == pytest.approx(own["score"])  # the reference row is the same baseline
     text = (tmp_path / "prior" / "tables.md").read_text(encoding="utf-8")
     assert "| discrete · prior (train split) |" in text and "| continuous · random (empirical) |" in text
+
+
+def test_vqa_random_baseline_never_reads_the_map_values(eval_bench) -> None:
+    """The VQA random baseline reads each map's region names and legend (what the image shows), not its values:
+    every value in every map JSON replaced (N/A and zeros) leaves its answers unchanged."""
+    from mapgen.eval.baselines import random_baseline
+
+    b = load_benchmark(eval_bench)
+
+    def blanked(map_id):
+        data = copy.deepcopy(b.spec(map_id))
+        values = data["spec"]["values"]
+        data["spec"]["values"] = {code: (None if i % 2 else 0.0) for i, code in enumerate(values)}
+        return data
+
+    assert random_baseline(b.questions, blanked, seed=2) == random_baseline(b.questions, b.spec, seed=2)
