@@ -29,7 +29,7 @@ from jinja2.sandbox import SandboxedEnvironment
 from mapgen.geo.gazetteer import Gazetteer, RegionGroup
 from mapgen.geo.languages import NativeNames, names_for
 from mapgen.geo.model import Atlas, LazyMapping, direction_key
-from mapgen.geo.names import UnknownRegionError, build_index, closest, normalize_name
+from mapgen.geo.names import UnknownNameError, UnknownRegionError, build_index, closest, normalize_name
 from mapgen.legend import Legend
 from mapgen.mapwise.schema import load_map_spec
 from mapgen.resources import template_path
@@ -190,8 +190,17 @@ class Scene:
         return self.gazetteer.groups
 
     def group_info(self, name: str) -> RegionGroup:
-        """The group called ``name`` (aliases allowed); ``"bordering <region>"`` works for any region."""
-        return self.gazetteer.group_info(name)
+        """The group called ``name`` (aliases allowed); ``"bordering <region>"`` works for any region (on renamed
+        maps, by the name the map prints: "bordering Moxie")."""
+        try:
+            return self.gazetteer.group_info(name)
+        except UnknownNameError:
+            target = name.strip().removeprefix("bordering ").strip()
+            if not self.renamed or target == name.strip() or normalize_name(target) not in _scene_index(self):
+                raise
+        code = self.resolve(target)
+        return RegionGroup(name=f"bordering {self.regions[code].name}", members=self.regions[code].neighbors,
+                           kind="region_border", source="derived from the border graph")
 
     def group(self, name: str) -> frozenset[str]:
         """Members of a named group on this map."""

@@ -224,7 +224,7 @@ def test_mapgen_reads_its_export_back_as_mapwise_and_finds_no_answer_to_dispute(
     from mapgen.mapwise.recheck import recheck
 
     imported = import_repository(exported.parent, tmp_path / "imp")
-    assert set(imported) == set(COUNTRIES)
+    assert set(imported) == {*COUNTRIES, *(f"counter_factuals/{k}" for k in KINDS)}  # every kind is read back
     for country, data in imported.items():
         assert not data.missing_maps
         verdicts = [v.verdict for v in recheck(data)]

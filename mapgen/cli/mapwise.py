@@ -6,9 +6,14 @@ from pathlib import Path
 
 import click
 
+from mapgen.files import FolderNotEmptyError
 from mapgen.mapwise.importer import import_mapwise, import_repository, imported_countries, load_imported
-from mapgen.mapwise.layout import country_folders, question_table
+from mapgen.mapwise.layout import cf_kind, question_folders, question_table
 from mapgen.mapwise.recheck import recheck, summary_json, summary_rows, write_recheck, write_summary
+
+
+NOTES_SHOWN = 3
+"""Notes (what the files do not establish) printed per imported set; the manifest keeps them all."""
 
 
 @click.group("import")
@@ -20,22 +25,34 @@ def import_group() -> None:
 @click.argument("sample", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("-o", "--output", type=click.Path(file_okay=False, path_type=Path), required=True,
               help="Folder to write specs/, questions.jsonl, source_questions.csv and manifest.json to "
-                   "(one subfolder per country for a repository root).")
+                   "(one subfolder per country and counter_factuals/<kind> for a repository root).")
 @click.option("--country", default=None, help="usa / india / china (default: from the folder name or metadata).")
 @click.option("--ocr/--no-ocr", default=True, show_default=True,
               help="Read continuous maps' colour-bar ticks off their published PNGs (needs mapgen[ocr] and "
                    "tesseract; skipped silently without them).")
-def import_mapwise_cmd(sample: Path, output: Path, country: str | None, ocr: bool) -> None:
-    """Import MAPWise maps and questions from SAMPLE: a country folder (MAPWise's dataset/<country> or a sample
-    folder with metadata/ and questions.csv) or a repository root / dataset/ (every country)."""
-    if country is None and country_folders(sample) and not (sample / "metadata").is_dir():
-        imported = import_repository(sample, output, read_ticks=ocr)
-    else:
-        data = import_mapwise(sample, output, country, read_ticks=ocr)
-        imported = {data.country: data}
+@click.option("--skip-missing", is_flag=True,
+              help="Import the rest when a question row names a map without a metadata file (listed as "
+                   "missing_maps) instead of stopping.")
+def import_mapwise_cmd(sample: Path, output: Path, country: str | None, ocr: bool, skip_missing: bool) -> None:
+    """Import MAPWise maps and questions from SAMPLE: MAPWise's repository root or its dataset/ (every country
+    and counterfactual kind), dataset/counter_factuals/ or one <kind>/ folder, one country folder
+    (dataset/<country>), or the older sample layout (a root of country folders with metadata/ and questions.csv)."""
+    try:
+        folders = question_folders(sample)
+        if len(folders) == 1 and (sample / "metadata").is_dir() or cf_kind(sample):
+            data = import_mapwise(sample, output, country, read_ticks=ocr, skip_missing=skip_missing)
+            imported = {data.name: data}
+        else:
+            imported = import_repository(sample, output, read_ticks=ocr, skip_missing=skip_missing)
+    except (ValueError, FolderNotEmptyError) as exc:
+        raise click.ClickException(str(exc)) from None
     for name, data in imported.items():
         missing = f", {len(data.missing_maps)} maps without metadata" if data.missing_maps else ""
         click.echo(f"{name}: {len(data.specs)} maps, {len(data.questions)} questions{missing} -> {output}", err=True)
+        for note in data.notes[:NOTES_SHOWN]:
+            click.echo(f"  {note}", err=True)
+        if len(data.notes) > NOTES_SHOWN:
+            click.echo(f"  … {len(data.notes) - NOTES_SHOWN} more notes in {name}/manifest.json", err=True)
 
 
 @click.command("recheck")
@@ -59,7 +76,7 @@ def recheck_command(imported: Path, output: Path) -> None:
         write_recheck(data, found, out, source if source.is_file() else question_table(folder))
         for row in summary_rows(found):
             if row["template_no"] == "all":
-                click.echo(f"{row['country']}: {row['n']} questions, parsed {row['parsed_pct']}% | agree "
+                click.echo(f"{name}: {row['n']} questions, parsed {row['parsed_pct']}% | agree "
                            f"{row['agree']}, disagree {row['disagree']}, ambiguous {row['ambiguous']}, unparsed "
                            f"{row['unparsed']} -> {out}", err=True)
     summary = summary_json(verdicts)

@@ -3,8 +3,10 @@
 A country folder holds ``metadata/*.json`` (one MapQA metadata file per map) and its question table: the sample
 layout's ``questions.csv`` or, in MAPWise's repository (``dataset/<country>/``), ``final_us_cleaned8.csv`` /
 ``final_india_cleaned4.csv`` / ``final_china_cleaned3.csv`` (:func:`mapgen.mapwise.layout.question_table`).
-:func:`import_repository` imports every country of a repository root (or its ``dataset/``). The three
-countries write the CSV slightly differently; :func:`read_questions` finds the columns by name:
+:func:`import_repository` imports every question folder of a repository root (or its ``dataset/``): the three
+countries and ``counter_factuals/{img,jumb,orgs,shuff}`` (:func:`mapgen.mapwise.layout.question_folders`; what
+each counterfactual kind changes and how it is read: :mod:`mapgen.mapwise.cfimport`). The three countries write
+the CSV slightly differently; :func:`read_questions` finds the columns by name:
 
 - map column ``map_no`` (USA, China) or ``map_id`` (India); template ``template_no``; ``question``;
   ``ground_truth``; optional ``verified answer`` (USA), ``c_or_d``, a relative-region flag, ``type``, ``comments``.
@@ -20,15 +22,37 @@ import contextlib
 import csv
 import json
 import math
-import shutil
 import warnings
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from mapgen.files import write_json_atomic, write_jsonl_atomic
+from mapgen.files import (
+    FolderNotEmptyError,
+    atomic_folder,
+    write_bytes_atomic,
+    write_json_atomic,
+    write_jsonl_atomic,
+)
 from mapgen.geo.atlas import BUILTIN
-from mapgen.mapwise.layout import country_folders, map_image, metadata_folder, question_table
+from mapgen.mapwise.cfimport import (
+    JUMBLED_UNKNOWN,
+    NAME_KINDS,
+    PrintedNames,
+    aligned_names,
+    counterfactual_record,
+    printed_from_metadata,
+)
+from mapgen.mapwise.layout import (
+    CF_ANSWER,
+    CF_FOLDER,
+    CF_KINDS,
+    cf_kind,
+    map_image,
+    metadata_folder,
+    question_folders,
+    question_table,
+)
 from mapgen.mapwise.schema import country_of_mapwise, mapwise_atlas, spec_from_mapwise
 from mapgen.mapwise.ticks import read_colorbar_ticks
 from mapgen.spec import MapSpec, load_spec
@@ -54,6 +78,7 @@ class RawQuestion:
     verified: str | None = None
     columns: dict[str, str] = field(default_factory=dict)  # the full original row
     variant: str | None = None  # "hatched" when json_data lists the question on the hatched image only
+    kind: str | None = None  # MAPWise's counterfactual kind (img, shuff, jumb, orgs); None on a country's table
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -84,6 +109,13 @@ class ImportedSet:
     layout: CsvLayout
     source: str = ""
     missing_maps: list[str] = field(default_factory=list)
+    kind: str | None = None  # MAPWise's counterfactual kind; None for a country
+    notes: list[str] = field(default_factory=list)  # what the files do not establish (counterfactual kinds)
+
+    @property
+    def name(self) -> str:
+        """The set's name in a repository import: the country, or ``counter_factuals/<kind>``."""
+        return f"{CF_FOLDER}/{self.kind}" if self.kind else self.country
 
 
 def _find(header: list[str], names: tuple[str, ...], required: bool = True) -> str | None:
@@ -96,15 +128,17 @@ def _find(header: list[str], names: tuple[str, ...], required: bool = True) -> s
     return None
 
 
-def detect_layout(header: list[str]) -> CsvLayout:
-    """Column roles of a MAPWise questions CSV (any of the three country layouts)."""
+def detect_layout(header: list[str], counterfactual: bool = False) -> CsvLayout:
+    """Column roles of a MAPWise questions CSV (any of the three country layouts); a counterfactual kind's
+    answer is its ``verified answer`` column (what json_data gives as ground truth, :data:`layout.CF_ANSWER`)."""
+    answers = (CF_ANSWER,) if counterfactual else ANSWER_COLUMNS
     return CsvLayout(
         header=list(header),
         map_col=_find(header, MAP_COLUMNS),  # type: ignore[arg-type]
         template_col=_find(header, TEMPLATE_COLUMNS, required=False),
         question_col=_find(header, QUESTION_COLUMNS),  # type: ignore[arg-type]
-        answer_col=_find(header, ANSWER_COLUMNS),  # type: ignore[arg-type]
-        verified_col=_find(header, VERIFIED_COLUMNS, required=False),
+        answer_col=_find(header, answers),  # type: ignore[arg-type]
+        verified_col=None if counterfactual else _find(header, VERIFIED_COLUMNS, required=False),
     )
 
 
@@ -133,9 +167,9 @@ def metadata_file(folder: Path, map_ref: str) -> Path | None:
     return None
 
 
-def spec_map_id(country: str, map_ref: str) -> str:
-    """The map_id an imported spec gets (unique per country and CSV map reference)."""
-    return f"mapwise-{country}-{map_ref}"
+def spec_map_id(country: str, map_ref: str, kind: str | None = None) -> str:
+    """The map_id an imported spec gets (unique per country, counterfactual kind and CSV map reference)."""
+    return f"mapwise-{country}-{kind}-{map_ref}" if kind else f"mapwise-{country}-{map_ref}"
 
 
 def load_metadata(path: str | Path) -> dict[str, Any]:
@@ -156,10 +190,10 @@ def _country(folder: Path, metas: list[dict[str, Any]], country: str | None) -> 
     return country_of_mapwise(metas[0]) if metas else "usa"
 
 
-def read_questions(path: str | Path, country: str) -> tuple[CsvLayout, list[RawQuestion]]:
-    """The raw question records of a questions CSV (any MAPWise layout)."""
+def read_questions(path: str | Path, country: str, kind: str | None = None) -> tuple[CsvLayout, list[RawQuestion]]:
+    """The raw question records of a questions CSV (any MAPWise layout; ``kind`` for a counterfactual table)."""
     header, rows = read_csv_rows(path)
-    layout = detect_layout(header)
+    layout = detect_layout(header, counterfactual=kind is not None)
     idx = {name: header.index(name) for name in header[::-1]}  # first occurrence wins
     out = []
     for i, row in enumerate(rows, start=1):
@@ -172,12 +206,13 @@ def read_questions(path: str | Path, country: str) -> tuple[CsvLayout, list[RawQ
             country=country,
             row=i,
             map_ref=ref,
-            map_id=spec_map_id(country, ref),
+            map_id=spec_map_id(country, ref, kind),
             template_no=_int(get(layout.template_col)),
             question=get(layout.question_col),
             ground_truth=get(layout.answer_col),
             verified=get(layout.verified_col) if layout.verified_col else None,
             columns={h: row[j] for j, h in enumerate(header)},
+            kind=kind,
         ))
     return layout, out
 
@@ -235,73 +270,168 @@ def spec_from_metadata(meta: dict[str, Any], country: str, map_id: str) -> MapSp
     return replace(spec, values=values, exclude=absent)
 
 
-def read_sample(folder: str | Path, country: str | None = None, read_ticks: bool = True) -> ImportedSet:
-    """Rebuild every map of a MAPWise sample folder and read its questions (nothing is written); with
-    ``read_ticks``, a continuous map whose published PNG is in the folder records the tick labels OCR reads off
-    its colour bar (``extra["published_ticks"]``, :mod:`mapgen.mapwise.ticks`; nothing without OCR)."""
+class MissingMetadataError(ValueError):
+    """A question row names a map whose metadata file is not there."""
+
+
+def _metadata_path(meta_dir: Path, ref: str, table: Path, row: int, skip_missing: bool) -> Path | None:
+    path = metadata_file(meta_dir, ref)
+    if path is None and not skip_missing:
+        raise MissingMetadataError(
+            f"{table.name} row {row} asks about map {ref}, but {meta_dir}/map_{ref}.json (or map{ref}.json) is "
+            f"missing: add the metadata file, or import with --skip-missing to leave that map's questions out "
+            f"(they are listed as missing_maps).")
+    return path
+
+
+def read_sample(folder: str | Path, country: str | None = None, read_ticks: bool = True,
+                skip_missing: bool = False) -> ImportedSet:
+    """Rebuild every map of a MAPWise country or counterfactual folder and read its questions (nothing is
+    written); with ``read_ticks``, a continuous map whose published PNG is in the folder records the tick labels
+    OCR reads off its colour bar (``extra["published_ticks"]``, :mod:`mapgen.mapwise.ticks`; nothing without OCR).
+    A row naming a map without metadata raises :class:`MissingMetadataError` unless ``skip_missing``."""
     folder = Path(folder)
+    kind = cf_kind(folder)
     qpath = question_table(folder)
     meta_dir = metadata_folder(folder)
-    files = sorted(meta_dir.glob("*.json"))
-    metas = [load_metadata(f) for f in files[:1]]
-    country = _country(folder, metas, country)
-    layout, questions = read_questions(qpath, country)
+    if not meta_dir.is_dir():
+        raise MissingMetadataError(f"{folder} has no metadata folder: expected {meta_dir} (counter_factuals/<kind> "
+                                   f"as MAPWise released it reads dataset/usa/metadata).")
+    metas = [load_metadata(f) for f in sorted(meta_dir.glob("*.json"))[:1]]
+    country = "usa" if kind else _country(folder, metas, country)
+    layout, questions = read_questions(qpath, country, kind)
     mark_hatched(questions, image_variants(folder))
     specs: dict[str, MapSpec] = {}
     missing = []
-    for ref in dict.fromkeys(q.map_ref for q in questions):
-        path = metadata_file(meta_dir, ref)
-        if path is None:
-            missing.append(ref)
+    for q in questions:
+        if q.map_ref in specs or q.map_ref in missing:
             continue
-        specs[ref] = spec_from_metadata(load_metadata(path), country, spec_map_id(country, ref))
-        if read_ticks:
-            specs[ref] = with_published_ticks(specs[ref], map_image(folder, ref))
-    return ImportedSet(country, specs, questions, layout, str(folder), missing)
+        path = _metadata_path(meta_dir, q.map_ref, qpath, q.row, skip_missing)
+        if path is None:
+            missing.append(q.map_ref)
+            continue
+        meta = load_metadata(path)
+        spec = spec_from_metadata(meta, country, q.map_id)
+        specs[q.map_ref] = with_published_ticks(spec, map_image(folder, q.map_ref)) if read_ticks else spec
+    data = ImportedSet(country, specs, questions, layout, str(folder), missing, kind=kind)
+    return with_counterfactuals(data, folder, meta_dir) if kind else data
 
 
-def import_mapwise(folder: str | Path, out: str | Path, country: str | None = None,
-                   read_ticks: bool = True) -> ImportedSet:
-    """Import a MAPWise sample folder and write it to ``out`` (specs, questions, source CSV, manifest)."""
-    data = read_sample(folder, country, read_ticks)
-    out = Path(out)
-    (out / "specs").mkdir(parents=True, exist_ok=True)
+def with_counterfactuals(data: ImportedSet, folder: Path, meta_dir: Path) -> ImportedSet:
+    """A counterfactual kind's specs with what the kind changes: the name printed on each shape (``img``,
+    ``shuff``; from the metadata when it records them, else aligned with the ``orgs`` control's questions) or,
+    for ``jumb`` as MAPWise released it, the mark that its values are unknown (:mod:`mapgen.mapwise.cfimport`)."""
+    kind = data.kind or ""
+    own = meta_dir == folder / "metadata"
+    if kind == "jumb" and not own:
+        data.specs = {ref: replace(s, extra={**s.extra, "values_unknown": JUMBLED_UNKNOWN})
+                      for ref, s in data.specs.items()}
+        data.notes.append(JUMBLED_UNKNOWN)
+    if kind not in NAME_KINDS:
+        return data
+    aligned = None if own else _aligned(data, folder)
+    for ref, spec in list(data.specs.items()):
+        atlas = spec.load_atlas()
+        recorded = printed_from_metadata(load_metadata(metadata_file(meta_dir, ref)), atlas) if own else None
+        names, labels = recorded or ((aligned.names.get(ref, {}) if aligned else {}), None)
+        source = "metadata printed_name" if recorded else "questions aligned with counter_factuals/orgs"
+        cf = counterfactual_record(kind, names, atlas, source, labels)
+        data.specs[ref] = replace(spec, counterfactual=cf)
+        if not recorded:
+            data.notes.append(f"map {ref}: printed name established on {len(names)} of {len(atlas.codes)} shapes "
+                              f"(from the questions; the rest are unknown)")
+    return data
+
+
+def _aligned(data: ImportedSet, folder: Path) -> PrintedNames | None:
+    control = folder.parent / CF_KINDS["original"] / f"{CF_KINDS['original']}_data.csv"
+    if not control.is_file():
+        data.notes.append(f"no {control}: no printed name can be established (every name is unknown)")
+        return None
+    _, orgs = read_questions(control, "usa", CF_KINDS["original"])
+    key = [(q.map_ref, str(q.template_no), q.question) for q in orgs]
+    found = aligned_names(data.kind or "", [(q.map_ref, str(q.template_no), q.question) for q in data.questions], key)
+    for ref, names in found.conflicts.items():
+        data.notes.append(f"map {ref}: names read two ways, left unknown: {', '.join(names)}")
+    return found
+
+
+def _write_set(data: ImportedSet, folder: Path, out: Path) -> None:
+    """Write one imported set (specs, questions, source CSV, manifest) into ``out``."""
     for ref, spec in data.specs.items():
         spec.save(out / "specs" / f"{ref}.json")
     write_jsonl_atomic(out / "questions.jsonl", (q.to_dict() for q in data.questions), sort_keys=False,
                        ensure_ascii=False)
-    shutil.copyfile(question_table(folder), out / "source_questions.csv")
+    write_bytes_atomic(out / "source_questions.csv", question_table(folder).read_bytes())
     manifest = {
         "mapwise_import": 1,
         "country": data.country,
+        "kind": data.kind,
         "source": str(Path(folder).resolve()),
         "layout": data.layout.to_dict(),
         "maps": sorted(data.specs),
         "missing_maps": data.missing_maps,
         "questions": len(data.questions),
+        "notes": data.notes,
     }
     write_json_atomic(out / "manifest.json", manifest, sort_keys=False)
+
+
+def _replaceable(out: Path) -> bool:
+    """True when ``out`` is absent, empty or an earlier import (only then is it replaced)."""
+    if not out.exists() or (out.is_dir() and not any(out.iterdir())):
+        return True
+    marks = ("manifest.json", "*/manifest.json", f"{CF_FOLDER}/*/manifest.json")
+    return out.is_dir() and any(any(out.glob(pattern)) for pattern in marks)
+
+
+def write_import(sets: dict[str, tuple[ImportedSet, Path]], out: str | Path, single: bool = False) -> None:
+    """Write imported sets into ``out`` all at once (a temporary folder renamed into place): one set in ``out``
+    itself (``single``), else each in ``out/<name>/``. ``out`` must be empty, absent or an earlier import."""
+    out = Path(out)
+    if not _replaceable(out):
+        raise FolderNotEmptyError(f"{out} holds other files: give an empty folder (or an earlier import's) to -o.")
+    with atomic_folder(out, replace=True) as tmp:
+        for name, (data, folder) in sets.items():
+            _write_set(data, folder, tmp if single else tmp / name)
+
+
+def import_mapwise(folder: str | Path, out: str | Path, country: str | None = None,
+                   read_ticks: bool = True, skip_missing: bool = False) -> ImportedSet:
+    """Import one MAPWise country or counterfactual folder and write it to ``out`` (specs, questions, source
+    CSV, manifest)."""
+    data = read_sample(folder, country, read_ticks, skip_missing)
+    write_import({data.name: (data, Path(folder))}, out, single=True)
     return data
 
 
-def import_repository(root: str | Path, out: str | Path, read_ticks: bool = True) -> dict[str, ImportedSet]:
-    """Import every country of a MAPWise repository root, its ``dataset/`` or a sample root into
-    ``out/<country>/`` (each a folder :func:`load_imported` and ``mapgen recheck`` read)."""
-    folders = country_folders(root)
-    if not folders:
-        raise FileNotFoundError(f"{root} holds no MAPWise country folder (dataset/usa, usa/, … with metadata/).")
-    return {country: import_mapwise(folder, Path(out) / country, country, read_ticks)
-            for country, folder in folders.items()}
+def import_repository(root: str | Path, out: str | Path, read_ticks: bool = True,
+                      skip_missing: bool = False) -> dict[str, ImportedSet]:
+    """Import every question folder of a MAPWise repository root (or its ``dataset/``, ``counter_factuals/``, a
+    sample root) into ``out/<name>/``: ``usa``, ``india``, ``china``, ``counter_factuals/<kind>`` (each a folder
+    :func:`load_imported` and ``mapgen recheck`` read). Everything is read before anything is written."""
+    folders = question_folders(root)
+    sets = {name: (read_sample(folder, None if name.startswith(CF_FOLDER) else name, read_ticks, skip_missing),
+                   folder) for name, folder in folders.items()}
+    write_import(sets, out)
+    return {name: data for name, (data, _) in sets.items()}
 
 
 def imported_countries(folder: str | Path) -> dict[str, Path]:
-    """Name → folder of each imported set under ``folder``: itself (an import or a raw country folder), the
-    ``<country>/`` subfolders :func:`import_repository` wrote, or a raw repository root's country folders."""
+    """Name → folder of each imported set under ``folder``: itself (an import or a raw question folder), the
+    ``<country>/`` and ``counter_factuals/<kind>/`` subfolders :func:`import_repository` wrote, or a raw
+    repository root's question folders."""
     folder = Path(folder)
-    subs = {p.name: p for p in sorted(folder.iterdir()) if (p / "manifest.json").is_file()}
-    if (folder / "manifest.json").is_file() or (folder / "metadata").is_dir():
+    if (folder / "manifest.json").is_file() or (folder / "metadata").is_dir() or cf_kind(folder):
         return {folder.name: folder}
-    return subs or country_folders(folder) or {folder.name: folder}
+    found = sorted(folder.glob("*/manifest.json")) + sorted(folder.glob(f"{CF_FOLDER}/*/manifest.json"))
+    subs = {p.parent.relative_to(folder).as_posix(): p.parent for p in found}
+    if subs:
+        return subs
+    try:
+        return question_folders(folder)
+    except ValueError:
+        return {folder.name: folder}
 
 
 def load_imported(folder: str | Path) -> ImportedSet:
@@ -315,5 +445,5 @@ def load_imported(folder: str | Path) -> ImportedSet:
         questions = [RawQuestion(**json.loads(line)) for line in fh if line.strip()]
     return ImportedSet(
         manifest["country"], specs, questions, CsvLayout(**manifest["layout"]), manifest.get("source", ""),
-        manifest.get("missing_maps", []),
+        manifest.get("missing_maps", []), kind=manifest.get("kind"), notes=manifest.get("notes", []),
     )

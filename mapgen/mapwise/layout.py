@@ -25,6 +25,11 @@ CF_COLUMNS: tuple[str, ...] = ("map_no", "template_no", "question", "ground_trut
 """Header of ``counter_factuals/<kind>/<kind>_data.csv`` (``jumb`` says ``original_data_answer`` for
 ``ground_truth``)."""
 CF_KINDS: dict[str, str] = {"imaginary": "img", "shuffled": "shuff", "jumbled": "jumb", "original": "orgs"}
+CF_FOLDER = "counter_factuals"
+CF_ANSWER = "verified answer"
+"""The counterfactual tables' answer column: what ``json_data`` (MAPWise's evaluation input) gives as
+``ground_truth``. The column before it (``ground_truth``, ``original_data_answer`` in ``jumb``) is the answer on the
+original map, with the original names (checked on repo-sample: every json_data record equals ``verified answer``)."""
 VARIANT_FOLDERS: dict[str, str] = {"annotated": "with_annotations", "unannotated": "wo_annotations",
                                    "hatched": "hatched"}
 SAMPLE_TABLE = "questions.csv"
@@ -61,13 +66,53 @@ def country_folders(root: str | Path) -> dict[str, Path]:
     return out
 
 
+def cf_kind(folder: str | Path) -> str | None:
+    """MAPWise's kind (``img``, ``shuff``, ``jumb``, ``orgs``) of a counterfactual folder holding its
+    ``<kind>_data.csv``; None for any other folder."""
+    folder = Path(folder)
+    kind = folder.name
+    return kind if kind in CF_KINDS.values() and (folder / f"{kind}_data.csv").is_file() else None
+
+
+def cf_folders(base: str | Path) -> dict[str, Path]:
+    """``counter_factuals/<kind>`` → folder for each kind under ``base`` (a ``dataset/`` or ``counter_factuals/``)."""
+    base = Path(base)
+    cf = base if base.name == CF_FOLDER else base / CF_FOLDER
+    return {f"{CF_FOLDER}/{k}": cf / k for k in sorted(CF_KINDS.values()) if cf_kind(cf / k)}
+
+
+def question_folders(path: str | Path) -> dict[str, Path]:
+    """Every question folder a path holds, by name (``usa``, …, ``counter_factuals/img``, …): a repository root
+    or its ``dataset/`` (all countries and counterfactual kinds), ``counter_factuals/`` (its kinds), a sample root
+    of country folders, a single country folder or a single counterfactual kind folder. Raises ``ValueError``
+    (one line naming the layouts expected) for anything else."""
+    path = Path(path)
+    if not path.is_dir():
+        raise ValueError(f"{path} is not a folder; expected a MAPWise repository root, its dataset/, a country "
+                         f"folder or a counter_factuals/<kind> folder.")
+    if kind := cf_kind(path):
+        return {f"{CF_FOLDER}/{kind}": path}
+    if (path / "metadata").is_dir():
+        return {path.name: path}
+    base = path / "dataset" if (path / "dataset").is_dir() else path
+    found = {**country_folders(base), **cf_folders(base)}
+    if not found:
+        raise ValueError(
+            f"{path} is not a MAPWise folder: expected a repository root (dataset/<country>/ with metadata/ and "
+            f"{', '.join(n for n, _ in COUNTRY_TABLES.values())}), its dataset/, a country folder with metadata/ "
+            f"and its question table ({SAMPLE_TABLE} in the sample layout), or counter_factuals/<kind>/ with "
+            f"<kind>_data.csv.")
+    return found
+
+
 def metadata_folder(folder: str | Path) -> Path:
-    """The metadata folder of a MAPWise question folder: its own ``metadata/``; for MAPWise's
-    ``counter_factuals/orgs`` (the original control, USA maps numbered as in ``dataset/usa``, no metadata of its
-    own) ``dataset/usa/metadata``. Other counterfactual kinds changed names or values and have no metadata."""
+    """The metadata folder of a MAPWise question folder: its own ``metadata/`` (country folders, and
+    counterfactual kinds as mapgen's export writes them); for a counterfactual kind as MAPWise released it (USA
+    maps numbered as in ``dataset/usa``, no metadata of its own) ``dataset/usa/metadata``: the original map's
+    values and classes, which ``img``/``shuff`` keep and ``jumb`` does not (:mod:`mapgen.mapwise.cfimport`)."""
     folder = Path(folder)
     own = folder / "metadata"
-    if own.is_dir() or folder.parent.name != "counter_factuals" or folder.name != CF_KINDS["original"]:
+    if own.is_dir() or cf_kind(folder) is None:
         return own
     return folder.parent.parent / "usa" / "metadata"
 

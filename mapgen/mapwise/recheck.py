@@ -37,6 +37,7 @@ from mapgen.geo.names import UnknownNameError
 from mapgen.legend import relative_luminance
 from mapgen.legend.grammar import find_range
 from mapgen.mapwise.aliases import MapwiseAliases, load_aliases
+from mapgen.mapwise.cfimport import UNKNOWN
 from mapgen.mapwise.importer import ImportedSet, RawQuestion, read_csv_rows
 from mapgen.mapwise.parse import Parsed, parse_question
 from mapgen.questions.engine import Unaskable, ask, eval_node, run_program
@@ -73,6 +74,7 @@ class Verdict:
     program: list[dict[str, Any]] = field(default_factory=list)
     verified: str | None = None
     verified_verdict: str | None = None
+    kind: str | None = None  # MAPWise's counterfactual kind (img, shuff, jumb, orgs); None on a country's table
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -470,7 +472,7 @@ def recheck(
             scene = hatched[raw.map_ref]
         if scene is None:
             out.append(Verdict(raw.country, raw.row, raw.map_ref, raw.map_id, raw.template_no, raw.question,
-                               raw.ground_truth, "unparsed", reason="no metadata for this map"))
+                               raw.ground_truth, "unparsed", reason="no metadata for this map", kind=raw.kind))
             continue
         published = published_ticks(data.specs[raw.map_ref]) is not None
         verdict = recheck_question(raw, scene, aliases, templates, published)
@@ -480,8 +482,54 @@ def recheck(
             verdict.notes.append("colour-bar ticks read from the published image")
         elif verdict.verdict == "unparsed":
             verdict = _on_implied_grid(verdict, raw, data.specs[raw.map_ref], aliases, templates)
+        if raw.kind is not None:
+            verdict = counterfactual_verdict(verdict, raw, data.specs[raw.map_ref], scene, aliases, templates)
         out.append(verdict)
     return out
+
+
+# ---------------------------------------------------------------------------------------------- counterfactual kinds
+
+_PLACEHOLDER = re.compile(re.escape(UNKNOWN) + r"([A-Z]{2})\b")
+
+
+def counterfactual_verdict(v: Verdict, raw: RawQuestion, spec: MapSpec, scene: Scene,
+                           aliases: MapwiseAliases | None = None, templates: TemplateSet | None = None) -> Verdict:
+    """A counterfactual kind's verdict (:mod:`mapgen.mapwise.cfimport`): ambiguous where it needs what the files
+    do not establish: the jumbled values (``jumb`` as released), or the name printed on a shape (``img``,
+    ``shuff``)."""
+    v.kind = raw.kind
+    if spec.extra.get("values_unknown"):
+        return _on_unknown_values(v, raw, scene, str(spec.extra["values_unknown"]), aliases, templates)
+    if scene.renamed:
+        return _on_unestablished_names(v)
+    return v
+
+
+def _on_unknown_values(v: Verdict, raw: RawQuestion, scene: Scene, why: str, aliases: MapwiseAliases | None,
+                       templates: TemplateSet | None) -> Verdict:
+    """A ``jumb`` question cannot be judged; what can be is its ``original_data_answer`` on the original map."""
+    if v.verdict == "unparsed":
+        return v
+    original = raw.columns.get("original_data_answer", "")
+    on_original = recheck_question(replace(raw, ground_truth=original, verified=None), scene, aliases, templates)
+    v.verdict, v.reason, v.our_answer, v.metrics = "ambiguous", why, None, {}
+    v.notes.append(f"on the original values mapgen answers {on_original.our_answer!r}; MAPWise's "
+                   f"original_data_answer {original!r}: {on_original.verdict}")
+    return v
+
+
+def _on_unestablished_names(v: Verdict) -> Verdict:
+    """Ambiguous when the question names, or the answer needs, a shape whose printed name is not established."""
+    if v.verdict == "unparsed" and v.reason.startswith("unknown region"):
+        v.verdict = "ambiguous"
+        v.reason = ("the name " + v.reason.removeprefix("unknown region ").split(" (")[0] + " is not established on "
+                    "any shape (MAPWise's files do not say where it is printed)")
+    elif v.verdict == "disagree" and _PLACEHOLDER.search(v.our_answer or ""):
+        v.verdict = "ambiguous"
+        v.reason = (f"the answer needs the name printed on {', '.join(_PLACEHOLDER.findall(v.our_answer or ''))} "
+                    f"(shapes no question names: not established from MAPWise's files)")
+    return v
 
 
 _OFF_GRID = re.compile(r"range '([^']+)' is not a legend range of this map \(tick intervals")
@@ -606,16 +654,24 @@ def reason_kind(reason: str) -> str:
 
 
 def summary_json(verdicts: list[Verdict]) -> dict[str, Any]:
-    """Verdict counts overall, ``by_country``, ``by_template`` (MAPWise's number), on the ``held_out`` maps
+    """Verdict counts overall, ``by_country``, ``by_kind`` (:func:`by_kind`), ``by_template`` (MAPWise's number), on the ``held_out`` maps
     (:data:`HELD_OUT`), and the ``unparsed_reasons`` (by kind, most frequent first)."""
-    by_country = {c: _counts([v for v in verdicts if v.country == c]) for c in sorted({v.country for v in verdicts})}
+    own = [v for v in verdicts if v.kind is None]
+    by_country = {c: _counts([v for v in own if v.country == c]) for c in sorted({v.country for v in own})}
     templates = sorted({v.template_no or 0 for v in verdicts})
     by_template = {str(t): _counts([v for v in verdicts if (v.template_no or 0) == t]) for t in templates}
-    held = [v for v in verdicts if v.map_ref in HELD_OUT.get(v.country, ())]
+    held = [v for v in verdicts if v.kind is None and v.map_ref in HELD_OUT.get(v.country, ())]
     reasons = Counter(reason_kind(v.reason) for v in verdicts if v.verdict == "unparsed")
-    return {**_counts(verdicts), "by_country": by_country, "by_template": by_template,
+    return {**_counts(verdicts), "by_country": by_country, "by_kind": by_kind(verdicts), "by_template": by_template,
             "held_out": {"maps": sorted({f"{v.country}/{v.map_ref}" for v in held}), **_counts(held)},
             "unparsed_reasons": dict(reasons.most_common())}
+
+
+def by_kind(verdicts: list[Verdict]) -> dict[str, Any]:
+    """Verdict counts per counterfactual kind (``counter_factuals/<kind>``; ``by_country`` counts the countries'
+    own tables only). The counterfactual maps were never used to tune the parser: a held-out set."""
+    kinds = sorted({v.kind for v in verdicts if v.kind})
+    return {k: _counts([v for v in verdicts if v.kind == k]) for k in kinds}
 
 
 def corrected_rows(source_csv: str | Path, layout_answer_col: str, verdicts: list[Verdict]) -> tuple[list[str],
