@@ -11,7 +11,6 @@ from mapgen.mapwise.importer import import_mapwise, import_repository, imported_
 from mapgen.mapwise.layout import cf_kind, question_folders, question_table
 from mapgen.mapwise.recheck import recheck, summary_json, summary_rows, write_recheck, write_summary
 
-
 NOTES_SHOWN = 3
 """Notes (what the files do not establish) printed per imported set; the manifest keeps them all."""
 
