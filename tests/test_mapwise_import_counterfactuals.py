@@ -4,7 +4,8 @@ Reads ``../shared/reference/mapwise/repo-sample`` (a slice of MAPWise's reposito
 export of a tiny mapgen build with a counterfactual set of every kind. The printed names below were read by eye
 off repo-sample's PNGs of map 10436 (shuff: ``PA`` on South Carolina, ``NM`` on Montana, ``WA`` on New Mexico,
 ``OR`` on New York, ``IL`` on Illinois; img: ``MO`` on Illinois, ``NE`` on South Carolina, ``ZO`` on Montana,
-``EV`` on New Mexico, ``FE`` on New York) — facts stated independently of the code that reads the questions.
+``EV`` on New Mexico, ``FE`` on New York; img map 104: ``KR`` on Oregon, ``VA`` on Washington, ``SE`` on Maine) — facts
+stated independently of the code that reads the questions and the labels.
 """
 
 from __future__ import annotations
@@ -226,3 +227,48 @@ def test_round_trip_fails_when_the_kind_is_read_as_the_original(round_trip: dict
              for ref, spec in data.specs.items()}
     verdicts = Counter(v.verdict for v in recheck(replace(data, specs=plain)))
     assert verdicts["agree"] < len(data.questions), verdicts
+
+
+# --- labels read on the PNGs (OCR) ------------------------------------------------------------------------------
+
+SHUFF_10436 = ("MA:NV FL:UT WV:OR MI:ID LA:WA NM:MT VT:ND CO:SD SD:WY NH:NE RI:KS VA:CO MD:AZ WA:NM CA:CA ND:MN SC:IA "
+               "TN:MO DE:WI ME:MI IL:IL AR:IN IN:OH AZ:PA KS:VA AK:WV HI:KY OH:TN NC:NC PA:SC MT:AL KY:GA NJ:FL ID:AR "
+               "WI:MS MO:LA WY:OK CT:TX MS:AK NY:HI OK:ME OR:NY")
+"""Label printed : shape it sits on, read by eye off shuff/shuff_maps/map_10436.png (the 42 legible ones)."""
+
+
+def _needs_ocr() -> None:
+    from mapgen.mapwise.ticks import ocr_available
+
+    if not ocr_available():
+        pytest.skip("OCR not available (pytesseract + tesseract: mapgen[ocr], apt tesseract-ocr)")
+
+
+def _labels(kind: str, ref: str) -> dict[str, str]:
+    from mapgen.geo.atlas import load_atlas
+    from mapgen.mapwise.labels import labels_on_shapes, reference_positions
+
+    cf = REPO / "dataset" / "counter_factuals"
+    refs = [cf / k / f"{k}_maps" / f"map_{ref}.png" for k in ("orgs", "jumb")]
+    return labels_on_shapes(cf / kind / f"{kind}_maps" / f"map_{ref}.png",
+                            reference_positions(refs, load_atlas("usa").codes))
+
+
+@needs_repo
+def test_labels_read_on_a_shuffled_map_are_the_ones_printed_there() -> None:
+    _needs_ocr()
+    truth = {shape: label for label, shape in (pair.split(":") for pair in SHUFF_10436.split())}
+    read = _labels("shuff", "10436")
+    assert len(read) >= 20  # about half the states; the small north-eastern ones are not read
+    assert {c: truth.get(c) for c in read} == read  # and none is read wrong
+
+
+@needs_repo
+def test_invented_names_in_answers_are_placed_by_their_printed_letters() -> None:
+    from mapgen.geo.atlas import load_atlas
+    from mapgen.mapwise.cfimport import names_from_labels
+
+    _needs_ocr()
+    names = names_from_labels("img", _labels("img", "104"), load_atlas("usa"), ["Valara", "Kryon", "Seraphine"])
+    assert names["OR"] == "Kryon" and names["WA"] == "Valara"  # KR on Oregon, VA on Washington (by eye)
+    assert names.get("ME", "Seraphine") == "Seraphine" and list(names.values()).count("Seraphine") <= 1

@@ -165,3 +165,38 @@ def printed_from_metadata(meta: dict[str, Any], atlas: Atlas) -> tuple[dict[str,
             names[code] = str(rec["printed_name"])
             labels[code] = str(rec.get("printed_label") or "")
     return (names, labels) if names else None
+
+
+# --- names read off the PNGs ----------------------------------------------------------------------------------
+
+
+def answer_names(text: str) -> list[str]:
+    """Capitalised names in an answer cell ("Valara, Kryon" → both; numbers, ranges, Yes/No left out)."""
+    items = (p.strip() for p in re.split(r",|\band\b", text or ""))
+    return [p for p in items if re.fullmatch(r"[A-Z][A-Za-z'-]+(?: [A-Z][A-Za-z'-]+)*", p) and p not in ("Yes", "No")]
+
+
+def names_from_labels(kind: str, labels: dict[str, str], atlas: Atlas, candidates: Iterable[str]) -> dict[str, str]:
+    """Code → printed name from the labels read on the shapes: ``shuff`` a label is a real state's code; ``img``
+    a label is the first two letters of one of ``candidates`` (names the map's questions and answers use), kept
+    when exactly one candidate has them."""
+    if kind == "shuff":
+        return {c: atlas.names[label] for c, label in labels.items() if label in atlas.names}
+    by_label: dict[str, set[str]] = defaultdict(set)
+    for name in candidates:
+        by_label[name[:2].upper()].add(name)
+    return {c: next(iter(by_label[label])) for c, label in labels.items() if len(by_label.get(label, ())) == 1}
+
+
+def contradictions(kind: str, names: dict[str, str], labels: dict[str, str], atlas: Atlas) -> list[str]:
+    """Shapes whose name from the questions would print another label than the one read on the image."""
+    return sorted(c for c, name in names.items() if c in labels and printed_label(kind, name, c, atlas) != labels[c])
+
+
+def merge_names(aligned: dict[str, str], from_labels: dict[str, str]) -> dict[str, str]:
+    """Both readings together, keeping only names worn by one shape (a clash leaves both shapes unknown)."""
+    seen: dict[str, dict[str, set[str]]] = {"_": defaultdict(set)}
+    for source in (aligned, from_labels):
+        for code, name in source.items():
+            seen["_"][code].add(name)
+    return _one_to_one(seen).names.get("_", {})

@@ -40,9 +40,14 @@ from mapgen.mapwise.cfimport import (
     NAME_KINDS,
     PrintedNames,
     aligned_names,
+    answer_names,
+    contradictions,
     counterfactual_record,
+    merge_names,
+    names_from_labels,
     printed_from_metadata,
 )
+from mapgen.mapwise.labels import labels_on_shapes, reference_positions
 from mapgen.mapwise.layout import (
     CF_ANSWER,
     CF_FOLDER,
@@ -287,8 +292,9 @@ def _metadata_path(meta_dir: Path, ref: str, table: Path, row: int, skip_missing
 def read_sample(folder: str | Path, country: str | None = None, read_ticks: bool = True,
                 skip_missing: bool = False) -> ImportedSet:
     """Rebuild every map of a MAPWise country or counterfactual folder and read its questions (nothing is
-    written); with ``read_ticks``, a continuous map whose published PNG is in the folder records the tick labels
-    OCR reads off its colour bar (``extra["published_ticks"]``, :mod:`mapgen.mapwise.ticks`; nothing without OCR).
+    written); with ``read_ticks`` (OCR), a continuous map whose published PNG is in the folder records the tick
+    labels OCR reads off its colour bar (``extra["published_ticks"]``, :mod:`mapgen.mapwise.ticks`), and a released
+    img/shuff map the labels read on its shapes (:mod:`mapgen.mapwise.labels`); nothing without OCR.
     A row naming a map without metadata raises :class:`MissingMetadataError` unless ``skip_missing``."""
     folder = Path(folder)
     kind = cf_kind(folder)
@@ -314,12 +320,13 @@ def read_sample(folder: str | Path, country: str | None = None, read_ticks: bool
         spec = spec_from_metadata(meta, country, q.map_id)
         specs[q.map_ref] = with_published_ticks(spec, map_image(folder, q.map_ref)) if read_ticks else spec
     data = ImportedSet(country, specs, questions, layout, str(folder), missing, kind=kind)
-    return with_counterfactuals(data, folder, meta_dir) if kind else data
+    return with_counterfactuals(data, folder, meta_dir, read_ticks) if kind else data
 
 
-def with_counterfactuals(data: ImportedSet, folder: Path, meta_dir: Path) -> ImportedSet:
+def with_counterfactuals(data: ImportedSet, folder: Path, meta_dir: Path, read_png: bool = True) -> ImportedSet:
     """A counterfactual kind's specs with what the kind changes: the name printed on each shape (``img``,
-    ``shuff``; from the metadata when it records them, else aligned with the ``orgs`` control's questions) or,
+    ``shuff``; from the metadata when it records them, else from the ``orgs`` control's questions and, with
+    ``read_png``, the labels read on the image) or,
     for ``jumb`` as MAPWise released it, the mark that its values are unknown (:mod:`mapgen.mapwise.cfimport`)."""
     kind = data.kind or ""
     own = meta_dir == folder / "metadata"
@@ -333,14 +340,42 @@ def with_counterfactuals(data: ImportedSet, folder: Path, meta_dir: Path) -> Imp
     for ref, spec in list(data.specs.items()):
         atlas = spec.load_atlas()
         recorded = printed_from_metadata(load_metadata(metadata_file(meta_dir, ref)), atlas) if own else None
-        names, labels = recorded or ((aligned.names.get(ref, {}) if aligned else {}), None)
-        source = "metadata printed_name" if recorded else "questions aligned with counter_factuals/orgs"
-        cf = counterfactual_record(kind, names, atlas, source, labels)
+        if recorded:
+            cf = counterfactual_record(kind, recorded[0], atlas, "metadata printed_name", recorded[1])
+        else:
+            cf = _read_names(data, folder, ref, atlas, aligned.names.get(ref, {}) if aligned else {}, read_png)
         data.specs[ref] = replace(spec, counterfactual=cf)
-        if not recorded:
-            data.notes.append(f"map {ref}: printed name established on {len(names)} of {len(atlas.codes)} shapes "
-                              f"(from the questions; the rest are unknown)")
     return data
+
+
+def _read_names(data: ImportedSet, folder: Path, ref: str, atlas: Any, aligned: dict[str, str],
+                read_png: bool) -> dict[str, Any]:
+    """``spec.counterfactual`` of one released img/shuff map: names from the questions, plus (``read_png``) the
+    labels OCR reads on its shapes (:mod:`mapgen.mapwise.labels`), unless the two contradict each other."""
+    kind = data.kind or ""
+    labels = _png_labels(folder, ref, atlas) if read_png else {}
+    rows = [q for q in data.questions if q.map_ref == ref]
+    candidates = [*aligned.values(), *(n for q in rows for n in answer_names(q.ground_truth))]
+    found = names_from_labels(kind, labels, atlas, candidates)
+    clash = contradictions(kind, aligned, labels, atlas) + [c for c in found if aligned.get(c, found[c]) != found[c]]
+    if clash:
+        data.notes.append(f"map {ref}: the labels read on the image contradict the questions on "
+                          f"{', '.join(sorted(set(clash)))}: the image is not used")
+        labels, found = {}, {}
+    names = merge_names(aligned, found)
+    data.notes.append(f"map {ref}: printed name established on {len(names)} of {len(atlas.codes)} shapes "
+                      f"({len(aligned)} from the questions, {len(labels)} labels read on the image)")
+    source = "questions aligned with counter_factuals/orgs" + (" + labels read on the image" if labels else "")
+    return counterfactual_record(kind, names, atlas, source, {c: labels[c] for c in labels if c not in names})
+
+
+def _png_labels(folder: Path, ref: str, atlas: Any) -> dict[str, str]:
+    """Labels OCR reads on the shapes of a released counterfactual map (positions from ``orgs``/``jumb``)."""
+    image = map_image(folder, ref)
+    refs = [p for k in (CF_KINDS["original"], CF_KINDS["jumbled"]) if (p := map_image(folder.parent / k, ref))]
+    if image is None or not refs:
+        return {}
+    return labels_on_shapes(image, reference_positions(refs, atlas.codes))
 
 
 def _aligned(data: ImportedSet, folder: Path) -> PrintedNames | None:

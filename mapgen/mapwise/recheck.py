@@ -33,7 +33,7 @@ from mapgen.eval.metrics import all_metrics, gold_ranges
 from mapgen.eval.normalize import normalize_answer_name, normalize_yes_no
 from mapgen.eval.score import score
 from mapgen.files import write_json_atomic, write_jsonl_atomic, write_text_atomic
-from mapgen.geo.names import UnknownNameError
+from mapgen.geo.names import UnknownNameError, normalize_name
 from mapgen.legend import relative_luminance
 from mapgen.legend.grammar import find_range
 from mapgen.mapwise.aliases import MapwiseAliases, load_aliases
@@ -502,7 +502,7 @@ def counterfactual_verdict(v: Verdict, raw: RawQuestion, spec: MapSpec, scene: S
     if spec.extra.get("values_unknown"):
         return _on_unknown_values(v, raw, scene, str(spec.extra["values_unknown"]), aliases, templates)
     if scene.renamed:
-        return _on_unestablished_names(v)
+        return _on_unestablished_names(v, scene)
     return v
 
 
@@ -519,16 +519,23 @@ def _on_unknown_values(v: Verdict, raw: RawQuestion, scene: Scene, why: str, ali
     return v
 
 
-def _on_unestablished_names(v: Verdict) -> Verdict:
-    """Ambiguous when the question names, or the answer needs, a shape whose printed name is not established."""
+def _on_unestablished_names(v: Verdict, scene: Scene) -> Verdict:
+    """Ambiguous when the question names, or the answer needs, a shape whose printed name is not established —
+    unless every name MAPWise answers is established on a shape: then the shapes differ and it stays a
+    disagreement."""
     if v.verdict == "unparsed" and v.reason.startswith("unknown region"):
         v.verdict = "ambiguous"
         v.reason = ("the name " + v.reason.removeprefix("unknown region ").split(" (")[0] + " is not established on "
                     "any shape (MAPWise's files do not say where it is printed)")
     elif v.verdict == "disagree" and _PLACEHOLDER.search(v.our_answer or ""):
+        shapes = ", ".join(_PLACEHOLDER.findall(v.our_answer or ""))
+        theirs = _answer_names(v.ground_truth)
+        placed = [n for n in theirs if normalize_name(n) in {normalize_name(r.name) for r in scene.regions.values()}]
+        if theirs and len(placed) == len(theirs):
+            v.reason = f"MAPWise's answer is printed on other shapes than the answer's (among them {shapes})"
+            return v
         v.verdict = "ambiguous"
-        v.reason = (f"the answer needs the name printed on {', '.join(_PLACEHOLDER.findall(v.our_answer or ''))} "
-                    f"(shapes no question names: not established from MAPWise's files)")
+        v.reason = (f"the answer needs the name printed on {shapes} (not established from MAPWise's files)")
     return v
 
 
