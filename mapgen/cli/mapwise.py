@@ -27,8 +27,8 @@ def import_group() -> None:
                    "(one subfolder per country and counter_factuals/<kind> for a repository root).")
 @click.option("--country", default=None, help="usa / india / china (default: from the folder name or metadata).")
 @click.option("--ocr/--no-ocr", default=True, show_default=True,
-              help="Read continuous maps' colour-bar ticks off their published PNGs (needs mapgen[ocr] and "
-                   "tesseract; skipped silently without them).")
+              help="Read continuous maps' colour-bar ticks and counterfactual maps' printed labels off their "
+                   "published PNGs (needs mapgen[ocr] and tesseract; skipped silently without them).")
 @click.option("--skip-missing", is_flag=True,
               help="Import the rest when a question row names a map without a metadata file (listed as "
                    "missing_maps) instead of stopping.")
