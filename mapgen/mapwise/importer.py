@@ -326,8 +326,8 @@ def read_sample(folder: str | Path, country: str | None = None, read_ticks: bool
 def with_counterfactuals(data: ImportedSet, folder: Path, meta_dir: Path, read_png: bool = True) -> ImportedSet:
     """A counterfactual kind's specs with what the kind changes: the name printed on each shape (``img``,
     ``shuff``; from the metadata when it records them, else from the ``orgs`` control's questions and, with
-    ``read_png``, the labels read on the image) or,
-    for ``jumb`` as MAPWise released it, the mark that its values are unknown (:mod:`mapgen.mapwise.cfimport`)."""
+    ``read_png``, the labels read on the image) or, for ``jumb`` as MAPWise released it, the mark that its values
+    are unknown (:mod:`mapgen.mapwise.cfimport`)."""
     kind = data.kind or ""
     own = meta_dir == folder / "metadata"
     if kind == "jumb" and not own:
@@ -381,7 +381,7 @@ def _png_labels(folder: Path, ref: str, atlas: Any) -> dict[str, str]:
 def _aligned(data: ImportedSet, folder: Path) -> PrintedNames | None:
     control = folder.parent / CF_KINDS["original"] / f"{CF_KINDS['original']}_data.csv"
     if not control.is_file():
-        data.notes.append(f"no {control}: no printed name can be established (every name is unknown)")
+        data.notes.append(f"no {control}: no printed name is read from the questions")
         return None
     _, orgs = read_questions(control, "usa", CF_KINDS["original"])
     key = [(q.map_ref, str(q.template_no), q.question) for q in orgs]
