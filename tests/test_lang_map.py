@@ -256,3 +256,46 @@ def test_every_map_of_the_build_is_titled_in_the_language_and_passes_the_legibil
         assert check_record(record).flags == [], m["map_id"]
         spec = record["spec"]
         assert spec["legend"]["na_label"] in (None, words.na)
+
+
+# --- the plotly renderer (Chromium) -------------------------------------------------------------------------
+
+
+def _ink_sizes(result) -> dict[str, tuple[int, int]]:
+    """Width and height of the dark pixels (glyphs, or the dark halo of white text) around each native inside
+    label of a rendered map."""
+    import numpy as np
+    from PIL import Image
+
+    record = json.loads(result.json.read_text(encoding="utf-8"))
+    image = np.asarray(Image.open(result.image).convert("RGB")).astype(int)
+    out = {}
+    for label in record["labels"].values():
+        if label["kind"] != "inside" or label["text"].isascii():
+            continue
+        x1, y1, x2, y2 = (int(round(v)) for v in label["box"])
+        ys, xs = np.nonzero(image[y1 - 3 : y2 + 4, x1 - 6 : x2 + 7].sum(axis=2) < 200)
+        out[label["text"]] = (int(xs.max() - xs.min() + 1), int(ys.max() - ys.min() + 1))
+    return out
+
+
+@pytest.mark.parametrize(("language", "country", "script"), CASES[:2], ids=CASE_IDS[:2])
+def test_plotly_sets_native_labels_as_the_matplotlib_renderer_does(language, country, script, tmp_path):
+    """Chromium shapes Devanagari and CJK itself (HarfBuzz); asked for the font and size PIL measured
+    (text.css_font), it draws each native label as wide and tall as the matplotlib renderer, within 2 px."""
+    pytest.importorskip("plotly")
+    pytest.importorskip("kaleido")
+    from mapgen.render import render
+    from mapgen.render.plotly_renderer import ChromiumNotFoundError, find_browser
+    from mapgen.spec import make_spec
+
+    try:
+        find_browser()
+    except ChromiumNotFoundError:
+        pytest.skip("Chromium not installed (apt-get install chromium)")
+    spec = make_spec(country, _signed_stat(country), classes=5, language=language, label_mode="names")
+    mpl = _ink_sizes(render(spec, tmp_path / "mpl.png"))
+    plotly = _ink_sizes(render(spec.with_style(renderer="plotly"), tmp_path / "plotly.png"))
+    assert set(plotly) == set(mpl) and len(mpl) >= 4 and any(script.search(t) for t in mpl)
+    far = {t: (mpl[t], plotly[t]) for t in mpl if max(abs(a - b) for a, b in zip(mpl[t], plotly[t])) > 2}
+    assert far == {}

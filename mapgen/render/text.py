@@ -26,6 +26,11 @@ SCRIPT_FONTS: dict[str, tuple[tuple[tuple[int, int], ...], str, int, str]] = {
 }
 
 
+#: The family names of those fonts (and of DejaVu Sans) for a browser: the plotly renderer asks Chromium for the
+#: font PIL measured, so both renderers set a text in the same face at the same size (:func:`css_font`).
+SCRIPT_FAMILIES = {"latin": "DejaVu Sans", "devanagari": "Noto Sans Devanagari", "han": "Noto Sans CJK SC"}
+
+
 class MissingFontError(RuntimeError):
     """A label needs a script whose system font is not installed."""
 
@@ -96,6 +101,12 @@ def script_size(size: int, script: str) -> int:
             break
         out += 1
     return out
+
+
+def css_font(text: str, size_px: float) -> tuple[str, int]:
+    """(family, whole pixel size) a browser sets ``text`` in, as :func:`font_for` does (Devanagari one size up)."""
+    script, size = script_of(text), max(1, round(size_px))
+    return SCRIPT_FAMILIES[script], size if script == "latin" else script_size(size, script)
 
 
 def font_for(text: str, size_px: float) -> ImageFont.FreeTypeFont:
