@@ -28,6 +28,29 @@ CASE_IDS = [c[0] for c in CASES]
 # --- the words, as data -------------------------------------------------------------------------------------
 
 
+def test_lint_names_what_a_language_lacks(monkeypatch):
+    from mapgen.data import map_words as module
+
+    words = module.map_words("zh")
+    thin = module.MapWords(**{**vars(words), "indicators": {k: v for k, v in words.indicators.items()
+                                                             if k != "Median age"},
+                              "units": {k: v for k, v in words.units.items() if k != "km²"}, "na": ""})
+    monkeypatch.setattr(module, "map_words", lambda language: thin)
+    problems = module.lint_map_words("zh")
+    assert "no title for the indicator 'Median age'" in problems
+    assert "no translation of the unit 'km²'" in problems and "no N/A key (legend.na)" in problems
+
+
+def test_templates_lint_checks_the_map_words():
+    from click.testing import CliRunner
+
+    from mapgen.cli import main
+
+    result = CliRunner().invoke(main, ["templates", "lint"])
+    assert result.exit_code == 0, result.output
+    assert all(f"templates/lang/map/{lang}.yaml: ok" in result.output for lang in ("hi", "zh", "es"))
+
+
 def test_every_language_but_english_has_map_words():
     shipped = {f.name[: -len(".yaml")] for f in template_path("lang", "map").iterdir() if f.name.endswith(".yaml")}
     assert shipped == set(LANGUAGES) - {"en"}
@@ -37,13 +60,10 @@ def test_every_language_but_english_has_map_words():
 def test_every_title_unit_and_legend_word_has_the_language(language):
     """Every indicator that titles a synthetic table of the language's country, every curated table of that
     country and every unit they use has a translation; so every map of such a build prints no English word."""
+    from mapgen.data.map_words import lint_map_words
+
     words, country = map_words(language), native_names(language).country
-    missing = [f"indicator {i.title!r}" for i in indicators(country) if i.title not in words.indicators]
-    missing += [f"table {s.id!r}" for s in list_stats(country) if f"{country}/{s.id}" not in words.statistics]
-    units = {i.unit for i in indicators(country)} | {s.unit for s in list_stats(country)}
-    missing += [f"unit {u!r}" for u in sorted(units) if u and u not in words.units]
-    assert missing == []
-    assert words.na and "{lo}" in words.range_format and "{hi}" in words.range_format
+    assert lint_map_words(language) == []
     for info in list_stats(country):
         assert words.display_title(info) != info.display_title
 

@@ -25,7 +25,7 @@ import yaml
 from mapgen.data.statistic import StatInfo, shows_unit
 from mapgen.resources import template_path
 
-__all__ = ["MapWords", "map_words", "map_words_file"]
+__all__ = ["MapWords", "lint_map_words", "map_words", "map_words_file"]
 
 
 @dataclass(frozen=True)
@@ -90,3 +90,24 @@ def map_words(language: str) -> MapWords:
         indicators={str(k): str(v) for k, v in (data.get("indicators") or {}).items()},
         units={str(k): str(v) for k, v in (data.get("units") or {}).items()},
     )
+
+
+def lint_map_words(language: str) -> list[str]:
+    """What the map words of ``language`` lack for its country (the one its region names cover): a title for
+    every curated table and every indicator that applies there, every unit they use, the legend words."""
+    from mapgen.data.curated import list_stats
+    from mapgen.data.indicators import indicators
+    from mapgen.geo.languages import native_names
+
+    words, country = map_words(language), native_names(language).country
+    problems = [f"no title for the indicator {i.title!r}" for i in indicators(country)
+                if i.title not in words.indicators]
+    problems += [f"no title for the table {country}/{s.id}" for s in list_stats(country)
+                 if f"{country}/{s.id}" not in words.statistics]
+    units = sorted({i.unit for i in indicators(country)} | {s.unit for s in list_stats(country)})
+    problems += [f"no translation of the unit {u!r}" for u in units if u and u not in words.units]
+    if not words.na:
+        problems.append("no N/A key (legend.na)")
+    if "{lo}" not in words.range_format or "{hi}" not in words.range_format:
+        problems.append(f"legend.range {words.range_format!r} needs {{lo}} and {{hi}}")
+    return problems
