@@ -16,7 +16,9 @@ Answer wording (ARCHITECTURE.md §6), read by :func:`find_range`:
 - units ``k``/``m``/``b``/``t`` (also ``bn``, ``mn``, ``thousand``, ``million``, ``billion``, ``trillion``)
   multiply the number (``1k`` → 1000); a unit written only on the upper bound applies to the lower when that
   keeps lower <= upper (``1-2M`` → 1e6-2e6, ``670-8.7k`` → 670-8700), as in legend labels;
-- ``to``, ``and``, en/em dashes → ``-``; ``between X and Y``/``from X to Y`` → ``X-Y``;
+- ``to``, ``and``, en/em dashes → ``-``; ``between X and Y``/``from X to Y`` → ``X-Y``; between two numbers also
+  the range words of maps in other languages (:data:`NATIVE_RANGE_WORDS`: ``-4 से 4``, ``-4至4``, ``-4 a 4``,
+  ``10 y 20``), and their N/A keys are N/A words (:data:`NATIVE_NA_WORDS`);
 - ``above``/``more than``/``over``/``greater than``/``higher than``/``at least``/``X+``/``X and above`` → ``>X``
   (lower bound, open upper end); ``below``/``less than``/``under``/``lower than``/``at most``/``X and below``
   → ``<X`` (open lower end);
