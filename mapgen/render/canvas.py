@@ -88,7 +88,6 @@ class AtlasCanvas:
         sample = Point(self.pixels[code].sample)
         return part.contains(label) and label.distance(sample) > LABEL_MARGIN_PX
 
-
     def callout_fits(self, text: str) -> bool:
         """Whether ``text`` in another script fits the glyph box every label plans for (a callout's box holds
         it as it holds a code); Latin text never counts (callouts of Latin names stay codes)."""
