@@ -178,7 +178,7 @@ def split_colormaps(config: BuildConfig) -> dict[str, list[str]]:
 def base_spec(unit: Unit, config: BuildConfig, out_dir: Path | None = None):
     """The MapSpec of a unit's base map (a user atlas is read from its copy in ``out_dir`` when given)."""
     from mapgen.geo.atlas import load_atlas
-    from mapgen.spec import make_spec
+    from mapgen.spec import localised, make_spec
 
     country = config.country(unit.country)
     atlas = load_atlas(atlas_source(config, country, out_dir), exclude=country.exclude)
@@ -193,7 +193,7 @@ def base_spec(unit: Unit, config: BuildConfig, out_dir: Path | None = None):
     )
     if country.language == "en" and country.labels == "codes":
         return spec
-    return spec.with_style(language=country.language, label_mode=country.labels)
+    return localised(spec.with_style(language=country.language, label_mode=country.labels))
 
 
 def atlas_source(config: BuildConfig, country, out_dir: Path | None = None):

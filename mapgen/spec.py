@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 import pandas as pd
 
+from mapgen.data.map_words import map_words
 from mapgen.data.statistic import StatInfo, Statistic
 from mapgen.files import write_json_atomic
 from mapgen.geo.atlas import BUILTIN, Atlas, AtlasFile, load_atlas
@@ -279,6 +280,7 @@ def make_spec(
         seed=seed,
         atlas_file=atlas_obj.file,
     )
+    spec = localised(spec)
     return replace(spec, map_id=map_id or content_id(spec))
 
 
@@ -351,6 +353,19 @@ def _default_title(stat: Statistic) -> str:
     return stat.info.display_title
 
 
+def localised(spec: MapSpec) -> MapSpec:
+    """``spec`` with the words its map prints in its style's language (``templates/lang/map/<lang>.yaml``): the
+    title of its statistic (when the spec has that statistic's English title; a statistic the file does not name
+    keeps it) and the legend's N/A key and range words. Numbers stay as they are. English specs are returned
+    unchanged; applying it twice changes nothing."""
+    if spec.style.language == DEFAULT_LANGUAGE:
+        return spec
+    words = map_words(spec.style.language)
+    title = words.display_title(spec.stat) if spec.title == spec.stat.display_title else None
+    return replace(spec, title=spec.title if title is None else title,
+                   legend=spec.legend.worded(words.na, words.range_format))
+
+
 def content_id(spec: MapSpec) -> str:
     """A short stable id from the spec's content (atlas, stat, values, legend, style, seed)."""
     payload = spec.to_dict() | {"map_id": ""}
@@ -372,7 +387,7 @@ def make_hatched(spec: MapSpec) -> MapSpec:
         greys = class_colors("Greys", legend.k, hatched=True)
         classes = tuple(replace(c, color=g, hatch=HATCHES[c.index]) for c, g in zip(legend.classes, greys))
         hatched = replace(legend, classes=classes, colors=tuple(greys), colormap="Greys", reversed=False)
-    return replace(spec, legend=legible_legend(hatched, background_color(spec.style.background)))
+    return localised(replace(spec, legend=legible_legend(hatched, background_color(spec.style.background))))
 
 
 def _reclassified_for_hatching(spec: MapSpec) -> Legend | None:

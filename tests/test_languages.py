@@ -216,8 +216,9 @@ def test_annotated_maps_draw_native_names_where_they_fit(tmp_path):
     texts = label_texts(spec, get_canvas(spec.load_atlas(), spec.style))
     names = native_names("hi")
     native = [c for c, t in texts.items() if t == names.name(c)]
-    # region labels are 12 px tall at 800x600 (issue 14): the six largest states hold their Hindi name
-    assert len(native) >= 5 and all(t == c for c, t in texts.items() if c not in native)  # else the code
+    # region labels are 12 px tall at 800x600 (issue 14; Devanagari is set a size larger so that its shortest
+    # words reach it, tests/test_lang_map.py): four of the largest states hold their Hindi name
+    assert len(native) >= 4 and all(t == c for c, t in texts.items() if c not in native)  # else the code
 
 
 def test_spanish_questions_on_a_usa_map_read_as_spanish():

@@ -90,7 +90,8 @@ def templates_preview(template: str, map_json: str, count: int, seed: int, files
 @click.argument("paths", nargs=-1, type=click.Path(exists=True, dir_okay=False))
 def templates_lint(paths: tuple[str, ...]) -> None:
     """Check template files before use (unknown parameters, functions, types, undefined vague words)."""
-    if not paths:  # the shipped templates and every language's texts (each must cover every template)
+    paths_given = bool(paths)
+    if not paths:  # the shipped templates, every language's texts (each must cover every template) and map words
         paths = tuple(str(f) for f in (*builtin_files(), *language_files()))
     bad = False
     for path in paths:
@@ -100,7 +101,25 @@ def templates_lint(paths: tuple[str, ...]) -> None:
         if not problems:
             click.echo(f"{path}: ok")
         bad |= bool(problems)
+    if not paths_given:
+        bad |= _lint_map_words()
     sys.exit(1 if bad else 0)
+
+
+def _lint_map_words() -> bool:
+    """Lint every language's map words (titles, units, legend words: ``templates/lang/map/``); True on a problem."""
+    from mapgen.data.map_words import lint_map_words
+    from mapgen.geo.languages import LANGUAGES
+
+    bad = False
+    for language in (lang for lang in LANGUAGES if lang != "en"):
+        problems = lint_map_words(language)
+        for p in problems:
+            click.echo(f"templates/lang/map/{language}.yaml: {p}")
+        if not problems:
+            click.echo(f"templates/lang/map/{language}.yaml: ok")
+        bad |= bool(problems)
+    return bad
 
 
 @templates.command("functions")

@@ -35,14 +35,15 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from mapgen.legend.grammar import Range, find_range, parse_label
+from mapgen.legend.grammar import NATIVE_NA_WORDS, Range, find_range, parse_label
 
 NA = "N/A"
 NA_WORDS = frozenset({
     "n/a", "na", "n.a.", "n.a", "nan", "no data", "missing", "none", "null", "not available", "no data available",
-    "unknown", "no value", "not shown", "-", "–", "—", "n/d",
+    "unknown", "no value", "not shown", "-", "–", "—", "n/d", *NATIVE_NA_WORDS,
 })
-"""Cells that say a region has no data."""
+"""Cells that say a region has no data (also the N/A keys of maps in other languages: आँकड़े उपलब्ध नहीं, 无数据,
+Sin datos)."""
 MAX_REGION_WORDS = 6
 CHATTER = frozenset({
     "note", "notes", "answer", "final answer", "table", "legend", "source", "total", "summary", "map", "title",

@@ -16,7 +16,9 @@ Answer wording (ARCHITECTURE.md §6), read by :func:`find_range`:
 - units ``k``/``m``/``b``/``t`` (also ``bn``, ``mn``, ``thousand``, ``million``, ``billion``, ``trillion``)
   multiply the number (``1k`` → 1000); a unit written only on the upper bound applies to the lower when that
   keeps lower <= upper (``1-2M`` → 1e6-2e6, ``670-8.7k`` → 670-8700), as in legend labels;
-- ``to``, ``and``, en/em dashes → ``-``; ``between X and Y``/``from X to Y`` → ``X-Y``;
+- ``to``, ``and``, en/em dashes → ``-``; ``between X and Y``/``from X to Y`` → ``X-Y``; between two numbers also
+  the range words of maps in other languages (:data:`NATIVE_RANGE_WORDS`: ``-4 से 4``, ``-4至4``, ``-4 a 4``,
+  ``10 y 20``), and their N/A keys are N/A words (:data:`NATIVE_NA_WORDS`);
 - ``above``/``more than``/``over``/``greater than``/``higher than``/``at least``/``X+``/``X and above`` → ``>X``
   (lower bound, open upper end); ``below``/``less than``/``under``/``lower than``/``at most``/``X and below``
   → ``<X`` (open lower end);
@@ -56,6 +58,15 @@ UNIT_SCALE: dict[str, float] = {
 }
 _UNIT_RE = "(?:" + "|".join(sorted(UNIT_SCALE, key=lambda u: (-len(u), u))) + ")"
 
+#: Range words of the other map languages (``templates/lang/map/<lang>.yaml`` ``legend.range``), read between two
+#: numbers: Hindi से ("10 से 20"), Chinese 至/到 ("10至20"), Spanish a ("-4 a 4"), and "and" words (और, 和, y)
+#: as English reads "and". Numbers stay Arabic digits in every language (tests/test_lang_map.py checks that each
+#: language's legend words are in this vocabulary).
+NATIVE_RANGE_WORDS: tuple[str, ...] = ("से", "至", "到", "a", "y", "और", "和")
+#: N/A words of the other map languages (their ``legend.na`` and common variants), lower-case.
+NATIVE_NA_WORDS: tuple[str, ...] = ("आँकड़े उपलब्ध नहीं", "उपलब्ध नहीं", "कोई आँकड़ा नहीं", "无数据", "暂无数据",
+                                    "数据缺失", "sin datos", "no disponible", "n/d")
+
 # ============================================================================================ writing
 
 _SUFFIXES = ((12, "T"), (9, "B"), (6, "M"), (3, "k"))
@@ -89,9 +100,13 @@ def resolve_style(style: str, numbers: Sequence[float]) -> str:
     return style
 
 
+#: The range word of English labels (only between negative bounds: ``-4 to 4``; see :func:`reword_range`).
+RANGE_WORD = "to"
+
+
 def _join(lo: str, hi: str, style: str, negative: bool) -> str:
     if negative:
-        return f"{lo} to {hi}"
+        return f"{lo} {RANGE_WORD} {hi}"
     return f"{lo} - {hi}" if style == "spaced" else f"{lo}-{hi}"
 
 
@@ -176,18 +191,30 @@ def format_value(
     return _fmt_number(value, d if st == "compact" else max(0, d), st, percent)
 
 
+_WORDED_RANGE = re.compile(rf"(\S+) {RANGE_WORD} (\S+)")
+
+
+def reword_range(label: str, range_format: str) -> str:
+    """``label`` with its English range word in another language's format (``"-4 to 4"`` with ``"{lo} से {hi}"``
+    → ``"-4 से 4"``); labels without one (``10-20``, ``>5``) are returned unchanged. The numbers are kept as
+    printed, so :func:`parse_label` reads both forms equal."""
+    m = _WORDED_RANGE.fullmatch(label)
+    return range_format.format(lo=m.group(1), hi=m.group(2)) if m else label
+
+
 # ============================================================================================ legend labels
 
 _NUM = rf"[-+]?\s*[$€£₹¥]?\s*[-+]?\s*(?:\d[\d,]*(?:\.\d+)?|\.\d+)\s*{_UNIT_RE}?\s*%?"
 #: Words a legend (or an answer) uses for "no value"; a region code or name must never be one of them.
-NA_WORDS = frozenset({"n/a", "na", "nan", "no data", "missing", "none", "null", "not available", "-", ""})
+NA_WORDS = frozenset({"n/a", "na", "nan", "no data", "missing", "none", "null", "not available", "-", "",
+                      *NATIVE_NA_WORDS})
 _LOW_OPEN = r"(?:>=|>|≥|over|above|more than|greater than|at least|from)"
 _HIGH_OPEN = r"(?:<=|<|≤|under|below|less than|fewer than|up to|at most)"
 _LOW_OPEN_SUFFIX = (
     r"(?:\+|and above|and over|or more|and more|or above|and up|and higher|or greater|or higher)"
 )
 _HIGH_OPEN_SUFFIX = r"(?:and below|or less|and under|or below|and lower|or lower|or fewer)"
-_SEP = r"(?:-|–|—|to|and|through|until)"
+_SEP = rf"(?:-|–|—|to|and|through|until|{'|'.join(NATIVE_RANGE_WORDS)})"
 _FLAGS = re.IGNORECASE
 _LABEL_LOW = (re.compile(rf"{_LOW_OPEN}\s*({_NUM})", _FLAGS), re.compile(rf"({_NUM})\s*{_LOW_OPEN_SUFFIX}", _FLAGS))
 _LABEL_HIGH = (
@@ -275,7 +302,9 @@ def strip_accents(text: str) -> str:
 
 
 _NUM_RE = r"(?:\d+(?:\.\d*)?|\.\d+)(?:e[-+]?\d+)?"
-_SIGNED_NUM = rf"(?:(?<![\w.%])-)?{_NUM_RE}"
+#: A minus is a sign unless it follows a digit, a point, % or a letter (``x-4`` is a range); letters of the
+#: scripts written without spaces before numbers (Devanagari, CJK: ``答案是-4至4``) do not count.
+_SIGNED_NUM = rf"(?:(?<![.%])(?<![^\W\u0900-\u097F\u3000-\u9FFF])-)?{_NUM_RE}"
 _NUM_UNIT = re.compile(rf"(?P<num>{_SIGNED_NUM})\s*(?P<unit>{_UNIT_RE})?(?![a-z])")
 
 
@@ -316,6 +345,10 @@ _LT_WORDS = r"(?:\b(?:below|under|less than|lower than|smaller than|at most)\b|<
 _NU = rf"{_SIGNED_NUM}\s*{_UNIT_RE}?(?![a-z])"
 
 
+#: A native range word between two numbers (only there: Spanish "a"/"y" are also ordinary words).
+_NATIVE_BETWEEN = re.compile(rf"(?<=[\d%])\s*(?:{'|'.join(NATIVE_RANGE_WORDS)})\s*(?=[-+]?[$€£₹¥]?\d)")
+
+
 def normalize_range_text(text: str) -> str:
     """Rewrite range wording into the ``a-b`` / ``>a`` / ``<b`` notation (see module docstring)."""
     s = clean_numeric_text(text)
@@ -327,6 +360,7 @@ def normalize_range_text(text: str) -> str:
     s = re.sub(rf"{_LT_WORDS}\s*", "<", s)
     s = re.sub(r"\b(?:between|from)\s+", " ", s)
     s = re.sub(r"\s+(?:to|and|till|until|through)\s+", " - ", s)
+    s = _NATIVE_BETWEEN.sub(" - ", s)
     return re.sub(r"\s+", " ", s).strip()
 
 

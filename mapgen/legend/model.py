@@ -17,13 +17,13 @@ Contract other modules rely on:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, Literal
 
 import pandas as pd
 
 from mapgen.legend.colors import interpolate, relative_luminance
-from mapgen.legend.grammar import NA_LABEL
+from mapgen.legend.grammar import NA_LABEL, reword_range
 
 LegendKind = Literal["discrete", "continuous"]
 LegendOrder = Literal["small_to_large", "large_to_small"]
@@ -219,6 +219,13 @@ class Legend:
                 raise ValueError("legend has no colour scale")
             first, last = self.colors[0], self.colors[-1]
         return relative_luminance(last) < relative_luminance(first)
+
+    def worded(self, na: str, range_format: str) -> Legend:
+        """The legend in another language's words: the N/A key reads ``na`` and labels whose bounds are words
+        apart (``-4 to 4``) take ``range_format`` (``"{lo} से {hi}"``); numbers and classes are unchanged."""
+        classes = tuple(replace(c, label=reword_range(c.label, range_format)) for c in self.classes)
+        ticks = tuple(reword_range(t, range_format) for t in self.tick_labels)
+        return replace(self, classes=classes, tick_labels=ticks, na_label=na if self.na_label else None)
 
     # --------------------------------------------------------------- (de)serialise
     def meta(self) -> dict[str, Any]:

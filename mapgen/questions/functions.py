@@ -42,7 +42,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from mapgen.data.map_words import map_words
+from mapgen.geo.languages import DEFAULT_LANGUAGE
 from mapgen.legend import format_value, parse_label, relative_luminance
+from mapgen.legend.grammar import RANGE_WORD, reword_range
 from mapgen.scene import PERCEPTUAL_TOLERANCE, Scene
 
 #: Safety margin added to the tolerance at generation, as a share of the span (a colour bar is read by the
@@ -196,7 +199,7 @@ def _build_context(scene: Scene) -> Ctx:
         level = {c: (None if math.isnan(v) else v) for c, v in value.items()}
         ticks = list(legend.ticks)
         intervals = list(zip(ticks[:-1], ticks[1:]))
-        labels = [_join(a, b) for a, b in zip(legend.tick_labels[:-1], legend.tick_labels[1:])]
+        labels = [_join(a, b, scene.language) for a, b in zip(legend.tick_labels[:-1], legend.tick_labels[1:])]
         tol = PERCEPTUAL_TOLERANCE * (legend.vmax - legend.vmin)
     groups, kinds, centres = _groups(scene)
     reading = 0.0 if discrete else tol * (1 + READING_MARGIN / PERCEPTUAL_TOLERANCE)
@@ -211,8 +214,10 @@ def _build_context(scene: Scene) -> Ctx:
     return ctx
 
 
-def _join(lo: str, hi: str) -> str:
-    return f"{lo} to {hi}" if lo.startswith("-") or hi.startswith("-") else f"{lo}-{hi}"
+def _join(lo: str, hi: str, language: str = DEFAULT_LANGUAGE) -> str:
+    """The interval between two colour-bar ticks as a legend would print it, in the map's language."""
+    label = f"{lo} {RANGE_WORD} {hi}" if lo.startswith("-") or hi.startswith("-") else f"{lo}-{hi}"
+    return label if language == DEFAULT_LANGUAGE else reword_range(label, map_words(language).range_format)
 
 
 def _groups(scene: Scene) -> tuple[dict[str, frozenset[str]], dict[str, str], dict[str, str]]:

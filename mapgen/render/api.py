@@ -42,8 +42,10 @@ _RENDERERS: dict[str, Any] = {}
 
 
 def layout_key(atlas: Atlas, style: Style) -> tuple:
-    """Everything the page geometry depends on."""
-    return (atlas.name, atlas.codes, style.width, style.height, style.dpi, style.show_title, style.legend_position)
+    """Everything the page geometry depends on (and the language of a page drawing native names, whose label
+    boxes hold that language's short labels)."""
+    key = (atlas.name, atlas.codes, style.width, style.height, style.dpi, style.show_title, style.legend_position)
+    return key if style.label_mode == "codes" or style.language == "en" else (*key, style.language)
 
 
 def get_canvas(atlas: Atlas, style: Style) -> AtlasCanvas:

@@ -17,7 +17,8 @@ import shapely
 from matplotlib.path import Path
 from shapely.geometry import Point, box
 
-from mapgen.geo.atlas import Atlas
+from mapgen.geo.atlas import BUILTIN, Atlas
+from mapgen.geo.languages import DEFAULT_LANGUAGE, names_for
 from mapgen.render.layout import Layout, compute_layout, page_scale
 from mapgen.render.pixels import (
     RegionPixels,
@@ -28,7 +29,7 @@ from mapgen.render.pixels import (
     region_pixels,
 )
 from mapgen.render.placement import BoxShape, LabelPlace, Problem, plan
-from mapgen.render.text import cap_height_size, font, font_for
+from mapgen.render.text import cap_height_size, font, font_for, script_of
 from mapgen.spec import Style
 
 __all__ = ["LABEL_CAP_PX", "AtlasCanvas", "LabelPlace", "build_canvas", "geometry_path", "label_box_color"]
@@ -57,6 +58,7 @@ class AtlasCanvas:
     unplaced: tuple[str, ...] = ()  # regions that need a label but found no clean spot (illegible when annotated)
     outline: Path | None = None  # the outer edge of all regions (one compound path)
     outline_geom: Any = None  # the same outline as a shapely geometry
+    ink: BoxShape | None = None  # the glyph box every label plans for (:func:`ink_shape`)
 
     @property
     def codes(self) -> tuple[str, ...]:
@@ -86,6 +88,15 @@ class AtlasCanvas:
         sample = Point(self.pixels[code].sample)
         return part.contains(label) and label.distance(sample) > LABEL_MARGIN_PX
 
+    def callout_fits(self, text: str) -> bool:
+        """Whether ``text`` in another script fits the glyph box every label plans for (a callout's box holds
+        it as it holds a code); Latin text never counts (callouts of Latin names stay codes)."""
+        if self.ink is None or script_of(text) == "latin":
+            return False
+        left, top, right, bottom = font_for(text, self.label_px).getbbox(text, anchor="mm")
+        ink = self.ink
+        return ink.left <= left and ink.top <= top and right <= ink.right and bottom <= ink.bottom
+
 
 def label_box_color(place: LabelPlace, hatched: bool) -> str | None:
     """Fill of the box behind a label, if any: white behind callouts (never the page colour, which would read as
@@ -94,7 +105,8 @@ def label_box_color(place: LabelPlace, hatched: bool) -> str | None:
 
 
 def build_canvas(atlas: Atlas, style: Style) -> AtlasCanvas:
-    """Compute the layout, pixel-space paths, mask, label plan and pixel facts of ``atlas`` for a page."""
+    """Compute the layout, pixel-space paths, mask, label plan and pixel facts of ``atlas`` for a page (a page
+    drawing names in another language plans its label boxes for that language's short labels too)."""
     layout = compute_layout(tuple(atlas.gdf.total_bounds), style)
     geoms = {c: shapely.orient_polygons(g) for c, g in pixel_geometry(atlas, layout).items()}
     mask = rasterize_mask(atlas.codes, geoms, layout.width, layout.height)
@@ -104,7 +116,8 @@ def build_canvas(atlas: Atlas, style: Style) -> AtlasCanvas:
     canvas = AtlasCanvas(atlas, layout, geoms, {}, mask, {}, {}, label_px, scale)
     mb = layout.map_box
     problem = Problem(atlas.codes, geoms, mask, (mb.left, mb.top, mb.right, mb.bottom),
-                      ink_shape(canvas), scale, poles)
+                      ink_shape(canvas, callout_texts(atlas, style)), scale, poles)
+    canvas.ink = problem.ink
     canvas.places, canvas.unplaced, obstacles = plan(problem)
     canvas.outline_geom = shapely.union_all(list(geoms.values()), grid_size=0.01).buffer(0).simplify(OUTLINE_SIMPLIFY_PX)
     # the dark outline stroke: half its width, the simplification and a pixel of antialiasing
@@ -115,10 +128,24 @@ def build_canvas(atlas: Atlas, style: Style) -> AtlasCanvas:
     return canvas
 
 
-def ink_shape(canvas: AtlasCanvas) -> BoxShape:
-    """The glyph box every label plans for: that of the widest of ``WW`` and the atlas's codes."""
+def ink_shape(canvas: AtlasCanvas, extra: tuple[str, ...] = ()) -> BoxShape:
+    """The glyph box every label plans for: that of the widest of ``WW`` and the atlas's codes, grown to hold
+    each of the ``extra`` texts (short labels in another script: a CJK glyph is taller than a code)."""
     widest = max([RESERVED_TEXT, *canvas.codes], key=lambda t: font(canvas.label_px).getlength(t))
-    return BoxShape(*font(canvas.label_px).getbbox(widest, anchor="mm"))
+    left, top, right, bottom = font(canvas.label_px).getbbox(widest, anchor="mm")
+    for text in extra:
+        x1, y1, x2, y2 = font_for(text, canvas.label_px).getbbox(text, anchor="mm")
+        left, top, right, bottom = min(left, x1), min(top, y1), max(right, x2), max(bottom, y2)
+    return BoxShape(left, top, right, bottom)
+
+
+def callout_texts(atlas: Atlas, style: Style) -> tuple[str, ...]:
+    """The short labels (Chinese 简称) a page drawing names in another language may put in a callout box; none
+    for codes, English, or a language without short labels."""
+    if style.label_mode != "names" or style.language == DEFAULT_LANGUAGE or atlas.name not in BUILTIN:
+        return ()
+    native = names_for(style.language, atlas.name)
+    return tuple(sorted({t for t in (native.label(c) for c in atlas.codes) if t}))
 
 
 def geometry_path(geom) -> Path:

@@ -12,7 +12,7 @@ from typing import Any
 
 from mapgen.legend import Legend
 from mapgen.render.layout import Box, page_scale
-from mapgen.render.text import TextItem, cap_height_size, font, text_box, text_size
+from mapgen.render.text import TextItem, cap_height_size, font_for, text_box, text_size
 
 #: Sizes at the base legend font (8.5 pt at 100 dpi); they scale with the font.
 BASE_FONT_PX = 8.5 * 100 / 72
@@ -115,7 +115,7 @@ def _within(b: tuple[float, float, float, float], box: Box) -> bool:
 
 @lru_cache(maxsize=4096)
 def _entry_width(label: str, font_px: float) -> float:
-    return Dims.at(font_px).w + 0.5 * font_px + font(font_px).getbbox(label, anchor="lm")[2]
+    return Dims.at(font_px).w + 0.5 * font_px + font_for(label, font_px).getbbox(label, anchor="lm")[2]
 
 
 def _chunks(widths: list[float], limit: float, per_line: int | None, gap: float) -> list[list[int]]:

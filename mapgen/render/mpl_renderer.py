@@ -217,8 +217,12 @@ def label_texts(spec: MapSpec, canvas: AtlasCanvas) -> dict[str, str]:
 
 
 def _local_label(canvas: AtlasCanvas, code: str, name: str, short: str | None, fallback: str) -> str:
-    """The first of a region's name and its short label that fits inside it, else its code (callouts keep
-    codes: their stacking reserves a two-letter box, and a CJK glyph is taller)."""
+    """The first of a region's name and its short label that fits: inside the region, or for a callout in the
+    box every label plans for (:meth:`AtlasCanvas.callout_fits`: Chinese short names; the plan of a Chinese
+    names page reserves room for them); else its code."""
+    place = canvas.places.get(code)
+    if place is not None and place.kind == "callout":
+        return next((t for t in (name, short) if t and canvas.callout_fits(t)), fallback)
     if canvas.name_fits(code, name):
         return name
     if short and canvas.name_fits(code, short):

@@ -70,7 +70,7 @@ from mapgen.render.mpl_renderer import (
     outline_color,
 )
 from mapgen.render.placement import CASING_WIDTH_PX
-from mapgen.render.text import TextItem, title_items
+from mapgen.render.text import TextItem, css_font, title_items
 from mapgen.spec import MapSpec, background_color
 
 FONT_FAMILY = "DejaVu Sans"
@@ -254,12 +254,11 @@ def _label_traces(spec: MapSpec, canvas: AtlasCanvas, out: dict[str, Any]) -> li
             by += [y1 - 1, y1 - 1, y2 + 1, y2 + 1, y1 - 1, None]
     for (fill, frame), (bx, by) in sorted(boxes.items(), key=str):
         traces.append(_path_trace(bx, by, fill, frame or "rgba(0,0,0,0)", 1 if frame else 0))
-    groups: dict[tuple[str, str | None], list] = {}
+    groups: dict[tuple[str, str | None, tuple[str, int]], list] = {}
     for d in drawn:
-        groups.setdefault((d.item.color, d.item.halo), []).append(d.item)
-    for (color, halo), items in sorted(groups.items(), key=str):
-        trace = _text_trace([i.x for i in items], [i.y for i in items], [i.text for i in items], color,
-                            canvas.label_px)
+        groups.setdefault((d.item.color, d.item.halo, css_font(d.item.text, d.item.size_px)), []).append(d.item)
+    for (color, halo, face), items in sorted(groups.items(), key=str):
+        trace = _text_trace([i.x for i in items], [i.y for i in items], [i.text for i in items], color, face)
         if halo:
             trace["textfont"]["shadow"] = ", ".join(f"{dx}px {dy}px 0 {halo}" for dx, dy in HALO_OFFSETS)
         traces.append(trace)
@@ -278,19 +277,21 @@ def _leader_traces(callouts: list, scale: float) -> list[dict[str, Any]]:
             line | {"line": {"color": LEADER_COLOR, "width": LEADER_WIDTH_PX * scale, "simplify": False}}, dots]
 
 
-def _text_trace(xs, ys, texts, colors, size_px: float, position: str = "middle center") -> dict[str, Any]:
+def _text_trace(xs, ys, texts, colors, face: tuple[str, int], position: str = "middle center") -> dict[str, Any]:
+    """A text trace in one face (family, pixel size: :func:`~mapgen.render.text.css_font`)."""
     return {"type": "scatter", "x": xs, "y": ys, "mode": "text", "text": texts, "textposition": position,
-            "textfont": {"family": FONT_FAMILY, "size": max(1, round(size_px)), "color": colors},
+            "textfont": {"family": face[0], "size": face[1], "color": colors},
             "hoverinfo": "skip", "cliponaxis": False}
 
 
 def _annotation(item: TextItem) -> dict[str, Any]:
     """A plotly annotation placed like a PIL text item (anchor ``mm``, ``lm`` or ``mt``)."""
     xanchor = {"l": "left", "m": "center", "r": "right"}[item.anchor[0]]
+    family, size = css_font(item.text, item.size_px)
     yanchor = {"m": "middle", "t": "top", "b": "bottom"}.get(item.anchor[1], "middle")
     return {"x": item.x, "y": item.y, "xref": "x", "yref": "y", "text": _escape(item.text), "showarrow": False,
             "xanchor": xanchor, "yanchor": yanchor, "borderpad": 0,
-            "font": {"family": FONT_FAMILY, "size": max(1, round(item.size_px)), "color": item.color}}
+            "font": {"family": family, "size": size, "color": item.color}}
 
 
 def _escape(text: str) -> str:

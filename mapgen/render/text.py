@@ -26,6 +26,11 @@ SCRIPT_FONTS: dict[str, tuple[tuple[tuple[int, int], ...], str, int, str]] = {
 }
 
 
+#: The family names of those fonts (and of DejaVu Sans) for a browser: the plotly renderer asks Chromium for the
+#: font PIL measured, so both renderers set a text in the same face at the same size (:func:`css_font`).
+SCRIPT_FAMILIES = {"latin": "DejaVu Sans", "devanagari": "Noto Sans Devanagari", "han": "Noto Sans CJK SC"}
+
+
 class MissingFontError(RuntimeError):
     """A label needs a script whose system font is not installed."""
 
@@ -57,16 +62,51 @@ class TextItem:
     halo: str | None = None  # a one-pixel outline around the glyphs (contrast on any fill)
 
 
+#: Text whose height must reach a Latin capital's at the same font size (:func:`script_size`): a Devanagari word
+#: of body letters under the headline, with no vowel sign above or below (the shortest a Hindi name is drawn).
+#: CJK glyphs fill the em and are already taller than Latin capitals.
+BODY_TEXT = {"devanagari": "असम"}
+
+
 @cache
 def font(size_px: float, script: str = "latin") -> ImageFont.FreeTypeFont:
-    """The font of a script at a pixel size (cached): DejaVu Sans for Latin, else :data:`SCRIPT_FONTS`."""
+    """The font of a script at a pixel size (cached): DejaVu Sans for Latin, else :data:`SCRIPT_FONTS` at
+    :func:`script_size` (so a Devanagari label is as tall as a code at the same size)."""
     if script == "latin":
         return ImageFont.truetype(str(FONT_FILE), size=max(1, round(size_px)))
+    return _script_font(script, script_size(max(1, round(size_px)), script))
+
+
+def _script_font(script: str, size: int) -> ImageFont.FreeTypeFont:
     _blocks, path, index, package = SCRIPT_FONTS[script]
     if not Path(path).is_file():
         raise MissingFontError(f"drawing {script} text needs the font {path}; install it with "
                                f"`apt-get install {package}` (or draw labels as codes: labels: codes)")
-    return ImageFont.truetype(path, size=max(1, round(size_px)), index=index, layout_engine=ImageFont.Layout.RAQM)
+    return ImageFont.truetype(path, size=size, index=index, layout_engine=ImageFont.Layout.RAQM)
+
+
+@cache
+def script_size(size: int, script: str) -> int:
+    """The whole pixel size a script's text is set at for a Latin size: the smallest from ``size`` up at which
+    :data:`BODY_TEXT` is as tall as a Latin ``H`` (Devanagari: 16 → 17 px; its body is shorter than a capital,
+    and the legibility audit wants 12 px labels at 800×600, issue 14); ``size`` for other scripts."""
+    body = BODY_TEXT.get(script)
+    if body is None:
+        return size
+    _, top, _, bottom = ImageFont.truetype(str(FONT_FILE), size=size).getbbox("H")
+    out = size
+    while out < 2 * size:
+        _, t, _, b = _script_font(script, out).getbbox(body)
+        if b - t >= bottom - top:
+            break
+        out += 1
+    return out
+
+
+def css_font(text: str, size_px: float) -> tuple[str, int]:
+    """(family, whole pixel size) a browser sets ``text`` in, as :func:`font_for` does (Devanagari one size up)."""
+    script, size = script_of(text), max(1, round(size_px))
+    return SCRIPT_FAMILIES[script], size if script == "latin" else script_size(size, script)
 
 
 def font_for(text: str, size_px: float) -> ImageFont.FreeTypeFont:
