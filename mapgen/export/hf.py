@@ -92,9 +92,11 @@ def shard_bytes(bench: Benchmark, task: str, rows: list[dict[str, Any]]) -> byte
 
     images: dict[str, bytes] = {}
     for r in rows:
-        data = images.setdefault(r["map_id"], bench.image_bytes(r["map_id"]))
-        r["image"] = {"bytes": data, "path": f"{r['map_id']}.png"}
-    table = Dataset.from_list(rows, features=features(task)).data.table
+        if r["map_id"] not in images:
+            images[r["map_id"]] = bench.image_bytes(r["map_id"])
+    # new row dicts: the caller's rows must not keep every shard's PNG bytes alive until the export ends
+    table = Dataset.from_list([{**r, "image": {"bytes": images[r["map_id"]], "path": f"{r['map_id']}.png"}}
+                               for r in rows], features=features(task)).data.table
     sink = pa.BufferOutputStream()
     pq.write_table(table, sink, row_group_size=len(rows), use_dictionary=True, dictionary_pagesize_limit=1 << 31,
                    compression="zstd")

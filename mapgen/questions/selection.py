@@ -19,6 +19,7 @@ Deterministic in the records and ``seed``; records come back in their input orde
 
 from __future__ import annotations
 
+import bisect
 import json
 import math
 import random
@@ -36,15 +37,13 @@ class _TemplatePool:
     buckets: dict[str, dict[str, list[dict[str, Any]]]] = field(default_factory=dict)
     size: int = 0
     picked: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))  # answer key -> ids
+    total: int = 0  # questions picked (kept equal to the sum over ``picked``)
     variants: Counter = field(default_factory=Counter)
     degenerate: int = 0
+    degenerate_keys: set[str] = field(default_factory=set)  # answers that are an empty list or a zero count
     exhausted: bool = False
     relaxed: bool = False  # coverage phase, when balanced picks ran out: yes/no answers may run ahead
-    tiebreak: dict[str, float] = field(default_factory=dict)
-
-    @property
-    def total(self) -> int:
-        return sum(len(v) for v in self.picked.values())
+    levels: dict[int, list[tuple[float, str]]] | None = None  # picks so far -> (tiebreak, answer key), sorted
 
 
 @dataclass(frozen=True)
@@ -71,9 +70,14 @@ def _degenerate(record: dict[str, Any]) -> bool:
 def _pools(records: Iterable[dict[str, Any]], rng: random.Random) -> dict[str, _TemplatePool]:
     pools: dict[str, _TemplatePool] = {}
     for r in records:
-        pool = pools.setdefault(r["template_id"], _TemplatePool(r["answer_type"]))
-        pool.buckets.setdefault(answer_key(r), {}).setdefault(str(r.get("variant")), []).append(r)
+        pool = pools.get(r["template_id"])
+        if pool is None:
+            pool = pools[r["template_id"]] = _TemplatePool(r["answer_type"])
+        key = answer_key(r)
+        pool.buckets.setdefault(key, {}).setdefault(str(r.get("variant")), []).append(r)
         pool.size += 1
+        if _degenerate(r):
+            pool.degenerate_keys.add(key)
     for pool in pools.values():
         for by_variant in pool.buckets.values():
             for items in by_variant.values():
@@ -84,13 +88,13 @@ def _pools(records: Iterable[dict[str, Any]], rng: random.Random) -> dict[str, _
 
 def _admits(pool: _TemplatePool, key: str, degenerate: bool, rules: SelectionRules) -> bool:
     """Whether one more question with answer ``key`` keeps the template's answers balanced."""
-    counts = {k: len(v) for k, v in pool.picked.items()}
+    mine = len(pool.picked.get(key, ()))
     n = pool.total + 1
     if pool.answer_type == "binary":
-        other = max((c for k, c in counts.items() if k != key), default=0)
-        return pool.relaxed or counts.get(key, 0) <= other
+        other = max((len(v) for k, v in pool.picked.items() if k != key), default=0)
+        return pool.relaxed or mine <= other
     share = max(rules.max_answer_share, 1 / max(1, len(pool.buckets)))
-    if counts.get(key, 0) + 1 > max(1, math.ceil(share * n)):
+    if mine + 1 > max(1, math.ceil(share * n)):
         return False
     if degenerate:
         limit = rules.max_empty_share if pool.answer_type == "list" else rules.max_zero_share
@@ -98,32 +102,55 @@ def _admits(pool: _TemplatePool, key: str, degenerate: bool, rules: SelectionRul
     return True
 
 
+def _levels(pool: _TemplatePool, rng: random.Random) -> dict[int, list[tuple[float, str]]]:
+    """The template's answer keys by how often each was picked, each level in tiebreak order (drawn once, in
+    bucket order, on the first pick)."""
+    if pool.levels is None:
+        pool.levels = {0: sorted((rng.random(), k) for k in pool.buckets)}
+    return pool.levels
+
+
+def _take(by_variant: dict[str, list[dict[str, Any]]], pool: _TemplatePool, room: dict[str, int]) -> dict | None:
+    """The next candidate of one answer from the least-used variant whose image has room (full images dropped)."""
+    for variant in sorted(by_variant, key=lambda v: (pool.variants[v], v)):
+        items = by_variant[variant]
+        while items and room.get(items[-1]["map_id"], 0) <= 0:
+            items.pop()  # that image is full for good
+        if items:
+            pool.variants[variant] += 1
+            return items.pop()
+    return None
+
+
 def _pick(pool: _TemplatePool, room: dict[str, int], rules: SelectionRules, rng: random.Random) -> dict | None:
-    """Pick one candidate of a template (least-used admissible answer, least-used variant, an image with room)."""
-    tiebreak = pool.tiebreak
-    for k in pool.buckets:
-        if k not in tiebreak:
-            tiebreak[k] = rng.random()
-    keys = sorted(pool.buckets, key=lambda k: (len(pool.picked.get(k, ())), tiebreak[k]))
-    for key in keys:
-        by_variant = pool.buckets[key]
-        if not by_variant:
-            continue
-        items0 = next(iter(by_variant.values()), [])
-        degenerate = bool(items0) and _degenerate(items0[-1])
-        if not _admits(pool, key, degenerate, rules):
-            continue
-        for variant in sorted(by_variant, key=lambda v: (pool.variants[v], v)):
-            items = by_variant[variant]
-            while items and room.get(items[-1]["map_id"], 0) <= 0:
-                items.pop()  # that image is full for good
-            if items:
-                record = items.pop()
-                room[record["map_id"]] -= 1
-                pool.picked[key].append(record["question_id"])
-                pool.variants[variant] += 1
-                pool.degenerate += degenerate
-                return record
+    """Pick one candidate of a template (least-used admissible answer, least-used variant, an image with room).
+
+    Answer keys sit in ``pool.levels`` by pick count, so a pick costs about one look at the keys it passes over
+    (answers with no candidate left are dropped for good) instead of a sort of every answer of the template."""
+    levels = _levels(pool, rng)
+    for count in sorted(levels):
+        level, i = levels[count], 0
+        while i < len(level):
+            entry = level[i]
+            key = entry[1]
+            degenerate = key in pool.degenerate_keys
+            if not _admits(pool, key, degenerate, rules):
+                i += 1
+                continue
+            record = _take(pool.buckets[key], pool, room)
+            del level[i]  # picked (moves up a level) or exhausted (gone)
+            if record is None:
+                continue
+            bisect.insort(levels.setdefault(count + 1, []), entry)
+            if not level:
+                del levels[count]
+            room[record["map_id"]] -= 1
+            pool.picked[key].append(record["question_id"])
+            pool.total += 1
+            pool.degenerate += degenerate
+            return record
+        if not level:
+            del levels[count]
     return None
 
 
@@ -175,6 +202,7 @@ def _even_binary(pools: dict[str, dict[str, _TemplatePool]], rules: SelectionRul
                 floor_ = _coverage_target(pool, rules) if keep_minimum else 0
                 while excess > 0 and pool.picked.get(top) and pool.total > floor_:
                     pool.picked[top].pop()
+                    pool.total -= 1
                     excess -= 1
 
 
