@@ -383,11 +383,14 @@ def packaged_configs() -> list[str]:
 
 def _locate(source: str | Path) -> Path:
     path = Path(source)
-    if path.exists():
+    if path.is_file():
         return path
     shipped = config_path(f"{source}.yaml")
-    if shipped.is_file():
+    if shipped.is_file():  # a folder of that name (say the output of `mapgen build train -o train`) is no config
         return Path(str(shipped))
+    if path.is_dir():
+        raise ConfigError(f"{str(source)!r} is a folder, not a config file; give a YAML path or one of the "
+                          f"packaged configs: {', '.join(packaged_configs())}.")
     raise ConfigError(
         f"No config file {str(source)!r}; give a YAML path or one of the packaged configs: "
         f"{', '.join(packaged_configs())}."

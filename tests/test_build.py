@@ -45,6 +45,19 @@ def test_packaged_configs_validate() -> None:
     load_config("small")
 
 
+def test_a_folder_named_like_a_packaged_config_is_not_taken_for_a_config(tmp_path: Path, monkeypatch) -> None:
+    """`mapgen build small -o small` twice: the second run finds the folder ``small`` (the first run's output)
+    in the working directory; the name still means the packaged config, and another folder is a config error."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "small").mkdir()
+    from mapgen.resources import config_path
+
+    assert load_config("small").digest() == load_config(Path(str(config_path("small.yaml")))).digest()
+    (tmp_path / "results").mkdir()
+    with pytest.raises(ConfigError, match="'results' is a folder, not a config file"):
+        load_config("results")
+
+
 def test_plan_is_deterministic_and_splits_by_map() -> None:
     config = load_config(TINY)
     assert plan(config) == plan(config)
