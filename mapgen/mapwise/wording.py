@@ -5,7 +5,8 @@ against that variant to recover each slot's phrase (region names, group phrases,
 words), then writes the template's first generation-ready ``mapwise_wordings`` entry with those phrases:
 
 - ``(a|b)`` takes the first alternative, or the connector a filtered comparison phrase ended with
-  (``{{ C1 | than }}`` → "higher than": the wording ``{{ C1 }} value (than|as|to)`` gets "higher … than");
+  (``{{ C1 | than }}`` → "higher than": the wording ``{{ C1 }} value (than|as|to)`` gets "higher … than"), or,
+  for a group of connectors after a bare comparison word, that word's connector ("higher … than", "similar … to");
 - ``[optional]`` parts are kept when they are words (``[the ]``, ``[distinct ]``) and dropped when they are
   punctuation, single letters or hold alternatives (``[,]``, ``[s]``, ``colo[u]r``, ``[have |has ]``);
 - ``{{ states }}`` is MAPWise's word, "states", in every country (its China questions say "states" too).
@@ -29,6 +30,8 @@ _TOKEN = re.compile(r"{{\s*(?P<slot>\w+)\s*(?:\|\s*(?P<filter>\w+)\s*)?}}|(?P<op
 _JINJA_SLOT = re.compile(r"{{\s*(?P<slot>\w+)\s*(?:\|\s*(?P<filter>\w+)\s*)?}}")
 _GLOBALS = {"state": "state", "states": "states", "State": "State", "States": "States"}
 _CONNECTORS = ("than", "as", "to")
+_CONNECTOR_OF = {"higher": "than", "lower": "than", "similar": "to"}
+"""The connector a bare comparison word takes in MAPWise's questions ("higher … than", "similar … to")."""
 RELEASED = "MAPWise's released wording"
 """The ``note`` that marks a ``mapwise_wordings`` entry as the form the MAPWise export writes."""
 _SPECIAL = ("drop", "implied", "fixed", "choices", "yes_if")
@@ -110,6 +113,7 @@ class _Writer:
         self.phrases = phrases
         self.out: list[str] = []
         self.pending: tuple[int, str, str] | None = None  # (out index, phrase without connector, connector)
+        self.compared = ""  # first word of the last slot phrase: a bare comparison word picks the connector
 
     def nodes(self, nodes: list[Any]) -> None:
         for n in nodes:
@@ -128,6 +132,8 @@ class _Writer:
                 index, base, connector = self.pending
                 self.out[index], self.pending = base, None
                 self.nodes(body[words.index(connector)])
+            elif set(words) <= set(_CONNECTORS) and self.compared in _CONNECTOR_OF:
+                self.nodes(body[words.index(_CONNECTOR_OF[self.compared])])
             else:
                 self.nodes(body[0])
         elif _keeps(body):
@@ -138,6 +144,7 @@ class _Writer:
             self.out.append(_GLOBALS[name])
             return
         phrase, flt = self.phrases[name]
+        self.compared = phrase.split(" ", 1)[0].lower()
         words = phrase.rsplit(" ", 1)
         if flt and len(words) == 2 and words[1] in _CONNECTORS:
             self.pending = (len(self.out), words[0], words[1])
