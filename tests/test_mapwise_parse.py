@@ -52,7 +52,7 @@ def test_wording_of_another_template_is_noted():
 
 
 def test_never_guess_unknown_group_or_foreign_range():
-    p = parse("china", "12_2D", "What is the least value range in the South east region?", 12)
+    p = parse("india", "110_0D", "How many states that have Jyotirlinga have a value similar to Odisha?", 35)
     assert not p.ok and "unknown group" in p.reason
     p = parse("india", "112_7D", "Does Maharashtra fall in range 4384.00 - 11553.00?", 9)
     assert not p.ok and "not a legend range of this map" in p.reason  # 112_2D's legend, not this map's
@@ -112,3 +112,68 @@ def test_own_wordings_spell_out_if_chains_and_fix_unsaid_parameters():
 def test_mapgen_wording_and_group_region_phrase_parse():
     p = parse("india", "108_0D", "How many states in the Ganga river region have a value in range 755.0 - 7,894.0?")
     assert p.ok and p.template_id == "group_count_in_range_23" and p.params == {"R": "Ganga river states", "Y": 1}
+
+
+def test_curated_southeast_china_group():
+    """"the South east region" is the curated Southeast China group (Fujian, Guangdong, Hainan)."""
+    p = parse("china", "12_2D", "What is the least value range in the South east region?", 12)
+    assert p.ok and p.params["R"] == "Southeast China"
+
+
+def test_title_units():
+    from mapgen.mapwise.parse import title_units
+
+    assert title_units("Net State Value Added (₹ Lakh) - 2008-09") == {"lakh": 1e5}
+    assert title_units("Engaged Persons (10000 persons) - 2016") == {"10000": 1e4}
+    assert title_units("Wool Production (Thousand Kgs) - 2012-13") == {"thousand": 1e3}
+    assert title_units("Capital Outlay (₹ Crores)") == {"crore": 1e7}
+    assert title_units("Poverty Rate by Race/Ethnicity | KFF") == {}
+
+
+def _on_title(country: str, ref: str, title: str):
+    from dataclasses import replace
+
+    from mapgen.mapwise.importer import read_sample
+    from mapgen.scene import build_scene
+
+    spec = read_sample(SAMPLE / country).specs[ref]
+    return build_scene(replace(spec, title=title))
+
+
+def test_numbers_off_the_bar_are_read_in_the_title_unit():
+    """India 100_4C counts ₹ lakh (bar 0-15M): "600B" rupees is 6M lakh. Without the title's unit, or with two
+    units that would both put it on the bar, the units are unclear and the question does not parse."""
+    from mapgen.mapwise.parse import parse_question
+
+    text = "Is the value of Tamil Nadu closer to 600B or 800B?"
+    p = parse("india", "100_4C", text, 10)
+    assert p.ok and (p.params["A"], p.params["B"]) == (6e6, 8e6)
+    assert any("lakh" in n for n in p.notes) and p.in_map_units("800B") == "8000000"
+    assert p.in_map_units("Tamil Nadu") is None
+    plain = parse_question(text, _on_title("india", "100_4C", "Net State Value Added - 2008-09"), 10)
+    assert not plain.ok and "units unclear" in plain.reason
+    two = parse_question(text, _on_title("india", "100_4C", "Value (₹ Lakh) (₹ Crore)"), 10)
+    assert not two.ok and "several" in two.reason
+    same = parse("india", "100_4C", "Is the value of Tamil Nadu closer to 6M or 8M?", 10)
+    assert same.ok and same.params == p.params and not same.notes  # on the bar as written: read as written
+
+
+def test_ranges_off_the_bar_are_read_in_the_title_unit():
+    p = parse("india", "100_4C", "Does the value of Tamil Nadu fall in range 500B-1000B?", 9)
+    assert p.ok and p.params["Y"] == 0  # 5M-10M, the first tick interval of mapgen's bar for this map
+    p = parse("india", "100_4C", "Does the value of Tamil Nadu fall in range 200B-400B?", 9)
+    assert not p.ok and "'2,000,000-4,000,000' is not a legend range" in p.reason
+
+
+@pytest.mark.parametrize(("answer", "verdict"), [("700B", "agree"), ("1400B", "disagree")])
+def test_recheck_reads_an_answer_in_the_question_unit(answer: str, verdict: str):
+    """MAPWise's answer repeats one of the question's numbers ("700B"): it is judged as the value that number
+    was read as (7M lakh); Tamil Nadu's 7.3M lakh is closer to 7M than to 14M."""
+    from mapgen.mapwise.importer import RawQuestion
+    from mapgen.mapwise.recheck import recheck_question
+
+    sc = scene("india", "100_4C")
+    raw = RawQuestion("india", 1, "100_4C", sc.map_id, 10, "Is the value of Tamil Nadu closer to 700B or 1400B?",
+                      answer)
+    v = recheck_question(raw, sc)
+    assert v.verdict == verdict, (v.reason, v.our_answer)

@@ -9,7 +9,10 @@ question's map:
 - groups by their curated names/aliases, ``bordering <country>`` and ``bordering <region>``;
 - legend ranges by the label as printed on that map (numbers compared after normalisation) or, on discrete
   maps only, by rank words (``the highest range``, ``the second lowest range``);
-- numbers with their units (``10k``, ``13.6%``), converted to the map's value units;
+- numbers with their units (``10k``, ``13.6%``), converted to the map's value units; a number or range that lies
+  far off the colour bar as written but on it in the unit the map's title names (``400B`` on a bar of ₹ lakh:
+  400e9 / 1e5 = 4M) is read in that unit, with a note; when several title units would put it on the bar, the
+  units are unclear and it does not parse (:func:`title_units`);
 - comparison, extreme and direction words from fixed tables.
 
 Nothing is guessed: a phrase that resolves to nothing (or a wording no rule covers) gives :class:`Unparsed`
@@ -57,6 +60,13 @@ class Parsed:
     notes: list[str] = field(default_factory=list)
     yes_if: str | None = None  # the question asks yes/no about a single answer: Yes iff answer == yes_if
     ok: bool = True
+    spoken: dict[str, float] = field(default_factory=dict)  # number phrase read in the title's unit -> value
+
+    def in_map_units(self, answer: str) -> str | None:
+        """An answer that repeats a number phrase read in the title's unit ("800B"), as that value in the map's
+        value units; None for any other answer."""
+        value = self.spoken.get(" ".join(str(answer).lower().split()))
+        return None if value is None else f"{value:.10g}"
 
 
 @dataclass
@@ -84,6 +94,22 @@ EXTREME = {
 DIRECTION = {"north": "north", "n": "north", "south": "south", "s": "south", "east": "east", "e": "east",
              "west": "west", "w": "west"}
 NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
+#: Unit words of a map title that scale its values: "(₹ Lakh)" means each value counts lakhs (10^5 rupees).
+#: Lakh and crore: the Indian numbering system (1 lakh = 100,000; 1 crore = 10,000,000).
+TITLE_UNITS = {"hundred": 1e2, "thousand": 1e3, "lakh": 1e5, "million": 1e6, "crore": 1e7, "billion": 1e9}
+
+
+def title_units(title: str) -> dict[str, float]:
+    """The scaling units named in the parenthesised parts of a map title (``"… (₹ Lakh) - 2008-09"`` →
+    ``{"lakh": 1e5}``; ``"(10000 persons)"`` → ``{"10000": 1e4}``); plural forms count."""
+    out: dict[str, float] = {}
+    for part in re.findall(r"\(([^()]*)\)", str(title or "")):
+        for word in re.findall(r"[a-z]+|\d+", part.lower()):
+            if word.rstrip("s") in TITLE_UNITS:
+                out[word.rstrip("s")] = TITLE_UNITS[word.rstrip("s")]
+            elif re.fullmatch(r"10+", word):
+                out[word] = float(word)
+    return out
 
 _STATES = r"(?:states?|provinces?|regions?|union territor(?:y|ies))"
 _PREP = r"(?:in|on|along|among|amongst|bordering|of|located|to|that|where|around|near|which|from|within)"
@@ -189,6 +215,9 @@ class Resolver:
         self.ctx: Ctx = context(scene)
         self.aliases = aliases or load_aliases()
         self.country = scene.country
+        self.units = title_units(scene.title)
+        self.notes: list[str] = []  # how phrases were read (units of the title), for the parse's notes
+        self.spoken: dict[str, float] = {}  # number phrase (normalised) -> the value it stands for, when rescaled
 
     # regions
     def region(self, text: str) -> str:
@@ -266,25 +295,59 @@ class Resolver:
         wanted = find_range(_clean_number_text(t))
         if wanted is None:
             raise ParseError(f"'{text}' is not a legend range")
+        shown, how = t, ""
+        if not any(self._on_bar(b) for b in wanted if b is not None):
+            unit, factor = self._unit_for([b for b in wanted if b is not None], text)
+            if factor != 1.0:
+                wanted = tuple(None if b is None else b / factor for b in wanted)  # type: ignore[assignment]
+                shown = "-".join("" if b is None else self._display(b) for b in wanted)
+                how = f"; '{t}' read in the title's unit {unit} = {factor:g}"
         for i, label in enumerate(labels):
             got = find_range(_clean_number_text(label))
             if got is not None and ranges_equal(wanted, got, rel_tol=2e-3):
+                if how:
+                    self.notes.append(how[2:] + f": {label}")
                 return i
         kind = "classes" if self.ctx.discrete else "tick intervals"
-        raise ParseError(f"range '{text}' is not a legend range of this map ({kind}: {', '.join(labels)})")
+        raise ParseError(f"range '{shown}' is not a legend range of this map ({kind}: {', '.join(labels)}{how})")
 
     def number(self, text: str) -> float:
-        """A number as written (units applied) in the map's value units; far-off numbers are refused."""
+        """A number as written (units applied) in the map's value units; a number far off the bar is read in the
+        title's unit when exactly that puts it on the bar (else refused: units unclear)."""
         value = parse_number(_clean_number_text(text).replace(" ", ""))
         if value is None:
             raise ParseError(f"'{text}' is not a number")
+        if not self._on_bar(value):
+            unit, factor = self._unit_for([value], text)
+            value /= factor
+            self.notes.append(f"'{text.strip()}' read in the title's unit {unit} = {factor:g}: {self._display(value)}")
+            self.spoken[" ".join(text.lower().split())] = value / (self.scene.legend.label_scale or 1.0)
+        return value / (self.scene.legend.label_scale or 1.0)
+
+    def _on_bar(self, value: float) -> bool:
+        """Within a span of the legend's values (display units): a number a reader could mean on this map."""
         legend = self.scene.legend
         scale = legend.label_scale or 1.0
         span = (legend.vmax - legend.vmin) * scale
-        if not (legend.vmin * scale - span <= value <= legend.vmax * scale + span):
-            raise ParseError(f"number '{text}' is far outside the legend's values "
-                             f"({legend.vmin * scale:g} to {legend.vmax * scale:g}): units unclear")
-        return value / scale
+        return legend.vmin * scale - span <= value <= legend.vmax * scale + span
+
+    def _unit_for(self, values: list[float], text: str) -> tuple[str, float]:
+        """The one title unit that puts every value on the bar ("lakh", 1e5); ParseError when none or several
+        do (the units are unclear)."""
+        fits = {u: f for u, f in self.units.items() if values and all(self._on_bar(v / f) for v in values)}
+        if len(fits) == 1:
+            return next(iter(fits.items()))
+        legend = self.scene.legend
+        scale = legend.label_scale or 1.0
+        bar = f"{legend.vmin * scale:g} to {legend.vmax * scale:g}"
+        if fits:
+            raise ParseError(f"number '{text.strip()}' fits the legend's values ({bar}) in several of the title's "
+                             f"units ({', '.join(fits)}): units unclear")
+        named = f"; title units: {', '.join(self.units)}" if self.units else ""
+        raise ParseError(f"number '{text.strip()}' is far outside the legend's values ({bar}{named}): units unclear")
+
+    def _display(self, value: float) -> str:
+        return f"{value:,.10g}"
 
     def count(self, text: str) -> int:
         t = text.strip().lower()
@@ -508,11 +571,14 @@ def parse_question(
             first_failure = first_failure or Unparsed(
                 f"wording of {rule.template_id} is not asked on {scene.map_type} maps", rule.template_id)
             continue
+        res.notes, res.spoken = [], {}
         try:
             parsed = _try_rule(rule, m, res)
         except ParseError as exc:
             first_failure = first_failure or Unparsed(str(exc), rule.template_id)
             continue
+        parsed.notes += res.notes
+        parsed.spoken = dict(res.spoken)
         if template_no is not None and parsed.mapwise != template_no:
             parsed.notes.append(f"MAPWise labels it template {template_no}; the wording is template "
                                 f"{parsed.mapwise}")

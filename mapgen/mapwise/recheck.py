@@ -378,6 +378,8 @@ def recheck_question(
         v.reason, v.template_id = parsed.reason, parsed.template_id
         return v
     v.template_id, v.mapwise_template = parsed.template_id, parsed.mapwise
+    if parsed.in_map_units(raw.ground_truth) is not None:  # "800B" when the question read 800B in the title's unit
+        raw = replace(raw, ground_truth=str(parsed.in_map_units(raw.ground_truth)))
     v.params = {k: _jsonable(x) for k, x in parsed.params.items()}
     v.readings, v.notes = parsed.readings, list(parsed.notes)
     names = _answer_names(raw.ground_truth)
