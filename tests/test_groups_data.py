@@ -168,6 +168,11 @@ def test_china_six_regions_cover_mainland_once():
     assert "TW" in group("china", "East China")
 
 
+def test_china_southeast_is_the_curated_three():
+    """"Southeast China" (MAPWise asks about "the south east region") as Wikivoyage defines it."""
+    assert group("china", "Southeast China") == {"FJ", "GD", "HI"} == group("china", "South-East")
+
+
 def test_china_seven_region_split():
     assert group("china", "South China") | group("china", "Central China") == group(
         "china", "South-Central China"
