@@ -46,6 +46,12 @@ def test_filters_and_comparisons() -> None:
     assert f("filter_compare", "D1", f("members", "D1", FC), "higher", "CO") is INVALID  # CO tops the map: forced
     assert f("is_majority", "D1", {"AZ", "CO", "NM"}, f("members", "D1", FC)) is True
     assert f("all_of", "D1", {"AZ"}, f("members", "D1", FC)) is False
+    assert f("same_range", "D1", f("members", "D1", FC)) is False  # UT, AZ/NM and CO: three classes
+    assert f("same_range", "D1", {"AZ", "NM"}) is True
+    assert f("same_range", "C1", {"AZ", "NM"}) is True  # 70 and 72: both in 60-80
+    assert f("same_range", "C1", {"OR", "AZ"}) is False  # 30 and 70
+    assert f("same_range", "C1", {"WA", "OR"}) is INVALID  # WA on the 0 tick: in no interval for sure
+    assert f("same_range", "D1", {"AZ"}) is INVALID  # one member: nothing to compare
 
 
 def test_ranks_and_aggregates() -> None:

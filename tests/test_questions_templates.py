@@ -275,6 +275,12 @@ CASES: list[tuple[str, str, dict[str, Any], Any]] = [
     ("group_all_threshold", "C1", {"R": FC, "S": "above", "N": 60.0}, "No"),
     ("group_all_in_range", "D1", {"R": MA_, "Y": 0}, "Yes"),
     ("group_all_in_range", "D2", {"R": "bordering Florida", "Y": 0}, "No"),
+    ("group_all_in_range", "C1", {"R": "New England", "Y": 2}, "Yes"),  # all 50: inside 40-60
+    ("group_all_in_range", "C1", {"R": FC, "Y": 3}, "No"),  # AZ 70, NM 72 in 60-80; UT 30, CO 90 not
+    ("group_all_same_range", "D1", {"R": MA_}, "Yes"),  # NJ, NY, PA all in the lowest class
+    ("group_all_same_range", "D1", {"R": FC}, "No"),  # UT, AZ/NM, CO: three classes
+    ("group_all_same_range", "C1", {"R": "New England"}, "Yes"),  # all 50: inside 40-60
+    ("group_all_same_range", "C1", {"R": FC}, "No"),  # 30, 70, 72, 90
     # 40 closest pair (centroids: CO-TX ~1000 km vs CA-CO ~1250 km; ME-NH ~270 km vs AL-TN ~345 km)
     ("range_closest_pair", "D1", {"Y": 2}, ["Colorado", "Texas"]),
     ("range_closest_pair", "D1", {"Y": 1}, ["Arizona", "New Mexico"]),

@@ -597,6 +597,23 @@ def all_of(ctx: Ctx, subset: Iterable[str], regions: Iterable[str]) -> bool:
     return set(pool) <= set(subset)
 
 
+@register("Regions", "Bool")
+@_guard
+def same_range(ctx: Ctx, regions: Iterable[str]) -> bool:
+    """True when every region (at least 2, all with values) lies in one legend range, whichever it is; on a
+    continuous map each value must be read clearly inside one tick interval."""
+    pool = list(regions)
+    if len(pool) < 2 or any(ctx.lv(c) is None for c in pool):
+        raise Invalid
+    ranges = set()
+    for c in pool:
+        inside = [i for i in range(len(ctx.intervals)) if _in_interval(ctx, c, i)]
+        if len(inside) != 1:
+            raise Invalid
+        ranges.add(inside[0])
+    return len(ranges) == 1
+
+
 # ---------------------------------------------------------------------------------------------- ranks
 
 
