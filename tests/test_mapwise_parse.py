@@ -61,7 +61,7 @@ def test_never_guess_unknown_group_or_foreign_range():
 
 
 def test_engine_gaps_are_named():
-    p = parse("usa", "1034", "Which states have missing data?", 37)
+    p = parse("usa", "104", "Which state in the highest range borders at least 1 state with missing data?", 37)
     assert not p.ok and p.reason.startswith("engine gap")
     p = parse("india", "10_8C", "Is the value of Tamil Nadu closer to Bihar or Gujarat?", 10)
     assert not p.ok and "engine gap" in p.reason
@@ -177,3 +177,8 @@ def test_recheck_reads_an_answer_in_the_question_unit(answer: str, verdict: str)
                       answer)
     v = recheck_question(raw, sc)
     assert v.verdict == verdict, (v.reason, v.our_answer)
+
+
+def test_missing_data_question_parses():
+    p = parse("usa", "1034", "Which states have missing data?", 37)
+    assert p.ok and p.template_id == "regions_missing_data" and p.params == {}

@@ -52,6 +52,7 @@ def test_filters_and_comparisons() -> None:
     assert f("same_range", "C1", {"OR", "AZ"}) is False  # 30 and 70
     assert f("same_range", "C1", {"WA", "OR"}) is INVALID  # WA on the 0 tick: in no interval for sure
     assert f("same_range", "D1", {"AZ"}) is INVALID  # one member: nothing to compare
+    assert f("missing", "N1", {"KS", "OK", "TX"}) == {"KS", "OK"} and f("missing", "D1", {"KS"}) == set()
 
 
 def test_ranks_and_aggregates() -> None:

@@ -7,6 +7,7 @@ D2 (USA, discrete, breaks 100/200; every state 150 unless listed):
   FL 50, GA 60, VT 90 -> "50-90"; MS 120, LA 180 (+150s) -> "120-180"; AL 250, TN 270, NH 310, ME 320 -> "250-320".
 C1 (USA, continuous; every state 50 unless listed): WA 0, OR 30, UT 30, NV 52, AZ 70, NM 72, CO 90, TX 96,
   CA 100. Colour bar 0-100, ticks every 20, tolerance tau = 5.
+N1: D1 with Kansas and Oklahoma missing (N/A).
 C2 (USA, continuous; every state 500 unless listed): AK 0, HI 1000, OR 250, CA 890. Ticks every 200, tau = 50.
 Positions (atlas rule, lat/lon): WA 47.4/-120.4, OR 43.9/-120.6, CA 37.2/-119.5, CO 39.0/-105.5,
 TX 31.5/-99.3, MA 42.3/-71.8, WY 43.0/-107.6, AZ 34.3/-111.7, NM 34.4/-106.1.
@@ -47,6 +48,9 @@ def hand_scene(name: str):
         return build_scene(make_spec("usa", _stat(5, D1_VALUES), breaks=[10, 20]))
     if name == "D2":
         return build_scene(make_spec("usa", _stat(150, D2_VALUES), breaks=[100, 200]))
+    if name == "N1":  # D1 with Kansas and Oklahoma missing (N/A)
+        return build_scene(make_spec("usa", _stat(5, {**D1_VALUES, "KS": float("nan"), "OK": float("nan")}),
+                                     breaks=[10, 20]))
     if name == "C1":
         return build_scene(make_spec("usa", _stat(50, C1_VALUES), legend="continuous"))
     return build_scene(make_spec("usa", _stat(500, C2_VALUES), legend="continuous"))
@@ -275,6 +279,8 @@ CASES: list[tuple[str, str, dict[str, Any], Any]] = [
     ("group_all_threshold", "C1", {"R": FC, "S": "above", "N": 60.0}, "No"),
     ("group_all_in_range", "D1", {"R": MA_, "Y": 0}, "Yes"),
     ("group_all_in_range", "D2", {"R": "bordering Florida", "Y": 0}, "No"),
+    ("regions_missing_data", "N1", {}, ["Kansas", "Oklahoma"]),
+    ("regions_missing_data", "D1", {}, []),  # nothing missing: "None"
     ("group_all_in_range", "C1", {"R": "New England", "Y": 2}, "Yes"),  # all 50: inside 40-60
     ("group_all_in_range", "C1", {"R": FC, "Y": 3}, "No"),  # AZ 70, NM 72 in 60-80; UT 30, CO 90 not
     ("group_all_same_range", "D1", {"R": MA_}, "Yes"),  # NJ, NY, PA all in the lowest class

@@ -590,7 +590,6 @@ def parse_question(
 
 
 GAPS: tuple[tuple[str, str], ...] = (
-    (r"missing data", "engine gap: no template asks which regions have missing data"),
     (r"either border|shares border either|either with", "engine gap: a union of two groups is not a group"),
     (r"at ?least \d+ of its neighbou?rs|atleast", "engine gap: 'compared to at least N of its neighbours'"),
     (r"excluding missing", "engine gap: medians 'excluding missing values' (N/A members make it not asked)"),

@@ -455,6 +455,12 @@ def all_regions(ctx: Ctx) -> frozenset[str]:
     return frozenset(ctx.scene.regions)
 
 
+@register("Regions", "Regions")
+def missing(ctx: Ctx, regions: Iterable[str]) -> frozenset[str]:
+    """The regions without a value (drawn in the legend's N/A colour)."""
+    return frozenset(c for c in regions if ctx.lv(c) is None)
+
+
 @register("Regions Region", "Regions")
 def others(ctx: Ctx, regions: frozenset[str], region: str) -> frozenset[str]:
     """``regions`` without ``region``."""
