@@ -56,7 +56,7 @@ def test_never_guess_unknown_group_or_foreign_range():
     assert not p.ok and "unknown group" in p.reason
     p = parse("india", "112_7D", "Does Maharashtra fall in range 4384.00 - 11553.00?", 9)
     assert not p.ok and "not a legend range of this map" in p.reason  # 112_2D's legend, not this map's
-    p = parse("india", "10_8C", "Which states bordering Nepal belong to the range below 2k?", 11)
+    p = parse("india", "10_8C", "Which states bordering Nepal belong to the range 3k-5k?", 11)
     assert not p.ok and "tick intervals" in p.reason
 
 
@@ -182,3 +182,12 @@ def test_recheck_reads_an_answer_in_the_question_unit(answer: str, verdict: str)
 def test_missing_data_question_parses():
     p = parse("usa", "1034", "Which states have missing data?", 37)
     assert p.ok and p.template_id == "regions_missing_data" and p.params == {}
+
+
+def test_open_range_on_a_continuous_map_is_its_threshold():
+    """"the range above 10k" is no tick interval of a continuous bar: it names the threshold 10k (template 26)."""
+    p = parse("india", "10_8C", "Which states bordering Gujarat have a value in the range above 10k?", 26)
+    assert p.ok and p.template_id == "group_regions_threshold"
+    assert p.params == {"R": "bordering Gujarat", "C": "higher", "N": 10000.0}
+    p = parse("india", "10_8C", "Which states bordering Nepal belong to the range below 2k?", 11)
+    assert p.ok and (p.params["C"], p.params["N"]) == ("lower", 2000.0) and "template 11" in " ".join(p.notes)
