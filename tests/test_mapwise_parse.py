@@ -191,3 +191,26 @@ def test_open_range_on_a_continuous_map_is_its_threshold():
     assert p.params == {"R": "bordering Gujarat", "C": "higher", "N": 10000.0}
     p = parse("india", "10_8C", "Which states bordering Nepal belong to the range below 2k?", 11)
     assert p.ok and (p.params["C"], p.params["N"]) == ("lower", 2000.0) and "template 11" in " ".join(p.notes)
+
+
+@pytest.mark.parametrize(("phrase", "group"), [
+    ("that border Canada", "bordering Canada"),
+    ("that share a border with Mexico", "bordering Mexico"),
+    ("sharing a border with Canada", "bordering Canada"),
+    ("surrounding Texas", "bordering Texas"),
+    ("adjacent to Texas", "bordering Texas"),
+    ("along the Canadian border", "bordering Canada"),
+    ("on the Mexican border", "bordering Mexico"),
+    ("bordering the Pacific Ocean", "Pacific coast"),
+    ("bordering the Gulf of Mexico", "Gulf Coast"),
+])
+def test_bordering_paraphrases(phrase: str, group: str):
+    """Verb forms of "bordering", a country's adjective before "border" (the alias file's demonyms) and "bordering
+    the <sea or ocean>" read as the group they name."""
+    p = parse("usa", "104", f"Which states {phrase} belong to the highest range?", 11)
+    assert p.ok and p.params["R"] == group, p
+
+
+def test_unknown_adjective_before_border_is_not_guessed():
+    p = parse("usa", "104", "Which states along the Martian border belong to the highest range?", 11)
+    assert not p.ok and "unknown group" in p.reason

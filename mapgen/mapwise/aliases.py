@@ -15,11 +15,13 @@ from mapgen.resources import data_path
 
 @dataclass(frozen=True)
 class MapwiseAliases:
-    """Extra spellings: region aliases and group aliases per country, word typos for every country."""
+    """Extra spellings: region aliases and group aliases per country, word typos and country adjectives for every
+    country."""
 
     regions: dict[str, dict[str, str]] = field(default_factory=dict)  # country -> normalised alias -> region
     groups: dict[str, dict[str, str]] = field(default_factory=dict)  # country -> normalised alias -> group
     words: dict[str, str] = field(default_factory=dict)  # lower-case typo -> word
+    demonyms: dict[str, str] = field(default_factory=dict)  # lower-case adjective -> country ("canadian" -> Canada)
 
     def region(self, country: str, text: str) -> str | None:
         """The atlas spelling (code or name) a MAPWise spelling stands for, if listed."""
@@ -35,13 +37,16 @@ def _entries(records: list[dict[str, Any]] | None, target: str) -> dict[str, str
 
 
 def aliases_from_data(data: dict[str, Any]) -> MapwiseAliases:
-    """Build from the YAML structure (``words:`` list; per country ``regions:``/``groups:`` lists)."""
+    """Build from the YAML structure (``words:`` and ``demonyms:`` lists; per country ``regions:``/``groups:``
+    lists)."""
     words = {str(r["alias"]).lower(): str(r["word"]) for r in data.get("words") or ()}
-    countries = [k for k in data if k != "words"]
+    demonyms = {str(r["adjective"]).lower(): str(r["country"]) for r in data.get("demonyms") or ()}
+    countries = [k for k in data if k not in ("words", "demonyms")]
     return MapwiseAliases(
         regions={c: _entries((data[c] or {}).get("regions"), "region") for c in countries},
         groups={c: _entries((data[c] or {}).get("groups"), "group") for c in countries},
         words=words,
+        demonyms=demonyms,
     )
 
 

@@ -112,7 +112,8 @@ def title_units(title: str) -> dict[str, float]:
     return out
 
 _STATES = r"(?:states?|provinces?|regions?|union territor(?:y|ies))"
-_PREP = r"(?:in|on|along|among|amongst|bordering|of|located|to|that|where|around|near|which|from|within)"
+_PREP = (r"(?:in|on|along|among|amongst|bordering|of|located|to|that|where|around|near|which|from|within|sharing|"
+         r"neighbou?ring|adjacent|surrounding)")
 #: How a slot of each kind is captured (``{n}`` is the group name).
 SUB = {
     "Region": r"(?:the\s+)?(?:state\s+)?(?P<{n}>[^,?]+?)",
@@ -206,6 +207,18 @@ def _clean_number_text(text: str) -> str:
 
 # ---------------------------------------------------------------------------------------------- resolvers
 
+#: Verb forms of "bordering" a group phrase may use ("that share a border with Mexico", "surrounding Texas").
+_BORDER_VERB = re.compile(r"\b(?:(?:that|which)\s+(?:(?:are|is)\s+)?)?(?:shares?|sharing)\s+(?:a\s+)?borders?\s+with\s+|"
+                          r"\b(?:(?:that|which)\s+(?:(?:are|is)\s+)?)?(?:surrounding|next\s+to)\s+", re.IGNORECASE)
+def _coast(phrase: str) -> str:
+    """The coast a "bordering <sea or ocean>" phrase names ("bordering the Pacific Ocean" → "Pacific coast")."""
+    sea = re.sub(r"^bordering\s+(?:the\s+)?|\s+ocean$", "", phrase, flags=re.IGNORECASE)
+    return f"{sea} coast"
+
+
+#: A country's adjective before "border" ("the Canadian border"); the adjectives are the alias file's ``demonyms``.
+_DEMONYM = re.compile(r"\b((?:north\s+)?\w+)\s+border\b", re.IGNORECASE)
+
 
 class Resolver:
     """Resolves captured phrases on one map (region, group, legend range, number, words)."""
@@ -248,8 +261,10 @@ class Resolver:
         if adjective:
             return [f"{p} states", f"{p} provinces", p]
         out = [p]
+        p = _DEMONYM.sub(self._country_border, _BORDER_VERB.sub("bordering ", p))
+        out.append(p)
         prefix = re.compile(
-            r"^(?:(?:that|which) (?:are|is) (?:considered (?:as )?)?|located |situated |where |"
+            r"^(?:(?:that|which) (?:(?:are|is) )?(?:considered (?:as )?)?|located |situated |where |"
             r"(?:in|on|along|among|amongst|of|within|from|around|near|the|region|area|part|bordering)\s+)",
             re.IGNORECASE)
         cur = p
@@ -260,8 +275,14 @@ class Resolver:
             cur = nxt
             out.append(cur)
         out += [re.sub(r"\s+(?:region|area)$", "", c, flags=re.IGNORECASE) for c in list(out)]
+        out += [_coast(c) for c in list(out)]  # "bordering the Pacific Ocean": the Pacific coast
         out += [f"{c} {word}" for c in list(out) for word in ("states", "provinces")]  # "Ganga river region"
         return list(dict.fromkeys(c for c in out if c))
+
+    def _country_border(self, m: re.Match[str]) -> str:
+        """"Canadian border" → "Canada border" (the alias file's demonyms); other words unchanged."""
+        country = self.aliases.demonyms.get(" ".join(m[1].lower().split()), m[1])
+        return f"{country} border"
 
     def _group_key(self, text: str) -> str | None:
         alias = self.aliases.group(self.country, text)
