@@ -301,36 +301,57 @@ class Resolver:
 
     # legend ranges
     def legend_class(self, text: str) -> int:
-        """Index of a legend range written as printed (or, on discrete maps, by rank words)."""
+        """Index of a legend range written as printed (or, on discrete maps, by rank words); a range far off the
+        bar is read in the title's unit when exactly one puts it on the bar."""
         t = re.sub(r"^(?:the\s+)?(?:range\s+)?", "", text.strip(), flags=re.IGNORECASE)
         t = re.sub(r"\s+range$", "", t, flags=re.IGNORECASE).strip()
-        labels = self.ctx.interval_labels
-        m = re.fullmatch(r"(?:(second|third)\s+)?(\w+)", t, re.IGNORECASE)
-        if m and m.group(2).lower() in EXTREME:
-            if not self.ctx.discrete:
-                raise ParseError(f"'{text}' names a range by rank on a continuous map (no classes)")
-            k = {"second": 1, "third": 2}.get((m.group(1) or "").lower(), 0)
-            if k >= len(labels):
-                raise ParseError(f"'{text}': the legend has only {len(labels)} ranges")
-            return len(labels) - 1 - k if EXTREME[m.group(2).lower()] == "highest" else k
+        ranked = self._ranked_class(t, text)
+        if ranked is not None:
+            return ranked
         wanted = find_range(_clean_number_text(t))
         if wanted is None:
             raise ParseError(f"'{text}' is not a legend range")
-        shown, how = t, ""
-        if not any(self._on_bar(b) for b in wanted if b is not None):
-            unit, factor = self._unit_for([b for b in wanted if b is not None], text)
-            if factor != 1.0:
-                wanted = tuple(None if b is None else b / factor for b in wanted)  # type: ignore[assignment]
-                shown = "-".join("" if b is None else self._display(b) for b in wanted)
-                how = f"; '{t}' read in the title's unit {unit} = {factor:g}"
+        wanted, shown, how = self._range_in_title_unit(wanted, t)
+        labels = self.ctx.interval_labels
         for i, label in enumerate(labels):
             got = find_range(_clean_number_text(label))
             if got is not None and ranges_equal(wanted, got, rel_tol=2e-3):
                 if how:
-                    self.notes.append(how[2:] + f": {label}")
+                    self.notes.append(f"{how}: {label}")
                 return i
         kind = "classes" if self.ctx.discrete else "tick intervals"
-        raise ParseError(f"range '{shown}' is not a legend range of this map ({kind}: {', '.join(labels)}{how})")
+        tail = f"; {how}" if how else ""
+        raise ParseError(f"range '{shown}' is not a legend range of this map ({kind}: {', '.join(labels)}{tail})")
+
+    def _ranked_class(self, t: str, text: str) -> int | None:
+        """A range named by rank words ("second highest") on a discrete map; None when ``t`` is no rank."""
+        m = re.fullmatch(r"(?:(second|third)\s+)?(\w+)", t, re.IGNORECASE)
+        if not (m and m.group(2).lower() in EXTREME):
+            return None
+        if not self.ctx.discrete:
+            raise ParseError(f"'{text}' names a range by rank on a continuous map (no classes)")
+        labels = self.ctx.interval_labels
+        k = {"second": 1, "third": 2}.get((m.group(1) or "").lower(), 0)
+        if k >= len(labels):
+            raise ParseError(f"'{text}': the legend has only {len(labels)} ranges")
+        return len(labels) - 1 - k if EXTREME[m.group(2).lower()] == "highest" else k
+
+    def _range_in_title_unit(self, wanted: Any, t: str) -> tuple[Any, str, str]:
+        """(range, as shown, how it was read): the range as written, or, when its ends lie far off the bar and one
+        title unit puts them on it, in that unit; several fitting units = units unclear."""
+        ends = [b for b in wanted if b is not None]
+        if any(self._on_bar(b) for b in ends):
+            return wanted, t, ""
+        fits = self._fitting_units(ends)
+        if len(fits) > 1:
+            raise ParseError(f"range '{t}' fits the legend's values in several of the title's units "
+                             f"({', '.join(fits)}): units unclear")
+        if not fits:
+            return wanted, t, ""
+        unit, factor = next(iter(fits.items()))
+        rescaled = tuple(None if b is None else b / factor for b in wanted)
+        shown = "-".join("" if b is None else self._display(b) for b in rescaled)
+        return rescaled, shown, f"'{t}' read in the title's unit {unit} = {factor:g}"
 
     def number(self, text: str) -> float:
         """A number as written (units applied) in the map's value units; a number far off the bar is read in the
@@ -355,7 +376,7 @@ class Resolver:
     def _unit_for(self, values: list[float], text: str) -> tuple[str, float]:
         """The one title unit that puts every value on the bar ("lakh", 1e5); ParseError when none or several
         do (the units are unclear)."""
-        fits = {u: f for u, f in self.units.items() if values and all(self._on_bar(v / f) for v in values)}
+        fits = self._fitting_units(values)
         if len(fits) == 1:
             return next(iter(fits.items()))
         legend = self.scene.legend
@@ -366,6 +387,10 @@ class Resolver:
                              f"units ({', '.join(fits)}): units unclear")
         named = f"; title units: {', '.join(self.units)}" if self.units else ""
         raise ParseError(f"number '{text.strip()}' is far outside the legend's values ({bar}{named}): units unclear")
+
+    def _fitting_units(self, values: list[float]) -> dict[str, float]:
+        """The title units (name -> factor) in which every value lies on the bar."""
+        return {u: f for u, f in self.units.items() if values and all(self._on_bar(v / f) for v in values)}
 
     def _display(self, value: float) -> str:
         return f"{value:,.10g}"
