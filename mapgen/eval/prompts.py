@@ -116,6 +116,13 @@ def list_strategies() -> list[str]:
 
 
 def _read_strategy(path: Path) -> Strategy:
+    """The strategy in ``path``, parsed once per file version (an export renders a prompt per question)."""
+    stat = path.stat()
+    return _parse_strategy(path, stat.st_mtime_ns, stat.st_size)
+
+
+@lru_cache(maxsize=64)
+def _parse_strategy(path: Path, mtime_ns: int, size: int) -> Strategy:
     if path.suffix == ".txt":
         return Strategy(name=path.stem, text=path.read_text(encoding="utf-8"), path=path)
     data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
