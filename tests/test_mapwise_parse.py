@@ -214,3 +214,24 @@ def test_bordering_paraphrases(phrase: str, group: str):
 def test_unknown_adjective_before_border_is_not_guessed():
     p = parse("usa", "104", "Which states along the Martian border belong to the highest range?", 11)
     assert not p.ok and "unknown group" in p.reason
+
+
+def test_template_20_with_a_quantifier_parses_and_is_answered_from_the_map():
+    """MAPWise's "compared to atleast 2 of its neighbours" (10121's wording) on 10436: Nevada (class 10.2%-13.6%)
+    is lower than Oregon, California, Idaho and Arizona; Washington (lower than none: Oregon and Idaho share its
+    class), Oregon (California only) and California (Arizona only) lie further west."""
+    from mapgen.questions import ask, load_templates
+
+    q = "Name the western-most state that belongs to a lower value range compared to atleast 2 of its neighbours."
+    p = parse("usa", "10436", q, 20)
+    assert p.ok and p.template_id == "direction_local_extreme_count"
+    assert p.params == {"D": "west", "C": "lower", "N": 2}
+    assert ask(load_templates().get(p.template_id), scene("usa", "10436"), p.params).answer == "Nevada"
+    p = parse("usa", "10436", q.replace("atleast 2", "at least 3"), 20)
+    assert p.ok and p.params["N"] == 3
+
+
+def test_an_open_range_on_a_discrete_map_is_a_number():
+    p = parse("usa", "10436", "Does New York fall in range above 20%?", 9)
+    assert p.ok and p.template_id == "region_vs_number"
+    assert p.params["X"] == "NY" and p.params["S"] == "above" and p.params["N"] == pytest.approx(0.2)

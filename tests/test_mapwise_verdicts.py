@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import statistics
 from collections import Counter
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 
@@ -251,3 +252,40 @@ def test_overall_range_on_a_rounder_bar_is_a_judgement_call_but_a_wrong_one_stay
     by_ref = {v.map_ref: v for v in _recheck_rows("india", [41, 73])}
     assert by_ref["105_6C"].verdict == "ambiguous" and "first-to-last tick" in by_ref["105_6C"].reason
     assert by_ref["110_5C"].verdict == "disagree"
+
+
+# ---------------------------------------------------------------------------------------------- the two former gaps
+
+
+def test_usa_10436_new_york_above_20_percent_lies_inside_its_class():
+    """"in range above 20%" is no legend range: it is one region against a number. 20% lies inside New York's
+    class 19.7%-26.7%, so the map cannot say (ambiguous, parsed); a state of a class wholly below says No."""
+    raw, v = verdict("usa", 22)
+    assert raw.question == "Does New York fall in range above 20%?" and raw.ground_truth == "Yes"
+    assert classes("usa", "10436")["NY"] == "19.7%-26.7%" and values("usa", "10436")["NY"] > 0.2
+    assert (v.verdict, v.template_id) == ("ambiguous", "region_vs_number")
+    assert "lies inside class 19.7%-26.7%" in v.reason
+
+    from mapgen.mapwise.recheck import recheck_question
+    from mapgen.scene import build_scene
+
+    data = _sample("usa")
+    scene = build_scene(data.specs["10436"])
+    assert classes("usa", "10436")["UT"] == "10.2%-13.6%"
+    for question, gt, expected in (("Does Utah fall in range above 20%?", "No", "agree"),
+                                   ("Does Utah fall in range above 20%?", "Yes", "disagree"),
+                                   ("Does Utah fall in range below 20%?", "Yes", "agree")):
+        v = recheck_question(replace(raw, question=question, ground_truth=gt), scene)
+        assert (v.template_id, v.verdict) == ("region_vs_number", expected), (question, v.reason)
+
+
+def test_usa_10436_lower_than_a_percent_reads_printed_percent_classes():
+    """A number read against classes printed in percent over fraction values: Montana, North Dakota and New
+    Hampshire are in 10.2%-13.6%, wholly below 13.6%; the other Canada-border states are in higher classes
+    (before the printed ranges were compared in display units this was 'not asked')."""
+    raw, v = verdict("usa", 26)
+    desc = classes("usa", "10436")
+    canada = ["AK", "ID", "ME", "MI", "MN", "MT", "ND", "NH", "NY", "OH", "PA", "VT", "WA"]
+    assert sorted(c for c in canada if desc[c] == "10.2%-13.6%") == ["MT", "ND", "NH"]
+    assert raw.ground_truth == "New Hampshire, Montana, North Dakota"
+    assert (v.verdict, v.template_id) == ("agree", "group_regions_threshold")

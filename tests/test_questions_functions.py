@@ -37,6 +37,9 @@ def test_filters_and_comparisons() -> None:
     assert f("in_range", "D1", f("members", "D1", FC), 1) == {"AZ", "NM"}
     assert f("in_range", "C1", f("members", "C1", WC), 0) is INVALID  # WA on the 0 tick
     assert f("is_in_range", "C1", "NV", 2) is True
+    assert f("versus_number", "D1", "CA", "above", 20.0) is True  # class 22-30
+    assert f("versus_number", "D1", "NV", "below", 15.0) is INVALID  # 15 inside NV's class 11-18
+    assert f("versus_number", "C1", "OR", "above", 40.0) is False  # 30
     assert f("filter_threshold", "D1", f("members", "D1", FC), "higher", 10.0) == {"AZ", "CO", "NM"}
     assert f("filter_threshold", "C1", {"NV"}, "higher", 50.0) is INVALID  # 52 within tau of 50
     assert f("filter_compare", "D1", f("members", "D1", WC), "similar", "NV") == {"OR"}
@@ -78,6 +81,8 @@ def test_geography() -> None:
     assert f("extreme_direction", "D1", {"AZ", "NM"}, "north") is INVALID  # 0.1 degrees apart
     assert f("versus_all_neighbors", "D1", "CO", "higher") is True
     assert f("extreme_local", "D1", "higher", "west") == "CA"
+    assert f("extreme_local_count", "D1", "similar", "west", 2) == "NV"  # OR, ID (same class as NV)
+    assert f("extreme_local_count", "D1", "higher", "west", 0) is INVALID  # N >= 1
     assert f("extreme_in_range", "D1", 2, "east") == "MA"
     assert f("border_relation", "D1", 2, "only", 0, 2) == "MA"
     assert f("group_border_relation", "D1", f("members", "D1", WC), "only", 1, 2) == "CA"
@@ -116,6 +121,7 @@ def test_domain_helpers() -> None:
     assert f("local_candidates", "D1", "higher", "north")[0] == "MA"
     assert "AK" not in f("with_neighbors", "D1")
     assert f("numbers_above", "C1", 60.0) == [80.0, 100.0]
+    assert f("numbers_to_compare", "D1") == [5.0, 10.0, 15.0, 20.0, 25.0]  # inside 2-8, 8|11, 11-18, 18|22, 22-30
     assert f("by_outlyingness", "C1", f("members", "C1", FC))[0] == "UT"
     assert f("ranges_by_share", "D1", f("members", "D1", FC))[0] == 1
 

@@ -104,6 +104,14 @@ CASES: list[tuple[str, str, dict[str, Any], Any]] = [
     ("region_in_range", "D1", {"X": "WA", "Y": 1}, "No"),
     ("region_in_range", "C1", {"X": "NV", "Y": 2}, "Yes"),
     ("region_in_range", "C1", {"X": "OR", "Y": 2}, "No"),
+    # 9 one region against a number: only when X's class (discrete) / reading (continuous) is on one side
+    ("region_vs_number", "D1", {"X": "CA", "S": "above", "N": 20.0}, "Yes"),  # class 22-30 wholly above 20
+    ("region_vs_number", "D1", {"X": "WA", "S": "above", "N": 10.0}, "No"),  # class 2-8
+    ("region_vs_number", "D1", {"X": "CA", "S": "below", "N": 15.0}, "No"),  # 15 inside 11-18, CA is not there
+    ("region_vs_number", "D1", {"X": "OR", "S": "below", "N": 12.0}, None),  # 12 inside OR's class 11-18
+    ("region_vs_number", "C1", {"X": "CO", "S": "above", "N": 60.0}, "Yes"),  # 90: 30 above, r = 6
+    ("region_vs_number", "C1", {"X": "OR", "S": "below", "N": 40.0}, "Yes"),  # 30
+    ("region_vs_number", "C1", {"X": "NV", "S": "above", "N": 50.0}, None),  # 52: within r of 50
     # 10 closer to (OR 30: |30-20|=10 vs 70; CO 90: 50 vs 10)
     ("region_closer_to_number", "C1", {"X": "OR", "A": 20.0, "B": 100.0}, "20"),
     ("region_closer_to_number", "C1", {"X": "CO", "A": 40.0, "B": 100.0}, "100"),
@@ -161,6 +169,16 @@ CASES: list[tuple[str, str, dict[str, Any], Any]] = [
     ("direction_local_extreme", "C1", {"C": "higher", "D": "north"}, None),
     ("direction_local_extreme", "D2", {"C": "lower", "D": "north"}, "Vermont"),  # the only local minimum
     ("direction_local_extreme", "D2", {"C": "lower", "D": "west"}, "Vermont"),
+    # 20 with a quantifier: "... compared to at least N of its neighbours"
+    # D1 west, same class as >= 2: WA (OR 1, ID 0: one), OR (WA, ID, NV, CA: NV only), CA (OR/NV/AZ: none) fail;
+    # NV (class 1: OR, AZ) passes, ~2 deg west of ID (class 0: WA, UT, MT)
+    ("direction_local_extreme_count", "D1", {"C": "similar", "D": "west", "N": 2}, "Nevada"),
+    # D1 north, higher than >= 2: OR (15 > WA 2, ID 5) at 43.9 before WY (43.0); "all" says Massachusetts
+    ("direction_local_extreme_count", "D1", {"C": "higher", "D": "north", "N": 2}, "Oregon"),
+    # C1 west, higher than >= 2 (by > 2r = 12): WA, OR (above WA only) fail; CA 100 > OR, NV, AZ
+    ("direction_local_extreme_count", "C1", {"C": "higher", "D": "west", "N": 2}, "California"),
+    # C1 west, similar to >= 2: OR 30 vs ID 50 / NV 52 (20, 22 apart) could read either way -> not asked
+    ("direction_local_extreme_count", "C1", {"C": "similar", "D": "west", "N": 2}, None),
     # 20, "highest / lowest category": the legend's top / bottom class (D1 class 2: MA 42.3 N, CO, CA, TX;
     # class 0 holds the 5s, Hawaii the southernmost; D2 class 2: ME 45.4 N, NH, TN, AL; class 0: FL, GA, VT)
     ("direction_extreme_category", "D1", {"E": "highest", "D": "north"}, "Massachusetts"),

@@ -637,7 +637,6 @@ def parse_question(
 
 GAPS: tuple[tuple[str, str], ...] = (
     (r"either border|shares border either|either with", "engine gap: a union of two groups is not a group"),
-    (r"at ?least \d+ of its neighbou?rs|atleast", "engine gap: 'compared to at least N of its neighbours'"),
     (r"excluding missing", "engine gap: medians 'excluding missing values' (N/A members make it not asked)"),
     (r"to the (?:west|east|north|south) of", "engine gap: groups defined by direction from a region"),
     (r"borders at least \d+ states? with", "engine gap: bordering regions with missing data"),

@@ -390,9 +390,11 @@ def _versus_mark(ctx: Ctx, code: str, mark: float) -> int:
         raise Invalid
     if ctx.exact:
         return side
-    if ctx.discrete:
+    if ctx.discrete:  # printed ranges are in display units (label_scale: percent labels over fractions)
         lo, hi = ctx.printed[int(lv)] if ctx.printed else (None, None)
-        if side > 0 and lo is not None and lo >= mark or side < 0 and hi is not None and hi <= mark:
+        shown = mark * (ctx.scene.legend.label_scale or 1.0)
+        eps = 1e-9 * max(1.0, abs(shown))
+        if side > 0 and lo is not None and lo >= shown - eps or side < 0 and hi is not None and hi <= shown + eps:
             return side
         raise Invalid
     if abs(v - mark) <= ctx.reading:
@@ -544,6 +546,14 @@ def compare(ctx: Ctx, a: str, cmp: str, b: str) -> bool:
     """Whether ``a`` is higher/lower/similar compared with ``b``."""
     r = relation(ctx, a, cmp, b)
     return INVALID if r is None else r
+
+
+@register("Region Choice Number", "Bool")
+@_guard
+def versus_number(ctx: Ctx, region: str, side: str, number: float) -> bool:
+    """Whether a region's value is above/below a number; asked only when the region's class as printed
+    (discrete) or its reading within r (continuous) lies wholly on one side of the number."""
+    return _versus_mark(ctx, region, number) == _sign(side)
 
 
 @register("Region LegendClass", "Bool")
@@ -949,6 +959,26 @@ def _vs_all_neighbors(ctx: Ctx, code: str, cmp: str) -> bool | None:
     return verdict
 
 
+def _vs_at_least_neighbors(ctx: Ctx, code: str, cmp: str, n: int) -> bool | None:
+    """True/False whether ``code`` is higher/lower/similar than at least ``n`` of its neighbours; None if a
+    reading could say either. A neighbour without data is in no range: it never counts towards ``n``."""
+    nbrs = ctx.sorted_neighbors[code]
+    if len(nbrs) < n or ctx.lv(code) is None:
+        return False
+    sure = unsure = 0
+    for nb in nbrs:  # every neighbour is read, in a fixed order
+        if ctx.lv(nb) is None:
+            continue
+        r = relation(ctx, code, cmp, nb)
+        if r is None:
+            unsure += 1
+        elif r:
+            sure += 1
+    if sure >= n:
+        return True
+    return False if sure + unsure < n else None
+
+
 @register("Region Comparison", "Bool", relative=True)
 @_guard
 def versus_all_neighbors(ctx: Ctx, region: str, cmp: str) -> bool:
@@ -966,6 +996,18 @@ def versus_all_neighbors(ctx: Ctx, region: str, cmp: str) -> bool:
 def extreme_local(ctx: Ctx, cmp: str, direction: str) -> str:
     """The north-/south-/... most region that is higher/lower/similar compared with all its neighbours."""
     return _first_in_direction(ctx, ctx.scene.regions, direction, lambda c: _vs_all_neighbors(ctx, c, cmp))
+
+
+@register("Comparison Direction N", "Region", relative=True)
+@_guard
+def extreme_local_count(ctx: Ctx, cmp: str, direction: str, n: int) -> str:
+    """The north-/south-/... most region that is higher/lower/similar compared with at least ``n`` of its
+    neighbours (MAPWise's quantified template 20)."""
+    if n < 1:
+        raise Invalid
+    return _first_in_direction(
+        ctx, ctx.scene.regions, direction, lambda c: _vs_at_least_neighbors(ctx, c, cmp, int(n))
+    )
 
 
 @register("LegendClass Direction", "Region")
@@ -1302,6 +1344,34 @@ def with_neighbors(ctx: Ctx) -> list[str]:
 def numbers_above(ctx: Ctx, number: float) -> list[float]:
     """Legend numbers larger than ``number``."""
     return [v for v, _ in ctx.thresholds if v > number]
+
+
+@register("", "Numbers")
+def numbers_to_compare(ctx: Ctx) -> list[float]:
+    """Numbers a region is read against: the legend's marks (class boundaries / ticks) and the roundest number
+    inside each class as printed / each tick interval ("above 20%" inside a 19.7%-26.7% class), ascending."""
+    scale = ctx.scene.legend.label_scale or 1.0
+    spans = ctx.printed if ctx.discrete else [(lo * scale, hi * scale) for lo, hi in ctx.intervals]
+    inner = [round_inside(lo, hi) for lo, hi in spans if lo is not None and hi is not None]
+    out = {v: None for v, _ in ctx.thresholds}
+    out.update({x / scale: None for x in inner if x is not None})
+    return sorted(out)
+
+
+def round_inside(lo: float, hi: float) -> float | None:
+    """The roundest number strictly between ``lo`` and ``hi`` (steps 1, 2, 5 x 10^k from coarse to fine; among
+    the multiples of the first step that fits, the one nearest the middle); None when ``lo >= hi``."""
+    if not lo < hi:
+        return None
+    top = math.floor(math.log10(max(abs(lo), abs(hi)))) + 1
+    for k in range(top, top - 12, -1):
+        for unit in (5, 2, 1):
+            step = unit * 10.0**k
+            inside = [x for i in range(math.floor(lo / step), math.ceil(hi / step) + 1)
+                      if lo < (x := float(f"{i * step:.12g}")) < hi]
+            if inside:
+                return min(inside, key=lambda x: (abs(x - (lo + hi) / 2), x))
+    return None
 
 
 @register("Regions", "Regions")
