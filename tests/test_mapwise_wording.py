@@ -123,9 +123,15 @@ def test_every_exported_question_matches_a_mapwise_wording(bench: Path) -> None:
      "Yes or no: Utah is an outlier compared to other states bordering Texas."),
     ("legend_colour_kind", "discrete", "Yes or no: the legend has multiple distinct colours.",
      "Yes or no: the legend has multiple distinct colours?"),
+    ("region_vs_number", "discrete", "Does New York have a value above 20%?", "Does New York fall in range above 20%?"),
+    ("region_vs_number", "continuous", "Does the value of Ohio lie below 60?", "Does the value of Ohio lie below 60?"),
+    ("direction_local_extreme_count", "discrete",
+     "Name the westernmost state that belongs to a similar value range compared to at least 2 of its neighbours.",
+     "Name the westernmost state that belongs to a similar value range compared to atleast 2 of its neighbours."),
 ])
 def test_released_forms(template: str, map_type: str, ours: str, released: str) -> None:
     """Templates whose released questions differ from mapgen's text are written as MAPWise released them: T22
     "higher values on average than" / "similar values on average to", T16's continuous "fall in?", T17 "with the
-    values", T32 "compared to other states", T5 ending in "?"."""
+    values", T32 "compared to other states", T5 ending in "?", T9's "fall in range above N" and T20's "atleast N of
+    its neighbours" (continuous maps keep mapgen's text: MAPWise released no continuous form of either)."""
     assert mapwise_text({"template_id": template, "question": ours, "country": "usa", "map_type": map_type}) == released
