@@ -22,7 +22,7 @@ from typing import Any
 
 import yaml
 
-from mapgen.data.statistic import StatInfo, shows_unit
+from mapgen.data.statistic import StatInfo, with_year_and_unit
 from mapgen.resources import template_path
 
 __all__ = ["MapWords", "lint_map_words", "map_words", "map_words_file"]
@@ -60,12 +60,7 @@ class MapWords:
         text = self.stat_title(info)
         if text is None:
             return None
-        if info.year and str(info.year) not in text:
-            text = self.year_format.format(title=text, year=info.year)
-        unit = self.unit(info.unit)
-        if unit and not shows_unit(text, unit):
-            text = self.unit_format.format(title=text, unit=unit)
-        return text
+        return with_year_and_unit(text, info.year, self.unit(info.unit), self.year_format, self.unit_format)
 
 
 def map_words_file(language: str) -> Any:

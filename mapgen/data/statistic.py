@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -51,12 +51,18 @@ class StatInfo:
     def display_title(self) -> str:
         """The title a map prints: ``title``, then ``, year`` and ``(unit)`` unless the title already says them
         ("GDP per capita, 2022 (yuan)"; "Electoral votes, 2024 and 2028 elections" already names its unit)."""
-        text = self.title
-        if self.year and str(self.year) not in text:
-            text = f"{text}, {self.year}"
-        if self.unit and not shows_unit(text, self.unit):
-            text = f"{text} ({self.unit})"
-        return text
+        return with_year_and_unit(self.title, self.year, self.unit)
+
+
+def with_year_and_unit(title: str, year: Any, unit: str, year_format: str = "{title}, {year}",
+                       unit_format: str = "{title} ({unit})") -> str:
+    """``title`` with ``year`` and ``unit`` added by the formats, each unless the title already says it."""
+    text = title
+    if year and str(year) not in text:
+        text = year_format.format(title=text, year=year)
+    if unit and not shows_unit(text, unit):
+        text = unit_format.format(title=text, unit=unit)
+    return text
 
 
 def shows_unit(title: str, unit: str) -> bool:
