@@ -95,15 +95,19 @@ def templates_lint(paths: tuple[str, ...]) -> None:
         paths = tuple(str(f) for f in (*builtin_files(), *language_files()))
     bad = False
     for path in paths:
-        problems = lint_file(path)
-        for p in problems:
-            click.echo(f"{path}: {p}")
-        if not problems:
-            click.echo(f"{path}: ok")
-        bad |= bool(problems)
+        bad |= _report_lint(path, lint_file(path))
     if not paths_given:
         bad |= _lint_map_words()
     sys.exit(1 if bad else 0)
+
+
+def _report_lint(name: str, problems: list[str]) -> bool:
+    """Print a linted file's problems (or ``ok``); True when it has any."""
+    for p in problems:
+        click.echo(f"{name}: {p}")
+    if not problems:
+        click.echo(f"{name}: ok")
+    return bool(problems)
 
 
 def _lint_map_words() -> bool:
@@ -113,12 +117,7 @@ def _lint_map_words() -> bool:
 
     bad = False
     for language in (lang for lang in LANGUAGES if lang != "en"):
-        problems = lint_map_words(language)
-        for p in problems:
-            click.echo(f"templates/lang/map/{language}.yaml: {p}")
-        if not problems:
-            click.echo(f"templates/lang/map/{language}.yaml: ok")
-        bad |= bool(problems)
+        bad |= _report_lint(f"templates/lang/map/{language}.yaml", lint_map_words(language))
     return bad
 
 
