@@ -12,6 +12,15 @@ from typing import Any
 from mapgen.questions.record import Question
 
 
+def send_json(handler: BaseHTTPRequestHandler, payload: bytes) -> None:
+    """Answer a test HTTP server's request with 200 and the JSON ``payload``."""
+    handler.send_response(200)
+    handler.send_header("Content-Type", "application/json")
+    handler.send_header("Content-Length", str(len(payload)))
+    handler.end_headers()
+    handler.wfile.write(payload)
+
+
 def make_question(question_id: str = "Q1", answer_type: str = "binary", answer: Any = "Yes", **kw: Any) -> Question:
     """A :class:`Question` for metric and extraction unit tests (tests that read a benchmark build one)."""
     base: dict[str, Any] = dict(
@@ -104,11 +113,7 @@ class ChatStub:
                                  "message": {"role": "assistant", "content": reply}}],
                     "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
                 }).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
+                send_json(self, payload)
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"

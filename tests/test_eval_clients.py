@@ -10,6 +10,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from helpers import send_json
 from PIL import Image
 
 from mapgen.eval.clients import OpenAIClient, ResponseCache, make_client, parse_model_spec
@@ -59,11 +60,7 @@ class FakeServer:
                     payload = json.dumps(
                         {"choices": [{"message": {"role": "assistant", "content": reply}}]}
                     ).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
+                send_json(self, payload)
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
