@@ -161,6 +161,15 @@ def test_generic_steps() -> None:
 def test_generic_filters_and_neighbour_aggregates() -> None:
     assert f("union", "D1", {"A"}, {"B"}) == {"A", "B"} and f("intersection", "D1", {"A", "B"}, {"B"}) == {"B"}
     assert f("without", "D1", {"A", "B"}, {"B"}) == {"A"}
+    assert f("unique", "D1", {"A"}) == "A" and f("unique", "D1", {"A", "B"}) is INVALID
+    assert f("unique", "D1", set()) is INVALID
+    assert f("with_data", "N1", {"TX", "NM"}) == {"TX", "NM"} and f("with_data", "N1", {"TX", "KS"}) is INVALID
+    assert f("with_data", "D1", {"TX"}) is INVALID  # one member: nothing to aggregate
+    assert f("bordering_range", "D1", f("in_range", "D1", f("all_regions", "D1"), 2), "only", 0, 2) == {"MA"}
+    assert f("bordering_range", "D1", f("members", "D1", WC), "only", 1, 2) == {"CA"}
+    # class 1 (11-18) holds OR and NV: WA borders OR, OR borders NV, CA borders OR and NV
+    assert f("bordering_range", "D1", f("members", "D1", WC), "at least", 1, 1) == {"CA", "OR", "WA"}
+    assert f("bordering_range", "D1", f("members", "D1", WC), "at least", 1, 2) == {"CA"}
     fc = f("members", "D1", FC)  # UT 8 (class 0), AZ 14 and NM 18 (class 1), CO 22 (class 2)
     assert f("beyond_range", "D1", fc, "higher", 1) == {"CO"} and f("beyond_range", "D1", fc, "lower", 1) == {"UT"}
     fc = f("members", "C1", FC)  # UT 30, AZ 70, NM 72, CO 90 against range 2 = 40-60

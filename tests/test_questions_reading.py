@@ -7,6 +7,7 @@ classes 2-8 / 11-18 / 22-30.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Iterator
 
 import pytest
@@ -71,3 +72,24 @@ def test_reading_facts() -> None:
     assert Reading.decide(True) is True
     with pytest.raises(Invalid):
         Reading.decide(None)
+
+
+def test_the_decorator_docstring_example_runs() -> None:
+    doc = register.__doc__ or ""
+    code = doc.split("A complete pack function (in a pack's ``functions.py``)::", 1)[1].split("and a template", 1)[0]
+    namespace: dict = {"__name__": "pack_example"}
+    exec(compile(textwrap.dedent(code), "pack_example", "exec"), namespace)
+    try:
+        assert run("differ_by_at_least", "C1", "CO", "NV", 20.0) is True  # 90 - 52 = 38, +- 12
+        assert run("differ_by_at_least", "C1", "CO", "NV", 40.0) is INVALID  # 38 +- 12 straddles 40
+        assert run("differ_by_at_least", "D1", "CA", "NV", 2.0) is True  # 22-30 against 11-18: at least 4 apart
+    finally:
+        FUNCTIONS.pop("differ_by_at_least")
+
+
+def test_a_taken_name_cannot_be_registered_again() -> None:
+    with pytest.raises(ValueError, match="already registered"):
+        @register("Region", "Bool", name="compare")
+        def mine(scene: Reading, a: str) -> bool:
+            return True
+    assert FUNCTIONS["compare"].args == ("Region", "Comparison", "Region")

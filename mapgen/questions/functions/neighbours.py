@@ -114,9 +114,9 @@ def versus_all_neighbors(ctx: Ctx, region: str, cmp: str) -> bool:
 
 
 
-def _unique_border_relation(ctx: Ctx, pool: Iterable[str], relation: str, other_idx: int, n: int) -> str:
-    """The unique member of ``pool`` that borders ``at least n`` / ``only`` / ``no`` regions of range
-    ``other_idx`` (regions without neighbours never qualify)."""
+def _bordering(ctx: Ctx, pool: Iterable[str], relation: str, other_idx: int, n: int) -> list[str]:
+    """The members of ``pool`` (in its order) that border ``at least n`` / ``only`` / ``no`` regions of range
+    ``other_idx`` (regions without neighbours never qualify); every member is read."""
     found = []
     for c in pool:
         nbrs = ctx.scene.regions[c].neighbors
@@ -126,9 +126,22 @@ def _unique_border_relation(ctx: Ctx, pool: Iterable[str], relation: str, other_
         ok = {"at least": hits >= n, "only": hits == len(nbrs), "none": hits == 0}[relation]
         if ok:
             found.append(c)
+    return found
+
+
+def _unique_border_relation(ctx: Ctx, pool: Iterable[str], relation: str, other_idx: int, n: int) -> str:
+    """The unique member of ``pool`` that :func:`_bordering` finds (INVALID for none or several)."""
+    found = _bordering(ctx, pool, relation, other_idx, n)
     if len(found) != 1:
         raise Invalid
     return found[0]
+
+
+@register("Regions Relation LegendClass N", "Regions", relative=True)
+def bordering_range(ctx: Ctx, regions: Iterable[str], relation: str, other_idx: int, n: int) -> frozenset[str]:
+    """Members that border ``at least n`` / ``only`` / ``no`` regions of range ``other_idx`` (members without
+    neighbours never qualify; INVALID when a neighbour's range is unreadable)."""
+    return frozenset(_bordering(ctx, sorted(regions), relation, other_idx, n))
 
 
 @register("LegendClass Relation LegendClass N", "Region", relative=True)

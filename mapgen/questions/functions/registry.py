@@ -78,10 +78,23 @@ def register(
     def deco(fn: F) -> F:
         safe = guarded(fn)
         key = name or fn.__name__
+        _check_free(key, fn)
         FUNCTIONS[key] = Function(key, safe, arg_types, returns, (fn.__doc__ or "").strip(), relative)
         return safe  # type: ignore[return-value]
 
     return deco
+
+
+def _check_free(key: str, fn: Callable[..., Any]) -> None:
+    """A name belongs to one function: registering another module's function under a taken name is an error
+    (re-registering the same function, as a re-imported module does, replaces it)."""
+    old = FUNCTIONS.get(key)
+    if old is None:
+        return
+    prev = getattr(old.fn, "__wrapped__", old.fn)
+    if (prev.__module__, prev.__qualname__) != (fn.__module__, fn.__qualname__):
+        raise ValueError(f"a question function named {key!r} is already registered (by {prev.__module__}); "
+                         "choose another name")
 
 
 def call(ctx: Reading, name: str, *args: Any) -> Any:

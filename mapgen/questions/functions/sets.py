@@ -7,7 +7,7 @@ from typing import Any
 
 from mapgen.questions.functions.common import valued
 from mapgen.questions.functions.registry import register
-from mapgen.questions.reading import INVALID, Ctx, Invalid, sign
+from mapgen.questions.reading import INVALID, Ctx, Estimate, Invalid, sign
 
 
 @register("RegionGroup", "Regions")
@@ -206,14 +206,34 @@ def beyond_range(ctx: Ctx, regions: Iterable[str], cmp: str, idx: int) -> frozen
     continuous map clearly beyond the range's upper / lower tick (missing values never qualify)."""
     up = sign(cmp) > 0
     if ctx.discrete:
-        return frozenset(c for c in valued(ctx, regions) if (ctx.level[c] > idx if up else ctx.level[c] < idx))
+        levels = {c: ctx.lv(c) for c in regions}
+        return frozenset(c for c, lv in levels.items() if lv is not None and (lv > idx if up else lv < idx))
     lo, hi = ctx.range_bounds(idx)
     return frozenset(c for c in valued(ctx, regions) if (ctx.side(c, hi) > 0 if up else ctx.side(c, lo) < 0))
 
 
 @register("Regions Comparison Value", "Regions")
-def filter_value(ctx: Ctx, regions: Iterable[str], cmp: str, threshold: Any) -> frozenset[str]:
+def filter_value(ctx: Ctx, regions: Iterable[str], cmp: str, threshold: Estimate) -> frozenset[str]:
     """Members whose value is higher / lower than a Value (e.g. a group's mean) for every reading; INVALID
     when one member could be on either side (missing values never qualify)."""
     up = sign(cmp) > 0
     return frozenset(c for c in valued(ctx, regions) if ctx.estimate(c).minus(threshold).above(0.0) == up)
+
+
+@register("Regions", "Region")
+def unique(ctx: Ctx, regions: Iterable[str]) -> str:
+    """The one member of a set (INVALID when it has none or several: the question asks for one region)."""
+    pool = list(regions)
+    if len(pool) != 1:
+        raise Invalid
+    return pool[0]
+
+
+@register("Regions", "Regions")
+def with_data(ctx: Ctx, regions: Iterable[str]) -> frozenset[str]:
+    """The set itself when it has at least two members, all with data (an aggregate over it needs every
+    member's level); INVALID otherwise."""
+    pool = sorted(regions)
+    if len(pool) < 2 or any(ctx.lv(c) is None for c in pool):
+        raise Invalid
+    return frozenset(pool)
