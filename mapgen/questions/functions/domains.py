@@ -123,4 +123,4 @@ def ranges_by_share(ctx: Ctx, regions: Iterable[str]) -> list[int]:
             for i, (lo, hi) in enumerate(ctx.intervals):
                 if lo <= ctx.value[c] <= hi:
                     counts[i] += 1
-    return sorted(range(len(ctx.intervals)), key=lambda i: (-counts[i], i))
+    return sorted(range(ctx.range_count), key=lambda i: (-counts[i], i))

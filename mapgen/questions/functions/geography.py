@@ -66,7 +66,7 @@ def extreme_in_range(ctx: Ctx, idx: int, direction: str) -> str:
 @register("Extreme", "LegendClass")
 def end_class(ctx: Ctx, extreme: str) -> int:
     """The legend's highest or lowest class (discrete maps: the "highest / lowest category")."""
-    return len(ctx.intervals) - 1 if extreme.endswith("highest") else 0
+    return ctx.range_count - 1 if extreme.endswith("highest") else 0
 
 
 @register("Regions", "Pair")

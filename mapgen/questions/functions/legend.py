@@ -26,7 +26,7 @@ def range_of(ctx: Ctx, region: str) -> int:
     """The legend range of a region (class; tick interval on continuous maps, readable by τ)."""
     if ctx.lv(region) is None:
         raise Invalid
-    for i in range(len(ctx.intervals)):
+    for i in range(ctx.range_count):
         if ctx.in_range(region, i):
             return i
     raise Invalid

@@ -69,7 +69,7 @@ def is_max_border_pair(ctx: Ctx, a: str, b: str) -> bool:
 
 def vs_all_neighbors(ctx: Ctx, code: str, cmp: str) -> bool | None:
     """True/False whether ``code`` is higher/lower/similar than every neighbour; None if unreadable."""
-    nbrs = ctx.sorted_neighbors[code]
+    nbrs = ctx.neighbours(code)
     if not nbrs or ctx.lv(code) is None:
         return False
     verdict: bool | None = True
@@ -85,7 +85,7 @@ def vs_all_neighbors(ctx: Ctx, code: str, cmp: str) -> bool | None:
 def vs_at_least_neighbors(ctx: Ctx, code: str, cmp: str, n: int) -> bool | None:
     """True/False whether ``code`` is higher/lower/similar than at least ``n`` of its neighbours; None if a
     reading could say either. A neighbour without data is in no range: it never counts towards ``n``."""
-    nbrs = ctx.sorted_neighbors[code]
+    nbrs = ctx.neighbours(code)
     if len(nbrs) < n or ctx.lv(code) is None:
         return False
     sure = unsure = 0

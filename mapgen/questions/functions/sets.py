@@ -13,7 +13,7 @@ from mapgen.questions.reading import INVALID, Ctx, Estimate, Invalid, sign
 @register("RegionGroup", "Regions")
 def members(ctx: Ctx, group: str) -> frozenset[str]:
     """Members of a named region group (curated, ``bordering <country>`` or ``bordering <region>``)."""
-    return ctx.groups[group]
+    return ctx.group(group)
 
 
 @register("Region", "Regions", relative=True)
@@ -168,7 +168,7 @@ def same_range(ctx: Ctx, regions: Iterable[str]) -> bool:
         raise Invalid
     ranges = set()
     for c in pool:
-        inside = [i for i in range(len(ctx.intervals)) if ctx.in_range(c, i)]
+        inside = [i for i in range(ctx.range_count) if ctx.in_range(c, i)]
         if len(inside) != 1:
             raise Invalid
         ranges.add(inside[0])
