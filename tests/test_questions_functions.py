@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from test_questions_templates import hand_scene
 
-from mapgen.questions.functions import FUNCTIONS, INVALID, context, hue_spread, number_text
+from mapgen.questions.functions import FUNCTIONS, INVALID, Estimate, context, hue_spread, number_text
 
 TESTED: set[str] = set()
 
@@ -126,9 +126,76 @@ def test_domain_helpers() -> None:
     assert f("ranges_by_share", "D1", f("members", "D1", FC))[0] == 1
 
 
+def test_generic_steps() -> None:
+    # C1: r = tau + margin = 5 + 1 = 6 (value units); a Value is the interval a reader can be sure of
+    def v(scene: str, code: str) -> Estimate:
+        return f("value", scene, code)
+
+    assert v("C1", "NV") == Estimate(52.0, 46.0, 58.0)
+    assert v("D1", "CA") == Estimate(25.0, 22.0, 30.0, closed=True)  # discrete: the class as printed, 22-30
+    assert f("value", "N1", "KS") is INVALID  # N/A
+    assert f("number", "D1", 5.0) == Estimate(5.0, 5.0, 5.0, closed=True)
+    d = f("difference", "C1", v("C1", "CA"), v("C1", "WA"))  # 100 - 0, each +-6
+    assert d == Estimate(100.0, 88.0, 112.0)
+    assert f("exceeds", "C1", d, "higher", 80.0) is True and f("exceeds", "C1", d, "higher", 95.0) is INVALID
+    g = f("gap", "C1", v("C1", "OR"), v("C1", "UT"))  # 30 and 30: |d| in 0-12
+    assert g == Estimate(0.0, 0.0, 12.0) and f("exceeds", "C1", g, "lower", 20.0) is True
+    q = f("ratio", "C1", v("C1", "CA"), v("C1", "OR"))  # 94/36 .. 106/24
+    assert q.lo == pytest.approx(94 / 36) and q.hi == pytest.approx(106 / 24)
+    assert f("ratio", "C1", v("C1", "CA"), v("C1", "WA")) is INVALID  # WA 0 +- 6 could be 0
+    m = f("mean", "C1", f("members", "C1", WC))  # (0 + 30 + 100) / 3 +- 6
+    assert m.value == pytest.approx(130 / 3) and m.hi - m.lo == pytest.approx(12)
+    assert f("mean", "C1", {"WA"}) is INVALID
+    assert f("value_compare", "C1", v("C1", "CO"), "higher", v("C1", "NV")) is True  # 90 vs 52
+    assert f("value_compare", "C1", v("C1", "AZ"), "similar", v("C1", "NM")) is True  # |70 - 72| <= 14 <= 15
+    assert f("value_compare", "C1", v("C1", "AZ"), "higher", v("C1", "NM")) is INVALID  # 2 apart
+    assert f("value_compare", "D1", v("D1", "CA"), "higher", v("D1", "NV")) is True  # 22-30 above 11-18
+    assert f("value_compare", "D1", v("D1", "CA"), "similar", v("D1", "NV")) is INVALID  # by class: compare
+    assert f("exceeds", "D1", v("D1", "CA"), "above", 20.0) is True  # 22-30
+    assert f("exceeds", "D1", v("D1", "NV"), "above", 15.0) is INVALID  # 15 inside 11-18
+    assert f("count_compare", "D1", 3, "higher", 2) and f("count_compare", "D1", 2, "similar", 2)
+    assert f("count_compare", "D1", 2, "lower", 2) is False
+    assert f("at_least", "D1", 3, 3) is True and f("at_least", "D1", 2, 3) is False
+
+
+def test_generic_filters_and_neighbour_aggregates() -> None:
+    assert f("union", "D1", {"A"}, {"B"}) == {"A", "B"} and f("intersection", "D1", {"A", "B"}, {"B"}) == {"B"}
+    assert f("without", "D1", {"A", "B"}, {"B"}) == {"A"}
+    assert f("unique", "D1", {"A"}) == "A" and f("unique", "D1", {"A", "B"}) is INVALID
+    assert f("unique", "D1", set()) is INVALID
+    assert f("with_data", "N1", {"TX", "NM"}) == {"TX", "NM"} and f("with_data", "N1", {"TX", "KS"}) is INVALID
+    assert f("with_data", "D1", {"TX"}) is INVALID  # one member: nothing to aggregate
+    assert f("bordering_range", "D1", f("in_range", "D1", f("all_regions", "D1"), 2), "only", 0, 2) == {"MA"}
+    assert f("bordering_range", "D1", f("members", "D1", WC), "only", 1, 2) == {"CA"}
+    # class 1 (11-18) holds OR and NV: WA borders OR, OR borders NV, CA borders OR and NV
+    assert f("bordering_range", "D1", f("members", "D1", WC), "at least", 1, 1) == {"CA", "OR", "WA"}
+    assert f("bordering_range", "D1", f("members", "D1", WC), "at least", 1, 2) == {"CA"}
+    fc = f("members", "D1", FC)  # UT 8 (class 0), AZ 14 and NM 18 (class 1), CO 22 (class 2)
+    assert f("beyond_range", "D1", fc, "higher", 1) == {"CO"} and f("beyond_range", "D1", fc, "lower", 1) == {"UT"}
+    fc = f("members", "C1", FC)  # UT 30, AZ 70, NM 72, CO 90 against range 2 = 40-60
+    assert f("beyond_range", "C1", fc, "higher", 2) == {"AZ", "NM", "CO"}
+    assert f("beyond_range", "C1", fc, "lower", 2) == {"UT"}
+    assert f("beyond_range", "C1", {"TX"}, "higher", 4) is INVALID  # TX 96 within r of the 100 tick
+    wc_mean = f("mean", "C1", f("members", "C1", WC))  # 43.3 +- 6
+    assert f("filter_value", "C1", fc, "higher", wc_mean) == {"AZ", "NM", "CO"}
+    assert f("filter_value", "C1", {"NV"}, "higher", wc_mean) is INVALID  # 52 - 43.3 = 8.7 < 2r
+    assert f("bordering", "D1", "CO") == "bordering Colorado" and f("bordering", "D1", "AK") is INVALID
+    groups = f("bordering_groups", "D1")
+    assert "bordering Colorado" in groups and "bordering Alaska" not in groups and "bordering Canada" not in groups
+    assert f("count_neighbours", "D1", "CO", "higher") == 6  # 22 above KS, NE, NM, OK, UT, WY
+    assert f("count_neighbours", "D1", "CO", "similar") == 0
+    assert f("count_neighbours", "C1", "CA", "higher") == 3 and f("count_neighbours", "C1", "CA", "lower") == 0
+    assert f("count_neighbours", "C1", "NV", "higher") is INVALID  # NV 52 vs ID 50
+    assert f("count_neighbours", "N1", "TX", "higher") == 3  # AR, LA, NM; OK is N/A and never counts
+    assert f("count_neighbours", "N1", "KS", "higher") is INVALID
+    assert f("neighbour_mean", "C1", "WA") == Estimate(40.0, 34.0, 46.0)  # OR 30, ID 50
+    assert f("neighbour_mean", "D1", "AK") is INVALID  # no land neighbours
+
+
 def test_every_function_is_unit_tested() -> None:
     for test in (test_sets_and_counts, test_filters_and_comparisons, test_ranks_and_aggregates, test_geography,
-                 test_legend_facts, test_domain_helpers):
+                 test_legend_facts, test_domain_helpers, test_generic_steps,
+                 test_generic_filters_and_neighbour_aggregates):
         test()
     untested = sorted(set(FUNCTIONS) - TESTED)
     assert not untested, untested

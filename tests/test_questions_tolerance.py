@@ -17,6 +17,7 @@ from functools import cache
 import pytest
 
 import mapgen.questions.functions as functions
+import mapgen.questions.functions.scene_facts as scene_facts
 from mapgen.data.synthetic import synthesize
 from mapgen.geo.atlas import load_atlas
 from mapgen.questions import instantiate, load_templates
@@ -92,7 +93,7 @@ def test_no_asked_question_changes_its_answer_within_the_tolerance(country: str)
 
 def test_the_check_catches_questions_asked_without_the_tolerance(monkeypatch) -> None:
     # generating with no reading tolerance (r = 0) asks near ties; the same check must then find changed answers
-    monkeypatch.setattr(functions, "READING_MARGIN", -functions.PERCEPTUAL_TOLERANCE)
-    monkeypatch.setattr(functions, "_CTX_CACHE", {})
+    monkeypatch.setattr(scene_facts, "READING_MARGIN", -functions.PERCEPTUAL_TOLERANCE)
+    monkeypatch.setattr(scene_facts, "_CTX_CACHE", {})
     asked, failures, _ = asked_and_checked("usa", scenes=200)
     assert asked and len(failures) >= 10

@@ -1,0 +1,128 @@
+"""Positions: the north-/south-/east-/west-most region of a set or with a property, closest pairs of regions."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable
+
+from mapgen.questions.functions.neighbours import vs_all_neighbors, vs_at_least_neighbors
+from mapgen.questions.functions.registry import register
+from mapgen.questions.reading import INVALID, Ctx, Invalid
+
+#: "closest to each other": the best pair's centroid distance must beat the runner-up by this factor.
+CLOSEST_PAIR_MARGIN = 0.9
+
+
+def first_in_direction(ctx: Ctx, regions: Iterable[str], direction: str, test: Callable[[str], bool | None]) -> str:
+    """The furthest region in ``direction`` passing ``test``, as positioned and as drawn
+    (:meth:`Scene.furthest <mapgen.scene.Scene.furthest>`); INVALID when it is not clear."""
+    seen: dict[str, bool | None] = {}
+
+    def once(code: str) -> bool | None:  # the scene ranks twice (positions, then as drawn): test each region once
+        if code not in seen:
+            seen[code] = test(code)
+        return seen[code]
+
+    found = ctx.scene.furthest(regions, direction, once)
+    if found is None:
+        raise Invalid
+    return found
+
+
+@register("Regions Direction", "Region")
+def extreme_direction(ctx: Ctx, regions: Iterable[str], direction: str) -> str:
+    """The north-/south-/east-/west-most region of a set (by the atlas position rule, with a margin)."""
+    pool = list(regions)
+    if len(pool) < 2:
+        raise Invalid
+    return first_in_direction(ctx, pool, direction, lambda c: True)
+
+
+
+@register("Comparison Direction", "Region", relative=True)
+def extreme_local(ctx: Ctx, cmp: str, direction: str) -> str:
+    """The north-/south-/... most region that is higher/lower/similar compared with all its neighbours."""
+    return first_in_direction(ctx, ctx.scene.regions, direction, lambda c: vs_all_neighbors(ctx, c, cmp))
+
+
+@register("Comparison Direction N", "Region", relative=True)
+def extreme_local_count(ctx: Ctx, cmp: str, direction: str, n: int) -> str:
+    """The north-/south-/... most region that is higher/lower/similar compared with at least ``n`` of its
+    neighbours (MAPWise's quantified template 20)."""
+    if n < 1:
+        raise Invalid
+    return first_in_direction(
+        ctx, ctx.scene.regions, direction, lambda c: vs_at_least_neighbors(ctx, c, cmp, int(n))
+    )
+
+
+@register("LegendClass Direction", "Region")
+def extreme_in_range(ctx: Ctx, idx: int, direction: str) -> str:
+    """The north-/south-/... most region whose value is in a legend range."""
+    return first_in_direction(ctx, ctx.scene.regions, direction, lambda c: ctx.in_range(c, idx))
+
+
+
+@register("Extreme", "LegendClass")
+def end_class(ctx: Ctx, extreme: str) -> int:
+    """The legend's highest or lowest class (discrete maps: the "highest / lowest category")."""
+    return ctx.range_count - 1 if extreme.endswith("highest") else 0
+
+
+@register("Regions", "Pair")
+def closest_pair(ctx: Ctx, regions: Iterable[str]) -> frozenset[str]:
+    """The two regions whose centroids (projected CRS) are closest; must beat the runner-up by 10 %."""
+    pool = sorted(regions)
+    if len(pool) < 3:
+        raise Invalid
+    members = frozenset(pool)
+    dists = []
+    for d in _pair_distances(ctx):  # the nearest two pairs within the pool
+        if d[1] in members and d[2] in members:
+            dists.append(d)
+            if len(dists) == 2:
+                break
+    if dists[0][0] > CLOSEST_PAIR_MARGIN * dists[1][0]:
+        raise Invalid
+    return frozenset(dists[0][1:])
+
+
+def _pair_distances(ctx: Ctx) -> list[tuple[float, str, str]]:
+    """(centroid distance, a, b) for every pair of regions (a < b), nearest first (computed once per scene)."""
+    dists = ctx.fixed.get("pair_distances")
+    if dists is None:
+        cents, codes = ctx.scene.centroids, sorted(ctx.scene.regions)
+        dists = ctx.fixed["pair_distances"] = sorted(
+            (math.dist(cents[a], cents[b]), a, b) for i, a in enumerate(codes) for b in codes[i + 1 :]
+        )
+    return dists
+
+
+@register("LegendClass", "Pair")
+def closest_pair_in_range(ctx: Ctx, idx: int) -> frozenset[str]:
+    """:func:`closest_pair` of the regions in a range; regions whose membership is unreadable (continuous,
+    within τ of a tick) must not change the answer whether they count or not."""
+    return _closest_pair_in(ctx, ctx.scene.regions, idx)
+
+
+@register("Regions LegendClass", "Pair")
+def closest_pair_in_group_range(ctx: Ctx, regions: Iterable[str], idx: int) -> frozenset[str]:
+    """:func:`closest_pair_in_range` among a group's regions only (reads no region outside the group), so a
+    group away from illegible regions can be asked where the whole map cannot (China: Hong Kong and Macau)."""
+    return _closest_pair_in(ctx, sorted(regions), idx)
+
+
+def _closest_pair_in(ctx: Ctx, pool: Iterable[str], idx: int) -> frozenset[str]:
+    sure, maybe = [], []
+    for c in pool:
+        try:
+            if ctx.in_range(c, idx):
+                sure.append(c)
+        except Invalid:
+            maybe.append(c)
+    best = closest_pair(ctx, sure)
+    if maybe and (best is INVALID or closest_pair(ctx, sure + maybe) != best):
+        raise Invalid
+    if best is INVALID:
+        raise Invalid
+    return best

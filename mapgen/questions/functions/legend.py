@@ -1,0 +1,169 @@
+"""The legend: a region's range, class counts, colours (darkness, hue, shades), printed widths and spacing."""
+
+from __future__ import annotations
+
+import colorsys
+import math
+from collections.abc import Iterable
+
+from mapgen.legend import relative_luminance
+from mapgen.questions.functions.common import position
+from mapgen.questions.functions.registry import register
+from mapgen.questions.functions.scene_facts import label_bounds
+from mapgen.questions.reading import Ctx, Invalid
+
+#: Hue spread (degrees) under which a legend counts as "shades of the same colour".
+SINGLE_HUE_MAX_SPREAD = 40.0
+#: Colours less saturated than this are greys and carry no hue.
+GREY_SATURATION = 0.12
+#: "evenly spaced": widths within 5 % of the widest and gaps <= 5 % of the span; "significant gaps": widest
+#: >= 1.5 × narrowest or a gap >= 10 % of the span; in between: INVALID.
+EVEN_WIDTH_TOL, EVEN_GAP_TOL, UNEVEN_WIDTH_RATIO, UNEVEN_GAP = 0.05, 0.05, 1.5, 0.10
+
+
+@register("Region", "LegendClass")
+def range_of(ctx: Ctx, region: str) -> int:
+    """The legend range of a region (class; tick interval on continuous maps, readable by τ)."""
+    if ctx.lv(region) is None:
+        raise Invalid
+    for i in range(ctx.range_count):
+        if ctx.in_range(region, i):
+            return i
+    raise Invalid
+
+
+@register("", "Int")
+def num_classes(ctx: Ctx) -> int:
+    """Number of legend classes (without N/A)."""
+    return ctx.scene.legend_facts.num_classes
+
+
+@register("", "Bool")
+def darker_is_higher(ctx: Ctx) -> bool:
+    """True when darker colours mean higher values."""
+    return ctx.scene.legend_facts.darkness_increases_with_value
+
+
+@register("", "Bool")
+def is_percent(ctx: Ctx) -> bool:
+    """True when the map shows percentages."""
+    return ctx.scene.legend_facts.percent
+
+
+@register("", "Str")
+def legend_kind(ctx: Ctx) -> str:
+    """``discrete`` or ``continuous``."""
+    return ctx.scene.map_type
+
+
+def _legend_colors(ctx: Ctx) -> list[str]:
+    legend = ctx.scene.legend
+    return [c.color for c in legend.classes] if ctx.discrete else list(legend.colors)
+
+
+def hue_spread(colors: Iterable[str]) -> float:
+    """Smallest arc (degrees) holding the hues of the saturated colours (0 when all are grey)."""
+    hues = []
+    for col in colors:
+        r, g, b = (int(col[i : i + 2], 16) / 255 for i in (1, 3, 5))
+        h, _l, s = colorsys.rgb_to_hls(r, g, b)
+        if s >= GREY_SATURATION and 0.08 < _l < 0.92:
+            hues.append(h * 360)
+    if len(hues) < 2:
+        return 0.0
+    hues.sort()
+    gaps = [b - a for a, b in zip(hues, hues[1:])] + [hues[0] + 360 - hues[-1]]
+    return 360 - max(gaps)
+
+
+@register("", "Bool")
+def single_hue(ctx: Ctx) -> bool:
+    """True when the legend uses shades of one colour (hue spread <= SINGLE_HUE_MAX_SPREAD degrees)."""
+    if "single_hue" not in ctx.cache:
+        ctx.cache["single_hue"] = hue_spread(_legend_colors(ctx)) <= SINGLE_HUE_MAX_SPREAD
+    return ctx.cache["single_hue"]
+
+
+@register("Shade", "LegendClass")
+def class_by_shade(ctx: Ctx, shade: str) -> int:
+    """Class drawn in the darkest / lightest / second darkest / second lightest shade (discrete)."""
+    lum = sorted((relative_luminance(c.color), c.index) for c in ctx.scene.legend.classes)
+    if len({round(x, 4) for x, _ in lum}) != len(lum):
+        raise Invalid
+    if shade.endswith("lightest"):
+        lum.reverse()
+    k = 1 if shade.startswith("second") else 0
+    if len(lum) < k + 2:
+        raise Invalid
+    return lum[k][1]
+
+
+@register("", "Range")
+def legend_span(ctx: Ctx) -> tuple[str, list[float | None]]:
+    """Overall range: first class's lower to last class's upper bound (continuous: first to last tick)."""
+    legend = ctx.scene.legend
+    scale = legend.label_scale or 1.0
+    if ctx.discrete:
+        lo, _ = label_bounds(legend.classes[0].label)
+        _, hi = label_bounds(legend.classes[-1].label)
+        if lo is None or hi is None:
+            raise Invalid
+        label = f"{ctx.num(lo)} - {ctx.num(hi)}"
+        return label, [lo, hi]
+    labels = legend.tick_labels
+    if len(labels) < 2:
+        raise Invalid
+    return f"{labels[0]} - {labels[-1]}", [legend.vmin * scale, legend.vmax * scale]
+
+
+@register("Extreme", "LegendClass")
+def widest_class(ctx: Ctx, extreme: str) -> int:
+    """The class with the largest (or smallest) range of values, as its label prints it (unique)."""
+    widths = []
+    for c in ctx.scene.legend.classes:
+        lo, hi = label_bounds(c.label)
+        if lo is None or hi is None:
+            raise Invalid
+        widths.append((hi - lo, c.index))
+    widths.sort(reverse=extreme.endswith("highest") or extreme == "largest")
+    if len(widths) < 2 or math.isclose(widths[0][0], widths[1][0], rel_tol=1e-6):
+        raise Invalid
+    return widths[0][1]
+
+
+@register("Extreme", "LegendClass")
+def class_by_count(ctx: Ctx, extreme: str) -> int:
+    """The class holding the most / fewest regions, or the second / third most / fewest; its count must differ
+    from the counts ranked just before and after it (a tie is INVALID)."""
+    counts = {c.index: 0 for c in ctx.scene.legend.classes}
+    for code in ctx.scene.regions:
+        lv = ctx.lv(code)
+        if lv is not None:
+            counts[int(lv)] += 1
+    ranked = sorted(counts.items(), key=lambda kv: kv[1], reverse=extreme.endswith("highest"))
+    k = position(extreme)
+    if len(ranked) < max(2, k + 1):
+        raise Invalid
+    tied = [ranked[j][1] for j in (k - 1, k + 1) if 0 <= j < len(ranked)]
+    if ranked[k][1] in tied:
+        raise Invalid
+    return ranked[k][0]
+
+
+@register("", "Str")
+def legend_spacing(ctx: Ctx) -> str:
+    """``evenly spaced`` or ``significant gaps`` (definitions in the module constants)."""
+    bounds = [label_bounds(c.label) for c in ctx.scene.legend.classes]
+    if any(lo is None or hi is None for lo, hi in bounds):
+        raise Invalid
+    widths = [hi - lo for lo, hi in bounds]
+    gaps = [b[0] - a[1] for a, b in zip(bounds, bounds[1:])]
+    span = bounds[-1][1] - bounds[0][0]
+    if span <= 0:
+        raise Invalid
+    wmax, wmin = max(widths), min(widths)
+    if wmax - wmin <= EVEN_WIDTH_TOL * wmax and max(gaps, default=0) <= EVEN_GAP_TOL * span:
+        return "evenly spaced"
+    if wmax >= UNEVEN_WIDTH_RATIO * wmin or max(gaps, default=0) >= UNEVEN_GAP * span:
+        return "significant gaps"
+    raise Invalid

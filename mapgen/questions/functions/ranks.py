@@ -1,0 +1,105 @@
+"""Ranks: extreme regions and classes, top n, rankings with visible ties, medians."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from mapgen.questions.functions.common import all_valued, position, sorted_levels, valued
+from mapgen.questions.functions.registry import register
+from mapgen.questions.reading import Ctx, Invalid, sign
+
+
+def _strict(ctx: Ctx, a: str, b: str) -> bool:
+    """True when a is clearly ranked apart from b (not similar, not ambiguous)."""
+    o = ctx.order(a, b)
+    if o is None:
+        raise Invalid
+    return o != 0
+
+
+@register("Regions Extreme", "Region")
+def extreme_region(ctx: Ctx, regions: Iterable[str], extreme: str) -> str:
+    """The region with the highest / lowest / second highest / second lowest value (unique, else INVALID)."""
+    ranked = sorted_levels(ctx, regions, extreme)
+    k = position(extreme)
+    if len(ranked) < max(2, k + 2):
+        raise Invalid
+    if k > 0 and not _strict(ctx, ranked[k - 1], ranked[k]):
+        raise Invalid
+    if not _strict(ctx, ranked[k], ranked[k + 1]):
+        raise Invalid
+    return ranked[k]
+
+
+@register("Regions Extreme N", "Regions")
+def top_n(ctx: Ctx, regions: Iterable[str], extreme: str, n: int) -> frozenset[str]:
+    """The ``n`` regions with the highest/lowest values (the n-th must be clearly apart from the next)."""
+    ranked = sorted_levels(ctx, regions, extreme)
+    if len(ranked) <= n or not _strict(ctx, ranked[n - 1], ranked[n]):
+        raise Invalid
+    return frozenset(ranked[:n])
+
+
+@register("Regions Extreme", "LegendClass")
+def extreme_class(ctx: Ctx, regions: Iterable[str], extreme: str) -> int:
+    """The highest / lowest / second ... legend class among the regions' classes (discrete maps)."""
+    classes = sorted({int(ctx.lv(c)) for c in valued(ctx, regions)}, reverse=extreme.endswith("highest"))
+    k = position(extreme)
+    if len(classes) < max(2, k + 1):
+        raise Invalid
+    return classes[k]
+
+
+@register("Regions", "Ranking")
+def ranking(ctx: Ctx, regions: Iterable[str]) -> list[list[str]]:
+    """Tie groups, highest first. Ties only where equality is visible: the same class on a discrete map; on a
+    continuous map every two values must be told apart (INVALID otherwise, and when all are tied)."""
+    ranked = sorted_levels(ctx, all_valued(ctx, regions), "highest")
+    groups: list[list[str]] = []
+    for c in ranked:
+        o = ctx.order(groups[-1][0], c) if groups else 1
+        if o is None or (o == 0 and not ctx.discrete):
+            raise Invalid
+        if o == 0:
+            groups[-1].append(c)
+        else:
+            groups.append([c])
+    if len(groups) < 2:  # everything tied: nothing to rank (a degenerate question)
+        raise Invalid
+    return groups
+
+
+def _median_level(ctx: Ctx, regions: Iterable[str]) -> float:
+    pool = all_valued(ctx, regions)
+    if len(pool) < 3:
+        raise Invalid
+    lv = sorted(ctx.level[c] for c in pool)
+    n = len(lv)
+    if n % 2:
+        return lv[n // 2]
+    a, b = lv[n // 2 - 1], lv[n // 2]
+    if ctx.discrete and a != b:
+        raise Invalid  # the median falls between two classes
+    return (a + b) / 2
+
+
+@register("Regions", "LegendClass")
+def median_range(ctx: Ctx, regions: Iterable[str]) -> int:
+    """Range holding the median (middle member by level; even counts need both middle members in one range)."""
+    med = _median_level(ctx, regions)
+    if ctx.discrete:
+        return int(med)
+    for i, (lo, hi) in enumerate(ctx.intervals):
+        if lo + ctx.reading < med < hi - ctx.reading:  # the median moves by at most r
+            return i
+    raise Invalid
+
+
+@register("Region Comparison Regions", "Bool")
+def versus_median(ctx: Ctx, region: str, side: str, regions: Iterable[str]) -> bool:
+    """Whether ``region`` is above/below the median of ``regions`` (a tie with the median is INVALID)."""
+    med = _median_level(ctx, regions)
+    o = ctx.order_levels(ctx.lv(region), med)
+    if o is None or o == 0:
+        raise Invalid
+    return o == sign(side)
