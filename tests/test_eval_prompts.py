@@ -13,7 +13,7 @@ from jinja2.exceptions import UndefinedError
 from mapgen.benchmark import load_benchmark
 from mapgen.counterfactual import make_counterfactual
 from mapgen.counterfactual import name_dictionary as cf_dictionary
-from mapgen.eval.extract import extract_answer
+from mapgen.eval.answers import extract_answer
 from mapgen.eval.prompts import (
     PROMPTS_ENV,
     list_strategies,

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from mapgen.config import ConfigError, load_config
-from mapgen.eval.extract import extract_answer
+from mapgen.eval.answers import extract_answer
 from mapgen.geo.atlas import load_atlas
 from mapgen.geo.languages import languages_for, native_names
 from mapgen.questions.templates import Language, language_codes, lint_language, load_language, load_templates

@@ -32,7 +32,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from mapgen.eval.extract import find_json_answer
+from mapgen.eval.answers import find_json_answer
 
 CAPTION_METRICS: tuple[str, ...] = ("BLEU-1", "BLEU-2", "BLEU-3", "BLEU-4", "METEOR", "ROUGE-L", "CIDEr")
 EMPTY_CAPTION = "emptycaptionplaceholder"

@@ -63,7 +63,7 @@ class GroundingTask(Task):
         return [self.prompt(r, scope.bench) for r in self.records(scope.bench)]
 
     def parse(self, reply: str | None, record: Record | None = None) -> Box | None:
-        from mapgen.eval.extract import parse_box
+        from mapgen.eval.answers import parse_box
 
         return parse_box(reply)
 

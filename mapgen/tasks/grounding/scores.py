@@ -1,6 +1,6 @@
 """Grounding scoring (VRSBench): IoU of the predicted box against the referring expression's box.
 
-Grounding: :func:`grounding_scores` parses a box from each prediction (:func:`~mapgen.eval.extract.parse_box`),
+Grounding: :func:`grounding_scores` parses a box from each prediction (:func:`~mapgen.eval.answers.parse_box`),
 converts it to pixels (``box_scale="percent"``: 0-100 of the image width/height, the prompt convention;
 ``"pixels"``: as is), and reports :func:`~mapgen.eval.metrics.grounding_summary` (Acc@0.5, Acc@0.7, mean IoU,
 overall and split unique / non-unique).
@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from mapgen.eval.extract import parse_box
+from mapgen.eval.answers import parse_box
 from mapgen.eval.metrics import grounding_summary, iou
 from mapgen.tasks.base import record_id
 

@@ -74,7 +74,7 @@ class VqaTask(Task):
         return [render_prompt(q, strategy, bench=scope.bench) for q in asked_questions(scope)]
 
     def parse(self, reply: str | None, record: Record | None = None) -> Any:
-        from mapgen.eval.extract import extract_answer
+        from mapgen.eval.answers import extract_answer
 
         return extract_answer(reply, str((record or {}).get("answer_type") or "single"))
 
