@@ -27,6 +27,7 @@ import time
 from collections.abc import Callable
 
 from mapgen.benchmark import load_benchmark
+from mapgen.tasks import get_task
 from mapgen.tasks.extraction.baselines import prior_replies
 from mapgen.tasks.extraction.scores import (
     chance_summary,
@@ -153,7 +154,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
     bench = load_benchmark(args.bench)
-    tables = bench.extraction
+    tables = get_task("extraction").records(bench)
     if not tables:
         raise SystemExit(f"{args.bench} has no extraction.jsonl: build it with tasks: [..., extraction].")
     gold_figures(tables)

@@ -10,7 +10,7 @@ only units whose record is missing or whose files fail their hash check. Same co
 from __future__ import annotations
 
 import time
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -291,7 +291,7 @@ def run_unit(unit: Unit, config: BuildConfig, out_dir: Path) -> dict[str, Any]:
     """Render every variant of a unit, generate its questions and task records; write its completion record."""
     from mapgen.audit.legibility import vet
     from mapgen.render import render
-    timings: Counter[str] = Counter()
+    timings: defaultdict[str, float] = defaultdict(float)
     chosen = registered_tasks(config.tasks)
     result: dict[str, Any] = {"unit_id": unit.unit_id, "maps": [], **{t.key: [] for t in chosen}, "files": {}}
     for variant, spec in unit_variants(unit, config, out_dir):

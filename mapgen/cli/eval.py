@@ -9,8 +9,8 @@ import click
 from mapgen.benchmark import load_benchmark
 from mapgen.eval.baselines import BASELINES
 from mapgen.eval.prompts import list_strategies
-from mapgen.eval.run import PredictionsFile, prediction_source, run_eval
-from mapgen.tasks import record_id, tasks
+from mapgen.eval.run import PredictionsFile, PredictionSource, prediction_source, run_eval
+from mapgen.tasks import Task, record_id, tasks
 
 
 @click.command("eval")
@@ -95,6 +95,7 @@ def eval_command(
     if sum(x is not None for x in (predictions, model, baseline)) != 1:
         raise click.UsageError("give exactly one of --predictions, --model and --baseline")
     api_key = os.environ.get(api_key_env) if api_key_env else None
+    source: PredictionSource
     if baseline == "pixel":
         source = PredictionsFile(pixel_predictions(bench, out_dir))
     else:
@@ -153,7 +154,10 @@ def prompt_command(
     if bench is None or question_id is None:
         raise click.UsageError("give BENCH and --question (or --list)")
     b = load_benchmark(bench)
-    records = {record_id(r): (task, r) for task in tasks() for r in task.records(b)}
+    records: dict[str, tuple[Task, dict]] = {}
+    for task in tasks():  # a question id wins over another task's record of the same id
+        for r in task.records(b):
+            records.setdefault(record_id(r), (task, r))
     if question_id not in records:
         try:
             b.question(question_id)

@@ -17,7 +17,7 @@ hook has a default. Build, eval, report and the exporters loop over the registry
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections import Counter
+from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -61,7 +61,7 @@ class ImageContext:
     config: BuildConfig
     image: Path
     """The rendered PNG."""
-    timings: Counter[str] = field(default_factory=Counter)
+    timings: defaultdict[str, float] = field(default_factory=lambda: defaultdict(float))
     """Seconds per build stage (summed into ``build_log.json``)."""
     shared: dict[str, Any] = field(default_factory=dict)
     """Per-image values tasks share (e.g. one description for captions and grounding)."""
@@ -90,7 +90,7 @@ class TaskScores:
     item_records: dict[str, list[Record]] = field(default_factory=dict)
     frame: Any = None
     references: dict[str, Any] = field(default_factory=dict)
-    unmatched_predictions: int = 0
+    unmatched_predictions: list[str] = field(default_factory=list)
 
 
 class Task(ABC):

@@ -28,7 +28,10 @@ def box_percent(record: dict[str, Any], bench: Benchmark) -> list[int]:
     if not norm:
         from PIL import Image
 
-        with Image.open(bench.image_path(record["map_id"])) as img:
+        path = bench.image_path(record["map_id"])
+        if path is None:
+            raise KeyError(f"no image of map {record['map_id']!r} in {bench.root}")
+        with Image.open(path) as img:
             w, h = img.size
         x1, y1, x2, y2 = record["box"]
         norm = [x1 / w, y1 / h, (x2 + 1) / w, (y2 + 1) / h]

@@ -78,7 +78,7 @@ def question_row(record: dict[str, Any], bench: Benchmark) -> dict[str, Any]:
 
 def question_from_row(row: dict[str, Any]) -> dict[str, Any]:
     """Inverse of :func:`question_row`: a dict :func:`mapgen.eval.score.score` accepts."""
-    out = {k: row[k] for k in ("question_id", "map_id", "template_id", "question", "answer_type", "map_type",
+    out: dict[str, Any] = {k: row[k] for k in ("question_id", "map_id", "template_id", "question", "answer_type", "map_type",
                                "country", "relative_region", "hatched", "annotated", "split") if k in row}
     out["answer"] = json.loads(row["answer_json"])
     out["accepted_answers"] = json.loads(row.get("accepted_answers") or "{}")

@@ -82,7 +82,7 @@ def score_questions(scope: EvalScope, texts: Texts, other_ids: Collection[str]) 
     from mapgen.eval.score import evaluate
 
     questions = form_questions(scope)
-    own = {k: v for k, v in texts.items() if k not in other_ids}
+    own: dict[str, str | None] = {k: v for k, v in texts.items() if k not in other_ids}
     if scope.form == MCQ_FORM:
         base = score_mcq(questions, own, facts_lookup(scope.bench.spec), seed=scope.seed)
     else:
