@@ -149,3 +149,29 @@ def test_registry_names_the_closest_task_and_refuses_a_second_one(toy: CountRegi
         get_task("count_region")
     with pytest.raises(ValueError, match="already registered"):
         register_task(CountRegions())
+
+
+def test_an_installed_package_declares_a_task_by_entry_point(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.metadata
+
+    from mapgen.tasks import registry
+
+    class Point:
+        name = "count_regions"
+
+        def load(self) -> type[CountRegions]:
+            return CountRegions
+
+    asked: list[str] = []
+
+    def entry_points(group: str) -> list[Point]:
+        asked.append(group)
+        return [Point()]
+
+    monkeypatch.setattr(importlib.metadata, "entry_points", entry_points)
+    monkeypatch.setattr(registry, "_entry_points_loaded", False)
+    try:
+        assert isinstance(get_task("count_regions"), CountRegions) and asked == ["mapgen.tasks"]
+        assert task_names().count("count_regions") == 1 and asked == ["mapgen.tasks"]  # loaded once
+    finally:
+        unregister_task("count_regions")

@@ -4,7 +4,8 @@ A task is a :class:`Task` subclass (see :mod:`mapgen.tasks.base` for what it own
 :func:`register_task`; the built-in ones — :mod:`~mapgen.tasks.vqa`, :mod:`~mapgen.tasks.caption`,
 :mod:`~mapgen.tasks.grounding`, :mod:`~mapgen.tasks.extraction` — are registered through the same door when
 this package is imported (:data:`BUILT_IN`). A config names the tasks to build (``tasks: [vqa, caption, …]``); a user task is one module
-that defines and registers its task, imported before the build or the evaluation runs.
+that defines and registers its task, imported before the build or the evaluation runs — or declared by an
+installed package under the ``mapgen.tasks`` entry-point group, which the registry loads on first use.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from mapgen.tasks.registry import (
     TASKS,
     UnknownTaskError,
     get_task,
+    load_entry_points,
     register_task,
     task_names,
     tasks,
@@ -28,5 +30,5 @@ for _task in BUILT_IN:
 
 __all__ = [
     "BUILT_IN", "TASKS", "EvalScope", "ImageContext", "Metric", "Record", "Task", "TaskScores", "Texts", "UnknownTaskError",
-    "get_task", "record_id", "register_task", "task_names", "tasks", "unregister_task",
+    "get_task", "load_entry_points", "record_id", "register_task", "task_names", "tasks", "unregister_task",
 ]

@@ -2,7 +2,10 @@
 
 :func:`register_task` adds a :class:`~mapgen.tasks.base.Task` (and its record file to the benchmark folder's
 layout); :func:`get_task` finds one by name (a clear error naming the closest names otherwise); :func:`tasks`
-lists them in registration order (the built-in ones first: vqa, caption, grounding, extraction).
+lists them in registration order (the built-in ones first: vqa, caption, grounding, extraction). An installed
+package can declare tasks under the ``mapgen.tasks`` entry-point group (a :class:`~mapgen.tasks.base.Task`
+subclass or instance); they are registered the first time the registry is listed or asked for a name it lacks,
+so ``mapgen build`` and build workers find them without an import.
 """
 
 from __future__ import annotations
@@ -17,6 +20,30 @@ from mapgen.tasks.base import Task
 _TASKS: dict[str, Task] = {}
 TASKS = MappingProxyType(_TASKS)
 """Every registered task by name (read-only view)."""
+
+
+ENTRY_POINT_GROUP = "mapgen.tasks"
+_entry_points_loaded = False
+
+
+def load_entry_points() -> list[str]:
+    """Register the tasks installed packages declare under :data:`ENTRY_POINT_GROUP` (once per process; a task
+    already registered under the same name is kept); returns the names registered."""
+    global _entry_points_loaded
+    if _entry_points_loaded:
+        return []
+    _entry_points_loaded = True
+    from importlib.metadata import entry_points
+
+    added = []
+    for point in entry_points(group=ENTRY_POINT_GROUP):
+        found = point.load()
+        task = found() if isinstance(found, type) else found
+        if not isinstance(task, Task):
+            raise TypeError(f"entry point {point.name!r} of {ENTRY_POINT_GROUP!r} is not a mapgen Task: {found!r}")
+        if task.name not in _TASKS:
+            added.append(register_task(task).name)
+    return added
 
 
 class UnknownTaskError(ValueError):
@@ -42,6 +69,8 @@ def unregister_task(name: str) -> None:
 
 def get_task(name: str) -> Task:
     """The task registered as ``name`` (:class:`UnknownTaskError` naming the closest ones when unknown)."""
+    if name not in _TASKS:
+        load_entry_points()
     try:
         return _TASKS[name]
     except KeyError:
@@ -53,6 +82,7 @@ def get_task(name: str) -> Task:
 def tasks(names: Iterable[str] | None = None) -> list[Task]:
     """The registered tasks in registration order (only those in ``names`` when given; each checked)."""
     if names is None:
+        load_entry_points()
         return list(_TASKS.values())
     wanted = {get_task(n).name for n in names}
     return [t for t in _TASKS.values() if t.name in wanted]
@@ -60,4 +90,5 @@ def tasks(names: Iterable[str] | None = None) -> list[Task]:
 
 def task_names() -> tuple[str, ...]:
     """Names of every registered task, in registration order."""
+    load_entry_points()
     return tuple(_TASKS)
