@@ -28,6 +28,7 @@ from pydantic import (
 from mapgen.resources import config_path
 
 COUNTERFACTUAL_KINDS = ("original", "imaginary", "shuffled", "jumbled")
+#: The tasks a config builds when it names none (registered names, :mod:`mapgen.tasks`).
 TASKS = ("vqa", "caption", "grounding")
 #: Upper bounds that keep a mistyped number from running for days or filling the disk.
 MAX_MAPS = 100_000
@@ -228,7 +229,7 @@ class BuildConfig(Strict):
     questions: QuestionChoices = QuestionChoices()
     #: Tasks to build, by their registered names (:mod:`mapgen.tasks`; the build checks each against the registry,
     #: an unknown one failing with the closest names); the built-in table-reading task is opt-in.
-    tasks: list[str] = ["vqa", "caption", "grounding"]
+    tasks: list[str] = list(TASKS)
     split: SplitConfig = SplitConfig()
     referring_per_map: int = Field(4, ge=0, le=MAX_QUESTIONS)
     #: Pixel-oracle audit of every question during the build: off, flag (add an ``audit`` field) or drop

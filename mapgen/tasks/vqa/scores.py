@@ -65,7 +65,8 @@ def chance_references(
             facts = facts_lookup(bench.spec)
             choices = choices_for(questions, facts, seed=seed)
             chances = {qid: dict.fromkeys(every_metric, 1 / len(c.options)) for qid, c in choices.items()}
-            random_frame = score_mcq(questions, random_letters(questions, facts, seed=seed), facts, seed=seed).frame
+            letters: dict[str, str | None] = dict(random_letters(questions, facts, seed=seed))
+            random_frame = score_mcq(questions, letters, facts, seed=seed).frame
         else:
             chances = chance_scores(questions, bench.spec)
             random_frame = evaluate(questions, random_baseline(questions, bench.spec, seed=seed)).frame
