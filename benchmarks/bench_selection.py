@@ -2,7 +2,7 @@
 
 Run: ``python benchmarks/bench_selection.py BUILD [--config CONFIG] [--fractions 0.1,0.3,1]`` on a finished build
 (e.g. ``mapgen build train -o train/``): the candidates are read back from the build's ``units/`` records in plan
-order, and :func:`mapgen.build.balance_set` (what the build's last stage runs, in one process) is timed on the first
+order, and :func:`mapgen.tasks.vqa.gold.balance_set` (what the build's last stage runs, in one process) is timed on the first
 units of each country, for each fraction. Prints candidates, chosen questions, CPU seconds and CPU microseconds per
 candidate; a per-candidate cost that grows with the fraction means selection has turned superlinear.
 On the train config (560,850 candidates, 116,976 chosen) it took about 5 of the build's 16 minutes before selection
@@ -17,8 +17,9 @@ import json
 import time
 from pathlib import Path
 
-from mapgen.build import balance_set, plan
+from mapgen.build import plan
 from mapgen.config import load_config
+from mapgen.tasks.vqa.gold import balance_set
 
 
 def candidates(build: Path, config, fraction: float) -> list[dict]:

@@ -7,9 +7,9 @@ Prints:
 
 - the gold tables: how many, rows per table, regions left out as illegible, N/A rows, per map variant;
 - the random baseline (mean over ``--seeds`` seeds) beside its analytic chance, per map variant, in %;
-- with a train split: on the held-out tables the train-split prior (:mod:`mapgen.eval.table_baselines`), the
+- with a train split: on the held-out tables the train-split prior (:mod:`mapgen.tasks.extraction.baselines`), the
   random baseline and the chance level, the prior's permutation null (its expected score if region identity
-  carried no information: :func:`~mapgen.eval.table_scores.permutation_null`), and the prior on the held-out
+  carried no information: :func:`~mapgen.tasks.extraction.scores.permutation_null`), and the prior on the held-out
   tables whose statistic no train map shows;
 - scoring throughput: every table answered in five reply formats (Markdown with chatter, CSV in a fence, a JSON
   object, JSON rows, bullets naming regions by code), parsed and scored by :func:`score_tables`; tables/s over
@@ -27,8 +27,15 @@ import time
 from collections.abc import Callable
 
 from mapgen.benchmark import load_benchmark
-from mapgen.eval.table_baselines import prior_replies
-from mapgen.eval.table_scores import chance_summary, permutation_null, random_replies, score_tables, summarize
+from mapgen.tasks import get_task
+from mapgen.tasks.extraction.baselines import prior_replies
+from mapgen.tasks.extraction.scores import (
+    chance_summary,
+    permutation_null,
+    random_replies,
+    score_tables,
+    summarize,
+)
 
 VARIANTS = ("discrete", "hatched", "continuous")
 MAIN = {"discrete": "class_accuracy", "hatched": "class_accuracy", "continuous": "within_tolerance"}
@@ -147,7 +154,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
     bench = load_benchmark(args.bench)
-    tables = bench.extraction
+    tables = get_task("extraction").records(bench)
     if not tables:
         raise SystemExit(f"{args.bench} has no extraction.jsonl: build it with tasks: [..., extraction].")
     gold_figures(tables)

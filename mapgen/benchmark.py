@@ -6,9 +6,9 @@ Layout of a build folder (written by :mod:`mapgen.build`)::
     maps/<map_id>.png        each image, with <map_id>.mask.png and <map_id>.json (spec + pixel facts) beside it
     maps.jsonl               one record per image (variant, country, split, counterfactual, legend type, …)
     questions.jsonl          Question records + split, variant, country, counterfactual, image
-    captions.jsonl           detailed captions (VRSBench task), when the config asks for them
-    grounding.jsonl          referring expressions with boxes
-    extraction.jsonl         gold tables (region → legend class / colour-bar value), when the config asks for them
+    <task file>.jsonl        the gold records of every other task the config asks for (``captions.jsonl``,
+                             ``grounding.jsonl``, …: each task of :mod:`mapgen.tasks` names its file, and
+                             registering the task adds it here with :func:`register_record_file`)
     units/<unit_id>.json     per-unit completion records (what resume checks)
     build_log.json           timings per stage (not part of the manifest: it varies run to run)
     .mapgen-build.json       the config the folder holds (its digest), written first
@@ -37,22 +37,33 @@ MANIFEST_FILE = "manifest.json"
 MAPS_DIR = "maps"
 MAPS_FILE = "maps.jsonl"
 QUESTIONS_FILE = "questions.jsonl"
-CAPTIONS_FILE = "captions.jsonl"
-GROUNDING_FILE = "grounding.jsonl"
-EXTRACTION_FILE = "extraction.jsonl"
 UNITS_DIR = "units"
 BUILD_LOG_FILE = "build_log.json"
 ATLASES_DIR = "atlases"  # copies of user atlas files (vector file, groups YAML) the maps name
 CONFIG_MARKER = ".mapgen-build.json"
 
-TASKS: tuple[str, ...] = ("vqa", "caption", "grounding", "extraction")
-TASK_FILES: dict[str, str] = {"vqa": QUESTIONS_FILE, "caption": CAPTIONS_FILE, "grounding": GROUNDING_FILE,
-                              "extraction": EXTRACTION_FILE}
-RECORD_FILES: tuple[str, ...] = (MAPS_FILE, QUESTIONS_FILE, CAPTIONS_FILE, GROUNDING_FILE, EXTRACTION_FILE)
-"""The JSON-lines files of a build, in the order the manifest hashes them."""
-BUILD_OUTPUTS: tuple[str, ...] = (MAPS_DIR, UNITS_DIR, ATLASES_DIR, MANIFEST_FILE, *RECORD_FILES, BUILD_LOG_FILE,
-                                  CONFIG_MARKER)
-"""Everything a build writes (what clearing a build folder removes)."""
+TASK_FILES: dict[str, str] = {}
+"""Task name → its record file, in registration order (filled by :func:`mapgen.tasks.register_task`)."""
+
+
+def register_record_file(task: str, name: str) -> None:
+    """Add a task's record file to the folder's layout (what :func:`mapgen.tasks.register_task` calls)."""
+    TASK_FILES[task] = name
+
+
+def unregister_record_file(task: str) -> None:
+    """Remove a task's record file from the layout."""
+    TASK_FILES.pop(task, None)
+
+
+def record_files() -> tuple[str, ...]:
+    """The JSON-lines files of a build, in the order the manifest hashes them: maps, then each task's."""
+    return (MAPS_FILE, *dict.fromkeys(TASK_FILES.values()))
+
+
+def build_outputs() -> tuple[str, ...]:
+    """Everything a build writes (what clearing a build folder removes)."""
+    return (MAPS_DIR, UNITS_DIR, ATLASES_DIR, MANIFEST_FILE, *record_files(), BUILD_LOG_FILE, CONFIG_MARKER)
 
 # counterfactual set folders (mapgen counterfactual)
 SET_FILE = "set.json"
@@ -142,7 +153,7 @@ def write_marker(root: str | Path, digest: str, config: dict[str, Any]) -> None:
 
 def clear_build(root: str | Path) -> None:
     """Remove everything a build wrote into ``root`` (other files stay)."""
-    for name in BUILD_OUTPUTS:
+    for name in build_outputs():
         remove_path(Path(root) / name)
 
 
@@ -208,15 +219,16 @@ def _hint(kind: str, key: str, known: Iterable[str], root: Path) -> KeyError:
 
 @dataclass
 class Benchmark:
-    """A loaded benchmark folder: manifest, map records, task records (raw, and questions as Question objects)."""
+    """A loaded benchmark folder: manifest, map records, task records (raw, read on first use; questions also as
+    Question objects)."""
 
     root: Path
     manifest: dict[str, Any] = field(default_factory=dict)
     maps: list[dict[str, Any]] = field(default_factory=list)
-    tasks: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
-    """Raw records of each task the folder has (``vqa``, ``caption``, ``grounding``, ``extraction``; empty tasks
-    left out)."""
+    question_records: list[dict[str, Any]] = field(default_factory=list)
+    """The questions as the raw records of ``questions.jsonl``."""
     questions: list[Question] = field(default_factory=list)
+    _records: dict[str, list[dict[str, Any]]] = field(default_factory=dict, repr=False)
     _images: dict[str, Path] = field(default_factory=dict, repr=False)
     _jsons: dict[str, Path] = field(default_factory=dict, repr=False)
     _map_json: dict[str, dict[str, Any] | None] = field(default_factory=dict, repr=False)
@@ -226,23 +238,19 @@ class Benchmark:
         """The benchmark's name (the manifest's, else the folder's)."""
         return str(self.manifest.get("name") or self.root.name)
 
-    @property
-    def question_records(self) -> list[dict[str, Any]]:
-        """The questions as the raw records of ``questions.jsonl``."""
-        return self.tasks.get("vqa", [])
+    def records(self, name: str) -> list[dict[str, Any]]:
+        """The records of one JSON-lines file of the folder (``[]`` when absent), read once."""
+        if name == QUESTIONS_FILE:
+            return self.question_records
+        if name not in self._records:
+            self._records[name] = read_jsonl(self.root / name, missing_ok=True)
+        return self._records[name]
 
     @property
-    def captions(self) -> list[dict[str, Any]]:
-        return self.tasks.get("caption", [])
-
-    @property
-    def grounding(self) -> list[dict[str, Any]]:
-        return self.tasks.get("grounding", [])
-
-    @property
-    def extraction(self) -> list[dict[str, Any]]:
-        """Gold-table records of the table-extraction task (``extraction.jsonl``)."""
-        return self.tasks.get("extraction", [])
+    def tasks(self) -> dict[str, list[dict[str, Any]]]:
+        """Raw records of each registered task the folder has, by task name (empty tasks left out)."""
+        found = {task: self.records(name) for task, name in TASK_FILES.items()}
+        return {task: records for task, records in found.items() if records}
 
     @cached_property
     def by_id(self) -> dict[str, Question]:
@@ -316,9 +324,10 @@ class Benchmark:
         """Files the manifest lists that are missing or whose hash differs."""
         return failing_checksums(self.root, self.manifest.get("files", {}))
 
-    def map_ids(self, tasks: tuple[str, ...] = TASKS) -> list[str]:
-        """Maps that have at least one record in ``tasks`` (build order)."""
-        used = {r["map_id"] for t in tasks for r in self.tasks.get(t, [])}
+    def map_ids(self, tasks: Iterable[str] | None = None) -> list[str]:
+        """Maps that have at least one record in ``tasks`` (every task when None; build order)."""
+        have = self.tasks
+        used = {r["map_id"] for t in (have if tasks is None else tasks) for r in have.get(t, [])}
         return [m["map_id"] for m in self.maps if m["map_id"] in used]
 
     def splits(self) -> list[str]:
@@ -359,8 +368,6 @@ def load_benchmark(path: str | Path, *, finished: bool = False) -> Benchmark:
         raise NotABenchmarkError(f"benchmark folder not found: {root}")
     manifest = read_manifest(root) if finished or (root / MANIFEST_FILE).is_file() else {}
     records, questions = _questions(questions_file)
-    tasks = {"vqa": records} | {task: read_jsonl(root / TASK_FILES[task], missing_ok=True)
-                                for task in ("caption", "grounding", "extraction")}
     images, jsons = _index_maps(root / MAPS_DIR)
     return Benchmark(root=root, manifest=manifest, maps=read_jsonl(root / MAPS_FILE, missing_ok=True),
-                     tasks={t: r for t, r in tasks.items() if r}, questions=questions, _images=images, _jsons=jsons)
+                     question_records=records, questions=questions, _images=images, _jsons=jsons)

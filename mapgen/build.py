@@ -10,7 +10,7 @@ only units whose record is missing or whose files fail their hash check. Same co
 from __future__ import annotations
 
 import time
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -25,8 +25,6 @@ from mapgen.benchmark import (
     MANIFEST_FILE,
     MAPS_FILE,
     QUESTIONS_FILE,
-    RECORD_FILES,
-    TASK_FILES,
     NotABenchmarkError,
     clear_build,
     failing_checksums,
@@ -35,6 +33,7 @@ from mapgen.benchmark import (
     image_rel,
     read_manifest,
     read_marker,
+    record_files,
     verified_unit_record,
     write_marker,
     write_unit_record,
@@ -42,6 +41,8 @@ from mapgen.benchmark import (
 from mapgen.config import BuildConfig, load_config
 from mapgen.errors import BuildError
 from mapgen.files import sha256_file, write_json_atomic, write_jsonl_atomic
+from mapgen.tasks import ImageContext
+from mapgen.tasks import tasks as registered_tasks
 
 
 @dataclass(frozen=True)
@@ -290,10 +291,9 @@ def run_unit(unit: Unit, config: BuildConfig, out_dir: Path) -> dict[str, Any]:
     """Render every variant of a unit, generate its questions and task records; write its completion record."""
     from mapgen.audit.legibility import vet
     from mapgen.render import render
-
-    timings: Counter[str] = Counter()
-    result: dict[str, Any] = {"unit_id": unit.unit_id, "maps": [], "questions": [], "captions": [],
-                              "grounding": [], "extraction": [], "files": {}}
+    timings: defaultdict[str, float] = defaultdict(float)
+    chosen = registered_tasks(config.tasks)
+    result: dict[str, Any] = {"unit_id": unit.unit_id, "maps": [], **{t.key: [] for t in chosen}, "files": {}}
     for variant, spec in unit_variants(unit, config, out_dir):
         start = time.perf_counter()
         rendered = render(spec, image_path(out_dir, spec.map_id), vet=vet)
@@ -307,96 +307,13 @@ def run_unit(unit: Unit, config: BuildConfig, out_dir: Path) -> dict[str, Any]:
                                "statistic": spec.stat.id, "title": spec.title, **meta})
         for path in (rendered.image, rendered.mask, rendered.json):
             result["files"][str(path.relative_to(out_dir))] = sha256_file(path)
-        if "vqa" in config.tasks and config.questions.per_image:
-            start = time.perf_counter()
-            questions = unit_questions(rendered.scene, unit, config, meta)
-            timings["questions"] += time.perf_counter() - start
-            if config.audit != "off":
-                start = time.perf_counter()
-                questions = audit_questions(rendered.image, questions, config.audit)
-                timings["audit"] += time.perf_counter() - start
-            result["questions"] += questions
-        if {"caption", "grounding"} & set(config.tasks):
-            start = time.perf_counter()
-            captions, grounding = unit_descriptions(rendered.scene, unit, config, meta)
-            result["captions"] += captions
-            result["grounding"] += grounding
-            timings["describe"] += time.perf_counter() - start
-        if "extraction" in config.tasks:
-            result["extraction"].append(unit_table(rendered.scene, meta))
+        image = ImageContext(scene=rendered.scene, meta=meta, seed=unit.seed, config=config, image=rendered.image,
+                             timings=timings)
+        for task in chosen:  # each task's gold records of the image (mapgen.tasks)
+            result[task.key] += task.gold(image)
     result["timings"] = dict(timings)
     write_unit_record(out_dir, unit.unit_id, result)
     return result
-
-
-def unit_questions(scene, unit: Unit, config: BuildConfig, meta: dict[str, Any]) -> list[dict[str, Any]]:
-    """Candidate questions for one image: every template the engine can ask there (``per_template`` each, twice
-    as many for yes/no templates so both answers can be offered; parameters searched with the unit's seed).
-    :func:`balance_set` chooses ``per_image`` of them per image."""
-    from mapgen.questions import instantiate, load_templates
-
-    q = config.questions
-    templates = load_templates() if q.templates == "all" else [load_templates().get(t) for t in q.templates]
-    questions = []
-    for t in templates:
-        n = q.per_template * (2 if t.answer_type == "binary" else 1)
-        questions += instantiate(t, scene, n, seed=unit.seed, max_answer_share=q.max_answer_share)
-    records = []
-    for question in questions:
-        record = question.to_dict()
-        record.update({k: v for k, v in meta.items() if k != "counterfactual"})
-        record["counterfactual"] = meta["counterfactual"] if meta["counterfactual"] != "original" else None
-        record["counterfactual_set"] = meta["counterfactual"]
-        records.append(record)
-    return records
-
-
-def audit_questions(image: Path, records: list[dict[str, Any]], mode: str) -> list[dict[str, Any]]:
-    """Pixel-oracle audit of one image's questions: ``flag`` adds an ``audit`` field, ``drop`` keeps only the
-    questions the oracle recovers from the image."""
-    from mapgen.audit.audit import audit_map, audit_question
-    from mapgen.questions import load_templates
-
-    if not records:
-        return records
-    map_audit, templates = audit_map(image), load_templates()
-    kept = []
-    for record in records:
-        row = audit_question(record, map_audit, templates)
-        if mode == "drop" and not row["recoverable"]:
-            continue
-        if mode == "flag":
-            record = record | {"audit": {"recoverable": row["recoverable"], "reasons": row["reasons"],
-                                         "flags": row["flags"]}}
-        kept.append(record)
-    return kept
-
-
-def unit_descriptions(scene, unit: Unit, config: BuildConfig, meta: dict[str, Any]):
-    """VRSBench caption and grounding eval records for one image (computed by :mod:`mapgen.describe`)."""
-    from mapgen.describe import describe
-    from mapgen.describe.records import caption_eval_record, grounding_eval_records
-
-    notes = describe(scene, seed=unit.seed, n_referring=config.referring_per_map)
-    image = meta["image"]
-    captions, grounding = [], []
-    if "caption" in config.tasks:
-        record = caption_eval_record(notes, image) | meta
-        captions.append(record | {"short_caption": notes["captions"]["short"]})
-    if "grounding" in config.tasks:
-        referring = {r["question_id"]: r for r in notes["referring"]}
-        for record in grounding_eval_records(notes, image):
-            ref = referring[record["question_id"]]
-            grounding.append(record | meta | {"target_code": ref["target_code"], "expression_type": ref["type"],
-                                              "program": ref["program"]})
-    return captions, grounding
-
-
-def unit_table(scene, meta: dict[str, Any]) -> dict[str, Any]:
-    """The gold table of one image (table-extraction task, :mod:`mapgen.describe.table`)."""
-    from mapgen.describe.table import gold_table
-
-    return gold_table(scene) | {"image_id": meta["image"]} | meta
 
 
 # --- files and hashes ---------------------------------------------------------------------------------------
@@ -437,6 +354,7 @@ def build(
     out_dir = Path(out_dir)
     start = time.perf_counter()
     check_run_options(workers, executor)
+    registered_tasks(config.tasks)  # an unknown task fails here, naming the closest registered ones
     prepare_folder(config, out_dir, resume=resume, force=force)
     atlases = copy_user_atlases(config, out_dir)
     units = plan(config)
@@ -573,17 +491,15 @@ def finalize(config: BuildConfig, out_dir: Path, results: list[dict[str, Any]],
     """Write the task files and the manifest (deterministic: sorted keys, no timestamps). ``atlases``: the
     user atlas copies (:func:`copy_user_atlases`), recorded with their paths and digests."""
     maps = [m for r in results for m in r["maps"]]
-    questions = balance_set([q for r in results for q in r["questions"]], config)
-    captions = [c for r in results for c in r["captions"]]
-    grounding = [g for r in results for g in r["grounding"]]
-    tables = [t for r in results for t in r.get("extraction", [])]
     write_jsonl_atomic(out_dir / MAPS_FILE, maps)
-    write_jsonl_atomic(out_dir / QUESTIONS_FILE, questions)
-    for task, records in (("caption", captions), ("grounding", grounding), ("extraction", tables)):
-        if records:
-            write_jsonl_atomic(out_dir / TASK_FILES[task], records)
+    task_counts: dict[str, Any] = {}
+    for task in registered_tasks():  # every registered task: one not asked for counts as empty
+        records = task.select([x for r in results for x in r.get(task.key, [])], config)
+        if records or task.record_file == QUESTIONS_FILE:  # the folder always has a questions file
+            write_jsonl_atomic(out_dir / task.record_file, records)
+        task_counts |= task.counts(records)
     files = {rel: digest for r in results for rel, digest in r["files"].items()}
-    files |= file_digests(out_dir, RECORD_FILES)
+    files |= file_digests(out_dir, record_files())
     atlases = atlases or {"atlases": {}, "files": {}}
     files |= atlases["files"]
     manifest = {
@@ -592,7 +508,7 @@ def finalize(config: BuildConfig, out_dir: Path, results: list[dict[str, Any]],
         "config_digest": config.digest(),
         "config": config.model_dump(),
         "png": {"compress_level": config.variants.png_compress_level, "strategy": "zlib RLE"},
-        "counts": counts(maps, questions, captions, grounding) | ({"extraction": len(tables)} if tables else {}),
+        "counts": map_counts(maps) | task_counts,
         "files": dict(sorted(files.items())),
     }
     if atlases["atlases"]:
@@ -601,45 +517,14 @@ def finalize(config: BuildConfig, out_dir: Path, results: list[dict[str, Any]],
     return manifest
 
 
-def balance_set(records: list[dict[str, Any]], config: BuildConfig) -> list[dict[str, Any]]:
-    """The benchmark's questions chosen from every image's candidates, per split
-    (:func:`mapgen.questions.selection.select_questions`: at most ``per_image`` per image, every template at
-    least ``min_per_template`` times per country where its candidates allow, answers balanced, empty lists and
-    zero counts rare); order kept."""
-    from mapgen.questions.selection import SelectionRules, select_questions
+def map_counts(maps: list[dict[str, Any]]) -> dict[str, Any]:
+    """The manifest's map counts: in all, and per country, variant and split (each task adds its own)."""
 
-    q = config.questions
-    rules = SelectionRules(per_image=q.per_image, min_per_template=q.min_per_template,
-                           max_answer_share=q.max_answer_share, max_empty_share=q.max_empty_share,
-                           max_zero_share=q.max_zero_share)
-    kept: set[str] = set()
-    for split in sorted({r["split"] for r in records}):
-        subset = [r for r in records if r["split"] == split]
-        kept |= {r["question_id"] for r in select_questions(subset, rules, seed=config.seed)}
-    return [r for r in records if r["question_id"] in kept]
+    def tally(key: str) -> dict[str, int]:
+        return dict(sorted(Counter(str(m.get(key)) for m in maps).items()))
 
-
-def counts(maps, questions, captions, grounding) -> dict[str, Any]:
-    """Counts per country, variant, split, map type, template and answer type."""
-
-    def tally(records, key):
-        return dict(sorted(Counter(str(r.get(key)) for r in records).items()))
-
-    return {
-        "maps": len(maps),
-        "questions": len(questions),
-        "captions": len(captions),
-        "grounding": len(grounding),
-        "maps_by_country": tally(maps, "country"),
-        "maps_by_variant": tally(maps, "variant"),
-        "maps_by_split": tally(maps, "split"),
-        "questions_by_country": tally(questions, "country"),
-        "questions_by_variant": tally(questions, "variant"),
-        "questions_by_split": tally(questions, "split"),
-        "questions_by_map_type": tally(questions, "map_type"),
-        "questions_by_answer_type": tally(questions, "answer_type"),
-        "questions_by_template": tally(questions, "mapwise_template"),
-    }
+    return {"maps": len(maps), "maps_by_country": tally("country"), "maps_by_variant": tally("variant"),
+            "maps_by_split": tally("split")}
 
 
 def info(out_dir: str | Path) -> dict[str, Any]:

@@ -28,6 +28,7 @@ from pydantic import (
 from mapgen.resources import config_path
 
 COUNTERFACTUAL_KINDS = ("original", "imaginary", "shuffled", "jumbled")
+#: The tasks a config builds when it names none (registered names, :mod:`mapgen.tasks`).
 TASKS = ("vqa", "caption", "grounding")
 #: Upper bounds that keep a mistyped number from running for days or filling the disk.
 MAX_MAPS = 100_000
@@ -226,9 +227,9 @@ class BuildConfig(Strict):
     variants: VariantChoices = VariantChoices()
     counterfactual: CounterfactualSet = CounterfactualSet()
     questions: QuestionChoices = QuestionChoices()
-    #: Tasks to build; ``extraction`` (the whole map read back as a table, gold tables in extraction.jsonl) is
-    #: opt-in.
-    tasks: list[Literal["vqa", "caption", "grounding", "extraction"]] = ["vqa", "caption", "grounding"]
+    #: Tasks to build, by their registered names (:mod:`mapgen.tasks`; the build checks each against the registry,
+    #: an unknown one failing with the closest names); the built-in table-reading task is opt-in.
+    tasks: list[str] = list(TASKS)
     split: SplitConfig = SplitConfig()
     referring_per_map: int = Field(4, ge=0, le=MAX_QUESTIONS)
     #: Pixel-oracle audit of every question during the build: off, flag (add an ``audit`` field) or drop
@@ -237,6 +238,15 @@ class BuildConfig(Strict):
 
     #: Folder the config file lies in: user atlas and table paths are relative to it (not part of the dump).
     _base_dir: Path | None = PrivateAttr(default=None)
+
+    @field_validator("tasks")
+    @classmethod
+    def _task_names(cls, names: list[str]) -> list[str]:
+        """Task names listed once each (whether they are registered is the build's check, :mod:`mapgen.tasks`)."""
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise ValueError(f"tasks listed twice: {', '.join(twice)}")
+        return names
 
     @field_validator("countries")
     @classmethod

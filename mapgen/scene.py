@@ -40,7 +40,7 @@ RENAMING_KINDS = frozenset({"imaginary", "shuffled"})
 
 #: Perceptual tolerance on continuous maps, as a share of the colour-bar span (vmax - vmin): how far a value
 #: read off a colour bar may be from the truth. The questions (``mapgen.questions.functions``) and the
-#: table-extraction task (``mapgen.describe.table``) share it.
+#: gold tables of the table-reading task (``mapgen.tasks``) share it.
 PERCEPTUAL_TOLERANCE = 0.05
 #: Relative tolerance under which class widths count as equal ("evenly spaced" legend).
 EVEN_TOLERANCE = 0.05

@@ -12,15 +12,15 @@ import pytest
 from helpers import build_tiny
 
 from mapgen.benchmark import (
-    BUILD_OUTPUTS,
     CONFIG_MARKER,
-    RECORD_FILES,
     NotABenchmarkError,
+    build_outputs,
     clear_build,
     file_digests,
     image_rel,
     load_benchmark,
     mask_name,
+    record_files,
     verified_unit_record,
 )
 from mapgen.build import info
@@ -58,15 +58,15 @@ def test_records_and_questions_match_the_files(built: Path) -> None:
     assert bench.name == "benchmark tiny" and bench.manifest == manifest
     assert bench.maps == _lines(built / "maps.jsonl")
     assert bench.question_records == _lines(built / "questions.jsonl")
-    assert bench.captions == _lines(built / "captions.jsonl") and bench.grounding == _lines(built / "grounding.jsonl")
+    assert bench.tasks.get("caption", []) == _lines(built / "captions.jsonl") and bench.tasks.get("grounding", []) == _lines(built / "grounding.jsonl")
     counts = manifest["counts"]
-    assert (len(bench.maps), len(bench.questions), len(bench.captions), len(bench.grounding)) == (
+    assert (len(bench.maps), len(bench.questions), len(bench.tasks.get("caption", [])), len(bench.tasks.get("grounding", []))) == (
         counts["maps"], counts["questions"], counts["captions"], counts["grounding"])
     assert all(isinstance(q, Question) for q in bench.questions)
     assert [q.question_id for q in bench.questions] == [r["question_id"] for r in bench.question_records]
     assert [q.answer for q in bench.questions] == [r["answer"] for r in bench.question_records]
     assert set(bench.tasks) == {"vqa", "caption", "grounding", "extraction"}
-    assert bench.extraction == _lines(built / "extraction.jsonl") and len(bench.extraction) == counts["extraction"]
+    assert bench.tasks.get("extraction", []) == _lines(built / "extraction.jsonl") and len(bench.tasks.get("extraction", [])) == counts["extraction"]
     assert bench.countries == ["usa"]
     # the manifest is written with sorted keys, so its split ratios (and splits()) come in name order
     assert bench.splits() == list(manifest["config"]["split"]["ratios"]) == ["test", "train"]
@@ -99,7 +99,8 @@ def test_images_map_json_and_listed_hashes(built: Path) -> None:
         assert bench.map_json(m["map_id"]) == json.loads((built / "maps" / f"{m['map_id']}.json").read_text())
         assert bench.spec(m["map_id"]) is bench.map_json(m["map_id"])  # read once
     used = bench.map_ids(("grounding",))
-    assert used == [m["map_id"] for m in bench.maps if m["map_id"] in {g["map_id"] for g in bench.grounding}]
+    grounded = {g["map_id"] for g in bench.tasks.get("grounding", [])}
+    assert used == [m["map_id"] for m in bench.maps if m["map_id"] in grounded]
     assert bench.sha256("not/listed.png") is None
 
 
@@ -111,8 +112,8 @@ def test_questions_file_path_loads_its_folder(built: Path) -> None:
 
 def test_manifest_hashes_the_record_files(built: Path) -> None:
     manifest = json.loads((built / "manifest.json").read_text())
-    digests = file_digests(built, RECORD_FILES)
-    assert set(digests) == set(RECORD_FILES)
+    digests = file_digests(built, record_files())
+    assert set(digests) == set(record_files())
     assert {k: manifest["files"][k] for k in digests} == digests
 
 
@@ -184,4 +185,4 @@ def test_clear_build_removes_only_what_a_build_writes(built: Path, tmp_path: Pat
     (folder / "notes.txt").write_text("mine")
     clear_build(folder)
     assert sorted(p.name for p in folder.iterdir()) == ["notes.txt"]
-    assert not any((folder / name).exists() for name in BUILD_OUTPUTS)
+    assert not any((folder / name).exists() for name in build_outputs())

@@ -14,7 +14,7 @@ from helpers import ChatStub
 
 from mapgen.benchmark import load_benchmark
 from mapgen.cli import main
-from mapgen.eval.run import load_predictions, run_eval
+from mapgen.eval.run import load_predictions, prediction_source
 from mapgen.files import read_jsonl
 
 
@@ -56,7 +56,7 @@ def test_load_benchmark_tolerates_missing_files(eval_bench, tmp_path):
         (root / rel).unlink()
     bench = load_benchmark(root)
     assert len(bench.questions) == len(records) and bench.image_path(gone).name == f"{gone}.png"
-    assert bench.captions == [] and bench.grounding == [] and bench.spec(gone) is None
+    assert bench.tasks.get("caption", []) == [] and bench.tasks.get("grounding", []) == [] and bench.spec(gone) is None
     assert bench.spec(kept)["spec"]  # the other maps' JSON still reads
     assert bench.manifest == {} and bench.name == "b"
     assert len(load_benchmark(root / "questions.jsonl").questions) == len(records)
@@ -150,7 +150,7 @@ def test_eval_needs_exactly_one_source(eval_bench, tmp_path):
     result = CliRunner().invoke(main, ["eval", str(eval_bench), "-o", str(tmp_path / "r")])
     assert result.exit_code == 2 and "exactly one of" in result.output
     with pytest.raises(ValueError, match="exactly one"):
-        run_eval(eval_bench, baseline="random", model="openai:x")
+        prediction_source(baseline="random", model="openai:x")
 
 
 def test_prompt_cli(eval_bench):
@@ -190,7 +190,7 @@ def _server(fail_on: str, box: list[int]) -> ChatStub:
 
 
 def test_eval_model_cli_against_local_server(eval_bench, tmp_path, monkeypatch):
-    monkeypatch.setattr("mapgen.eval.captions.java_available", lambda: False)  # skip the slow METEOR JVM
+    monkeypatch.setattr("mapgen.tasks.caption.scores.java_available", lambda: False)  # skip the slow METEOR JVM
     bench, chosen = trimmed_bench(eval_bench, tmp_path / "bench")
     failing = chosen["count"]
     server = _server(fail_on=failing["question"], box=read_jsonl(bench / "grounding.jsonl")[0]["ground_truth"])

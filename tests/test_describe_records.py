@@ -103,7 +103,7 @@ def test_training_records_are_llava(annotations):
 
 
 def test_grounding_metrics_run_on_the_records(annotations):
-    from mapgen.eval.captions import grounding_scores
+    from mapgen.tasks.grounding.scores import grounding_scores
 
     records = grounding_eval_records(annotations)
     perfect = {r["question_id"]: json.dumps({"answer": r["ground_truth"]}) for r in records}
@@ -116,7 +116,7 @@ def test_grounding_metrics_run_on_the_records(annotations):
 
 def test_caption_metrics_run_on_the_records(annotations, rendered):
     pytest.importorskip("pycocoevalcap", reason="caption metrics need mapgen's [eval] extra")
-    from mapgen.eval.captions import caption_scores
+    from mapgen.tasks.caption.scores import caption_scores
 
     other = describe(rendered.scene, seed=1)
     refs = {"a": caption_eval_record(annotations)["ground_truth"], "b": caption_eval_record(other)["ground_truth"]}

@@ -25,7 +25,7 @@ from mapgen.eval.baselines import (
 from mapgen.eval.chance import chance_scores
 from mapgen.eval.metrics import MAIN_METRIC
 from mapgen.eval.report import BREAKDOWNS
-from mapgen.eval.run import run_eval
+from mapgen.eval.run import Baseline, run_eval
 from mapgen.eval.score import evaluate
 from mapgen.questions.record import format_answer
 
@@ -154,13 +154,13 @@ def test_prior_answers_are_the_most_frequent_train_answer_per_template(bench):
 
 
 def test_run_eval_prior_scores_the_held_out_split(eval_bench: Path, tmp_path: Path):
-    report = run_eval(eval_bench, baseline="prior", out_dir=tmp_path / "prior", plots=False)
+    report = run_eval(eval_bench, Baseline("prior"), out_dir=tmp_path / "prior", plots=False)
     assert set(report.frame["split"]) == {"test"}
     assert json.loads((tmp_path / "prior" / "summary.json").read_text())["split"] == "test"
 
 
 def test_every_report_table_has_the_random_and_chance_rows(eval_bench: Path, tmp_path: Path):
-    run_eval(eval_bench, baseline="random", out_dir=tmp_path / "r", plots=False)
+    run_eval(eval_bench, Baseline("random"), out_dir=tmp_path / "r", plots=False)
     tables = (tmp_path / "r" / "tables.md").read_text()
     sections = [s for s in tables.split("\n## ")[1:] if s.startswith(("Overall", "By "))]
     assert len(sections) == 1 + len(BREAKDOWNS)  # overall and every breakdown

@@ -1,4 +1,5 @@
-"""VRSBench caption metrics (pycocoevalcap) and grounding scores (mapgen.eval.captions), hand-checked."""
+"""VRSBench caption metrics (pycocoevalcap, mapgen.tasks.caption.scores) and grounding scores
+(mapgen.tasks.grounding.scores), hand-checked."""
 
 from __future__ import annotations
 
@@ -6,18 +7,13 @@ import math
 
 import pytest
 
-from mapgen.eval.captions import (
-    caption_text,
-    grounding_scores,
-    java_available,
-    simple_tokenize,
-    to_pixels,
-)
+from mapgen.tasks.caption.scores import caption_text, java_available, simple_tokenize
+from mapgen.tasks.grounding.scores import grounding_scores, to_pixels
 
 pytest.importorskip("pycocoevalcap.bleu.bleu")
 needs_java = pytest.mark.skipif(not java_available(), reason="METEOR and PTBTokenizer need java")
 
-from mapgen.eval.captions import caption_scores  # noqa: E402
+from mapgen.tasks.caption.scores import caption_scores  # noqa: E402
 
 REF = "The map shows income in the USA."
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from mapgen.eval.run import run_eval
+from mapgen.eval.run import Baseline, prediction_source, run_eval
 from mapgen.questions.record import format_answer
 
 ANSWER_TYPES = {"binary", "count", "single", "list", "range", "ranking"}
@@ -38,7 +38,7 @@ def test_the_benchmark_covers_every_answer_type_and_counterfactual_set(records):
 @pytest.mark.parametrize("baseline", ["random", "prior"])
 def test_baseline_eval_writes_the_report(bench: Path, records, tmp_path: Path, baseline: str):
     out = tmp_path / baseline
-    report = run_eval(bench, baseline=baseline, out_dir=out)
+    report = run_eval(bench, Baseline(baseline), out_dir=out)
     for name in ("scores.csv", "summary.json", "tables.md", "plots/answer_type.png", "plots/by_counterfactual.png"):
         assert (out / name).is_file(), name
     summary = json.loads((out / "summary.json").read_text())
@@ -67,8 +67,8 @@ def test_baseline_eval_writes_the_report(bench: Path, records, tmp_path: Path, b
 
 
 def test_random_baseline_is_reproducible(bench: Path):
-    a = run_eval(bench, baseline="random", seed=1).frame["main"].tolist()
-    b = run_eval(bench, baseline="random", seed=1).frame["main"].tolist()
+    a = run_eval(bench, Baseline("random"), seed=1).frame["main"].tolist()
+    b = run_eval(bench, Baseline("random"), seed=1).frame["main"].tolist()
     assert a == b
 
 
@@ -87,7 +87,7 @@ def test_perfect_predictions_score_one_on_every_answer_type(bench: Path, records
     path = tmp_path / "perfect.jsonl"
     path.write_text("".join(json.dumps({"question_id": r["question_id"], "prediction": text(r)}) + "\n" for r in records))
     out = tmp_path / "report"
-    report = run_eval(bench, predictions=path, out_dir=out, plots=False)
+    report = run_eval(bench, prediction_source(path), out_dir=out, plots=False)
     frame = report.frame
     assert frame["parse_ok"].all()
     per_type = frame.groupby("answer_type")["main"].mean().to_dict()

@@ -1,10 +1,10 @@
-"""Answer extraction and normalisation (mapgen.eval.extract, mapgen.eval.normalize)."""
+"""Answer extraction and normalisation (mapgen.eval.answers, mapgen.eval.normalize)."""
 
 from __future__ import annotations
 
 import pytest
 
-from mapgen.eval.extract import extract_answer, parse_box, split_items
+from mapgen.eval.answers import extract_answer, parse_box, split_items
 from mapgen.eval.normalize import AliasMap, normalize_answer_name, ranges_equal, ranges_overlap
 from mapgen.legend.grammar import find_range, parse_number
 

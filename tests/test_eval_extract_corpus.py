@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mapgen.eval.extract import extract_answer
+from mapgen.eval.answers import extract_answer
 
 VOCAB = ["Jammu and Kashmir", "Dadra and Nagar Haveli and Daman and Diu", "Andaman and Nicobar Islands"]
 

@@ -12,7 +12,7 @@ from mapgen.benchmark import load_benchmark
 from mapgen.cli import main
 from mapgen.eval.baselines import facts_lookup
 from mapgen.eval.mcq import LETTERS, MCQ_TYPES, choices_for, make_choice, mcq_question, normalise_choice
-from mapgen.eval.run import run_eval
+from mapgen.eval.run import prediction_source, run_eval
 from mapgen.geo.atlas import load_atlas
 
 
@@ -92,7 +92,7 @@ def test_letters_option_text_and_wrong_letters_score_as_expected(bench, choices)
 
 def test_eval_mcq_perfect_random_and_cli(eval_bench: Path, bench, choices, tmp_path: Path):
     perfect = {qid: json.dumps({"answer": c.answer}) for qid, c in choices.items()}
-    report = run_eval(eval_bench, predictions=perfect, form="mcq")
+    report = run_eval(eval_bench, prediction_source(perfect), form="mcq")
     assert len(report.frame) == len(choices) and report.summary()["score"] == 1.0
     assert set(report.frame["answer_type"]) == set(MCQ_TYPES)
     for metric in ("binary_exact", "single_recall", "count_exact", "range_score", "range_exact"):

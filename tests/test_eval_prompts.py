@@ -13,7 +13,7 @@ from jinja2.exceptions import UndefinedError
 from mapgen.benchmark import load_benchmark
 from mapgen.counterfactual import make_counterfactual
 from mapgen.counterfactual import name_dictionary as cf_dictionary
-from mapgen.eval.extract import extract_answer
+from mapgen.eval.answers import extract_answer
 from mapgen.eval.prompts import (
     PROMPTS_ENV,
     list_strategies,
@@ -182,7 +182,7 @@ def test_every_counterfactual_prompt_of_a_real_build_carries_its_name_dictionary
 def test_caption_and_grounding_prompts_name_the_country(eval_bench):
     bench = load_benchmark(eval_bench)
     titles = {"usa": "the USA", "india": "India"}
-    for task, records in (("caption", bench.captions), ("grounding", bench.grounding)):
+    for task, records in (("caption", bench.tasks.get("caption", [])), ("grounding", bench.tasks.get("grounding", []))):
         for record in records[:: max(1, len(records) // 10)]:
             country = bench.map(record["map_id"])["country"] if "map_id" in record else None
             text = render_prompt(task_question(record, task, bench), task, bench=bench).text

@@ -14,7 +14,6 @@ from helpers import make_question
 from mapgen.eval import metrics
 from mapgen.eval.report import (
     build_summary,
-    grounding_table,
     markdown_table,
     paper_table,
     ranking_table,
@@ -24,6 +23,8 @@ from mapgen.eval.report import (
 )
 from mapgen.eval.score import evaluate
 from mapgen.questions.record import Question
+from mapgen.tasks import tasks
+from mapgen.tasks.grounding.scores import grounding_table
 
 
 def q(qid, answer_type, answer, **kw) -> Question:
@@ -143,10 +144,10 @@ def test_write_report_is_complete_and_deterministic(report, tmp_path):
         "captions": {"BLEU-1": 0.5, "CIDEr": 1.2, "tokenizer": "simple"},
     }
     paths = write_report(
-        report, tmp_path / "a", extra, item_tables={"caption_scores": [{"question_id": "c", "x": [1]}]}
+        report, tmp_path / "a", extra, item_tables={"caption_scores": [{"question_id": "c", "x": [1]}]}, tasks=tasks()
     )
     write_report(
-        report, tmp_path / "b", extra, item_tables={"caption_scores": [{"question_id": "c", "x": [1]}]}
+        report, tmp_path / "b", extra, item_tables={"caption_scores": [{"question_id": "c", "x": [1]}]}, tasks=tasks()
     )
     for name in ("scores", "summary", "tables", "caption_scores", "plot_answer_type", "plot_by_map_variant"):
         assert paths[name].is_file(), name

@@ -174,7 +174,7 @@ def test_lmms_eval_tasks_run_from_a_copied_folder(bench: Path, tmp_path: Path, m
     """All three tasks load and score after the folder is copied elsewhere and the original deleted (nothing in
     it holds an absolute path); YAML loaded as lmms-eval does (``!function`` resolved in the YAML's folder)."""
     pytest.importorskip("datasets")
-    monkeypatch.setattr("mapgen.eval.captions.java_available", lambda: False)  # METEOR needs a JVM: skip it
+    monkeypatch.setattr("mapgen.tasks.caption.scores.java_available", lambda: False)  # METEOR needs a JVM: skip it
     original = export(bench, "lmms-eval", tmp_path / "lmms")
     assert str(tmp_path) not in "".join(p.read_text() for p in original.glob("*.yaml")) + (original / "utils.py").read_text()
     dest = tmp_path / "elsewhere" / "tasks"
@@ -233,7 +233,7 @@ def test_vlmevalkit_tsv_and_dataset_class(bench: Path, questions, tmp_path: Path
 
 def test_vlmevalkit_caption_and_grounding_datasets(bench: Path, tmp_path: Path, monkeypatch) -> None:
     pytest.importorskip("pycocoevalcap", reason="caption metrics need mapgen's [eval] extra")
-    monkeypatch.setattr("mapgen.eval.captions.java_available", lambda: False)  # METEOR needs a JVM: skip it
+    monkeypatch.setattr("mapgen.tasks.caption.scores.java_available", lambda: False)  # METEOR needs a JVM: skip it
     dest = export(bench, "vlmevalkit", tmp_path / "vlm", split="test")
     module = _import(dest / "mapgen_dataset.py", "mapgen_vlmeval_tasks")
     records = {t: [r for r in _lines(bench / f"{t}.jsonl") if r["split"] == "test"] for t in ("captions", "grounding")}

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from mapgen.eval.tables import parse_table, read_cell
+from mapgen.tasks.extraction.parse import parse_table, read_cell
 
 CORPUS = yaml.safe_load((Path(__file__).parent / "data" / "extraction_replies.yaml").read_text(encoding="utf-8"))
 

@@ -14,10 +14,10 @@ import pytest
 from helpers import build_tiny
 
 from mapgen.benchmark import load_benchmark
-from mapgen.eval.run import run_eval
-from mapgen.eval.table_scores import gold_text
+from mapgen.eval.run import prediction_source, run_eval
 from mapgen.files import read_jsonl
 from mapgen.report_site import build_site
+from mapgen.tasks.extraction.scores import gold_text
 
 CONFIG = {
     "name": "xreport-test",
@@ -86,8 +86,8 @@ def runs(bench, tmp_path_factory):
                        ("perturbed", perturbed)):
         path = root / f"{name}.jsonl"
         path.write_text("".join(json.dumps({"question_id": t["question_id"], "prediction": make(t)}) + "\n"
-                                for t in bench.extraction), encoding="utf-8")
-        run_eval(bench, predictions=path, out_dir=root / name)
+                                for t in bench.tasks.get("extraction", [])), encoding="utf-8")
+        run_eval(bench, prediction_source(path), out_dir=root / name)
         build_site(bench.root, root / f"site-{name}", eval_dir=root / name)
         out[name] = root / name
     return out
@@ -103,8 +103,8 @@ def site_data(site: Path) -> dict:
 
 def test_perfect_replies_read_every_row_right(bench, runs) -> None:
     readings = {r["map_id"]: r for r in read_jsonl(runs["perfect"] / "extraction_readings.jsonl")}
-    assert set(readings) == {t["map_id"] for t in bench.extraction}
-    for t in bench.extraction:
+    assert set(readings) == {t["map_id"] for t in bench.tasks.get("extraction", [])}
+    for t in bench.tasks.get("extraction", []):
         r = readings[t["map_id"]]
         assert r["counts"] == {"right": len(t["rows"]), "wrong": 0, "unreadable": 0, "missing": 0,
                                "unknown region": 0, "repeat": 0, "unparsed": 0}
@@ -114,7 +114,7 @@ def test_perfect_replies_read_every_row_right(bench, runs) -> None:
 
 def test_perturbed_replies_count_each_kind_of_error(bench, runs) -> None:
     readings = {r["map_id"]: r for r in read_jsonl(runs["perturbed"] / "extraction_readings.jsonl")}
-    for t in bench.extraction:
+    for t in bench.tasks.get("extraction", []):
         r, n = readings[t["map_id"]], len(t["rows"])
         right = n - WRONG - COLOUR - DROPPED - open_ended(t)
         assert r["counts"] == {"right": right, "wrong": WRONG, "unreadable": open_ended(t),
@@ -131,7 +131,7 @@ def test_tables_md_has_the_task_overview_and_intervals(bench, runs) -> None:
     text = (runs["perturbed"] / "tables.md").read_text(encoding="utf-8")
     overview = next(line for line in text.splitlines() if line.startswith("| Table extraction |"))
     cells = [c.strip() for c in overview.strip("|").split("|")]
-    assert cells[1] == str(len(bench.extraction))
+    assert cells[1] == str(len(bench.tasks.get("extraction", [])))
     assert float(cells[3]) == pytest.approx(summary["score"] * 100, abs=0.01)
     lo, hi = summary["score_ci"]
     assert cells[4] == f"[{lo:.1f}, {hi:.1f}]" and lo <= summary["score"] * 100 <= hi
@@ -157,11 +157,11 @@ def test_extraction_plot_and_csv(bench, runs) -> None:
     plot = runs["perturbed"] / "plots" / "extraction.png"
     assert Image.open(plot).size == (800, 400)
     rows = (runs["perturbed"] / "extraction_scores.csv").read_text(encoding="utf-8").splitlines()
-    assert len(rows) == len(bench.extraction) + 1
+    assert len(rows) == len(bench.tasks.get("extraction", [])) + 1
 
 
 def test_extraction_bars_hold_the_run_and_its_references(runs) -> None:
-    from mapgen.eval.report import extraction_bars
+    from mapgen.tasks.extraction.report import extraction_bars
 
     summary = json.loads((runs["perturbed"] / "summary.json").read_text(encoding="utf-8"))["extraction"]
     bars = extraction_bars(summary)
@@ -177,7 +177,7 @@ def test_extraction_bars_hold_the_run_and_its_references(runs) -> None:
 def test_site_shows_each_map_gold_beside_the_parsed_table(bench, runs) -> None:
     data = site_data(runs["perturbed"].parent / "site-perturbed")
     by_map = {m["id"]: m for m in data["maps"]}
-    for t in bench.extraction:
+    for t in bench.tasks.get("extraction", []):
         table = by_map[t["map_id"]]["table"]
         n = len(t["rows"])
         right = n - WRONG - COLOUR - DROPPED - open_ended(t)
@@ -186,7 +186,8 @@ def test_site_shows_each_map_gold_beside_the_parsed_table(bench, runs) -> None:
         assert "Atlantis" in table["reply"]
     page = (runs["perturbed"].parent / "site-perturbed" / "index.html").read_text(encoding="utf-8")
     assert "Table extraction" in page and "| Table extraction |" not in page  # Markdown became HTML
-    assert f"{len(bench.extraction)} gold tables" in page and 'src="eval/plots/extraction.png"' in page
+    n_tables = len(bench.tasks.get("extraction", []))
+    assert f"{n_tables} gold tables" in page and 'src="eval/plots/extraction.png"' in page
 
 
 def test_gold_text() -> None:
@@ -198,14 +199,14 @@ def test_site_without_eval_shows_the_gold_tables(bench, tmp_path) -> None:
     build_site(bench.root, tmp_path / "site")
     data = site_data(tmp_path / "site")
     tables = {m["id"]: m["table"] for m in data["maps"]}
-    for t in bench.extraction:
+    for t in bench.tasks.get("extraction", []):
         assert not tables[t["map_id"]]["scored"] and len(tables[t["map_id"]]["rows"]) == len(t["rows"])
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed")
 def test_detail_page_shows_the_counts_in_headless_chromium(bench, runs, tmp_path) -> None:
     site = runs["perturbed"].parent / "site-perturbed"
-    t = next(t for t in bench.extraction if t["map_type"] == "discrete")
+    t = next(t for t in bench.tasks.get("extraction", []) if t["map_type"] == "discrete")
     url = (site / "index.html").resolve().as_uri() + f"#map={t['map_id']}"
     flags = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
              "--virtual-time-budget=5000", f"--user-data-dir={tmp_path / 'profile'}", "--dump-dom", url]
@@ -227,7 +228,7 @@ def test_tasks_overview_gives_grounding_its_interval(eval_bench, tmp_path) -> No
             for i, r in enumerate(records)}
     for name, preds, score in (("half", half, 100 * k / len(records)),
                                ("all", {r["question_id"]: json.dumps(r["ground_truth"]) for r in records}, 100.0)):
-        run_eval(eval_bench, predictions=preds, out_dir=tmp_path / name, plots=False)
+        run_eval(eval_bench, prediction_source(preds), out_dir=tmp_path / name, plots=False)
         text = (tmp_path / name / "tables.md").read_text(encoding="utf-8")
         line = next(x for x in text.splitlines() if x.startswith("| Grounding |"))
         row = [c.strip() for c in line.strip("|").split("|")]

@@ -12,7 +12,7 @@ import pytest
 from helpers import build_tiny
 
 from mapgen.benchmark import load_benchmark
-from mapgen.eval.table_baselines import (
+from mapgen.tasks.extraction.baselines import (
     QUARTERS,
     class_at,
     class_position,
@@ -21,8 +21,8 @@ from mapgen.eval.table_baselines import (
     random_replies,
     view_of,
 )
-from mapgen.eval.table_scores import permutation_null, score_table, score_tables, summarize
-from mapgen.eval.tables import parse_table
+from mapgen.tasks.extraction.parse import parse_table
+from mapgen.tasks.extraction.scores import permutation_null, score_table, score_tables, summarize
 
 CONFIG = {
     "name": "xbase-test",
@@ -45,8 +45,8 @@ def bench(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def split(bench):
-    train = [t for t in bench.extraction if t["split"] == "train"]
-    test = [t for t in bench.extraction if t["split"] == "test"]
+    train = [t for t in bench.tasks.get("extraction", []) if t["split"] == "train"]
+    test = [t for t in bench.tasks.get("extraction", []) if t["split"] == "test"]
     assert train and test and {t["map_type"] for t in test} == {"discrete", "continuous"}
     return train, test
 
@@ -219,10 +219,10 @@ def test_permutation_null_matches_shuffling(split) -> None:
 
 
 def test_eval_prior_baseline_scores_the_held_out_tables(bench, split, tmp_path) -> None:
-    from mapgen.eval.run import run_eval
+    from mapgen.eval.run import Baseline, run_eval
 
     train, test = split
-    report = run_eval(bench, baseline="prior", out_dir=tmp_path / "prior", plots=False)
+    report = run_eval(bench, Baseline("prior"), out_dir=tmp_path / "prior", plots=False)
     summary = report.extra["extraction"]
     assert report.extra["split"] == "test" and summary["n"] == len(test)
     own = summarize(score_tables(test, prior_replies(test, train)), test)

@@ -12,7 +12,7 @@ import pytest
 from helpers import build_tiny
 
 from mapgen.benchmark import load_benchmark
-from mapgen.eval.table_scores import chance, random_replies, score_table, score_tables, summarize
+from mapgen.tasks.extraction.scores import chance, random_replies, score_table, score_tables, summarize
 
 CONFIG = {
     "name": "extract-test",
@@ -36,7 +36,7 @@ def bench(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def tables(bench):
-    return bench.extraction
+    return bench.tasks.get("extraction", [])
 
 
 def _by_type(tables, map_type):
@@ -249,8 +249,9 @@ def test_random_replies_are_seeded() -> None:
 
 def test_prompts_ask_for_the_table_of_each_map(bench, tables) -> None:
     from mapgen.eval.run import build_prompts
+    from mapgen.tasks import EvalScope, tasks
 
-    prompts = build_prompts(bench, [], "direct", ("extraction",))
+    prompts = build_prompts(EvalScope(bench), "direct", tasks(["extraction"]))
     assert [p.question_id for p in prompts] == [t["question_id"] for t in tables]
     for p, t in zip(prompts, tables):
         assert p.image_path == bench.image_path(t["map_id"]) and p.strategy == "extraction"
@@ -259,9 +260,9 @@ def test_prompts_ask_for_the_table_of_each_map(bench, tables) -> None:
 
 
 def test_eval_run_reports_extraction(bench, tables, tmp_path) -> None:
-    from mapgen.eval.run import run_eval
+    from mapgen.eval.run import Baseline, PredictionTexts, run_eval
 
-    perfect = run_eval(bench, predictions={t["question_id"]: as_csv(t) for t in tables}, out_dir=tmp_path / "gold",
+    perfect = run_eval(bench, PredictionTexts({t["question_id"]: as_csv(t) for t in tables}), out_dir=tmp_path / "gold",
                        plots=False)
     summary = perfect.extra["extraction"]
     assert summary["score"] == 1.0 and summary["discrete"]["pair_f1"] == 1.0
@@ -270,7 +271,7 @@ def test_eval_run_reports_extraction(bench, tables, tmp_path) -> None:
     text = (tmp_path / "gold" / "tables.md").read_text(encoding="utf-8")
     assert "## Table extraction (%)" in text and "| continuous · chance (analytic) |" in text
     assert (tmp_path / "gold" / "extraction_scores.csv").is_file()
-    baseline = run_eval(bench, baseline="random", plots=False).extra["extraction"]
+    baseline = run_eval(bench, Baseline("random"), plots=False).extra["extraction"]
     assert baseline["discrete"]["class_accuracy"] == pytest.approx(baseline["random"]["discrete"]["class_accuracy"])
 
 

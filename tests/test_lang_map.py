@@ -70,7 +70,7 @@ def test_every_title_unit_and_legend_word_has_the_language(language):
 
 @pytest.mark.parametrize("language", CASE_IDS)
 def test_the_legend_grammar_reads_each_languages_legend_words(language):
-    from mapgen.eval.tables import read_cell
+    from mapgen.tasks.extraction.parse import read_cell
 
     words = map_words(language)
     assert words.na.lower() in NA_WORDS and parse_label(words.na) == (None, None) and read_cell(words.na).na

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from mapgen.config import ConfigError, load_config
-from mapgen.eval.extract import extract_answer
+from mapgen.eval.answers import extract_answer
 from mapgen.geo.atlas import load_atlas
 from mapgen.geo.languages import languages_for, native_names
 from mapgen.questions.templates import Language, language_codes, lint_language, load_language, load_templates
@@ -277,9 +277,9 @@ def test_native_and_mixed_replies_score_full_marks(pair):
 
 def test_extraction_gold_tables_accept_native_names(tmp_path):
     """A table read back in Hindi (the labels' script) matches the gold rows; English builds are unchanged."""
-    from mapgen.describe.table import gold_table
     from mapgen.render import render
     from mapgen.spec import make_spec
+    from mapgen.tasks.extraction.gold import gold_table
 
     spec = make_spec("india", "population_2011")
     english = gold_table(render(spec, tmp_path / "en.png").scene)

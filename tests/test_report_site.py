@@ -14,7 +14,7 @@ from PIL import Image
 
 from mapgen.build import build
 from mapgen.cli import main
-from mapgen.eval.run import run_eval
+from mapgen.eval.run import Baseline, run_eval
 from mapgen.report_site import build_site, markdown_to_html
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
@@ -29,7 +29,7 @@ def site(tmp_path_factory) -> Path:
     bench = root / "bench"
     build({"name": "sitetest", "seed": 1, "countries": [{"name": "china", "maps": 2}],
            "questions": {"per_template": 1, "per_image": 5}}, bench, progress=False)
-    run_eval(bench, baseline="random", out_dir=root / "eval")
+    run_eval(bench, Baseline("random"), out_dir=root / "eval")
     from mapgen.audit.audit import audit_benchmark
 
     audit_benchmark(bench, root / "audit")

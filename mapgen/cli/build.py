@@ -10,6 +10,7 @@ import click
 from mapgen.benchmark import MAPS_DIR, QUESTIONS_FILE
 from mapgen.build import build, info
 from mapgen.config import load_config
+from mapgen.tasks import tasks
 
 
 @click.command("build")
@@ -34,9 +35,8 @@ def build_command(config: str, output: Path | None, workers: int, resume: bool, 
     report = build(resolved, output, workers=workers, resume=resume, force=force, executor=executor,
                    scheduler=scheduler, progress=not quiet)
     c = report.manifest["counts"]
-    click.echo(f"Built {report.out_dir}: {c['maps']} images, {c['questions']} questions, {c['captions']} captions, "
-               f"{c['grounding']} grounding records"
-               + (f", {c['extraction']} gold tables" if c.get("extraction") else "")
+    records = ", ".join(f"{c[t.key]} {t.noun or t.name}" for t in tasks() if t.key in c)
+    click.echo(f"Built {report.out_dir}: {c['maps']} images, {records}"
                + f" in {report.seconds:.1f} s "
                f"({report.built} units built, {report.reused} reused).")
     stages = ", ".join(f"{k} {v:.1f} s" for k, v in sorted(report.timings.items()))

@@ -8,8 +8,9 @@ import click
 
 from mapgen.benchmark import load_benchmark
 from mapgen.eval.baselines import BASELINES
-from mapgen.eval.prompts import list_strategies, render_prompt, task_question
-from mapgen.eval.run import run_eval
+from mapgen.eval.prompts import list_strategies
+from mapgen.eval.run import PredictionsFile, PredictionSource, prediction_source, run_eval
+from mapgen.tasks import Task, record_id, tasks
 
 
 @click.command("eval")
@@ -94,21 +95,16 @@ def eval_command(
     if sum(x is not None for x in (predictions, model, baseline)) != 1:
         raise click.UsageError("give exactly one of --predictions, --model and --baseline")
     api_key = os.environ.get(api_key_env) if api_key_env else None
+    source: PredictionSource
     if baseline == "pixel":
-        predictions, baseline = pixel_predictions(bench, out_dir), None
+        source = PredictionsFile(pixel_predictions(bench, out_dir))
+    else:
+        source = prediction_source(predictions, model, baseline, prompt=prompt, base_url=base_url, api_key=api_key,
+                                   concurrency=concurrency, timeout=timeout, max_retries=retries, cache=cache)
     report = run_eval(
         load_benchmark(bench).require_records(),  # a folder that is not a benchmark: one clear error
-        predictions=predictions,
-        model=model,
-        baseline=baseline,
-        prompt=prompt,
-        out_dir=out_dir,
-        base_url=base_url,
-        api_key=api_key,
-        concurrency=concurrency,
-        timeout=timeout,
-        max_retries=retries,
-        cache=cache,
+        source,
+        out_dir,
         seed=seed,
         split=split,
         limit=limit,
@@ -121,20 +117,14 @@ def eval_command(
         f"{s['n']} questions, score {s['score']:.4f}; unparsed {s['unparsed']}, missing {s['missing']}, "
         f"unknown ids {s['unmatched_predictions']}"
     )
-    echo_tables(report.extra.get("extraction"))
+    for task in tasks():
+        line = task.echo(report.extra[task.key]) if report.extra.get(task.key) else None
+        if line:
+            click.echo(line)
     for key in ("duplicate_predictions", "invalid_prediction_lines", "model_failures"):
         if report.extra.get(key):
             click.echo(f"{key.replace('_', ' ')}: {report.extra[key]}")
     click.echo(f"report: {out_dir}")
-
-
-def echo_tables(tables: dict | None) -> None:
-    """One line for the table-extraction task, when the run scored it."""
-    if tables:
-        prior = f", train-split prior {tables['prior']['score']:.4f}" if tables.get("prior") else ""
-        click.echo(f"{tables['n']} gold tables, extraction score {tables['score']:.4f} "
-                   f"(random {tables['random']['score']:.4f}{prior}, "
-                   f"analytic chance {tables['chance']['score']:.4f}); missing {tables['missing']}")
 
 
 def pixel_predictions(bench: str, out_dir: str) -> str:
@@ -150,7 +140,7 @@ def pixel_predictions(bench: str, out_dir: str) -> str:
 @click.command("prompt")
 @click.argument("bench", type=click.Path(exists=True), required=False)
 @click.option("--prompt", "prompt", default="direct", show_default=True, help="Prompt strategy name or file.")
-@click.option("--question", "question_id", help="Question id (or caption/grounding/table record id).")
+@click.option("--question", "question_id", help="Question id (or the id of another task's record).")
 @click.option("--json", "as_json", is_flag=True, help="Print the prompt as JSON.")
 @click.option("--list", "list_only", is_flag=True, help="List the prompt strategies.")
 def prompt_command(
@@ -164,22 +154,17 @@ def prompt_command(
     if bench is None or question_id is None:
         raise click.UsageError("give BENCH and --question (or --list)")
     b = load_benchmark(bench)
-    records = {
-        str(r.get("question_id")): (task, r)
-        for task, rs in (("caption", b.captions), ("grounding", b.grounding), ("extraction", b.extraction))
-        for r in rs
-    }
-    if question_id in records and question_id not in b.by_id:
-        task, record = records[question_id]
-        rendered = render_prompt(
-            task_question(record, task, b), task if prompt == "direct" else prompt, bench=b
-        )
-    else:
+    records: dict[str, tuple[Task, dict]] = {}
+    for task in tasks():  # a question id wins over another task's record of the same id
+        for r in task.records(b):
+            records.setdefault(record_id(r), (task, r))
+    if question_id not in records:
         try:
-            question = b.question(question_id)
+            b.question(question_id)
         except KeyError as exc:
             raise ValueError(exc.args[0]) from None
-        rendered = render_prompt(question, prompt, bench=b)
+    task, record = records[question_id]
+    rendered = task.prompt(record, b, prompt)
     if as_json:
         data = {
             "question_id": rendered.question_id,

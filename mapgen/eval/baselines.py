@@ -1,7 +1,7 @@
 """Baselines that answer without looking at the image; each returns ``{question_id: text}``.
 
 Predictions are written as the prompts ask models to answer (``{"answer": ...}``), so they go through the same
-extraction and scoring as model output. No baseline reads a gold answer of the question it answers.
+answer reading and scoring as model output. No baseline reads a gold answer of the question it answers.
 
 ``random_baseline`` — uniform over the question's *answer space*, built from what a model is shown: the map
 (``maps/<map_id>.json`` of the benchmark: its regions and their names, counterfactual names included, and its

@@ -1,5 +1,5 @@
 """95 % percentile bootstrap intervals of mean scores, shared by the eval report's tables and plots and the
-table-extraction summary: items resampled with replacement :data:`BOOTSTRAP_SAMPLES` times, seeded by the run's
+task summaries (e.g. the gold tables'): items resampled with replacement :data:`BOOTSTRAP_SAMPLES` times, seeded by the run's
 seed and the cell's key (so every cell has its own reproducible draw)."""
 
 from __future__ import annotations

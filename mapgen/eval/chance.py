@@ -4,7 +4,7 @@ The random baseline (:mod:`mapgen.eval.baselines`) draws uniformly from a questi
 expected score is computed here without sampling:
 
 - choice spaces (binary, single, count, range): the mean score of every choice, each scored as the baseline
-  would write it (``{"answer": ...}`` through extraction and the metrics);
+  would write it (``{"answer": ...}`` through answer reading and the metrics);
 - rankings: the mean over every permutation of the named items (MAPWise's rankings name 2-3 items);
 - lists (size ``k`` uniform in ``0..N``, then a uniform ``k``-subset of the ``N`` regions, ``g`` gold items of
   which ``h`` are on the map): given ``k ≥ 1`` the expected hits are ``k·h/N``, so precision is ``h/N``,

@@ -12,7 +12,7 @@ continuous" get their 2): the gold answer plus distractors drawn, seeded per que
 
 Options are shuffled (seeded by question id) and lettered A, B, C, …; the answer is the gold option's letter.
 :func:`mcq_question` turns a question into its MCQ twin (options listed in the text, ``answer_type`` single,
-the letter as answer and the option text as its accepted alias), so extraction and scoring are the ordinary
+the letter as answer and the option text as its accepted alias), so answer reading and scoring are the ordinary
 single-answer ones; :func:`normalise_choice` reads ``"B"``, ``"(B)"``, ``"B. Texas"`` or ``{"answer": "B"}``.
 """
 

@@ -2,7 +2,7 @@
 
 Registered metrics (``get_metric(name)(prediction, question) -> float`` in ``[0, 1]``), lmms-eval style: each
 declares how per-question scores aggregate (``aggregation``: ``"mean"`` or a custom reducer) and its direction
-(``higher_is_better``); reports aggregate through :func:`aggregate`. They take the extracted prediction (see :mod:`mapgen.eval.extract`; a raw string is also accepted and parsed) and a
+(``higher_is_better``); reports aggregate through :func:`aggregate`. They take the extracted prediction (see :mod:`mapgen.eval.answers`; a raw string is also accepted and parsed) and a
 :class:`~mapgen.questions.record.Question`. Names are compared after :func:`~mapgen.eval.normalize.normalize_answer_name` and through an
 :class:`AliasMap` built from ``question.accepted_answers``, so a code and a full name both match.
 
@@ -59,7 +59,7 @@ from typing import Any
 
 import pandas as pd
 
-from mapgen.eval.extract import (
+from mapgen.eval.answers import (
     has_separator,
     parse_binary,
     parse_count,
@@ -211,7 +211,7 @@ def _as_group_list(value: Any) -> Groups:
 class Gold:
     """A question's answer compiled once for scoring (only the fields its answer type needs are filled).
 
-    ``vocabulary`` keeps only the accepted names that contain list separators (the ones extraction must not
+    ``vocabulary`` keeps only the accepted names that contain list separators (the ones answer reading must not
     split); ``items`` and ``groups`` hold canonical keys of the alias map.
     """
 

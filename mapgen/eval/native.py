@@ -1,7 +1,7 @@
 """Answers written in Hindi, Chinese or Spanish (questions asked in the language of the map).
 
 Models asked in another language answer in it, in English or in a mix ("उत्तर: Uttar Pradesh", "答案是广东省",
-"Respuesta: sí"). This module gives :mod:`mapgen.eval.extract` what it needs for that: the answer-line markers
+"Respuesta: sí"). This module gives :mod:`mapgen.eval.answers` what it needs for that: the answer-line markers
 of each language, yes/no words, and counts written with CJK measure words ("3个") or number words. Names need
 nothing here: accepted answers carry native and English spellings, and :func:`normalize.normalize_answer_name`
 keeps the vowel signs of Indic scripts.

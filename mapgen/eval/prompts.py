@@ -7,8 +7,8 @@ whose whole content is ``text``. Shipped: ``direct`` (answer only), ``cot`` (zer
 ``eer`` (MAPWise's Explicit Extraction and Reasoning), ``fewshot_text`` (one worked example on a map
 described in words), ``fewshot_image`` (one worked example on a separate example image shipped with mapgen: a
 map of the imaginary Gridland in the question's variant, with an answer the question engine computed when it
-was made; see :mod:`mapgen.eval.examples`), ``caption`` and ``grounding`` (VRSBench tasks), ``extraction``
-(the whole map read back as a Markdown table). A strategy file with
+was made; see :mod:`mapgen.eval.examples`), and one strategy per other task, named after it (``caption`` and ``grounding``, the
+VRSBench tasks; the table task's, the whole map read back as a Markdown table). A strategy file with
 ``generated_example: true`` gets that example: its image is sent first and the template sees ``example``
 (``question``, ``answer`` as ``{"answer": ...}``, ``country_name``, ``region``, ``regions``). Users add strategies by dropping files
 into a folder listed in ``$MAPGEN_PROMPTS`` (``os.pathsep``-separated, searched first) or by passing a file

@@ -7,22 +7,21 @@ Files written by :func:`write_report` (byte-identical for identical inputs):
 - ``summary.json``: counts (questions, unparsed, missing, unmatched/duplicate predictions, model failures),
   overall score, every metric per answer type (aggregated as the metric declares:
   :func:`~mapgen.eval.metrics.aggregate`), the paper tables as nested dicts, plus whatever the
-  caller adds (``extra``: captions, grounding, run settings).
-- ``tables.md``: a *Tasks* overview (:func:`task_table`: VQA, captions, grounding, table extraction — count, main
+  caller adds (``extra``: each task's summary under its key, run settings).
+- ``tables.md``: a *Tasks* overview (:func:`task_table`: VQA, then each task the run scored — count, main
   score, 95 % bootstrap interval, random / prior / chance), then the MAPWise layout — one table per breakdown
   (overall, map type = discrete / continuous / hatched, annotated, country, relative region, counterfactual set: ``original`` (the control maps of the
   counterfactual study, MAPWise's "Original" row), ``imaginary``, ``shuffled``, ``jumbled``, then ``none`` for
   the ordinary maps), rows the groups, columns Binary Acc,
   Single Recall, Count Acc, Range Acc, List Precision, List Recall, Rank RWP (in %, "-" when a group has no
   question of that type); then the ranking metrics (RWP, MRR, MAP, Spearman, Kendall) like the paper's
-  Tables 14-15, caption, grounding and table-extraction tables when present (extraction cells with their
-  bootstrap intervals, then the random, prior and chance rows), and the problems found.
-- ``<name>.csv`` per-item tables (``caption_scores``, ``grounding_scores``, ``extraction_scores``) and
-  ``<name>.jsonl`` per-item records (``extraction_readings``: each gold table beside the reply's parsed table).
+  Tables 14-15, each scored task's section (:meth:`mapgen.tasks.Task.section`), and the problems found.
+- ``<name>.csv`` per-item tables (``caption_scores``, ``grounding_scores``, …) and ``<name>.jsonl`` per-item
+  records, as each task's :class:`~mapgen.tasks.TaskScores` names them.
 - ``plots/answer_type.png`` (main score per answer type) and ``plots/by_<breakdown>.png`` (grouped bars:
   answer type × group), each bar with its 95 % bootstrap interval as an error bar (:func:`score_bars`), rendered
-  with matplotlib's Agg backend and no timestamp metadata; ``plots/extraction.png`` (main extraction score per map
-  variant with its interval, beside the references) when the run scored tables.
+  with matplotlib's Agg backend and no timestamp metadata; plus each scored task's plots
+  (:meth:`mapgen.tasks.Task.plots`).
 """
 
 from __future__ import annotations
@@ -32,7 +31,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -40,6 +39,9 @@ from mapgen.eval.bootstrap import BOOTSTRAP_SAMPLES, mean_ci, resample_rows
 from mapgen.eval.metrics import METRICS_BY_TYPE, aggregate, mean, metric_info
 from mapgen.eval.score import Report
 from mapgen.files import write_jsonl_atomic, write_text_atomic
+
+if TYPE_CHECKING:
+    from mapgen.tasks.base import Task
 
 PAPER_COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("Binary Acc", "binary", "binary_exact"),
@@ -225,8 +227,9 @@ def references_of(report: Report) -> dict[str, pd.DataFrame]:
     return dict(getattr(report, "references", None) or {})
 
 
-def render_markdown(report: Report, summary: Mapping[str, Any], extra: Mapping[str, Any]) -> str:
-    """The ``tables.md`` text."""
+def render_markdown(report: Report, summary: Mapping[str, Any], extra: Mapping[str, Any],
+                    tasks: Sequence[Task] = ()) -> str:
+    """The ``tables.md`` text (with the section of each task of ``tasks`` the run scored)."""
     frame = report.frame
     title = extra.get("title") or "mapgen evaluation"
     out = [f"# {title}", ""]
@@ -237,7 +240,7 @@ def render_markdown(report: Report, summary: Mapping[str, Any], extra: Mapping[s
     out += ["", *(_problems(summary) or ["- no parsing problems, no missing answers"]), ""]
     refs = references_of(report)
     seed = int(extra.get("seed") or 0)
-    out += ["## Tasks", "", markdown_table(task_table(report, extra, seed)), ""]
+    out += ["## Tasks", "", markdown_table(task_table(report, extra, seed, tasks)), ""]
     out += ["Cells: score in % and its 95 % bootstrap interval (questions resampled, "
             f"{BOOTSTRAP_SAMPLES} times, seed {seed}).", ""]
     for column, label in (("", "Overall"), *BREAKDOWNS.items()):
@@ -247,19 +250,9 @@ def render_markdown(report: Report, summary: Mapping[str, Any], extra: Mapping[s
     ranking = ranking_table(frame)
     if len(ranking):
         out += ["## Ranking metrics (%)", "", markdown_table(ranking_table(frame, "country")), ""]
-    captions = extra.get("captions")
-    if captions:
-        cap = pd.DataFrame([{k: captions[k] for k in captions if k not in ("tokenizer",)}])
-        out += ["## Captions (VRSBench)", "", markdown_table(cap), ""]
-    grounding = extra.get("grounding")
-    if grounding:
-        out += ["## Grounding (VRSBench)", "", markdown_table(grounding_table(grounding)), ""]
-    if extra.get("extraction"):
-        from mapgen.eval.table_scores import extraction_table
-
-        out += ["## Table extraction (%)", "", "Main metric: class accuracy (discrete, hatched) or share read within "
-                "the tolerance (continuous); cells of the run with their 95 % bootstrap interval (tables "
-                "resampled).", "", markdown_table(extraction_table(extra["extraction"], ci=True)), ""]
+    for task in tasks:
+        if extra.get(task.key):
+            out += task.section(extra[task.key])
     failures = extra.get("failures") or []
     if failures:
         out += ["## Model failures", ""]
@@ -274,66 +267,35 @@ TASK_COLUMNS = ("task", "n", "metric", "score", "95 % interval", "random", "prio
 """Columns of the overview table of every task the run scored (:func:`task_table`)."""
 
 
-def _interval(ci: Sequence[float] | None) -> str:
+def interval_text(ci: Sequence[float] | None) -> str:
     if not ci or any(x is None or math.isnan(x) for x in ci):
         return "-"
     return f"[{ci[0]:.1f}, {ci[1]:.1f}]"
 
 
-def _pct(value: Any) -> float:
+def percent(value: Any) -> float:
     return math.nan if value is None else float(value) * 100
 
 
 def _vqa_row(report: Report, seed: int) -> dict[str, Any]:
     frame, refs = report.frame, references_of(report)
-    ref = {k: _pct(v["main"].mean()) if len(v) else math.nan for k, v in refs.items()}
-    return {"task": "VQA", "n": int(len(frame)), "metric": "main score", "score": _pct(frame["main"].mean()),
-            "95 % interval": _interval(mean_ci(frame["main"].to_numpy(), seed, "tasks|vqa")),
+    ref = {k: percent(v["main"].mean()) if len(v) else math.nan for k, v in refs.items()}
+    return {"task": "VQA", "n": int(len(frame)), "metric": "main score", "score": percent(frame["main"].mean()),
+            "95 % interval": interval_text(mean_ci(frame["main"].to_numpy(), seed, "tasks|vqa")),
             "random": ref.get("random", math.nan), "prior": math.nan, "chance": ref.get("chance", math.nan)}
 
 
-def _extraction_row(summary: Mapping[str, Any]) -> dict[str, Any]:
-    ref = {k: _pct((summary.get(k) or {}).get("score")) for k in ("random", "prior", "chance")}
-    return {"task": "Table extraction", "n": int(summary.get("n", 0)),
-            "metric": "class accuracy / within τ", "score": _pct(summary.get("score")),
-            "95 % interval": _interval(summary.get("score_ci")), **ref}
-
-
-def task_table(report: Report, extra: Mapping[str, Any], seed: int = 0) -> pd.DataFrame:
-    """One row per task the run scored: VQA (mean main score), captions (CIDEr ×100: a corpus score, no interval),
-    grounding (Acc@0.5), table extraction (mean main score); each with its count, 95 % bootstrap interval (items
-    resampled) and baseline scores where the task has them ("-" where not)."""
-    blank = {"95 % interval": "-", "random": math.nan, "prior": math.nan, "chance": math.nan}
+def task_table(report: Report, extra: Mapping[str, Any], seed: int = 0, tasks: Sequence[Task] = ()) -> pd.DataFrame:
+    """One row per task the run scored: VQA (mean main score), then each task of ``tasks`` with a summary in
+    ``extra`` (its :meth:`~mapgen.tasks.Task.overview`: captions CIDEr ×100, grounding Acc@0.5, gold tables mean
+    main score, …); each with its count, 95 % bootstrap interval (items resampled) and baseline scores where
+    the task has them ("-" where not)."""
     rows = [_vqa_row(report, seed)] if len(report.frame) else []
-    captions = extra.get("captions") or {}
-    if "CIDEr" in captions:
-        rows.append({"task": "Captions", "n": int(captions.get("n", 0) or 0), "metric": "CIDEr ×100",
-                     "score": _pct(captions["CIDEr"])} | blank)
-    grounding = extra.get("grounding") or {}
-    if grounding.get("n"):
-        rows.append({"task": "Grounding", "n": int(grounding["n"]), "metric": "Acc@0.5",
-                     "score": _pct(grounding.get("acc@0.5"))}
-                    | blank | {"95 % interval": _interval(grounding.get("acc@0.5_ci"))})
-    if extra.get("extraction"):
-        rows.append(_extraction_row(extra["extraction"]))
+    for task in tasks:
+        row = task.overview(extra[task.key], seed) if extra.get(task.key) else None
+        if row is not None:
+            rows.append(row)
     return pd.DataFrame(rows, columns=list(TASK_COLUMNS))
-
-
-def grounding_table(summary: Mapping[str, Any]) -> pd.DataFrame:
-    """Rows all / unique / non-unique; columns Acc@0.5, Acc@0.7 and mean IoU in %, and the count."""
-    rows = []
-    for prefix, label in (("", "all"), ("unique/", "unique"), ("non_unique/", "non-unique")):
-        if summary.get(f"{prefix}n"):
-            rows.append(
-                {
-                    "referent": label,
-                    "n": int(summary[f"{prefix}n"]),
-                    "Acc@0.5": summary.get(f"{prefix}acc@0.5", math.nan) * 100,
-                    "Acc@0.7": summary.get(f"{prefix}acc@0.7", math.nan) * 100,
-                    "mean IoU": summary.get(f"{prefix}mean_iou", math.nan) * 100,
-                }
-            )
-    return pd.DataFrame(rows, columns=["referent", "n", "Acc@0.5", "Acc@0.7", "mean IoU"])
 
 
 # ------------------------------------------------------------------------------------------- json / csv
@@ -431,7 +393,7 @@ def score_bars(frame: pd.DataFrame, column: str | None = None, seed: int = 0) ->
     return Bars(*(wide[name][columns] for name in ("score", "low", "high")))
 
 
-def _bar_plot(bars: Bars, title: str, path: Path) -> None:
+def bar_plot(bars: Bars, title: str, path: Path) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -459,42 +421,13 @@ def write_plots(report: Report, folder: Path, seed: int = 0) -> list[Path]:
         return []
     written = []
     path = folder / "answer_type.png"
-    _bar_plot(score_bars(frame, None, seed), "Main score per answer type", path)
+    bar_plot(score_bars(frame, None, seed), "Main score per answer type", path)
     written.append(path)
     for column, label in BREAKDOWNS.items():
         path = folder / f"by_{column}.png"
-        _bar_plot(score_bars(frame, column, seed), f"Main score per answer type by {label.lower()}", path)
+        bar_plot(score_bars(frame, column, seed), f"Main score per answer type by {label.lower()}", path)
         written.append(path)
     return written
-
-
-EXTRACTION_PLOT = "extraction.png"
-TABLE_SOURCES = (("random", "random"), ("prior", "prior (train)"), ("chance", "chance"))
-
-
-def extraction_bars(summary: Mapping[str, Any]) -> Bars:
-    """Main extraction score per map variant (rows) for the run (with its bootstrap interval) and each reference
-    it carries (random, prior, chance: no interval)."""
-    variants = [v for v in ("discrete", "hatched", "continuous") if summary.get(v)]
-    main = {v: "within_tolerance" if v == "continuous" else "class_accuracy" for v in variants}
-    score = {"run": [summary[v][main[v]] * 100 for v in variants]}
-    cis = [(summary.get("ci") or {}).get(v, {}).get(main[v]) for v in variants]
-    low = {"run": [ci[0] if ci else x for ci, x in zip(cis, score["run"])]}
-    high = {"run": [ci[1] if ci else x for ci, x in zip(cis, score["run"])]}
-    for key, label in TABLE_SOURCES:
-        if summary.get(key):
-            score[label] = low[label] = high[label] = [
-                (summary[key].get(v) or {}).get(main[v], math.nan) * 100 for v in variants]
-    index = pd.Index(variants, name="variant")
-    return Bars(*(pd.DataFrame(d, index=index) for d in (score, low, high)))
-
-
-def write_extraction_plot(summary: Mapping[str, Any], folder: Path) -> Path:
-    """``plots/extraction.png``: the run's main extraction score per map variant beside its references."""
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / EXTRACTION_PLOT
-    _bar_plot(extraction_bars(summary), "Table extraction: class accuracy / share within τ", path)
-    return path
 
 
 # ------------------------------------------------------------------------------------------- entry point
@@ -507,11 +440,13 @@ def write_report(
     plots: bool = True,
     item_tables: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
     item_records: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
+    tasks: Sequence[Task] = (),
 ) -> dict[str, Path]:
     """Write the report folder; returns the paths written by name.
 
     ``item_tables``: extra per-item CSVs by name (e.g. ``caption_scores``, ``grounding_scores``);
-    ``item_records``: extra per-item JSON lines by name (e.g. ``extraction_readings``).
+    ``item_records``: extra per-item JSON lines by name; ``tasks``: the tasks whose sections and plots the
+    report has (each one the run scored, :class:`~mapgen.tasks.Task`).
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -520,7 +455,7 @@ def write_report(
     paths = {"scores": out / "scores.csv", "summary": out / "summary.json", "tables": out / "tables.md"}
     scores_frame(report).to_csv(paths["scores"], index=False, lineterminator="\n")
     write_text_atomic(paths["summary"], json.dumps(summary, indent=2, sort_keys=True) + "\n")  # NaN = no data
-    write_text_atomic(paths["tables"], render_markdown(report, summary, extra))
+    write_text_atomic(paths["tables"], render_markdown(report, summary, extra, tasks))
     for name, rows in (item_tables or {}).items():
         if rows:
             path = out / f"{name}.csv"
@@ -534,6 +469,7 @@ def write_report(
     if plots:
         for path in write_plots(report, out / "plots", int(extra.get("seed") or 0)):
             paths[f"plot_{path.stem}"] = path
-        if extra.get("extraction"):
-            paths["plot_extraction"] = write_extraction_plot(extra["extraction"], out / "plots")
+        for task in tasks:
+            if extra.get(task.key):
+                paths |= task.plots(extra[task.key], out / "plots")
     return paths

@@ -1,9 +1,9 @@
-"""Evaluation runs: benchmark + (predictions file | model | baseline) → scores → report folder.
+"""Evaluation runs: benchmark + a prediction source → scores → report folder.
 
-:func:`run_eval` loads the benchmark, gets predictions from exactly one source, scores the questions
-(:func:`~mapgen.eval.score.evaluate`), the VRSBench caption and grounding tasks when the benchmark has them and
-predictions exist for them, and writes the report (:func:`~mapgen.eval.report.write_report`) when ``out_dir``
-is given. Bad input never stops a run: unreadable prediction lines, duplicates (the last one wins), unknown
+:func:`run_eval` loads the benchmark, gets replies from one :data:`PredictionSource` (a predictions file or
+mapping, a baseline, a model by name or a ready client), lets every registered task (:mod:`mapgen.tasks`) score
+the replies to its records (VQA gives the per-question frame, :func:`~mapgen.eval.score.evaluate`), and writes the
+report (:func:`~mapgen.eval.report.write_report`) when ``out_dir`` is given. Bad input never stops a run: unreadable prediction lines, duplicates (the last one wins), unknown
 ids, unparseable answers and failed model requests are counted and listed in the summary.
 
 Prediction files: JSONL with one ``{"question_id": ..., "prediction": ...}`` per line (``id`` for the id and
@@ -20,29 +20,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mapgen.benchmark import Benchmark, load_benchmark, record_image_id
-from mapgen.eval.baselines import TRAIN_SPLIT, facts_lookup, random_baseline, run_baseline
-from mapgen.eval.bootstrap import mean_ci
-from mapgen.eval.captions import caption_scores, grounding_scores, image_size_of, record_id
-from mapgen.eval.chance import chance_frame, chance_scores
+from mapgen.benchmark import Benchmark, load_benchmark
 from mapgen.eval.clients import Completion, OpenAIClient, make_client
-from mapgen.eval.mcq import MCQ_TYPES, choices_for, mcq_question, random_letters, score_mcq
-from mapgen.eval.metrics import METRICS_BY_TYPE, accuracy_at
-from mapgen.eval.prompts import Prompt, render_prompt, task_question
+from mapgen.eval.prompts import Prompt
 from mapgen.eval.report import write_report
 from mapgen.eval.score import Report, evaluate
-from mapgen.eval.table_baselines import prior_replies, random_replies
-from mapgen.eval.table_scores import extraction_summary, table_readings
 from mapgen.files import iter_json_lines, read_json, write_jsonl_atomic
-from mapgen.questions.record import Question
+from mapgen.tasks import EvalScope, Task, TaskScores
+from mapgen.tasks import tasks as registered
 
 ID_KEYS = ("question_id", "id")
 TEXT_KEYS = ("prediction", "response", "output", "text", "answer")
 PREDICTIONS_OUT = "predictions.jsonl"
-MCQ_FORM = "mcq"
-FORMS = ("open", MCQ_FORM)
-_ALL_METRICS = tuple(m for names in METRICS_BY_TYPE.values() for m in names)
 CACHE_OUT = "model_cache.jsonl"
+TRAIN_SPLIT = "train"
+HELD_OUT_BASELINES = ("prior",)
+"""Baselines learned from the train split: scored on the first other split unless the run names one."""
 
 
 @dataclass
@@ -54,9 +47,12 @@ class EvalReport(Report):
     references: dict[str, Any] = field(default_factory=dict)
     """Report frames of the same questions under the random baseline (``random``) and at analytic chance
     (``chance``); report tables show them beside each group."""
+    item_tables: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    """Per-item score tables written beside the report as ``<name>.csv`` (each task's
+    :attr:`~mapgen.tasks.TaskScores.item_tables`)."""
     records: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
-    """Per-item JSON records written beside the report as ``<name>.jsonl`` (``extraction_readings``: each gold
-    table beside the reply's parsed table, read by the report site)."""
+    """Per-item JSON records written beside the report as ``<name>.jsonl`` (each task's
+    :attr:`~mapgen.tasks.TaskScores.item_records`, e.g. the gold tables beside the parsed replies)."""
 
 
 @dataclass
@@ -138,16 +134,9 @@ def write_predictions(path: str | Path, rows: Iterable[Mapping[str, Any]]) -> Pa
 # ------------------------------------------------------------------------------------------- model
 
 
-def build_prompts(
-    bench: Benchmark, questions: Sequence[Question], prompt: str, tasks: Sequence[str]
-) -> list[Prompt]:
-    """Every prompt a model run sends: the questions, then caption and grounding records."""
-    prompts = [render_prompt(q, prompt, bench=bench) for q in questions] if "vqa" in tasks else []
-    for task, records in (("caption", bench.captions), ("grounding", bench.grounding),
-                          ("extraction", bench.extraction)):
-        if task in tasks:
-            prompts += [render_prompt(task_question(r, task, bench), task, bench=bench) for r in records]
-    return prompts
+def build_prompts(scope: EvalScope, strategy: str, chosen: Sequence[Task]) -> list[Prompt]:
+    """Every prompt a model run sends: each chosen task's, in registry order (VQA's under ``strategy``)."""
+    return [p for task in chosen for p in task.prompts(scope, strategy)]
 
 
 def model_predictions(
@@ -167,260 +156,180 @@ def model_predictions(
     return texts, failures, results
 
 
-# ------------------------------------------------------------------------------------------- tasks
+# ------------------------------------------------------------------------------------------- prediction sources
 
 
-def _caption_refs(record: Mapping[str, Any]) -> list[str]:
-    value = record.get("ground_truth", record.get("caption", record.get("captions", "")))
-    return [value] if isinstance(value, str) else [str(v) for v in value]
+@dataclass(frozen=True)
+class Gathered:
+    """A source's replies by record id and what it notes about them (into ``summary.json``)."""
+
+    texts: dict[str, str | None]
+    info: dict[str, Any]
 
 
-def _score_captions(bench: Benchmark, texts: Mapping[str, str | None]) -> tuple[dict[str, Any], list[dict]]:
-    ids = {record_id(r) for r in bench.captions}
-    if not ids & set(texts):
-        return {}, []
-    refs = {record_id(r): _caption_refs(r) for r in bench.captions}
-    try:
-        result = caption_scores(refs, {i: texts.get(i) for i in refs})
-    except ImportError as exc:
-        return {"error": f"caption metrics need pycocoevalcap (pip install 'mapgen[eval]'): {exc}"}, []
-    return result.scores | {"tokenizer": result.tokenizer}, result.per_item
+@dataclass(frozen=True)
+class PredictionsFile:
+    """Replies read from a predictions file (see the module docstring)."""
+
+    path: str | Path
+
+    def gather(self, scope: EvalScope, chosen: Sequence[Task], out: Path | None) -> Gathered:
+        return _noted(load_predictions(self.path), f"predictions: {self.path}")
 
 
-def _score_grounding(
-    bench: Benchmark, texts: Mapping[str, str | None], box_scale: str
-) -> tuple[dict[str, Any], list[dict]]:
-    ids = {record_id(r) for r in bench.grounding}
-    if not ids & set(texts):
-        return {}, []
+@dataclass(frozen=True)
+class PredictionTexts:
+    """Replies given in memory, ``{record id: text}``."""
 
-    def size(record: Mapping[str, Any]) -> tuple[int, int] | None:
-        if record.get("width") and record.get("height"):
-            return int(record["width"]), int(record["height"])
-        return image_size_of(bench.image_path(record_image_id(dict(record))))
+    texts: Mapping[str, Any]
 
-    summary, rows = grounding_scores(bench.grounding, texts, size, box_scale)
-    return summary | {"box_scale": box_scale}, rows
+    def gather(self, scope: EvalScope, chosen: Sequence[Task], out: Path | None) -> Gathered:
+        preds = Predictions(texts={str(k): _as_text(v) for k, v in self.texts.items()})
+        return _noted(preds, "predictions (in memory)")
+
+
+def _noted(preds: Predictions, source: str) -> Gathered:
+    problems = (preds.invalid + [f"duplicate {d!r}" for d in preds.duplicates])[:100]
+    return Gathered(preds.texts, {"source": source, "duplicate_predictions": len(preds.duplicates),
+                                  "invalid_prediction_lines": len(preds.invalid), "prediction_problems": problems})
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """An image-blind baseline by name (``random``, ``prior``): each task answers with its own."""
+
+    name: str
+
+    def gather(self, scope: EvalScope, chosen: Sequence[Task], out: Path | None) -> Gathered:
+        texts: dict[str, str | None] = {}
+        for task in chosen:
+            texts |= task.baseline(scope, self.name)
+        return Gathered(texts, {"source": f"baseline: {self.name}", "seed": scope.seed})
+
+
+@dataclass(frozen=True)
+class ModelClient:
+    """A ready model client (an OpenAI-compatible chat endpoint) asked every chosen task's prompts."""
+
+    client: OpenAIClient
+    prompt: str = "direct"
+    concurrency: int = 4
+
+    def gather(self, scope: EvalScope, chosen: Sequence[Task], out: Path | None) -> Gathered:
+        """Ask the model; writes its raw replies into ``out`` (``predictions.jsonl``)."""
+        client = self.client
+        texts, failures, results = model_predictions(client, build_prompts(scope, self.prompt, chosen),
+                                                     self.concurrency)
+        info = {"source": f"model: {client.model}", "prompt": self.prompt, "base_url": client.base_url,
+                "model_failures": len(failures), "failures": failures,
+                "cached_responses": sum(r.cached for r in results)}
+        if out is not None:
+            rows = [{"question_id": r.question_id, "prediction": r.text, "error": r.error} for r in results]
+            write_predictions(out / PREDICTIONS_OUT, rows)
+        return Gathered(texts, info)
+
+
+@dataclass(frozen=True)
+class Model:
+    """A model by name (``openai:NAME``) served at ``base_url``; its responses cached in ``cache`` (default
+    ``OUT/model_cache.jsonl``)."""
+
+    name: str
+    prompt: str = "direct"
+    base_url: str | None = None
+    api_key: str | None = None
+    concurrency: int = 4
+    timeout: float = 120.0
+    max_retries: int = 3
+    cache: str | Path | None = None
+
+    def gather(self, scope: EvalScope, chosen: Sequence[Task], out: Path | None) -> Gathered:
+        cache = self.cache if self.cache is not None else (out / CACHE_OUT if out is not None else None)
+        client = make_client(self.name, base_url=self.base_url, api_key=self.api_key, timeout=self.timeout,
+                             max_retries=self.max_retries, cache=cache)
+        return ModelClient(client, self.prompt, self.concurrency).gather(scope, chosen, out)
+
+
+PredictionSource = PredictionsFile | PredictionTexts | Baseline | Model | ModelClient
+"""Where a run's replies come from: exactly one of these."""
+
+
+def prediction_source(
+    predictions: str | Path | Mapping[str, Any] | None = None,
+    model: str | None = None,
+    baseline: str | None = None,
+    client: OpenAIClient | None = None,
+    **model_options: Any,
+) -> PredictionSource:
+    """The source of exactly one of ``predictions`` (a file or a mapping), ``model``, ``client`` and ``baseline``
+    (``ValueError`` otherwise); ``model_options`` go to :class:`Model` / :class:`ModelClient`."""
+    given = [s for s in (predictions, model, baseline, client) if s is not None]
+    if len(given) != 1:
+        raise ValueError("give exactly one of predictions, model (or client) and baseline")
+    if client is not None:
+        return ModelClient(client, **{k: v for k, v in model_options.items() if k in ("prompt", "concurrency")})
+    if model is not None:
+        return Model(model, **model_options)
+    if baseline is not None:
+        return Baseline(baseline)
+    if isinstance(predictions, Mapping):
+        return PredictionTexts(predictions)
+    return PredictionsFile(str(predictions))
 
 
 # ------------------------------------------------------------------------------------------- entry point
 
 
-def _held_out_split(bench: Benchmark) -> str | None:
-    """The split the prior baseline is scored on by default: the first one that is not ``train``."""
+def held_out_split(bench: Benchmark) -> str | None:
+    """The split a train-learned baseline is scored on by default: the first one that is not ``train``."""
     return next((s for s in bench.splits() if s != TRAIN_SPLIT), None)
-
-
-def select_questions(bench: Benchmark, split: str | None = None, limit: int | None = None) -> list[Question]:
-    """The questions to evaluate (one split, the first ``limit``)."""
-    questions = [q for q in bench.questions if split is None or q.split == split]
-    return questions[:limit] if limit is not None else questions
 
 
 def run_eval(
     bench: str | Path | Benchmark,
-    predictions: str | Path | Mapping[str, str | None] | None = None,
-    model: str | None = None,
-    baseline: str | None = None,
-    prompt: str = "direct",
+    source: PredictionSource,
     out_dir: str | Path | None = None,
     *,
-    client: OpenAIClient | None = None,
-    base_url: str | None = None,
-    api_key: str | None = None,
-    concurrency: int = 4,
-    timeout: float = 120.0,
-    max_retries: int = 3,
-    cache: str | Path | None = None,
-    seed: int = 0,
     split: str | None = None,
     limit: int | None = None,
-    tasks: Sequence[str] = ("vqa", "caption", "grounding", "extraction"),
-    box_scale: str = "percent",
-    plots: bool = True,
+    seed: int = 0,
     form: str = "open",
+    box_scale: str = "percent",
+    tasks: Sequence[str] | None = None,
+    plots: bool = True,
 ) -> EvalReport:
     """Evaluate one prediction source on a benchmark; writes the report folder when ``out_dir`` is given.
 
-    Exactly one of ``predictions`` (a file or a ``{question_id: text}`` mapping), ``model`` (``openai:NAME``,
-    served at ``base_url``), ``client`` or ``baseline`` (``random`` or ``prior``) must be given. ``form="mcq"``
-    scores the multiple-choice form (:mod:`mapgen.eval.mcq`) of the single, range, count and binary questions.
+    ``split``/``limit`` select the questions (a train-learned baseline defaults to the held-out split);
+    ``form="mcq"`` scores the multiple-choice form (:mod:`mapgen.eval.mcq`) of the single, range, count and binary
+    questions; ``tasks`` names the tasks a model or baseline answers (all by default). Every registered task
+    scores the replies to its records.
     """
-    sources = [s for s in (predictions, model, baseline, client) if s is not None]
-    if len(sources) != 1:
-        raise ValueError("give exactly one of predictions, model (or client) and baseline")
     bench = bench if isinstance(bench, Benchmark) else load_benchmark(bench)
-    if baseline == "prior" and split is None:
-        split = _held_out_split(bench)
-    questions = _form_questions(select_questions(bench, split, limit), form)
+    if isinstance(source, Baseline) and source.name in HELD_OUT_BASELINES and split is None:
+        split = held_out_split(bench)
+    scope = EvalScope(bench, split=split, limit=limit, seed=seed, form=form, box_scale=box_scale)
     out = Path(out_dir) if out_dir is not None else None
-    extra: dict[str, Any] = {"benchmark": str(bench.root), "split": split, "form": form, "seed": seed}
-    if predictions is not None:
-        texts = _given_predictions(predictions, extra)
-    elif baseline is not None:
-        texts = _baseline_predictions(bench, questions, baseline, seed, extra)
-    else:
-        if client is None:
-            cache_path = cache if cache is not None else (out / CACHE_OUT if out is not None else None)
-            client = make_client(str(model), base_url=base_url, api_key=api_key, timeout=timeout,
-                                 max_retries=max_retries, cache=cache_path)
-        asked = mcq_run(bench, questions, seed) if form == MCQ_FORM else questions
-        texts = _model_run(bench, asked, client, prompt, tasks, concurrency, out, extra)
-    report, item_tables = score_run(bench, questions, texts, extra, box_scale)
+    gathered = source.gather(scope, registered(tasks), out)
+    base = {"benchmark": str(bench.root), "split": split, "form": form, "seed": seed}
+    report = score_run(scope, gathered.texts, base | gathered.info)
     if out is not None:
-        report.paths = write_report(report, out, extra, plots=plots, item_tables=item_tables,
-                                    item_records=report.records)
+        report.paths = write_report(report, out, report.extra, plots=plots, item_tables=report.item_tables,
+                                    item_records=report.records, tasks=registered())
     return report
 
 
-def _form_questions(questions: list[Question], form: str) -> list[Question]:
-    """The questions a form scores: all of them (``open``), those with an MCQ form (``mcq``)."""
-    if form not in FORMS:
-        raise ValueError(f"unknown form {form!r}; known: {', '.join(FORMS)}")
-    return [q for q in questions if q.answer_type in MCQ_TYPES] if form == MCQ_FORM else questions
-
-
-def _given_predictions(
-    predictions: str | Path | Mapping[str, str | None], extra: dict[str, Any]
-) -> dict[str, str | None]:
-    """Predictions from a mapping or a file; notes the source and the file's problems in ``extra``."""
-    if isinstance(predictions, Mapping):
-        preds = Predictions(texts={str(k): _as_text(v) for k, v in predictions.items()})
-        extra["source"] = "predictions (in memory)"
-    else:
-        preds = load_predictions(predictions)
-        extra["source"] = f"predictions: {predictions}"
-    extra["duplicate_predictions"] = len(preds.duplicates)
-    extra["invalid_prediction_lines"] = len(preds.invalid)
-    extra["prediction_problems"] = (preds.invalid + [f"duplicate {d!r}" for d in preds.duplicates])[:100]
-    return preds.texts
-
-
-def _baseline_predictions(
-    bench: Benchmark, questions: Sequence[Question], baseline: str, seed: int, extra: dict[str, Any]
-) -> dict[str, str | None]:
-    """A baseline's answers (the train split as its prior when the benchmark has one)."""
-    train = [q for q in bench.questions if q.split == TRAIN_SPLIT]
-    if baseline == "random" and extra.get("form") == MCQ_FORM:
-        texts = random_letters(questions, facts_lookup(bench.spec), seed=seed)
-    else:
-        answers = run_baseline(baseline, questions, seed=seed, map_of=bench.spec, train=train) if questions else {}
-        texts = dict(answers)
-    texts |= table_baseline(bench, baseline, extra.get("split"), seed)
-    extra |= {"source": f"baseline: {baseline}", "seed": seed}
-    return texts
-
-
-def _tables_of(bench: Benchmark, split: str | None) -> list[dict[str, Any]]:
-    return [r for r in bench.extraction if split is None or r.get("split") == split]
-
-
-def table_baseline(bench: Benchmark, baseline: str, split: str | None, seed: int = 0) -> dict[str, str]:
-    """The extraction baseline's replies to the gold tables of ``split``: ``random`` or ``prior`` (learned from
-    the train split's tables, :mod:`mapgen.eval.table_baselines`); none for other baselines or without tables."""
-    records = _tables_of(bench, split)
-    if not records or baseline not in ("random", "prior"):
-        return {}
-    if baseline == "random":
-        return random_replies(records, seed)
-    return prior_replies(records, _tables_of(bench, TRAIN_SPLIT))
-
-
-def _model_run(
-    bench: Benchmark,
-    questions: Sequence[Question],
-    client: OpenAIClient,
-    prompt: str,
-    tasks: Sequence[str],
-    concurrency: int,
-    out: Path | None,
-    extra: dict[str, Any],
-) -> dict[str, str | None]:
-    """Ask the model every prompt; notes the run in ``extra`` and writes its raw predictions into ``out``."""
-    prompts = build_prompts(bench, questions, prompt, tasks)
-    texts, failures, results = model_predictions(client, prompts, concurrency)
-    extra |= {"source": f"model: {client.model}", "prompt": prompt, "base_url": client.base_url}
-    extra |= {
-        "model_failures": len(failures),
-        "failures": failures,
-        "cached_responses": sum(r.cached for r in results),
-    }
-    if out is not None:
-        rows = [{"question_id": r.question_id, "prediction": r.text, "error": r.error} for r in results]
-        write_predictions(out / PREDICTIONS_OUT, rows)
-    return texts
-
-
-def score_run(
-    bench: Benchmark,
-    questions: Sequence[Question],
-    texts: Mapping[str, str | None],
-    extra: dict[str, Any],
-    box_scale: str = "percent",
-) -> tuple[EvalReport, dict[str, list[dict]]]:
-    """Score the questions and, when the benchmark has them, the caption and grounding tasks; returns the report
-    and the per-item caption and grounding score rows."""
-    task_ids = {record_id(r) for r in (*bench.captions, *bench.grounding, *bench.extraction)}
-    vqa_texts = {k: v for k, v in texts.items() if k not in task_ids}
-    seed = int(extra.get("seed") or 0)
-    if extra.get("form") == MCQ_FORM:
-        base = score_mcq(questions, vqa_texts, facts_lookup(bench.spec), seed=seed)
-    else:
-        base = evaluate(questions, vqa_texts)
-    report = EvalReport(frame=base.frame, unmatched_predictions=base.unmatched_predictions, extra=extra)
-    report.references = chance_references(bench, questions, base.frame, seed, extra.get("form"))
-    captions, caption_rows = _score_captions(bench, texts) if bench.captions else ({}, [])
-    grounding, grounding_rows = _score_grounding(bench, texts, box_scale) if bench.grounding else ({}, [])
-    if grounding_rows:
-        grounding["acc@0.5_ci"] = mean_ci([accuracy_at([r["iou"]], 0.5) for r in grounding_rows], seed,
-                                          "tasks|grounding")
-    if captions:
-        extra["captions"] = captions
-    if grounding:
-        extra["grounding"] = grounding
-    tables, table_rows, readings = _score_extraction(bench, texts, seed, extra.get("split"))
-    if tables:
-        extra["extraction"] = tables
-    report.records = {"extraction_readings": readings}
-    return report, {"caption_scores": caption_rows, "grounding_scores": grounding_rows,
-                    "extraction_scores": table_rows}
-
-
-def _score_extraction(
-    bench: Benchmark, texts: Mapping[str, str | None], seed: int, split: str | None = None
-) -> tuple[dict, list[dict], list[dict]]:
-    """The table-extraction summary, per-table score rows and per-table readings (:func:`table_readings`) of
-    ``split`` (all tables when None), when the benchmark has gold tables and some reply. The summary carries the
-    train-split prior's row when ``split`` is a held-out split (not ``train``, not all)."""
-    records = _tables_of(bench, split)
-    if not {r["question_id"] for r in records} & set(texts):
-        return {}, [], []
-    held_out = split is not None and split != TRAIN_SPLIT
-    train = _tables_of(bench, TRAIN_SPLIT) if held_out else []
-    summary, rows = extraction_summary(records, texts, seed, train=train)
-    return summary, rows, [table_readings(r, texts.get(r["question_id"])) for r in records]
-
-
-def chance_references(
-    bench: Benchmark, questions: Sequence[Question], frame: Any, seed: int = 0, form: str | None = None
-) -> dict[str, Any]:
-    """Report frames of the same questions scored by the random baseline (``random``: empirical) and by its exact
-    expectation (``chance``: analytic; 1 / options in MCQ form); empty when a question's map JSON is missing."""
-    try:
-        if form == MCQ_FORM:
-            facts = facts_lookup(bench.spec)
-            choices = choices_for(questions, facts, seed=seed)
-            chances = {qid: dict.fromkeys(_ALL_METRICS, 1 / len(c.options)) for qid, c in choices.items()}
-            random_frame = score_mcq(questions, random_letters(questions, facts, seed=seed), facts, seed=seed).frame
-        else:
-            chances = chance_scores(questions, bench.spec)
-            random_frame = evaluate(questions, random_baseline(questions, bench.spec, seed=seed)).frame
-    except ValueError:
-        return {}
-    return {"random": random_frame, "chance": chance_frame(frame, chances)}
-
-
-def mcq_run(bench: Benchmark, questions: Sequence[Question], seed: int) -> list[Question]:
-    """The questions a multiple-choice run asks: the MCQ twins of the single, range, count and binary ones."""
-    choices = choices_for(questions, facts_lookup(bench.spec), seed=seed)
-    return [mcq_question(q, choices[q.question_id]) for q in questions if q.question_id in choices]
+def score_run(scope: EvalScope, texts: Mapping[str, str | None], extra: Mapping[str, Any]) -> EvalReport:
+    """Every registered task's scores of ``texts``: the per-question frame (and its references) of the task that
+    gives one, each task's summary under its key in ``extra``, its per-item tables and records."""
+    results: list[tuple[Task, TaskScores]] = [(task, task.score(scope, texts)) for task in registered()]
+    framed = next((r for _, r in results if r.frame is not None), None)
+    if framed is None:
+        framed = TaskScores(frame=evaluate([], {}).frame)
+    summaries = {task.key: r.summary for task, r in results if r.summary}
+    report = EvalReport(frame=framed.frame, unmatched_predictions=framed.unmatched_predictions,
+                        extra=dict(extra) | summaries, references=framed.references)
+    for _, r in results:
+        report.item_tables |= r.item_tables
+        report.records |= r.item_records
+    return report

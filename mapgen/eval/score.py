@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from mapgen.eval.extract import extract_answer
+from mapgen.eval.answers import extract_answer
 from mapgen.eval.metrics import (
     MAIN_METRIC,
     METRICS_BY_TYPE,

@@ -5,11 +5,11 @@ Layout::
 
     DEST/croissant.json          the metadata: FileObjects (JSONL files and every image, with sha256; image hashes
                                  come from the build manifest), a FileSet ``images/*.png``, and record sets
-                                 ``questions``, ``maps``, ``images`` (+ ``captions``, ``grounding``, ``extraction``
-                                 when built)
+                                 ``questions``, ``maps``, ``images`` (+ one per other task built: ``captions``,
+                                 ``grounding``, …, named by the task's record file)
     DEST/questions.jsonl         flat question rows (:data:`mapgen.export.common.QUESTION_COLUMNS`, minus image
                                  bytes; answers as text and as JSON)
-    DEST/maps.jsonl, captions.jsonl, grounding.jsonl, extraction.jsonl (flat gold-table rows, ``gold_json``)
+    DEST/maps.jsonl, captions.jsonl, grounding.jsonl, … (each task's flat rows)
     DEST/images/<map_id>.png
 
 Read back with ``mlcroissant.Dataset(jsonld="DEST/croissant.json").records("questions")`` (text values come back
@@ -27,9 +27,8 @@ from typing import Any
 from mapgen.benchmark import MAPS_FILE, Benchmark
 from mapgen.export.common import ExportError, copy_images, task_rows
 from mapgen.files import sha256_file, write_json_atomic, write_jsonl_atomic
+from mapgen.tasks import tasks
 
-RECORD_FILES: dict[str, str] = {"questions": "vqa", "captions": "caption", "grounding": "grounding",
-                                "extraction": "extraction"}
 MAP_COLUMNS: tuple[str, ...] = ("map_id", "image", "split", "country", "variant", "counterfactual", "map_type",
                                 "hatched", "annotated", "statistic", "title", "unit_id")
 _INTEGER = ("mapwise_template",)
@@ -131,8 +130,9 @@ def write(bench: Benchmark, dest: Path, **_: Any) -> None:
     _mlc()
     images = copy_images(bench, dest, bench.map_ids())
     files: dict[str, list[str]] = {}
-    for name, task in RECORD_FILES.items():
-        rows = [flat(r | {"image": images[r["map_id"]]}) for r in task_rows(bench, task)]
+    for task in tasks():
+        name = task.key
+        rows = [flat(r | {"image": images[r["map_id"]]}) for r in task_rows(bench, task.name)]
         if rows:
             write_jsonl_atomic(dest / f"{name}.jsonl", rows, ensure_ascii=False)
             files[name] = list(rows[0])

@@ -4,12 +4,10 @@ Layout (one config per task; each split in shards of at most :data:`SHARD_MAPS` 
 
     DEST/README.md                         dataset card whose YAML header declares the configs and splits
     DEST/vqa/<split>-00000-of-0000N.parquet …
-    DEST/caption/<split>-*.parquet         (when the build has captions)
-    DEST/grounding/<split>-*.parquet       (when the build has grounding records)
-    DEST/extraction/<split>-*.parquet      (when the build has gold tables; ``gold_json`` scores them)
+    DEST/<task>/<split>-*.parquet          every other task the build has (caption, grounding, …)
     DEST/vqa_mcq/<split>-*.parquet         (``mcq=True``: multiple-choice twins, columns A-D)
 
-Columns are :data:`mapgen.export.common.COLUMNS` with ``image`` an ``Image()`` feature (bytes embedded, the
+Columns are each task's :attr:`~mapgen.tasks.Task.columns` (:func:`mapgen.export.common.columns`) with ``image`` an ``Image()`` feature (bytes embedded, the
 file name kept as its path). A shard is one row group whose columns are dictionary-encoded without a page
 limit, so a map's PNG is stored once however many questions ask about it (a 12-questions-per-image build
 exports at ~1/10 of the size with one copy per row). Load with ``datasets.load_dataset(DEST, "vqa")``, or lazily
@@ -24,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from mapgen.benchmark import Benchmark
-from mapgen.export.common import ExportError, task_rows
+from mapgen.export.common import MCQ, ExportError, columns, task_rows
 from mapgen.files import write_bytes_atomic, write_text_atomic
 
 
@@ -37,8 +35,6 @@ def features(task: str):
     except ImportError:  # datasets < 4
         from datasets import Sequence as List
 
-    from mapgen.export.common import COLUMNS
-
     kinds: dict[str, Any] = {
         "mapwise_template": Value("int32"),
         "relative_region": Value("bool"), "hatched": Value("bool"), "annotated": Value("bool"),
@@ -46,7 +42,7 @@ def features(task: str):
         "box": List(Value("float64")), "box_norm": List(Value("float64")), "box_percent": List(Value("int32")),
         "image": Image(),
     }
-    return Features({c: kinds.get(c, Value("string")) for c in COLUMNS[task]})
+    return Features({c: kinds.get(c, Value("string")) for c in columns(task)})
 
 
 @contextmanager
@@ -110,7 +106,7 @@ def write_task(bench: Benchmark, task: str, folder: Path, splits: list[str] | No
         import datasets  # noqa: F401
     except ImportError:
         raise ExportError("The hf export needs the datasets library: pip install 'mapgen[export]'.") from None
-    rows = task_rows(bench, task) if task != "vqa_mcq" or bench.question_records else []
+    rows = task_rows(bench, task) if task != MCQ or bench.question_records else []
     out: dict[str, list[Path]] = {}
     for split in splits or bench.splits():
         runs = shards([r for r in rows if r["split"] == split], maps_per_shard)
@@ -144,7 +140,7 @@ def write(bench: Benchmark, dest: Path, tasks: tuple[str, ...] | None = None, mc
           maps_per_shard: int = SHARD_MAPS, **_: Any) -> None:
     """Write every task's parquet shards (and the ``vqa_mcq`` config when ``mcq``) and the dataset card."""
     written = {}
-    for task in (*(tasks or tuple(bench.tasks)), *(("vqa_mcq",) if mcq else ())):
+    for task in (*(tasks or tuple(bench.tasks)), *((MCQ,) if mcq else ())):
         files = write_task(bench, task, dest / task, maps_per_shard=maps_per_shard)
         if files:
             written[task] = files

@@ -8,8 +8,9 @@ Layout::
 Turns: VQA ``"<image>\\n<question>"`` → the answer as text (lists comma-separated, rankings ``A > B = C``);
 captions ``"<image>\\n[caption] Describe this map in detail."`` → the caption; grounding
 ``"<image>\\n[refer] give me the location of <p>expression</p>"`` → ``{<x1><y1><x2><y2>}`` with integers on a
-0–100 scale of the image width and height (VRSBench convention); table extraction ``"<image>\n[table] <the
-record's instruction>"`` → the gold table as Markdown.
+0–100 scale of the image width and height (VRSBench convention); every other task its own turn
+(:meth:`mapgen.tasks.Task.turn`; the table-reading task ``"<image>\n[table] <the record's instruction>"`` → the gold
+table as Markdown).
 """
 
 from __future__ import annotations
@@ -18,15 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from mapgen.benchmark import Benchmark
-from mapgen.export.common import (
-    answer_text,
-    box_percent,
-    box_text,
-    caption_text,
-    copy_images,
-    expression_text,
-)
+from mapgen.export.common import copy_images
 from mapgen.files import write_json_atomic
+from mapgen.tasks import get_task
 
 
 def conversation(record_id: str, image: str, human: str, gpt: str) -> dict[str, Any]:
@@ -34,33 +29,14 @@ def conversation(record_id: str, image: str, human: str, gpt: str) -> dict[str, 
             "conversations": [{"from": "human", "value": f"<image>\n{human}"}, {"from": "gpt", "value": gpt}]}
 
 
-def vqa_turns(r: dict[str, Any], bench: Benchmark) -> tuple[str, str]:
-    return r["question"], answer_text(r["answer"], r["answer_type"])
-
-
-def caption_turns(r: dict[str, Any], bench: Benchmark) -> tuple[str, str]:
-    return "[caption] Describe this map in detail.", caption_text(r)
-
-
-def grounding_turns(r: dict[str, Any], bench: Benchmark) -> tuple[str, str]:
-    return f"[refer] give me the location of <p>{expression_text(r)}</p>", box_text(box_percent(r, bench))
-
-
-def extraction_turns(r: dict[str, Any], bench: Benchmark) -> tuple[str, str]:
-    return f"[table] {r['question']}", str(r["ground_truth"])
-
-
-TURNS = {"vqa": vqa_turns, "caption": caption_turns, "grounding": grounding_turns, "extraction": extraction_turns}
-
-
 def write(bench: Benchmark, dest: Path, tasks: tuple[str, ...] | None = None, **_: Any) -> None:
     """Write one conversation file per split into ``dest``."""
     tasks = tasks or tuple(bench.tasks)
     images = copy_images(bench, dest, bench.map_ids(tasks))
     by_split: dict[str, list[dict[str, Any]]] = {s: [] for s in bench.splits()}
-    for task in tasks:
-        for r in bench.tasks.get(task, []):
-            human, gpt = TURNS[task](r, bench)
+    for task in map(get_task, tasks):
+        for r in task.records(bench):
+            human, gpt = task.turn(r, bench)
             by_split.setdefault(r["split"], []).append(conversation(r["question_id"], images[r["map_id"]], human, gpt))
     for split, records in by_split.items():
         if records:

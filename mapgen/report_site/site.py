@@ -12,11 +12,11 @@
     site/eval/plots/*.png the eval report's plots, when ``eval_dir`` is given
 
 Per map: its questions with answers (plus the model prediction and score from ``eval_dir/scores.csv``, and the
-pixel oracle's answer and failure reasons from ``audit_dir/audit.jsonl``), captions, grounding boxes drawn
-over the image as an SVG overlay in image pixel coordinates, and its gold table of the extraction task beside
-the model's parsed table (from ``eval_dir/extraction_readings.jsonl``: each gold row read right, wrong,
-unreadable or missing, the reply rows naming no region of the map or repeating one, the reply lines naming a
-region that gave the parser no row, the counts, the reply); without ``eval_dir``, the gold tables alone.
+pixel oracle's answer and failure reasons from ``audit_dir/audit.jsonl``), and each task's view of it
+(:meth:`mapgen.tasks.Task.site_view`): captions, grounding boxes drawn over the image as an SVG overlay in image
+pixel coordinates, its gold table beside the model's parsed table (each gold row read right, wrong, unreadable or
+missing, the reply rows naming no region of the map or repeating one, the reply lines naming a region that gave
+the parser no row, the counts, the reply; without ``eval_dir``, the gold tables alone).
 """
 
 from __future__ import annotations
@@ -32,10 +32,10 @@ from typing import Any
 from jinja2 import Environment
 
 from mapgen.benchmark import AUDIT_FILE, AUDIT_MARKDOWN_FILE, MAPS_DIR, Benchmark, image_rel, load_benchmark
-from mapgen.eval.table_scores import table_readings
 from mapgen.files import read_jsonl, write_text_atomic
 from mapgen.report_site.worst import worst_cases
 from mapgen.resources import template_path
+from mapgen.tasks import tasks
 
 ASSETS = ("app.js", "style.css")
 WORST_PAGE = "worst.html"
@@ -66,24 +66,6 @@ def eval_scores(eval_dir: Path) -> dict[str, dict[str, Any]]:
     return out
 
 
-READINGS_FILE = "extraction_readings.jsonl"
-
-
-def eval_readings(eval_dir: Path) -> dict[str, dict[str, Any]]:
-    """Per map id, its gold table beside the model's parsed table (:func:`~mapgen.eval.table_scores.table_readings`
-    records an eval report folder holds when the run scored the extraction task)."""
-    return {str(r["map_id"]): r for r in read_jsonl(eval_dir / READINGS_FILE, missing_ok=True)}
-
-
-def _table(record: dict[str, Any] | None, reading: dict[str, Any] | None) -> dict[str, Any] | None:
-    """The extraction view of one map: the eval's readings, else its gold table alone (``scored`` False)."""
-    if reading is not None:
-        return reading | {"scored": True}
-    if record is None:
-        return None
-    return table_readings(record, None) | {"scored": False, "counts": None}
-
-
 def audit_rows(audit_dir: Path) -> dict[str, dict[str, Any]]:
     """Oracle answer, correctness and reasons per question id from an audit folder."""
     return {r["question_id"]: {"oracle": r["oracle_answer"], "oracle_ok": r["oracle_correct"],
@@ -92,28 +74,24 @@ def audit_rows(audit_dir: Path) -> dict[str, dict[str, Any]]:
 
 
 def site_maps(bench: Benchmark, scores: dict[str, dict[str, Any]], audit: dict[str, dict[str, Any]],
-              readings: dict[str, dict[str, Any]] | None = None) -> list[dict]:
-    """One record per map for data.js."""
+              eval_dir: Path | None = None) -> list[dict]:
+    """One record per map for data.js: its questions, then each task's view (:meth:`~mapgen.tasks.Task.site_view`)."""
     questions = bench.question_records
     maps = bench.maps
     if not maps:  # a questions-only benchmark: one entry per map id seen
         maps = [{"map_id": m, "image": image_rel(m)} for m in dict.fromkeys(q["map_id"] for q in questions)]
-    by_q, by_c, by_g = _by_map(questions), _by_map(bench.captions), _by_map(bench.grounding)
-    gold_tables = {str(r["map_id"]): r for r in bench.extraction}
-    readings = readings or {}
+    by_q, ids = _by_map(questions), [m["map_id"] for m in maps]
+    views = {t.site_field: t.site_view(bench, ids, eval_dir) for t in tasks() if t.site_field}
     out = []
     for m in maps:
         mid = m["map_id"]
         size = _image_size(bench.spec(mid))
         qs = [_question(q, scores.get(q["question_id"]), audit.get(q["question_id"])) for q in by_q.get(mid, [])]
-        caps = [{"text": c.get("ground_truth", ""), "short": c.get("short_caption")} for c in by_c.get(mid, [])]
-        boxes = [{"text": g.get("question", ""), "box": g["box"]} for g in by_g.get(mid, []) if g.get("box")]
         out.append({"id": mid, "image": image_rel(mid), "w": size[0], "h": size[1],
                     "country": m.get("country") or (qs[0]["country"] if qs else ""),
                     "variant": m.get("variant") or "", "map_type": m.get("map_type") or "",
                     "split": m.get("split") or "", "title": m.get("title") or mid,
-                    "q": qs, "captions": caps, "boxes": boxes,
-                    "table": _table(gold_tables.get(mid), readings.get(mid))})
+                    "q": qs} | {field: view[mid] for field, view in views.items()})
     return out
 
 
@@ -227,7 +205,7 @@ def build_site(
     root = bench_data.root
     scores = eval_scores(Path(eval_dir)) if eval_dir else {}
     audit = audit_rows(Path(audit_dir)) if audit_dir else {}
-    maps = site_maps(bench_data, scores, audit, eval_readings(Path(eval_dir)) if eval_dir else {})
+    maps = site_maps(bench_data, scores, audit, Path(eval_dir) if eval_dir else None)
     _copy_images(bench_data, out, [m["id"] for m in maps])
     for name in ASSETS:
         write_text_atomic(out / "assets" / name, _template(name))

@@ -9,7 +9,7 @@ model's.
 
 ``random`` (:func:`random_replies`) — per region a class drawn uniformly from the legend's classes, or a value
 uniform on ``[vmin, vmax]``; seeded per table. Its exact expectation is
-:func:`mapgen.eval.table_scores.chance`.
+:func:`mapgen.tasks.extraction.scores.chance`.
 
 ``prior`` (:func:`prior_replies`) — learned from the gold tables of the ``train`` split only, per region
 (country + region code: the shape on the map, whatever name it carries):
@@ -26,7 +26,7 @@ uniform on ``[vmin, vmax]``; seeded per table. Its exact expectation is
 
 Expected score of the prior: on statistics that carry no information about *which* region is high (each test
 table's gold cells shuffled among its rows) it scores, per table, the mean over rows of the share of the table's
-rows whose gold equals the row's prediction (:func:`mapgen.eval.table_scores.permutation_null`) — about ``1/k``
+rows whose gold equals the row's prediction (:func:`mapgen.tasks.extraction.scores.permutation_null`) — about ``1/k``
 for quantile legends, the chance level, but the largest class's share for a constant guess of it. What it scores
 above that is how much the statistics repeat from the train split to the test split.
 """
@@ -40,7 +40,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from mapgen.eval.tables import NA
+from mapgen.tasks.extraction.parse import NA
 
 QUARTERS = 4
 """Relative class positions are counted in quarters of the legend (0 lowest class … 4 highest)."""

@@ -1,0 +1,34 @@
+"""Tasks as plugins: one folder per task, one registry that build, eval, report and export loop over.
+
+A task is a :class:`Task` subclass (see :mod:`mapgen.tasks.base` for what it owns) registered with
+:func:`register_task`; the built-in ones — :mod:`~mapgen.tasks.vqa`, :mod:`~mapgen.tasks.caption`,
+:mod:`~mapgen.tasks.grounding`, :mod:`~mapgen.tasks.extraction` — are registered through the same door when
+this package is imported (:data:`BUILT_IN`). A config names the tasks to build (``tasks: [vqa, caption, …]``); a user task is one module
+that defines and registers its task, imported before the build or the evaluation runs — or declared by an
+installed package under the ``mapgen.tasks`` entry-point group, which the registry loads on first use.
+"""
+
+from __future__ import annotations
+
+from mapgen.tasks import caption, extraction, grounding, vqa
+from mapgen.tasks.base import EvalScope, ImageContext, Metric, Record, Task, TaskScores, Texts, record_id
+from mapgen.tasks.registry import (
+    TASKS,
+    UnknownTaskError,
+    get_task,
+    load_entry_points,
+    register_task,
+    task_names,
+    tasks,
+    unregister_task,
+)
+
+BUILT_IN: tuple[Task, ...] = (vqa.TASK, caption.TASK, grounding.TASK, extraction.TASK)
+"""The built-in tasks in their order (the order of reports, exports and manifests)."""
+for _task in BUILT_IN:
+    register_task(_task)
+
+__all__ = [
+    "BUILT_IN", "TASKS", "EvalScope", "ImageContext", "Metric", "Record", "Task", "TaskScores", "Texts", "UnknownTaskError",
+    "get_task", "load_entry_points", "record_id", "register_task", "task_names", "tasks", "unregister_task",
+]

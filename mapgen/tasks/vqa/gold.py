@@ -1,0 +1,105 @@
+"""VQA gold: every template the engine can ask on an image's Scene, the optional pixel-oracle audit, and the
+selection of the benchmark's questions over the whole build (:func:`balance_set`)."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from mapgen.tasks.base import ImageContext
+
+if TYPE_CHECKING:
+    from mapgen.config import BuildConfig
+
+
+def unit_questions(scene: Any, seed: int, config: BuildConfig, meta: dict[str, Any]) -> list[dict[str, Any]]:
+    """Candidate questions for one image: every template the engine can ask there (``per_template`` each, twice
+    as many for yes/no templates so both answers can be offered; parameters searched with the unit's seed).
+    :func:`balance_set` chooses ``per_image`` of them per image."""
+    from mapgen.questions import instantiate, load_templates
+
+    q = config.questions
+    templates = load_templates() if q.templates == "all" else [load_templates().get(t) for t in q.templates]
+    questions = []
+    for t in templates:
+        n = q.per_template * (2 if t.answer_type == "binary" else 1)
+        questions += instantiate(t, scene, n, seed=seed, max_answer_share=q.max_answer_share)
+    records = []
+    for question in questions:
+        record = question.to_dict()
+        record.update({k: v for k, v in meta.items() if k != "counterfactual"})
+        record["counterfactual"] = meta["counterfactual"] if meta["counterfactual"] != "original" else None
+        record["counterfactual_set"] = meta["counterfactual"]
+        records.append(record)
+    return records
+
+
+def audit_questions(image: Path, records: list[dict[str, Any]], mode: str) -> list[dict[str, Any]]:
+    """Pixel-oracle audit of one image's questions: ``flag`` adds an ``audit`` field, ``drop`` keeps only the
+    questions the oracle recovers from the image."""
+    from mapgen.audit.audit import audit_map, audit_question
+    from mapgen.questions import load_templates
+
+    if not records:
+        return records
+    map_audit, templates = audit_map(image), load_templates()
+    kept = []
+    for record in records:
+        row = audit_question(record, map_audit, templates)
+        if mode == "drop" and not row["recoverable"]:
+            continue
+        if mode == "flag":
+            record = record | {"audit": {"recoverable": row["recoverable"], "reasons": row["reasons"],
+                                         "flags": row["flags"]}}
+        kept.append(record)
+    return kept
+
+
+def image_questions(image: ImageContext) -> list[dict[str, Any]]:
+    """The candidate questions of one rendered image, audited when the config asks (timed as ``questions`` and
+    ``audit``)."""
+    config = image.config
+    if not config.questions.per_image:
+        return []
+    start = time.perf_counter()
+    questions = unit_questions(image.scene, image.seed, config, image.meta)
+    image.timings["questions"] += time.perf_counter() - start
+    if config.audit != "off":
+        start = time.perf_counter()
+        questions = audit_questions(image.image, questions, config.audit)
+        image.timings["audit"] += time.perf_counter() - start
+    return questions
+
+
+def balance_set(records: list[dict[str, Any]], config: BuildConfig) -> list[dict[str, Any]]:
+    """The benchmark's questions chosen from every image's candidates, per split
+    (:func:`mapgen.questions.selection.select_questions`: at most ``per_image`` per image, every template at
+    least ``min_per_template`` times per country where its candidates allow, answers balanced, empty lists and
+    zero counts rare); order kept."""
+    from mapgen.questions.selection import SelectionRules, select_questions
+
+    q = config.questions
+    rules = SelectionRules(per_image=q.per_image, min_per_template=q.min_per_template,
+                           max_answer_share=q.max_answer_share, max_empty_share=q.max_empty_share,
+                           max_zero_share=q.max_zero_share)
+    kept: set[str] = set()
+    for split in sorted({r["split"] for r in records}):
+        subset = [r for r in records if r["split"] == split]
+        kept |= {r["question_id"] for r in select_questions(subset, rules, seed=config.seed)}
+    return [r for r in records if r["question_id"] in kept]
+
+
+def question_counts(questions: list[dict[str, Any]]) -> dict[str, Any]:
+    """The manifest's question counts: in all, and per country, variant, split, map type, answer type and
+    template."""
+
+    def tally(key: str) -> dict[str, int]:
+        return dict(sorted(Counter(str(r.get(key)) for r in questions).items()))
+
+    return {"questions": len(questions)} | {
+        f"questions_by_{name}": tally(key)
+        for name, key in (("country", "country"), ("variant", "variant"), ("split", "split"),
+                          ("map_type", "map_type"), ("answer_type", "answer_type"), ("template", "mapwise_template"))
+    }
