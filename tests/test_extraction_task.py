@@ -301,7 +301,7 @@ def test_jsonl_export_carries_the_gold_tables(bench, tables, tmp_path) -> None:
 def test_hf_export_scores_through_gold_json(bench, tables, tmp_path) -> None:
     datasets = pytest.importorskip("datasets")
     from mapgen.export import export
-    from mapgen.export.common import table_from_row
+    from mapgen.tasks.extraction.rows import table_from_row
 
     dest = export(bench.root, "hf", tmp_path / "hf")
     data = datasets.load_dataset(str(dest), "extraction")

@@ -112,7 +112,7 @@ def test_caption_hooks_score_the_gold_caption_and_a_blank(lmms: Path, monkeypatc
     assert items["caption_bleu4"] == {"id": docs[0]["question_id"], "refs": [docs[0]["caption"]],
                                       "pred": docs[0]["caption"]}
     pytest.importorskip("pycocoevalcap", reason="caption metrics need mapgen's [eval] extra")
-    monkeypatch.setattr("mapgen.eval.captions.java_available", lambda: False)  # METEOR needs a JVM: skip it
+    monkeypatch.setattr("mapgen.tasks.caption.scores.java_available", lambda: False)  # METEOR needs a JVM: skip it
     perfect = [hooks.mapgen_caption_process_results(d, [d["caption"]])["caption_bleu4"] for d in docs]
     blank = [hooks.mapgen_caption_process_results(d, ["A map."])["caption_cider"] for d in docs]
     assert hooks.caption_bleu4(perfect) == pytest.approx(1.0, abs=1e-6)
@@ -151,7 +151,7 @@ def test_written_utils_is_the_module_plus_data_file_lines(lmms: Path) -> None:
     written = (lmms / "utils.py").read_text(encoding="utf-8")
     shipped = harness.source("lmms_eval_utils")
     assert shipped == Path(hooks.__file__).read_text(encoding="utf-8") and written.startswith(shipped)
-    kinds = [k for k in lmms_exporter.TASKS if (lmms / f"harness_modules_{k}.yaml").is_file()]
+    kinds = [k for k in lmms_exporter.harness_tasks() if (lmms / f"harness_modules_{k}.yaml").is_file()]
     assert kinds == ["vqa", "caption", "grounding", "extraction"]
     extra = written[len(shipped):].splitlines()
     assert [line.split(" = ")[0] for line in extra] == [f"{k}_data_files" for k in kinds]
@@ -165,7 +165,7 @@ def test_written_utils_is_the_module_plus_data_file_lines(lmms: Path) -> None:
 
 
 def test_task_table_names_hooks_of_the_module() -> None:
-    for kind, task in lmms_exporter.TASKS.items():
+    for kind, task in lmms_exporter.harness_tasks().items():
         config = lmms_exporter.task_config(f"t_{kind}", "test", kind)
         names = [str(v).removeprefix("utils.") for v in _hook_names(config)[:-1]]
         assert all(getattr(hooks, n) is not None for n in names), kind
@@ -238,7 +238,7 @@ def test_cut_keeps_asked_sections_and_drops_markers() -> None:
 def test_written_dataset_module_is_the_shipped_one_named_for_the_export(tsvs: Path) -> None:
     shipped = harness.source("vlmevalkit_dataset")
     assert shipped == Path(vlm.__file__).read_text(encoding="utf-8")
-    assert harness.sections(shipped) == [t.section for t in vlm_exporter.TASKS.values() if t.section]
+    assert harness.sections(shipped) == [t.section for _, t in vlm_exporter.tables().values() if t.section]
     placeholder = vlm_exporter.NAME_PLACEHOLDER
     named = [line for line in shipped.splitlines() if placeholder in line]
     assert len(named) == 7 and all(re.match(r'\w+_NAME = "', line) for line in named[2:])

@@ -14,13 +14,12 @@ from typing import Any
 from mapgen.benchmark import Benchmark
 from mapgen.files import link_or_copy
 from mapgen.tasks import get_task
-from mapgen.tasks.extraction.rows import table_from_row
 from mapgen.tasks.rows import dumps
 from mapgen.tasks.vqa.rows import COLUMNS as QUESTION_COLUMNS
 from mapgen.tasks.vqa.rows import answer_text, question_from_row, question_record, question_row
 
 __all__ = ["MCQ", "ExportError", "answer_text", "columns", "copy_images", "mcq_records", "mcq_row",
-           "question_from_row", "question_record", "question_row", "table_from_row", "task_rows"]
+           "question_from_row", "question_record", "question_row", "task_rows"]
 
 MCQ = "vqa_mcq"
 MCQ_LETTERS: tuple[str, ...] = ("A", "B", "C", "D")

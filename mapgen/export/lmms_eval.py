@@ -2,12 +2,10 @@
 
 Layout::
 
-    DEST/<name>_vqa.yaml          the VQA task (``--tasks <name>_vqa``); scored by mapgen.eval.score.score
-    DEST/<name>_caption.yaml      detailed captions (when the build has them): BLEU-4, METEOR, ROUGE-L, CIDEr
-    DEST/<name>_grounding.yaml    grounding task (when the build has referring expressions); IoU on 0–100 boxes
-    DEST/<name>_extraction.yaml   table extraction (when the build has gold tables): class accuracy and pair F1
-                                  (discrete/hatched maps), share within the reading tolerance and error as a share
-                                  of the bar (continuous maps); ``extraction_score`` is the main metric of either
+    DEST/<name>_<task>.yaml       one lmms-eval task per registered task the build has records of, from the
+                                  task's ``lmms_eval`` hooks (:class:`mapgen.tasks.LmmsEvalHooks`): VQA scored by
+                                  mapgen.eval.score.score, captions by BLEU-4/METEOR/ROUGE-L/CIDEr, grounding by
+                                  IoU on 0–100 boxes, gold tables by their task's metrics (see each task's folder)
     DEST/utils.py                 doc_to_visual / doc_to_text / process_results / aggregations: the module
                                   :mod:`mapgen.export.harness.lmms_eval_utils` as shipped, then each task's
                                   ``<task>_data_files`` line
@@ -24,8 +22,6 @@ where lmms-eval runs (``pip install mapgen``; ``mapgen[eval]`` and Java for the 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +33,7 @@ from mapgen.export.common import ExportError
 from mapgen.export.harness import lmms_eval_utils as hooks
 from mapgen.export.hf import write_task
 from mapgen.files import write_text_atomic
+from mapgen.tasks import LmmsEvalHooks, tasks
 
 HOOKS_MODULE = "lmms_eval_utils"
 """The harness module (:mod:`mapgen.export.harness.lmms_eval_utils`) written as ``DEST/utils.py``."""
@@ -46,9 +43,12 @@ class Function(str):
     """A value written as lmms-eval's ``!function utils.<name>`` tag."""
 
     @classmethod
-    def of(cls, hook: Callable[..., Any]) -> Function:
-        """The tag naming ``hook``, a function of the hooks module."""
-        return cls(f"utils.{hook.__name__}")
+    def of(cls, hook: str) -> Function:
+        """The tag naming ``hook``, a function of the hooks module (an unknown name is an export error)."""
+        if not callable(getattr(hooks, hook, None)):
+            raise ExportError(f"lmms-eval hook {hook!r} is not a function of mapgen.export.harness.{HOOKS_MODULE}; "
+                              "name one of its functions in the task's lmms_eval hooks.")
+        return cls(f"utils.{hook}")
 
 
 def _represent_function(dumper: yaml.SafeDumper, value: Function) -> yaml.ScalarNode:
@@ -72,52 +72,22 @@ def task_slug(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_") or "mapgen"
 
 
-@dataclass(frozen=True)
-class Metric:
-    """One entry of a task's ``metric_list``: the key ``process_results`` returns and its aggregation hook."""
-
-    name: str
-    aggregation: Callable[..., Any]
-    higher_is_better: bool = True
-
-
-@dataclass(frozen=True)
-class LmmsTask:
-    """A task's hooks in ``utils.py`` (functions of the hooks module) and the column it names as the target."""
-
-    text: Callable[..., Any]
-    results: Callable[..., Any]
-    metrics: tuple[Metric, ...]
-    target: str = "answer"
-
-
-TASKS: dict[str, LmmsTask] = {
-    "vqa": LmmsTask(hooks.mapgen_doc_to_text, hooks.mapgen_process_results,
-                    (Metric("mapgen_score", hooks.mapgen_aggregate), Metric("mapgen_parse_ok", hooks.mean))),
-    "caption": LmmsTask(hooks.mapgen_doc_to_text, hooks.mapgen_caption_process_results,
-                        tuple(Metric(f.__name__, f) for f in (hooks.caption_bleu4, hooks.caption_meteor,
-                                                               hooks.caption_rouge_l, hooks.caption_cider)),
-                        target="caption"),
-    "grounding": LmmsTask(hooks.mapgen_grounding_doc_to_text, hooks.mapgen_grounding_process_results,
-                          tuple(Metric(m, hooks.mean) for m in ("grounding_acc50", "grounding_acc70", "grounding_iou"))),
-    "extraction": LmmsTask(hooks.mapgen_doc_to_text, hooks.mapgen_extraction_process_results,
-                           (Metric("extraction_score", hooks.mean),
-                            *(Metric(f"extraction_{m}", hooks.mean_present, higher_is_better=m != "mae_share")
-                              for m in hooks.EXTRACTION_METRICS))),
-}
-"""Per task, in the order the folder lists them: its lmms-eval hooks (a task the build lacks is skipped)."""
+def harness_tasks() -> dict[str, LmmsEvalHooks]:
+    """Per registered task with lmms-eval hooks, in registry order: its hooks (a task the build lacks is
+    skipped by :func:`write`)."""
+    return {task.name: task.lmms_eval for task in tasks() if task.lmms_eval is not None}
 
 
 def task_config(task_name: str, split: str, kind: str) -> dict[str, Any]:
     """The lmms-eval YAML of one task (its data files come from ``utils.<kind>_data_files``)."""
-    task = TASKS[kind]
+    task = harness_tasks()[kind]
     return {
         "task": task_name,
         "dataset_path": "parquet",
         "dataset_kwargs": {"data_files": Function(f"utils.{kind}_data_files")},
         "test_split": split,
         "output_type": "generate_until",
-        "doc_to_visual": Function.of(hooks.mapgen_doc_to_visual),
+        "doc_to_visual": Function.of("mapgen_doc_to_visual"),
         "doc_to_text": Function.of(task.text),
         "doc_to_target": task.target,
         "generation_kwargs": {"max_new_tokens": 512, "temperature": 0, "do_sample": False},
@@ -151,7 +121,7 @@ def write(bench: Benchmark, dest: Path, split: str | None = None, name: str | No
     split = pick_split(bench, split)
     slug = task_slug(name or bench.name)
     written, utils = [], harness.source(HOOKS_MODULE)
-    for kind in TASKS:
+    for kind in harness_tasks():
         if not bench.tasks.get(kind):
             continue
         files = write_task(bench, kind, dest / "data" / kind, splits=[split])

@@ -2,14 +2,13 @@
 
 Layout::
 
-    DEST/<NAME>.tsv            VQA: index, image (base64 PNG; rows of an already-listed map hold that row's index,
-                               the VLMEvalKit convention for shared images), question, answer, category (answer
-                               type), then mapgen's columns (question_id, map_id, prompt, answer_json, …)
-    DEST/<NAME>_CAPTION.tsv    captions (when the build has them): question = the prompt, answer = the caption
-    DEST/<NAME>_GROUNDING.tsv  grounding: question = the referring expression, answer = the box on a 0-100 scale,
-                               category = unique / non-unique
-    DEST/<NAME>_EXTRACTION.tsv gold tables (when the build has them): question = the prompt, answer = the gold
-                               table (Markdown), category = discrete / hatched / continuous, ``gold_json`` for scoring
+    DEST/<NAME><SUFFIX>.tsv    one TSV per registered task the build has records of, from the task's
+                               ``vlmevalkit`` table (:class:`mapgen.tasks.VlmEvalKitTable`): index, image (base64
+                               PNG; rows of an already-listed map hold that row's index, the VLMEvalKit convention
+                               for shared images), question, answer, category, then the task's flat-row columns.
+                               VQA (no suffix): the question, answer and answer type; ``_CAPTION``: the prompt and
+                               caption; ``_GROUNDING``: the referring expression and its 0-100 box; gold tables
+                               (see their task's folder)
     DEST/<NAME>_MCQ.tsv        (``mcq=True``) the multiple-choice twins: question (without its options, as
                                VLMEvalKit's MCQ datasets add the A, B, C, D columns themselves), A, B, C, D,
                                answer = the gold letter, category = the original answer type
@@ -19,7 +18,7 @@ Layout::
                                (VQA: :func:`mapgen.eval.score.score`; captions: BLEU/METEOR/ROUGE-L/CIDEr;
                                grounding: Acc@0.5/0.7 and mean IoU); they work without vlmeval too. The
                                module :mod:`mapgen.export.harness.vlmevalkit_dataset` as shipped, named for the
-                               export, its extraction class only when the export has gold tables
+                               export, with a task's optional section only when its TSV is written
     DEST/README.md
 
 One split (``test`` by default) per export; ``<NAME>`` is ``MAPGEN_<BENCH>_<SPLIT>`` in upper case. Where
@@ -30,8 +29,6 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +39,7 @@ from mapgen.export import harness
 from mapgen.export.common import ExportError, task_rows
 from mapgen.export.lmms_eval import pick_split, task_slug
 from mapgen.files import write_text_atomic
+from mapgen.tasks import VlmEvalKitTable, tasks
 
 DATASET_MODULE = "vlmevalkit_dataset"
 """The harness module (:mod:`mapgen.export.harness.vlmevalkit_dataset`) written as ``DEST/mapgen_dataset.py``."""
@@ -57,50 +55,23 @@ def dataset_name(bench: Benchmark, split: str) -> str:
     return f"MAPGEN_{task_slug(bench.name)}_{task_slug(split)}".upper()
 
 
-def _vqa_lead(r: dict[str, Any]) -> dict[str, Any]:
-    return {"question": r["question"], "answer": r["answer"], "category": r["answer_type"]}
-
-
-def _caption_lead(r: dict[str, Any]) -> dict[str, Any]:
-    return {"question": r["prompt"], "answer": r["caption"], "category": "caption"}
-
-
-def _grounding_lead(r: dict[str, Any]) -> dict[str, Any]:
-    return {"question": r["expression"], "answer": json.dumps(r["box_percent"]),
-            "category": "unique" if r["unique"] else "non-unique"}
-
-
-def _extraction_lead(r: dict[str, Any]) -> dict[str, Any]:
-    return {"question": r["prompt"], "answer": r["answer"], "category": "hatched" if r["hatched"] else r["map_type"]}
-
-
 def _mcq_lead(r: dict[str, Any]) -> dict[str, Any]:
     from mapgen.eval.mcq import mcq_stem
 
     return {"question": mcq_stem(r["question"]), "answer": r["answer"], "category": r["original_answer_type"]}
 
 
-@dataclass(frozen=True)
-class VlmTask:
-    """One TSV of the export: its file-name suffix, the build task it needs, the columns VLMEvalKit reads first
-    (besides index and image) of a row, the section of the dataset module written only with this TSV (``None``:
-    its class is always written) and whether only ``mcq=True`` exports write it."""
-
-    suffix: str
-    source: str
-    lead: Callable[[dict[str, Any]], dict[str, Any]]
-    section: str | None = None
-    mcq_only: bool = False
+MCQ = "vqa_mcq"
+"""The multiple-choice twins of the VQA task's questions (``mcq=True``): rows of
+:func:`mapgen.export.common.task_rows` ``(bench, "vqa_mcq")``, written after every task's TSV."""
+MCQ_TABLE = VlmEvalKitTable("_MCQ", _mcq_lead)
 
 
-TASKS: dict[str, VlmTask] = {
-    "vqa": VlmTask("", "vqa", _vqa_lead),
-    "caption": VlmTask("_CAPTION", "caption", _caption_lead),
-    "grounding": VlmTask("_GROUNDING", "grounding", _grounding_lead),
-    "extraction": VlmTask("_EXTRACTION", "extraction", _extraction_lead, section="extraction"),
-    "vqa_mcq": VlmTask("_MCQ", "vqa", _mcq_lead, mcq_only=True),
-}
-"""Per TSV (named by the rows of :func:`mapgen.export.common.task_rows`), in the order the export writes them."""
+def tables(mcq: bool = True) -> dict[str, tuple[str, VlmEvalKitTable]]:
+    """Per TSV, in the order the export writes them: the task it needs and its table (every registered task
+    with a ``vlmevalkit`` table, then the multiple-choice twins when ``mcq``)."""
+    out = {t.name: (t.name, t.vlmevalkit) for t in tasks() if t.vlmevalkit is not None}
+    return out | ({MCQ: ("vqa", MCQ_TABLE)} if mcq else {})
 
 
 def tsv_frame(bench: Benchmark, split: str, task: str = "vqa") -> pd.DataFrame:
@@ -116,7 +87,7 @@ def tsv_frame(bench: Benchmark, split: str, task: str = "vqa") -> pd.DataFrame:
         else:
             first[r["map_id"]] = index
             image = base64.b64encode(bench.image_bytes(r["map_id"])).decode("ascii")
-        lead = {"index": index, "image": image} | TASKS[task].lead(r)
+        lead = {"index": index, "image": image} | tables()[task][1].lead(r)
         out.append(lead | {k: _cell(v) for k, v in r.items() if k not in LEAD_COLUMNS})
     return pd.DataFrame(out)
 
@@ -125,18 +96,15 @@ def _cell(value: Any) -> Any:
     return json.dumps(value) if isinstance(value, (list, dict)) else value
 
 
-def _writes(bench: Benchmark, split: str, task: str, mcq: bool) -> bool:
-    """Whether the export writes ``task``'s TSV: the build has the task and rows of it in ``split``."""
-    spec = TASKS[task]
-    if spec.mcq_only and not mcq:
-        return False
-    return bool(bench.tasks.get(spec.source)) and any(r["split"] == split for r in task_rows(bench, task))
+def _writes(bench: Benchmark, split: str, task: str, source: str) -> bool:
+    """Whether the export writes ``task``'s TSV: the build has ``source``'s records and rows of it in ``split``."""
+    return bool(bench.tasks.get(source)) and any(r["split"] == split for r in task_rows(bench, task))
 
 
-def dataset_module(name: str, tasks: list[str]) -> str:
-    """``mapgen_dataset.py`` for the dataset ``name``: the harness module with the sections of ``tasks``."""
+def dataset_module(name: str, written: list[str]) -> str:
+    """``mapgen_dataset.py`` for the dataset ``name``: the harness module with the sections of the TSVs ``written``."""
     text = harness.source(DATASET_MODULE)
-    keep = {section for t in tasks if (section := TASKS[t].section)}
+    keep = {section for t in written if (section := tables()[t][1].section)}
     return harness.cut(text, keep).replace(NAME_PLACEHOLDER, name)
 
 
@@ -145,16 +113,17 @@ def write(bench: Benchmark, dest: Path, split: str | None = None, mcq: bool = Fa
     dataset classes and a README."""
     split = pick_split(bench, split)
     name = dataset_name(bench, split)
-    written = [task for task in TASKS if _writes(bench, split, task, mcq)]
+    chosen = tables(mcq)
+    written = [task for task, (source, _) in chosen.items() if _writes(bench, split, task, source)]
     for task in written:
-        tsv_frame(bench, split, task).to_csv(dest / f"{name}{TASKS[task].suffix}.tsv", sep="\t", index=False)
+        tsv_frame(bench, split, task).to_csv(dest / f"{name}{chosen[task][1].suffix}.tsv", sep="\t", index=False)
     if not written:
         raise ExportError(f"{bench.root} has no VQA, caption or grounding records in split {split!r}.")
     write_text_atomic(dest / "mapgen_dataset.py", dataset_module(name, written))
     write_text_atomic(
         dest / "README.md",
         f"# VLMEvalKit data for {bench.name} (split `{split}`)\n\n"
-        f"- {', '.join(f'`{name}{TASKS[t].suffix}.tsv`' for t in written)}: the TSVs "
+        f"- {', '.join(f'`{name}{chosen[t][1].suffix}.tsv`' for t in written)}: the TSVs "
         "(index, image base64, question, answer, category, mapgen columns) of VQA, captions and grounding.\n"
         "- `mapgen_dataset.py`: `MapgenDataset`, `MapgenCaptionDataset`, `MapgenGroundingDataset` (build_prompt / "
         "evaluate with mapgen's scoring). See its docstring to register them with VLMEvalKit. Where VLMEvalKit "

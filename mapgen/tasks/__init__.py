@@ -11,7 +11,19 @@ installed package under the ``mapgen.tasks`` entry-point group, which the regist
 from __future__ import annotations
 
 from mapgen.tasks import caption, extraction, grounding, vqa
-from mapgen.tasks.base import EvalScope, ImageContext, Metric, Record, Task, TaskScores, Texts, record_id
+from mapgen.tasks.base import (
+    EvalScope,
+    HarnessMetric,
+    ImageContext,
+    LmmsEvalHooks,
+    Metric,
+    Record,
+    Task,
+    TaskScores,
+    Texts,
+    VlmEvalKitTable,
+    record_id,
+)
 from mapgen.tasks.registry import (
     TASKS,
     UnknownTaskError,
@@ -29,6 +41,6 @@ for _task in BUILT_IN:
     register_task(_task)
 
 __all__ = [
-    "BUILT_IN", "TASKS", "EvalScope", "ImageContext", "Metric", "Record", "Task", "TaskScores", "Texts", "UnknownTaskError",
-    "get_task", "load_entry_points", "record_id", "register_task", "task_names", "tasks", "unregister_task",
+    "BUILT_IN", "TASKS", "EvalScope", "HarnessMetric", "ImageContext", "LmmsEvalHooks", "Metric", "Record", "Task", "TaskScores", "Texts", "UnknownTaskError",
+    "get_task", "load_entry_points", "record_id", "register_task", "task_names", "tasks", "unregister_task", "VlmEvalKitTable",
 ]

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -93,6 +93,38 @@ class TaskScores:
     unmatched_predictions: list[str] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class HarnessMetric:
+    """One metric of a task's lmms-eval YAML: the key its results hook returns, the name of its aggregation
+    hook in the shipped ``utils.py`` and whether a higher value is better."""
+
+    name: str
+    aggregation: str
+    higher_is_better: bool = True
+
+
+@dataclass(frozen=True)
+class LmmsEvalHooks:
+    """A task's rows in an lmms-eval export: the names of its hooks in the shipped ``utils.py``
+    (:mod:`mapgen.export.harness.lmms_eval_utils`), its metrics and the column it names as the target."""
+
+    text: str
+    results: str
+    metrics: tuple[HarnessMetric, ...]
+    target: str = "answer"
+
+
+@dataclass(frozen=True)
+class VlmEvalKitTable:
+    """A task's TSV in a VLMEvalKit export: its file-name suffix, the columns VLMEvalKit reads first (besides
+    index and image) made from a flat row, and the section of the shipped dataset module
+    (:mod:`mapgen.export.harness.vlmevalkit_dataset`) written only with this TSV (``None``: always written)."""
+
+    suffix: str
+    lead: Callable[[Record], Record]
+    section: str | None = None
+
+
 class Task(ABC):
     """One task of the benchmark (see the module docstring); subclass it and register an instance."""
 
@@ -111,6 +143,10 @@ class Task(ABC):
     """The baselines :meth:`baseline` answers for."""
     site_field: str = ""
     """The key of its view in each map of the report site's ``data.js`` (none when empty)."""
+    lmms_eval: LmmsEvalHooks | None = None
+    """Its task in an lmms-eval export (none: the export leaves it out)."""
+    vlmevalkit: VlmEvalKitTable | None = None
+    """Its TSV in a VLMEvalKit export (none: the export leaves it out)."""
 
     @property
     def key(self) -> str:

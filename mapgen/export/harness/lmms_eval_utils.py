@@ -2,10 +2,10 @@
 
 from pathlib import Path
 
-from mapgen.eval.extract import parse_box
+from mapgen.eval.answers import parse_box
 from mapgen.eval.metrics import iou
 from mapgen.eval.score import score
-from mapgen.export.common import question_from_row as question_of
+from mapgen.tasks.vqa.rows import question_from_row as question_of
 
 
 def mapgen_doc_to_visual(doc):
@@ -51,7 +51,7 @@ def mapgen_caption_process_results(doc, results):
 
 
 def _caption_metric(items, name):
-    from mapgen.eval.captions import caption_scores
+    from mapgen.tasks.caption.scores import caption_scores
 
     refs = {i["id"]: i["refs"] for i in items}
     return caption_scores(refs, {i["id"]: i["pred"] for i in items}).scores[name]
@@ -74,8 +74,8 @@ def caption_cider(items):
 
 
 def mapgen_extraction_process_results(doc, results):
-    from mapgen.eval.table_scores import score_table
-    from mapgen.export.common import table_from_row
+    from mapgen.tasks.extraction.rows import table_from_row
+    from mapgen.tasks.extraction.scores import score_table
 
     s = score_table(table_from_row(doc), results[0] if results else None)
     return {"extraction_score": s.main} | {f"extraction_{k}": v for k, v in s.metrics.items()} | {

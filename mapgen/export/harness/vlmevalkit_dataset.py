@@ -160,7 +160,7 @@ class MapgenCaptionDataset(MapgenDataset):
         return [CAPTION_NAME]
 
     def evaluate(self, eval_file, **judge_kwargs):
-        from mapgen.eval.captions import caption_scores
+        from mapgen.tasks.caption.scores import caption_scores
 
         data, preds = _predictions(eval_file)
         ids = [str(i) for i in data["question_id"]]
@@ -199,7 +199,7 @@ class MapgenGroundingDataset(MapgenDataset):
         return [GROUNDING_NAME]
 
     def evaluate(self, eval_file, **judge_kwargs):
-        from mapgen.eval.extract import parse_box
+        from mapgen.eval.answers import parse_box
         from mapgen.eval.metrics import iou
 
         data, preds = _predictions(eval_file)
@@ -223,7 +223,7 @@ EXTRACTION_NAME = "MAPGEN_BENCHMARK_SPLIT_EXTRACTION"
 class MapgenExtractionDataset(MapgenDataset):
     """Table extraction: the whole map read back as a table; class accuracy and (region, class) pair F1 on
     discrete and hatched maps, share within the reading tolerance and error as a share of the bar on continuous
-    maps (mapgen.eval.table_scores)."""
+    maps (mapgen.tasks.extraction.scores)."""
 
     TYPE = "VQA"
     DATASET_URL = {EXTRACTION_NAME: ""}
@@ -234,7 +234,7 @@ class MapgenExtractionDataset(MapgenDataset):
         return [EXTRACTION_NAME]
 
     def evaluate(self, eval_file, **judge_kwargs):
-        from mapgen.eval.table_scores import extraction_summary, extraction_table
+        from mapgen.tasks.extraction.scores import extraction_summary, extraction_table
 
         data, preds = _predictions(eval_file)
         golds = [json.loads(g) for g in data["gold_json"]]

@@ -8,7 +8,19 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mapgen.tasks.base import EvalScope, ImageContext, Metric, Record, Task, TaskScores, Texts, record_id
+from mapgen.tasks.base import (
+    EvalScope,
+    HarnessMetric,
+    ImageContext,
+    LmmsEvalHooks,
+    Metric,
+    Record,
+    Task,
+    TaskScores,
+    Texts,
+    VlmEvalKitTable,
+    record_id,
+)
 from mapgen.tasks.rows import COMMON_COLUMNS, common_fields
 from mapgen.tasks.vrsbench import image_notes, task_prompt_text
 
@@ -30,10 +42,16 @@ def _references(record: Mapping[str, Any]) -> list[str]:
     return [value] if isinstance(value, str) else [str(v) for v in value]
 
 
+
 class CaptionTask(Task):
     """One detailed caption per image."""
 
     name = "caption"
+    lmms_eval = LmmsEvalHooks("mapgen_doc_to_text", "mapgen_caption_process_results",
+                              tuple(HarnessMetric(m, m) for m in ("caption_bleu4", "caption_meteor", "caption_rouge_l",
+                                                                  "caption_cider")), target="caption")
+    vlmevalkit = VlmEvalKitTable("_CAPTION", lambda r: {"question": r["prompt"], "answer": r["caption"],
+                                                        "category": "caption"})
     record_file = "captions.jsonl"
     columns = COLUMNS
     label = "Captions"

@@ -11,7 +11,18 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mapgen.tasks.base import EvalScope, ImageContext, Metric, Record, Task, TaskScores, Texts
+from mapgen.tasks.base import (
+    EvalScope,
+    HarnessMetric,
+    ImageContext,
+    LmmsEvalHooks,
+    Metric,
+    Record,
+    Task,
+    TaskScores,
+    Texts,
+    VlmEvalKitTable,
+)
 from mapgen.tasks.extraction.rows import COLUMNS, table_row
 
 if TYPE_CHECKING:
@@ -25,10 +36,18 @@ READINGS = "extraction_readings"
 parsed table (the report site shows them)."""
 
 
+
 class ExtractionTask(Task):
     """Gold tables from the Scene (legible regions only); scored by class accuracy / share within τ."""
 
     name = "extraction"
+    lmms_eval = LmmsEvalHooks("mapgen_doc_to_text", "mapgen_extraction_process_results", (
+        HarnessMetric("extraction_score", "mean"),
+        *(HarnessMetric(f"extraction_{m}", "mean_present", higher_is_better=m != "mae_share")
+          for m in ("class_accuracy", "pair_f1", "within_tolerance", "mae_share"))))
+    vlmevalkit = VlmEvalKitTable("_EXTRACTION", lambda r: {
+        "question": r["prompt"], "answer": r["answer"], "category": "hatched" if r["hatched"] else r["map_type"]},
+        section="extraction")
     record_file = "extraction.jsonl"
     columns = COLUMNS
     label = "Table extraction"

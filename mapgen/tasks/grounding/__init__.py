@@ -3,12 +3,25 @@ IoU, Acc@0.5 and Acc@0.7 split unique / non-unique (:mod:`~mapgen.tasks.groundin
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mapgen.benchmark import record_image_id
-from mapgen.tasks.base import EvalScope, ImageContext, Metric, Record, Task, TaskScores, Texts, record_id
+from mapgen.tasks.base import (
+    EvalScope,
+    HarnessMetric,
+    ImageContext,
+    LmmsEvalHooks,
+    Metric,
+    Record,
+    Task,
+    TaskScores,
+    Texts,
+    VlmEvalKitTable,
+    record_id,
+)
 from mapgen.tasks.grounding.rows import COLUMNS, box_percent, box_text, expression_text, grounding_row
 from mapgen.tasks.vrsbench import image_notes
 
@@ -18,10 +31,17 @@ if TYPE_CHECKING:
     from mapgen.tasks.grounding.scores import Box
 
 
+
 class GroundingTask(Task):
     """Referring expressions (``referring_per_map`` per image) with their boxes."""
 
     name = "grounding"
+    lmms_eval = LmmsEvalHooks("mapgen_grounding_doc_to_text", "mapgen_grounding_process_results",
+                              tuple(HarnessMetric(m, "mean") for m in ("grounding_acc50", "grounding_acc70",
+                                                                       "grounding_iou")))
+    vlmevalkit = VlmEvalKitTable("_GROUNDING", lambda r: {
+        "question": r["expression"], "answer": json.dumps(r["box_percent"]),
+        "category": "unique" if r["unique"] else "non-unique"})
     record_file = "grounding.jsonl"
     columns = COLUMNS
     label = "Grounding"

@@ -8,7 +8,19 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from mapgen.benchmark import QUESTIONS_FILE
-from mapgen.tasks.base import EvalScope, ImageContext, Metric, Record, Task, TaskScores, Texts, record_id
+from mapgen.tasks.base import (
+    EvalScope,
+    HarnessMetric,
+    ImageContext,
+    LmmsEvalHooks,
+    Metric,
+    Record,
+    Task,
+    TaskScores,
+    Texts,
+    VlmEvalKitTable,
+    record_id,
+)
 from mapgen.tasks.registry import tasks
 from mapgen.tasks.vqa.gold import balance_set, image_questions, question_counts
 from mapgen.tasks.vqa.rows import COLUMNS, answer_text, question_row
@@ -30,10 +42,15 @@ def _metrics() -> tuple[Metric, ...]:
     return tuple(out)
 
 
+
 class VqaTask(Task):
     """Questions with canonical and accepted answers; the run's per-question frame."""
 
     name = "vqa"
+    lmms_eval = LmmsEvalHooks("mapgen_doc_to_text", "mapgen_process_results",
+                              (HarnessMetric("mapgen_score", "mapgen_aggregate"), HarnessMetric("mapgen_parse_ok", "mean")))
+    vlmevalkit = VlmEvalKitTable("", lambda r: {"question": r["question"], "answer": r["answer"],
+                                                "category": r["answer_type"]})
     record_file = QUESTIONS_FILE
     columns = COLUMNS
     label = "VQA"
