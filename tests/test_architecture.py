@@ -21,22 +21,28 @@ def _module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def _imports(path: Path) -> set[str]:
-    """mapgen modules imported anywhere in ``path`` (relative imports resolved)."""
+def _import_statements(path: Path) -> list[tuple[str, tuple[str, ...], int]]:
+    """``(module, names, line)`` of every mapgen import in ``path`` (relative imports resolved; ``names`` is
+    empty for ``import mapgen.x``)."""
     module = _module_name(path)
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
-    out: set[str] = set()
+    out: list[tuple[str, tuple[str, ...], int]] = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
-            out |= {a.name for a in node.names if a.name.split(".")[0] == "mapgen"}
+            out += [(a.name, (), node.lineno) for a in node.names if a.name.split(".")[0] == "mapgen"]
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
                 anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
                 base = ".".join([*anchor, base] if base else anchor)
             if base.split(".")[0] == "mapgen":
-                out.add(base)
+                out.append((base, tuple(a.name for a in node.names), node.lineno))
     return out
+
+
+def _imports(path: Path) -> set[str]:
+    """mapgen modules imported anywhere in ``path`` (relative imports resolved)."""
+    return {module for module, _, _ in _import_statements(path)}
 
 
 def _modules() -> dict[str, Path]:
@@ -76,6 +82,32 @@ def test_eval_and_export_only_read(floor: str) -> None:
     """eval and export import nothing that renders, generates questions, makes counterfactuals or builds."""
     graph = _graph()
     bad = sorted((a, b) for a, b in graph.edges if a.startswith(floor) and b.startswith(FORBIDDEN_FOR_READERS))
+    assert bad == []
+
+
+QUESTIONS_API = ("mapgen.questions", "mapgen.questions.api")
+QUESTIONS_RECORD = "mapgen.questions.record"
+
+
+def test_only_the_question_engines_api_is_used_outside_it() -> None:
+    """Outside ``mapgen/questions/`` a module imports from the engine only the names of its public API
+    (``mapgen.questions.api.__all__``, re-exported by ``mapgen.questions``) and the Question record module."""
+    import mapgen.questions
+    import mapgen.questions.api
+
+    public = set(mapgen.questions.api.__all__)
+    assert set(mapgen.questions.__all__) == public
+    bad = []
+    for name, path in _modules().items():
+        if name == "mapgen.questions" or name.startswith("mapgen.questions."):
+            continue
+        for module, names, line in _import_statements(path):
+            if module in QUESTIONS_API:
+                bad += [f"{name}:{line} imports {n} from {module}" for n in names if n not in public]
+            elif module.startswith("mapgen.questions.") and module != QUESTIONS_RECORD:
+                bad.append(f"{name}:{line} imports {module}")
+            elif module == "mapgen" and "questions" in names:
+                bad.append(f"{name}:{line} imports the questions package as a module object")
     assert bad == []
 
 
