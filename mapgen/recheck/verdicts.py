@@ -9,7 +9,7 @@ Verdicts (one per question):
 - ``ambiguous`` — the engine rejects the question as ill-posed (a tie, values within the perceptual tolerance on
   a continuous map, N/A members, a number inside a class, a parameter outside the template's domain), or
   MAPWise gives no answer; the reason says which;
-- ``unparsed`` — the question does not parse (reason from :mod:`mapgen.mapwise.parse`).
+- ``unparsed`` — the question does not parse (reason from :mod:`mapgen.recheck.parse`).
 
 :func:`recheck` returns :class:`Verdict` records; :func:`write_recheck` writes ``verdicts.jsonl``,
 ``summary.csv`` (country × template), ``summary.json`` (:func:`summary_json`), ``report.md`` and
@@ -37,9 +37,6 @@ from mapgen.geo.names import UnknownNameError, normalize_name
 from mapgen.legend import relative_luminance
 from mapgen.legend.grammar import find_range
 from mapgen.mapwise.aliases import MapwiseAliases, load_aliases
-from mapgen.mapwise.cfimport import UNKNOWN
-from mapgen.mapwise.importer import ImportedSet, RawQuestion, read_csv_rows
-from mapgen.mapwise.parse import Parsed, parse_question
 from mapgen.questions import (
     SINGLE_HUE_MAX_SPREAD,
     Question,
@@ -52,6 +49,9 @@ from mapgen.questions import (
     source_domain,
     trace,
 )
+from mapgen.recheck.cfimport import UNKNOWN
+from mapgen.recheck.importer import ImportedSet, RawQuestion, read_csv_rows
+from mapgen.recheck.parse import Parsed, parse_question
 from mapgen.scene import Scene, build_scene
 from mapgen.spec import MapSpec, make_hatched
 
@@ -499,7 +499,7 @@ _PLACEHOLDER = re.compile(re.escape(UNKNOWN) + r"([A-Z]{2})\b")
 
 def counterfactual_verdict(v: Verdict, raw: RawQuestion, spec: MapSpec, scene: Scene,
                            aliases: MapwiseAliases | None = None, templates: TemplateSet | None = None) -> Verdict:
-    """A counterfactual kind's verdict (:mod:`mapgen.mapwise.cfimport`): ambiguous where it needs what the files
+    """A counterfactual kind's verdict (:mod:`mapgen.recheck.cfimport`): ambiguous where it needs what the files
     do not establish: the jumbled values (``jumb`` as released), or the name printed on a shape (``img``,
     ``shuff``)."""
     v.kind = raw.kind
