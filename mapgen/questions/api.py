@@ -220,8 +220,12 @@ class Domain:
 
 def source_domain(template: Template, param: str, scene: Scene, params: Mapping[str, Any]) -> Domain | None:
     """The values parameter ``param``'s ``from`` expression gives on ``scene`` with the other ``params`` (not
-    narrowed to legible regions); None when the parameter has none or the expression is invalid there."""
-    source = next(p.source for p in template.params if p.name == param)
+    narrowed to legible regions); None when the parameter has none or the expression is invalid there. Raises
+    KeyError for a parameter the template does not have."""
+    found = [p.source for p in template.params if p.name == param]
+    if not found:
+        raise KeyError(f"template {template.id} has no parameter {param!r}")
+    source = found[0]
     if source is None:
         return None
     values = _eval_node(context(scene), source, dict(params))
