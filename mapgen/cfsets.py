@@ -48,9 +48,9 @@ from mapgen.questions import (
     Template,
     TemplateSet,
     Unaskable,
-    ask,
     generate_questions,
     load_templates,
+    reask,
 )
 from mapgen.render import render
 from mapgen.render.api import get_canvas, scene_with_pixels
@@ -212,10 +212,7 @@ def _ask(
     for oq in originals:
         link = {"original_question_id": oq.question_id, "counterfactual_set": map_record["counterfactual_set"]}
         try:
-            template = index.get(oq.template_id)
-            if template is None:
-                raise Unaskable("template", f"template {oq.template_id!r} is not in the template set")
-            q = ask(template, scene, oq.params, oq.text_variant, seed=seed, original=scene0)
+            q = reask(oq, scene, index, original=scene0, seed=seed)
         except Unaskable as skip:
             result.skipped.append(link | {"map_id": cf.map_id, "template_id": oq.template_id, "params": oq.params,
                                           "reason_kind": skip.kind, "reason": skip.reason})

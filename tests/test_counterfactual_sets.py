@@ -14,7 +14,8 @@ from mapgen.cfsets import benchmark_sources, make_counterfactual_set, original_s
 from mapgen.cli import main
 from mapgen.counterfactual import name_dictionary, prompt_note
 from mapgen.geo.atlas import load_atlas
-from mapgen.questions import Question, Unaskable, ask, context, generate_questions, load_templates
+from mapgen.questions import Question, Unaskable, ask, generate_questions, load_templates
+from mapgen.questions.functions import context
 from mapgen.render import render
 from mapgen.scene import build_scene
 from mapgen.spec import load_spec, make_spec

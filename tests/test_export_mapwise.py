@@ -220,8 +220,8 @@ def test_export_is_deterministic(bench: Path, exported: Path, tmp_path: Path) ->
 
 
 def test_mapgen_reads_its_export_back_as_mapwise_and_finds_no_answer_to_dispute(exported: Path, tmp_path: Path) -> None:
-    from mapgen.mapwise.importer import import_repository
-    from mapgen.mapwise.recheck import recheck
+    from mapgen.recheck.importer import import_repository
+    from mapgen.recheck.verdicts import recheck
 
     imported = import_repository(exported.parent, tmp_path / "imp")
     assert set(imported) == {*COUNTRIES, *(f"counter_factuals/{k}" for k in KINDS)}  # every kind is read back
@@ -249,8 +249,8 @@ def test_hatched_questions_round_trip_without_disagreement(tmp_path_factory, tmp
     """Colour questions differ between a map's viridis image and its grey hatched image (viridis is darker where
     values are lower, the hatched greys darker where higher); MAPWise's layout shares one metadata file between
     the variants, so the recheck must judge hatched-only questions (json_data says which) on the hatched map."""
-    from mapgen.mapwise.importer import import_repository
-    from mapgen.mapwise.recheck import recheck
+    from mapgen.recheck.importer import import_repository
+    from mapgen.recheck.verdicts import recheck
 
     bench = build_tiny(tmp_path_factory, HATCHED, "mwhatched")
     exported = export(bench, "mapwise", tmp_path / "out")

@@ -15,7 +15,7 @@ pytestmark = pytest.mark.skipif(not SAMPLE.is_dir(), reason="shared MAPWise samp
 @pytest.mark.parametrize(("country", "map_col", "verified"), [("usa", "map_no", "verified answer"),
                                                               ("india", "map_id", None), ("china", "map_no", None)])
 def test_read_sample_layouts(country: str, map_col: str, verified: str | None):
-    from mapgen.mapwise.importer import read_sample
+    from mapgen.recheck.importer import read_sample
 
     data = read_sample(SAMPLE / country)
     assert data.country == country and len(data.specs) == 10 and not data.missing_maps
@@ -26,7 +26,7 @@ def test_read_sample_layouts(country: str, map_col: str, verified: str | None):
 
 
 def test_specs_unique_ids_and_layout_regions():
-    from mapgen.mapwise.importer import read_sample
+    from mapgen.recheck.importer import read_sample
 
     india = read_sample(SAMPLE / "india")
     assert india.specs["110_0D"].map_id != india.specs["110_5C"].map_id  # same MAPWise map_id "110"
@@ -38,7 +38,7 @@ def test_specs_unique_ids_and_layout_regions():
 
 
 def test_import_writes_and_reloads(tmp_path: Path):
-    from mapgen.mapwise.importer import import_mapwise, load_imported
+    from mapgen.recheck.importer import import_mapwise, load_imported
 
     import_mapwise(SAMPLE / "china", tmp_path / "imp")
     manifest = json.loads((tmp_path / "imp" / "manifest.json").read_text())
@@ -84,7 +84,7 @@ needs_repo = pytest.mark.skipif(not (REPO / "dataset").is_dir(), reason="MAPWise
 @needs_repo
 @pytest.mark.parametrize("country", ["usa", "india", "china"])
 def test_read_repository_country_folder(country: str):
-    from mapgen.mapwise.importer import read_sample
+    from mapgen.recheck.importer import read_sample
 
     repo = read_sample(REPO / "dataset" / country, read_ticks=False)
     sample = read_sample(SAMPLE / country)
@@ -118,7 +118,7 @@ def test_cli_imports_a_repository_root_and_rechecks_a_country(tmp_path: Path):
 
 
 def test_a_folder_without_a_question_table_names_the_expected_files(tmp_path: Path):
-    from mapgen.mapwise.importer import read_sample
+    from mapgen.recheck.importer import read_sample
 
     (tmp_path / "metadata").mkdir()
     with pytest.raises(FileNotFoundError, match="final_us_cleaned8.csv"):
@@ -131,7 +131,7 @@ def test_recheck_of_a_repository_import_writes_summary_json(tmp_path: Path):
 
     from mapgen.cli import main
     from mapgen.mapwise.layout import COUNTRY_TABLES
-    from mapgen.mapwise.recheck import HELD_OUT, VERDICTS
+    from mapgen.recheck.verdicts import HELD_OUT, VERDICTS
 
     runner = CliRunner()
     assert runner.invoke(main, ["import", "mapwise", str(REPO), "--no-ocr", "-o", str(tmp_path / "imp")]).exit_code == 0

@@ -34,7 +34,7 @@ def _rows(path: Path) -> int:
 
 @pytest.fixture(scope="module")
 def imported(tmp_path_factory) -> Path:
-    from mapgen.mapwise.importer import import_repository
+    from mapgen.recheck.importer import import_repository
 
     out = tmp_path_factory.mktemp("mwroot") / "imp"
     import_repository(REPO, out, read_ticks=False)
@@ -57,8 +57,8 @@ def test_every_accepted_path_names_its_question_folders(path: str, names: set[st
 
 @pytest.mark.skipif(not SAMPLE.is_dir(), reason=f"MAPWise sample not at {SAMPLE}")
 def test_the_older_sample_layout_still_imports(tmp_path: Path) -> None:
-    from mapgen.mapwise.importer import import_repository
     from mapgen.mapwise.layout import question_folders
+    from mapgen.recheck.importer import import_repository
 
     assert set(question_folders(SAMPLE)) == {"usa", "india", "china"}
     sets = import_repository(SAMPLE, tmp_path / "imp", read_ticks=False)
@@ -79,8 +79,8 @@ def test_root_import_holds_every_country_and_kind_with_every_row(imported: Path)
 
 @needs_repo
 def test_printed_names_are_the_ones_on_the_pngs_and_the_rest_unknown(imported: Path) -> None:
-    from mapgen.mapwise.cfimport import is_unknown
-    from mapgen.mapwise.importer import load_imported
+    from mapgen.recheck.cfimport import is_unknown
+    from mapgen.recheck.importer import load_imported
     from mapgen.scene import build_scene
 
     shuff = build_scene(load_imported(imported / "counter_factuals" / "shuff").specs["10436"])
@@ -103,7 +103,7 @@ def test_recheck_reports_each_kind_separately(imported: Path, tmp_path: Path) ->
     from click.testing import CliRunner
 
     from mapgen.cli import main
-    from mapgen.mapwise.recheck import VERDICTS
+    from mapgen.recheck.verdicts import VERDICTS
 
     res = CliRunner().invoke(main, ["recheck", str(imported), "-o", str(tmp_path / "rc")])
     assert res.exit_code == 0, res.output
@@ -120,8 +120,8 @@ def test_recheck_reports_each_kind_separately(imported: Path, tmp_path: Path) ->
 
 @needs_repo
 def test_unestablished_names_and_jumbled_values_are_ambiguous_never_guessed(imported: Path) -> None:
-    from mapgen.mapwise.importer import load_imported
-    from mapgen.mapwise.recheck import recheck
+    from mapgen.recheck.importer import load_imported
+    from mapgen.recheck.verdicts import recheck
 
     verdicts = {k: recheck(load_imported(imported / "counter_factuals" / k)) for k in KINDS}
     (west,) = [v for v in verdicts["shuff"] if v.map_ref == "104" and v.template_no == 11]
@@ -176,7 +176,7 @@ def test_a_row_without_metadata_names_the_map_and_file_and_writes_nothing(tmp_pa
 
 @needs_repo
 def test_a_counterfactual_kind_without_usa_metadata_says_where_it_looked(tmp_path: Path) -> None:
-    from mapgen.mapwise.importer import MissingMetadataError, read_sample
+    from mapgen.recheck.importer import MissingMetadataError, read_sample
 
     kind = tmp_path / "counter_factuals" / "img"
     shutil.copytree(REPO / "dataset" / "counter_factuals" / "img", kind)
@@ -198,7 +198,7 @@ TINY = {
 @pytest.fixture(scope="module")
 def round_trip(tmp_path_factory) -> dict:
     from mapgen.export import export
-    from mapgen.mapwise.importer import import_repository
+    from mapgen.recheck.importer import import_repository
 
     bench = build_tiny(tmp_path_factory, TINY, "mwcf")
     exported = export(bench, "mapwise", tmp_path_factory.mktemp("mwcfexp") / "out")
@@ -207,7 +207,7 @@ def round_trip(tmp_path_factory) -> dict:
 
 
 def test_export_round_trip_covers_every_kind_without_disagreement(round_trip: dict) -> None:
-    from mapgen.mapwise.recheck import recheck
+    from mapgen.recheck.verdicts import recheck
 
     assert set(round_trip) == {"usa", *CF}
     for name, data in round_trip.items():
@@ -220,7 +220,7 @@ def test_export_round_trip_covers_every_kind_without_disagreement(round_trip: di
 def test_round_trip_fails_when_the_kind_is_read_as_the_original(round_trip: dict, kind: str) -> None:
     """Metamorphic: judged on the original map (real names, original values), the counterfactual answers must
     stop agreeing — so the agreement above depends on reading what each kind changed."""
-    from mapgen.mapwise.recheck import recheck
+    from mapgen.recheck.verdicts import recheck
 
     data, orgs = round_trip[f"counter_factuals/{kind}"], round_trip["counter_factuals/orgs"]
     plain = {ref: replace(spec, counterfactual=None, values=orgs.specs[ref].values)
@@ -238,7 +238,7 @@ SHUFF_10436 = ("MA:NV FL:UT WV:OR MI:ID LA:WA NM:MT VT:ND CO:SD SD:WY NH:NE RI:K
 
 
 def _needs_ocr() -> None:
-    from mapgen.mapwise.ticks import ocr_available
+    from mapgen.recheck.ticks import ocr_available
 
     if not ocr_available():
         pytest.skip("OCR not available (pytesseract + tesseract: mapgen[ocr], apt tesseract-ocr)")
@@ -246,7 +246,7 @@ def _needs_ocr() -> None:
 
 def _labels(kind: str, ref: str) -> dict[str, str]:
     from mapgen.geo.atlas import load_atlas
-    from mapgen.mapwise.labels import labels_on_shapes, reference_positions
+    from mapgen.recheck.printed_labels import labels_on_shapes, reference_positions
 
     cf = REPO / "dataset" / "counter_factuals"
     refs = [cf / k / f"{k}_maps" / f"map_{ref}.png" for k in ("orgs", "jumb")]
@@ -266,7 +266,7 @@ def test_labels_read_on_a_shuffled_map_are_the_ones_printed_there() -> None:
 @needs_repo
 def test_invented_names_in_answers_are_placed_by_their_printed_letters() -> None:
     from mapgen.geo.atlas import load_atlas
-    from mapgen.mapwise.cfimport import names_from_labels
+    from mapgen.recheck.cfimport import names_from_labels
 
     _needs_ocr()
     names = names_from_labels("img", _labels("img", "104"), load_atlas("usa"), ["Valara", "Kryon", "Seraphine"])

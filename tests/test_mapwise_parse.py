@@ -13,14 +13,14 @@ pytestmark = pytest.mark.skipif(not SAMPLE.is_dir(), reason="shared MAPWise samp
 
 @cache
 def scene(country: str, ref: str):
-    from mapgen.mapwise.importer import read_sample
+    from mapgen.recheck.importer import read_sample
     from mapgen.scene import build_scene
 
     return build_scene(read_sample(SAMPLE / country).specs[ref])
 
 
 def parse(country: str, ref: str, text: str, template_no: int | None = None):
-    from mapgen.mapwise.parse import parse_question
+    from mapgen.recheck.parse import parse_question
 
     return parse_question(text, scene(country, ref), template_no)
 
@@ -73,8 +73,8 @@ def test_rank_words_refused_on_continuous_maps():
 
 
 def test_sample_parse_rate_at_least_70_percent():
-    from mapgen.mapwise.importer import read_sample
-    from mapgen.mapwise.parse import parse_question
+    from mapgen.recheck.importer import read_sample
+    from mapgen.recheck.parse import parse_question
 
     n = ok = 0
     for country in ("usa", "india", "china"):
@@ -95,8 +95,8 @@ def test_second_and_third_rank_words():
 
 
 def test_own_wordings_spell_out_if_chains_and_fix_unsaid_parameters():
-    from mapgen.mapwise.parse import own_wordings
     from mapgen.questions.templates import load_templates
+    from mapgen.recheck.parse import own_wordings
 
     words = {w.text: w.fixed for w in own_wordings(load_templates().get("range_border_relation"))}
     assert words == {
@@ -121,7 +121,7 @@ def test_curated_southeast_china_group():
 
 
 def test_title_units():
-    from mapgen.mapwise.parse import title_units
+    from mapgen.recheck.parse import title_units
 
     assert title_units("Net State Value Added (₹ Lakh) - 2008-09") == {"lakh": 1e5}
     assert title_units("Engaged Persons (10000 persons) - 2016") == {"10000": 1e4}
@@ -133,7 +133,7 @@ def test_title_units():
 def _on_title(country: str, ref: str, title: str):
     from dataclasses import replace
 
-    from mapgen.mapwise.importer import read_sample
+    from mapgen.recheck.importer import read_sample
     from mapgen.scene import build_scene
 
     spec = read_sample(SAMPLE / country).specs[ref]
@@ -143,7 +143,7 @@ def _on_title(country: str, ref: str, title: str):
 def test_numbers_off_the_bar_are_read_in_the_title_unit():
     """India 100_4C counts ₹ lakh (bar 0-15M): "600B" rupees is 6M lakh. Without the title's unit, or with two
     units that would both put it on the bar, the units are unclear and the question does not parse."""
-    from mapgen.mapwise.parse import parse_question
+    from mapgen.recheck.parse import parse_question
 
     text = "Is the value of Tamil Nadu closer to 600B or 800B?"
     p = parse("india", "100_4C", text, 10)
@@ -169,8 +169,8 @@ def test_ranges_off_the_bar_are_read_in_the_title_unit():
 def test_recheck_reads_an_answer_in_the_question_unit(answer: str, verdict: str):
     """MAPWise's answer repeats one of the question's numbers ("700B"): it is judged as the value that number
     was read as (7M lakh); Tamil Nadu's 7.3M lakh is closer to 7M than to 14M."""
-    from mapgen.mapwise.importer import RawQuestion
-    from mapgen.mapwise.recheck import recheck_question
+    from mapgen.recheck.importer import RawQuestion
+    from mapgen.recheck.verdicts import recheck_question
 
     sc = scene("india", "100_4C")
     raw = RawQuestion("india", 1, "100_4C", sc.map_id, 10, "Is the value of Tamil Nadu closer to 700B or 1400B?",

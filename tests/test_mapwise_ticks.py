@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from mapgen.mapwise.ticks import ocr_available
+from mapgen.recheck.ticks import ocr_available
 
 REPO = Path(__file__).resolve().parents[2] / "shared" / "reference" / "mapwise" / "repo-sample" / "dataset"
 pytestmark = [
@@ -27,7 +27,7 @@ pytestmark = [
 ])
 def test_ticks_as_printed(image: str, labels: tuple[str, ...]) -> None:
     from mapgen.legend.grammar import parse_number
-    from mapgen.mapwise.ticks import read_colorbar_ticks
+    from mapgen.recheck.ticks import read_colorbar_ticks
 
     ticks = read_colorbar_ticks(REPO / image)
     assert ticks is not None and ticks.labels == labels
@@ -35,7 +35,7 @@ def test_ticks_as_printed(image: str, labels: tuple[str, ...]) -> None:
 
 
 def test_discrete_map_has_no_colour_bar() -> None:
-    from mapgen.mapwise.ticks import read_colorbar_ticks
+    from mapgen.recheck.ticks import read_colorbar_ticks
 
     assert read_colorbar_ticks(REPO / "india" / "with_annotations" / "map108_0D.png") is None
 
@@ -43,8 +43,8 @@ def test_discrete_map_has_no_colour_bar() -> None:
 def test_overall_range_judged_on_the_published_bar() -> None:
     """India 10_8C: the bar reads 0 … 14k, so MAPWise's "0 - 14k" agrees (mapgen's own ticks start at 2,000).
     India 110_5C: the bar reads 0 … 120k; MAPWise's "0 - 12k" is a slip, a disagreement the ticks do not cause."""
-    from mapgen.mapwise.importer import read_sample
-    from mapgen.mapwise.recheck import recheck
+    from mapgen.recheck.importer import read_sample
+    from mapgen.recheck.verdicts import recheck
 
     data = read_sample(REPO / "india")
     assert data.specs["10_8C"].extra["published_ticks"]["labels"][0] == "0"

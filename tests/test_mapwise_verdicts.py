@@ -21,14 +21,14 @@ pytestmark = pytest.mark.skipif(not SAMPLE.is_dir(), reason="shared MAPWise samp
 
 @cache
 def _sample(country: str):
-    from mapgen.mapwise.importer import read_sample
+    from mapgen.recheck.importer import read_sample
 
     return read_sample(SAMPLE / country)
 
 
 def verdict(country: str, row: int):
     """Recheck one CSV row (1-based data row)."""
-    from mapgen.mapwise.recheck import recheck_question
+    from mapgen.recheck.verdicts import recheck_question
     from mapgen.scene import build_scene
 
     data = _sample(country)
@@ -221,14 +221,14 @@ def _recheck_rows(country: str, rows: list[int]):
     """Whole-set recheck (with its regridding step) of some CSV rows."""
     from dataclasses import replace
 
-    from mapgen.mapwise.recheck import recheck
+    from mapgen.recheck.verdicts import recheck
 
     data = _sample(country)
     return recheck(replace(data, questions=[q for q in data.questions if q.row in rows]))
 
 
 def test_implied_tick_grid_is_a_nice_step_on_the_bar() -> None:
-    from mapgen.mapwise.recheck import implied_ticks
+    from mapgen.recheck.verdicts import implied_ticks
 
     assert implied_ticks("0-200", 3.0, 950.0) == [0, 200, 400, 600, 800, 1000]
     assert implied_ticks("0.4-0.45", 0.0042, 0.4448) == pytest.approx([0.05 * i for i in range(10)])
@@ -266,7 +266,7 @@ def test_usa_10436_new_york_above_20_percent_lies_inside_its_class():
     assert (v.verdict, v.template_id) == ("ambiguous", "region_vs_number")
     assert "lies inside class 19.7%-26.7%" in v.reason
 
-    from mapgen.mapwise.recheck import recheck_question
+    from mapgen.recheck.verdicts import recheck_question
     from mapgen.scene import build_scene
 
     data = _sample("usa")

@@ -59,8 +59,8 @@ def test_connector_moves_to_mapwise_position() -> None:
 
 
 def test_mapwise_wording_reads_back_with_the_same_answers(bench: Path, tmp_path: Path) -> None:
-    from mapgen.mapwise.importer import import_repository
-    from mapgen.mapwise.recheck import recheck
+    from mapgen.recheck.importer import import_repository
+    from mapgen.recheck.verdicts import recheck
 
     out = export(bench, "mapwise", tmp_path / "mw")
     mapgen_text = export(bench, "mapwise", tmp_path / "mg", wording="mapgen")
@@ -87,8 +87,8 @@ def test_every_exported_question_matches_a_mapwise_wording(bench: Path) -> None:
     marks one, else one of MAPWise's wordings (never only mapgen's own text). T14 has none: MAPWise left row 14
     empty, so mapgen's own text is the only one (the read-back test parses it)."""
     from mapgen.mapwise.aliases import load_aliases
-    from mapgen.mapwise.parse import clean_question, compile_wording
     from mapgen.questions import load_templates
+    from mapgen.recheck.parse import clean_question, compile_wording
 
     templates = {t.id: t for t in load_templates()}
     words = load_aliases().words

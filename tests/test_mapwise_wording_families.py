@@ -22,8 +22,8 @@ UNMATCHED = {
 def families() -> list[tuple[str, int, str, str | None]]:
     """(question, MAPWise template number, template id of the first matching wording or '', engine gap)."""
     from mapgen.mapwise.aliases import load_aliases
-    from mapgen.mapwise.importer import read_sample
-    from mapgen.mapwise.parse import _gap_reason, clean_question, compiled_rules
+    from mapgen.recheck.importer import read_sample
+    from mapgen.recheck.parse import _gap_reason, clean_question, compiled_rules
 
     rules, aliases = compiled_rules(), load_aliases()
     out = []

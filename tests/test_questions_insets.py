@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mapgen.questions import FUNCTIONS, INVALID, context
+from mapgen.questions.functions import FUNCTIONS, INVALID, context
 from mapgen.render import render
 from mapgen.scene import build_scene
 from mapgen.spec import make_spec

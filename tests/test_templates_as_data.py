@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 from helpers import template_record, templates_plus
 
-from mapgen.mapwise.importer import RawQuestion
-from mapgen.mapwise.parse import compiled_rules, parse_question
-from mapgen.mapwise.recheck import recheck_question
 from mapgen.questions import TemplateSet, generate_questions, lint_file, load_templates
+from mapgen.recheck.importer import RawQuestion
+from mapgen.recheck.parse import compiled_rules, parse_question
+from mapgen.recheck.verdicts import recheck_question
 from mapgen.scene import build_scene
 from mapgen.spec import make_spec
 

@@ -22,7 +22,7 @@ import json
 import math
 from collections import Counter, defaultdict
 from collections.abc import Collection, Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -41,9 +41,7 @@ from mapgen.benchmark import (
 )
 from mapgen.files import write_json_atomic, write_jsonl_atomic, write_text_atomic
 from mapgen.legend.colors import hex_to_rgb, min_pairwise_delta_e, rgb_to_lab
-from mapgen.questions import TemplateSet, load_templates
-from mapgen.questions.engine import INVALID, answer_key, hinges_on_illegible, run_program
-from mapgen.questions.functions import context
+from mapgen.questions import TemplateSet, hinges_on, load_templates, trace
 from mapgen.questions.record import Question, format_answer
 from mapgen.scene import Scene
 
@@ -250,30 +248,16 @@ def _label_covers(om: OracleMap, code: str) -> bool:
 
 def question_reads(scene: Scene, record: Mapping[str, Any], templates: TemplateSet) -> set[str]:
     """Regions the question's program reads on ``scene`` (the true Scene of its map)."""
-    template = templates.get(record["template_id"])
-    ctx = context(scene)
-    run_program(template, ctx, dict(record.get("params") or {}))
-    return set(ctx.reads)
+    return set(trace(templates.get(record["template_id"]), scene, dict(record.get("params") or {})).reads)
 
 
 def hinges_on_failed(scene: Scene, record: Mapping[str, Any], templates: TemplateSet,
                      failed: Collection[str]) -> list[str]:
     """Regions failing a legibility check on which the question hinges: it names one, or its answer changes when
     they are treated as unreadable (left out of the legible regions, then each given any other legend level:
-    the engine's rule for illegible regions, :func:`mapgen.questions.engine.hinges_on_illegible`). Empty for
-    every question the build asked, since it marks those regions illegible before asking."""
-    template, params = templates.get(record["template_id"]), dict(record.get("params") or {})
-    ctx = context(scene)
-    answer_, _ = run_program(template, ctx, params)
-    read = sorted(ctx.reads & set(failed))
-    named = sorted({v for v in params.values() if isinstance(v, str)} & set(failed))
-    if named or not read:
-        return named
-    blind = replace(ctx, legible=ctx.legible - frozenset(failed), reads=set(), cache={})
-    other, _ = run_program(template, blind, params)
-    if other is INVALID or answer_ is INVALID or answer_key(other) != answer_key(answer_):
-        return read
-    return read if hinges_on_illegible(template, blind, params, other) else []
+    the engine's rule for illegible regions, :func:`mapgen.questions.hinges_on`). Empty for every question the
+    build asked, since it marks those regions illegible before asking."""
+    return hinges_on(templates.get(record["template_id"]), scene, dict(record.get("params") or {}), failed)
 
 
 def audit_question(record: Mapping[str, Any], ma: MapAudit, templates: TemplateSet) -> dict[str, Any]:

@@ -7,9 +7,9 @@ from pathlib import Path
 import click
 
 from mapgen.files import FolderNotEmptyError
-from mapgen.mapwise.importer import import_mapwise, import_repository, imported_countries, load_imported
 from mapgen.mapwise.layout import cf_kind, question_folders, question_table
-from mapgen.mapwise.recheck import recheck, summary_json, summary_rows, write_recheck, write_summary
+from mapgen.recheck.importer import import_mapwise, import_repository, imported_countries, load_imported
+from mapgen.recheck.verdicts import recheck, summary_json, summary_rows, write_recheck, write_summary
 
 NOTES_SHOWN = 3
 """Notes (what the files do not establish) printed per imported set; the manifest keeps them all."""

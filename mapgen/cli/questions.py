@@ -7,10 +7,16 @@ import sys
 
 import click
 
-from mapgen.questions.engine import generate_questions, instantiate
-from mapgen.questions.functions import FUNCTIONS
-from mapgen.questions.io import write_jsonl
-from mapgen.questions.templates import builtin_files, language_files, lint_file, load_templates
+from mapgen.questions import (
+    builtin_files,
+    function_signatures,
+    generate_questions,
+    instantiate,
+    language_files,
+    lint_file,
+    load_templates,
+    write_jsonl,
+)
 from mapgen.scene import load_scene
 
 
@@ -124,5 +130,5 @@ def _lint_map_words() -> bool:
 @templates.command("functions")
 def templates_functions() -> None:
     """The function library programs may call, with argument types."""
-    for f in sorted(FUNCTIONS.values(), key=lambda f: f.name):
+    for f in function_signatures():
         click.echo(f"{f.name}({', '.join(f.args)}) -> {f.returns}\t{f.doc.splitlines()[0] if f.doc else ''}")

@@ -1,14 +1,11 @@
-"""Re-answer a published MAPWise benchmark, and read and write its metadata schema.
+"""MAPWise's format: its metadata schema, repository layout, released question wordings and region aliases.
 
-Modules (imported one by one; this package imports none of them, so the low-floor :mod:`~mapgen.mapwise.schema`
-can be used by scene and the CLI without pulling in the question engine):
+A low floor (beside :mod:`mapgen.spec`, ARCHITECTURE.md §1): it knows MapSpecs and legends, nothing of scenes,
+questions or scoring, so scene, the exporter and the CLI read and write MAPWise files through it. Re-checking a
+published MAPWise benchmark with the question engine is :mod:`mapgen.recheck`, which uses this format.
 
 - :mod:`~mapgen.mapwise.schema`: MAPWise/MapQA metadata ⇄ Legend and MapSpec, and ``load_map_spec``;
-- :mod:`~mapgen.mapwise.importer`: ``read_sample``/``import_mapwise`` rebuild MapSpecs from MapQA metadata and
-  read the questions CSV (any of MAPWise's three layouts);
-- :mod:`~mapgen.mapwise.parse`: ``parse_question`` reads a question as a template with exact parameters (or
-  says why not);
-- :mod:`~mapgen.mapwise.recheck`: ``recheck`` recomputes every answer with the question engine and classifies
-  it agree / disagree / ambiguous / unparsed; ``write_recheck`` writes verdicts, a summary, a report and a
-  corrected CSV.
+- :mod:`~mapgen.mapwise.layout`: the names and headers of its question tables and folders;
+- :mod:`~mapgen.mapwise.wording`: its released question wordings, filled from the template YAML;
+- :mod:`~mapgen.mapwise.aliases`: the names its questions use for regions (``data/mapwise_aliases.yaml``).
 """

@@ -1,6 +1,6 @@
 """MAPWise's repository layout: the names and headers of its question tables and folders, as released.
 
-Shared by the reader (:mod:`mapgen.mapwise.importer`) and the writer (:mod:`mapgen.export.mapwise`)::
+Shared by the reader (:mod:`mapgen.recheck.importer`) and the writer (:mod:`mapgen.export.mapwise`)::
 
     dataset/<country>/<table>  metadata/  with_annotations/  wo_annotations/  hatched/  json_data/
     dataset/counter_factuals/<kind>/<kind>_data.csv  <kind>_maps/  json_data/
@@ -109,7 +109,7 @@ def metadata_folder(folder: str | Path) -> Path:
     """The metadata folder of a MAPWise question folder: its own ``metadata/`` (country folders, and
     counterfactual kinds as mapgen's export writes them); for a counterfactual kind as MAPWise released it (USA
     maps numbered as in ``dataset/usa``, no metadata of its own) ``dataset/usa/metadata``: the original map's
-    values and classes, which ``img``/``shuff`` keep and ``jumb`` does not (:mod:`mapgen.mapwise.cfimport`)."""
+    values and classes, which ``img``/``shuff`` keep and ``jumb`` does not (:mod:`mapgen.recheck.cfimport`)."""
     folder = Path(folder)
     own = folder / "metadata"
     if own.is_dir() or cf_kind(folder) is None:

@@ -17,7 +17,7 @@ records::
         - answer: equals(range_of(X), Y)
       constraints: []               # calls that must be true for a question to be kept
       uses: [similar]               # vague words this template relies on (must be defined)
-      mapwise_wordings:             # MAPWise's own wordings, read back by mapgen.mapwise.parse
+      mapwise_wordings:             # MAPWise's own wordings, read back by mapgen.recheck.parse
         - "Does [the value of ]{{ X }}[ state] (fall|lie) in[to] [the ][range ]{{ Y }}?"
 
 Parameters: a type name, or ``{type: T, from: <call>, values: [...], prefer_first: p, min_members: n}``.

@@ -75,10 +75,10 @@ def image_questions(image: ImageContext) -> list[dict[str, Any]]:
 
 def balance_set(records: list[dict[str, Any]], config: BuildConfig) -> list[dict[str, Any]]:
     """The benchmark's questions chosen from every image's candidates, per split
-    (:func:`mapgen.questions.selection.select_questions`: at most ``per_image`` per image, every template at
+    (:func:`mapgen.questions.select_questions`: at most ``per_image`` per image, every template at
     least ``min_per_template`` times per country where its candidates allow, answers balanced, empty lists and
     zero counts rare); order kept."""
-    from mapgen.questions.selection import SelectionRules, select_questions
+    from mapgen.questions import SelectionRules, select_questions
 
     q = config.questions
     rules = SelectionRules(per_image=q.per_image, min_per_template=q.min_per_template,

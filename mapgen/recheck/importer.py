@@ -5,7 +5,7 @@ layout's ``questions.csv`` or, in MAPWise's repository (``dataset/<country>/``),
 ``final_india_cleaned4.csv`` / ``final_china_cleaned3.csv`` (:func:`mapgen.mapwise.layout.question_table`).
 :func:`import_repository` imports every question folder of a repository root (or its ``dataset/``): the three
 countries and ``counter_factuals/{img,jumb,orgs,shuff}`` (:func:`mapgen.mapwise.layout.question_folders`; what
-each counterfactual kind changes and how it is read: :mod:`mapgen.mapwise.cfimport`). The three countries write
+each counterfactual kind changes and how it is read: :mod:`mapgen.recheck.cfimport`). The three countries write
 the CSV slightly differently; :func:`read_questions` finds the columns by name:
 
 - map column ``map_no`` (USA, China) or ``map_id`` (India); template ``template_no``; ``question``;
@@ -35,19 +35,6 @@ from mapgen.files import (
     write_jsonl_atomic,
 )
 from mapgen.geo.atlas import BUILTIN
-from mapgen.mapwise.cfimport import (
-    JUMBLED_UNKNOWN,
-    NAME_KINDS,
-    PrintedNames,
-    aligned_names,
-    answer_names,
-    contradictions,
-    counterfactual_record,
-    merge_names,
-    names_from_labels,
-    printed_from_metadata,
-)
-from mapgen.mapwise.labels import labels_on_shapes, reference_positions
 from mapgen.mapwise.layout import (
     CF_ANSWER,
     CF_FOLDER,
@@ -59,7 +46,20 @@ from mapgen.mapwise.layout import (
     question_table,
 )
 from mapgen.mapwise.schema import country_of_mapwise, mapwise_atlas, spec_from_mapwise
-from mapgen.mapwise.ticks import read_colorbar_ticks
+from mapgen.recheck.cfimport import (
+    JUMBLED_UNKNOWN,
+    NAME_KINDS,
+    PrintedNames,
+    aligned_names,
+    answer_names,
+    contradictions,
+    counterfactual_record,
+    merge_names,
+    names_from_labels,
+    printed_from_metadata,
+)
+from mapgen.recheck.printed_labels import labels_on_shapes, reference_positions
+from mapgen.recheck.ticks import read_colorbar_ticks
 from mapgen.spec import MapSpec, load_spec
 
 MAP_COLUMNS = ("map_no", "map_id", "map")
@@ -293,8 +293,8 @@ def read_sample(folder: str | Path, country: str | None = None, read_ticks: bool
                 skip_missing: bool = False) -> ImportedSet:
     """Rebuild every map of a MAPWise country or counterfactual folder and read its questions (nothing is
     written); with ``read_ticks`` (OCR), a continuous map whose published PNG is in the folder records the tick
-    labels OCR reads off its colour bar (``extra["published_ticks"]``, :mod:`mapgen.mapwise.ticks`), and a released
-    img/shuff map the labels read on its shapes (:mod:`mapgen.mapwise.labels`); nothing without OCR.
+    labels OCR reads off its colour bar (``extra["published_ticks"]``, :mod:`mapgen.recheck.ticks`), and a released
+    img/shuff map the labels read on its shapes (:mod:`mapgen.recheck.printed_labels`); nothing without OCR.
     A row naming a map without metadata raises :class:`MissingMetadataError` unless ``skip_missing``."""
     folder = Path(folder)
     kind = cf_kind(folder)
@@ -327,7 +327,7 @@ def with_counterfactuals(data: ImportedSet, folder: Path, meta_dir: Path, read_p
     """A counterfactual kind's specs with what the kind changes: the name printed on each shape (``img``,
     ``shuff``; from the metadata when it records them, else from the ``orgs`` control's questions and, with
     ``read_png``, the labels read on the image) or, for ``jumb`` as MAPWise released it, the mark that its values
-    are unknown (:mod:`mapgen.mapwise.cfimport`)."""
+    are unknown (:mod:`mapgen.recheck.cfimport`)."""
     kind = data.kind or ""
     own = meta_dir == folder / "metadata"
     if kind == "jumb" and not own:
@@ -351,7 +351,7 @@ def with_counterfactuals(data: ImportedSet, folder: Path, meta_dir: Path, read_p
 def _read_names(data: ImportedSet, folder: Path, ref: str, atlas: Any, aligned: dict[str, str],
                 read_png: bool) -> dict[str, Any]:
     """``spec.counterfactual`` of one released img/shuff map: names from the questions, plus (``read_png``) the
-    labels OCR reads on its shapes (:mod:`mapgen.mapwise.labels`), unless the two contradict each other."""
+    labels OCR reads on its shapes (:mod:`mapgen.recheck.printed_labels`), unless the two contradict each other."""
     kind = data.kind or ""
     labels = _png_labels(folder, ref, atlas) if read_png else {}
     rows = [q for q in data.questions if q.map_ref == ref]

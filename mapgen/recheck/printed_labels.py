@@ -12,7 +12,7 @@ read at two places more than :data:`SAME_PX` apart is dropped (it is not one lab
 every reference image that reads it reads it at one place; a label is placed on the state whose reference position
 is within :data:`SAME_PX`, and only when no other label is placed there. At that confidence no label on repo-sample
 read wrong (checked by eye on map 10436); about 35 of 51 states are read per map, the small north-eastern states
-least. Needs the optional extra ``mapgen[ocr]`` (:func:`mapgen.mapwise.ticks.ocr_available`).
+least. Needs the optional extra ``mapgen[ocr]`` (:func:`mapgen.recheck.ticks.ocr_available`).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from mapgen.mapwise.ticks import ocr_available
+from mapgen.recheck.ticks import ocr_available
 
 SCALE = 3
 MIN_CONF = 80.0

@@ -17,7 +17,7 @@ Which printed name sits on which shape is not in MAPWise's files, except through
 question is the ``orgs`` question of the same map and template with each state written by the name printed on its
 shape (checked against the PNGs of map 10436). :func:`aligned_names` reads that substitution: the ``orgs``
 question's text between its state names must reappear verbatim, and what fills each gap is the printed name of
-that state. With OCR the importer also reads the label printed on each shape (:mod:`mapgen.mapwise.labels`):
+that state. With OCR the importer also reads the label printed on each shape (:mod:`mapgen.recheck.printed_labels`):
 ``shuff`` labels are real postal codes (the name is the state's), ``img`` labels are the first two letters of an
 invented name the map's questions or answers use (:func:`names_from_labels`); where the questions and the image
 contradict each other the image is not used for that map (:func:`contradictions`). A shape neither source

@@ -31,15 +31,16 @@ from mapgen.eval.normalize import ranges_equal
 from mapgen.geo.names import UnknownNameError, closest
 from mapgen.legend.grammar import find_range, parse_number
 from mapgen.mapwise.aliases import MapwiseAliases, load_aliases
-from mapgen.questions.functions import Ctx, context
-from mapgen.questions.templates import (
+from mapgen.questions import (
     DEFAULT_VALUES,
     TEXT_GLOBALS,
+    Reading,
     Template,
     TemplateSet,
     Wording,
     load_templates,
     range_end,
+    reading,
 )
 from mapgen.scene import Scene
 
@@ -225,7 +226,7 @@ class Resolver:
 
     def __init__(self, scene: Scene, aliases: MapwiseAliases | None = None) -> None:
         self.scene = scene
-        self.ctx: Ctx = context(scene)
+        self.ctx: Reading = reading(scene)
         self.aliases = aliases or load_aliases()
         self.country = scene.country
         self.units = title_units(scene.title)

@@ -9,7 +9,7 @@ Verdicts (one per question):
 - ``ambiguous`` — the engine rejects the question as ill-posed (a tie, values within the perceptual tolerance on
   a continuous map, N/A members, a number inside a class, a parameter outside the template's domain), or
   MAPWise gives no answer; the reason says which;
-- ``unparsed`` — the question does not parse (reason from :mod:`mapgen.mapwise.parse`).
+- ``unparsed`` — the question does not parse (reason from :mod:`mapgen.recheck.parse`).
 
 :func:`recheck` returns :class:`Verdict` records; :func:`write_recheck` writes ``verdicts.jsonl``,
 ``summary.csv`` (country × template), ``summary.json`` (:func:`summary_json`), ``report.md`` and
@@ -37,13 +37,21 @@ from mapgen.geo.names import UnknownNameError, normalize_name
 from mapgen.legend import relative_luminance
 from mapgen.legend.grammar import find_range
 from mapgen.mapwise.aliases import MapwiseAliases, load_aliases
-from mapgen.mapwise.cfimport import UNKNOWN
-from mapgen.mapwise.importer import ImportedSet, RawQuestion, read_csv_rows
-from mapgen.mapwise.parse import Parsed, parse_question
-from mapgen.questions.engine import Unaskable, ask, eval_node, run_program
-from mapgen.questions.functions import INVALID, SINGLE_HUE_MAX_SPREAD, Ctx, context, hue_spread
-from mapgen.questions.record import Question
-from mapgen.questions.templates import TemplateSet, node_text
+from mapgen.questions import (
+    SINGLE_HUE_MAX_SPREAD,
+    Question,
+    Reading,
+    TemplateSet,
+    Unaskable,
+    ask,
+    hue_spread,
+    reading,
+    source_domain,
+    trace,
+)
+from mapgen.recheck.cfimport import UNKNOWN
+from mapgen.recheck.importer import ImportedSet, RawQuestion, read_csv_rows
+from mapgen.recheck.parse import Parsed, parse_question
 from mapgen.scene import Scene, build_scene
 from mapgen.spec import MapSpec, make_hatched
 
@@ -106,9 +114,8 @@ def legend_fact(scene: Scene) -> dict[str, Any]:
         out["classes"] = [{"label": c.label, "colour": c.color, "luminance": round(relative_luminance(c.color), 3)}
                           for c in legend.classes]
     else:
-        ctx = context(scene)
         out["ticks"] = list(legend.tick_labels)
-        out["tolerance"] = _display(scene, ctx.tol)
+        out["tolerance"] = _display(scene, reading(scene).tol)
         out["span"] = [_display(scene, legend.vmin), _display(scene, legend.vmax)]
     return out
 
@@ -116,13 +123,13 @@ def legend_fact(scene: Scene) -> dict[str, Any]:
 def _codes_in(scene: Scene, parsed: Parsed | None, names: list[str]) -> list[str]:
     codes: list[str] = []
     if parsed is not None:
-        ctx = context(scene)
+        groups = reading(scene).groups
         for p in parsed.template.params:
             v = parsed.params.get(p.name)
             if p.type == "Region" and v in scene.regions:
                 codes.append(v)
-            elif p.type == "RegionGroup" and v in ctx.groups:
-                codes += sorted(ctx.groups[v])
+            elif p.type == "RegionGroup" and isinstance(v, str) and v in groups:
+                codes += sorted(groups[v])
     for name in names:
         try:
             codes.append(scene.resolve(name))
@@ -148,20 +155,19 @@ def domain_problems(parsed: Parsed, scene: Scene) -> list[str]:
 
     Group sizes (``min_members``) are a generation preference, not a defect of a given question: not checked.
     """
-    ctx = context(scene)
     problems = []
     for p in parsed.template.params:
         value = parsed.params[p.name]
         if p.type == "Region" and p.source is not None:
-            domain = eval_node(ctx, p.source, dict(parsed.params))
-            if domain is not INVALID and value not in set(domain):
-                problems.append(f"{p.name} = {scene.regions[value].name} is outside {node_text(p.source)}")
+            domain = source_domain(parsed.template, p.name, scene, parsed.params)
+            if domain is not None and value not in domain.values:
+                problems.append(f"{p.name} = {scene.regions[value].name} is outside {domain.text}")
     return problems
 
 
 def number_problems(parsed: Parsed, scene: Scene) -> list[str]:
     """On discrete maps a number N inside a class cannot be read against regions of that class."""
-    ctx = context(scene)
+    ctx = reading(scene)
     if not ctx.discrete:
         return []
     pool = _pool(parsed, ctx)
@@ -179,7 +185,7 @@ def number_problems(parsed: Parsed, scene: Scene) -> list[str]:
     return out
 
 
-def _pool(parsed: Parsed, ctx: Ctx) -> list[str]:
+def _pool(parsed: Parsed, ctx: Reading) -> list[str]:
     pool: list[str] = []
     for p in parsed.template.params:
         v = parsed.params[p.name]
@@ -192,26 +198,22 @@ def _pool(parsed: Parsed, ctx: Ctx) -> list[str]:
 
 def explain_rejection(parsed: Parsed, scene: Scene) -> tuple[str, list[dict[str, Any]]]:
     """Which program step the engine rejected, and the partial trace."""
-    ctx = context(scene)
-    _, env = run_program(parsed.template, ctx, dict(parsed.params))
-    trace = [{"param": k, "value": _jsonable(v)} for k, v in parsed.params.items()]
-    failed = "a constraint"
-    for name, node in parsed.template.program:
-        if name not in env:
-            failed = f"{name} = {node_text(node)}"
-            break
-        trace.append({"step": name, "call": node_text(node), "result": _jsonable(env[name])})
+    ctx = reading(scene)
+    run = trace(parsed.template, scene, parsed.params)
+    steps = [{"param": k, "value": _jsonable(v)} for k, v in parsed.params.items()]
+    steps += [{"step": s.name, "call": s.call, "result": _jsonable(s.result)} for s in run.steps]
+    failed = run.failed_step or "a constraint"
     why = "a tie, an N/A member, or too few members"
     if not ctx.discrete:
         why = f"values closer than the perceptual tolerance τ = {_display(scene, ctx.tol)}, a tie, or N/A"
     details = _continuous_details(parsed, scene) if not ctx.discrete else []
     text = f"engine rejects the question as ill-posed: {failed} is not asked ({why})"
-    return text + ("; " + "; ".join(details) if details else ""), trace
+    return text + ("; " + "; ".join(details) if details else ""), steps
 
 
 def _continuous_details(parsed: Parsed, scene: Scene) -> list[str]:
     """Where region parameters sit against the ticks and each other on a continuous map."""
-    ctx = context(scene)
+    ctx = reading(scene)
     ticks = list(scene.legend.ticks)
     codes = [parsed.params[p.name] for p in parsed.template.params if p.type == "Region"]
     out = []
@@ -339,7 +341,7 @@ def _within_tolerance(q: Question, scene: Scene, theirs: str) -> bool:
     got = find_range(theirs)
     if got is None or None in got:
         return False
-    tol = context(scene).tol * (scene.legend.label_scale or 1.0)
+    tol = reading(scene).tol * (scene.legend.label_scale or 1.0)
     return any(None not in r and abs(got[0] - r[0]) <= tol and abs(got[1] - r[1]) <= tol for r in gold_ranges(q))
 
 
@@ -497,7 +499,7 @@ _PLACEHOLDER = re.compile(re.escape(UNKNOWN) + r"([A-Z]{2})\b")
 
 def counterfactual_verdict(v: Verdict, raw: RawQuestion, spec: MapSpec, scene: Scene,
                            aliases: MapwiseAliases | None = None, templates: TemplateSet | None = None) -> Verdict:
-    """A counterfactual kind's verdict (:mod:`mapgen.mapwise.cfimport`): ambiguous where it needs what the files
+    """A counterfactual kind's verdict (:mod:`mapgen.recheck.cfimport`): ambiguous where it needs what the files
     do not establish: the jumbled values (``jumb`` as released), or the name printed on a shape (``img``,
     ``shuff``)."""
     v.kind = raw.kind
