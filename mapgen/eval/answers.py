@@ -1,4 +1,4 @@
-"""Reading the answer out of a model's free text (``mapgen.eval.extract`` before).
+"""Reading the answer out of a model's free text.
 
 Order of attempts (the first that yields something wins; never raises):
 

@@ -31,7 +31,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import pandas as pd
 
@@ -40,8 +40,19 @@ from mapgen.eval.metrics import METRICS_BY_TYPE, aggregate, mean, metric_info
 from mapgen.eval.score import Report
 from mapgen.files import write_jsonl_atomic, write_text_atomic
 
-if TYPE_CHECKING:
-    from mapgen.tasks.base import Task
+
+class TaskReport(Protocol):
+    """What the report asks of a task (:class:`mapgen.tasks.Task` has it): the key of its summary and its
+    *Tasks* row, ``tables.md`` section and plots."""
+
+    @property
+    def key(self) -> str: ...
+
+    def overview(self, summary: Mapping[str, Any], seed: int = 0) -> dict[str, Any] | None: ...
+
+    def section(self, summary: Mapping[str, Any]) -> list[str]: ...
+
+    def plots(self, summary: Mapping[str, Any], folder: Path) -> dict[str, Path]: ...
 
 PAPER_COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("Binary Acc", "binary", "binary_exact"),
@@ -228,7 +239,7 @@ def references_of(report: Report) -> dict[str, pd.DataFrame]:
 
 
 def render_markdown(report: Report, summary: Mapping[str, Any], extra: Mapping[str, Any],
-                    tasks: Sequence[Task] = ()) -> str:
+                    tasks: Sequence[TaskReport] = ()) -> str:
     """The ``tables.md`` text (with the section of each task of ``tasks`` the run scored)."""
     frame = report.frame
     title = extra.get("title") or "mapgen evaluation"
@@ -285,7 +296,7 @@ def _vqa_row(report: Report, seed: int) -> dict[str, Any]:
             "random": ref.get("random", math.nan), "prior": math.nan, "chance": ref.get("chance", math.nan)}
 
 
-def task_table(report: Report, extra: Mapping[str, Any], seed: int = 0, tasks: Sequence[Task] = ()) -> pd.DataFrame:
+def task_table(report: Report, extra: Mapping[str, Any], seed: int = 0, tasks: Sequence[TaskReport] = ()) -> pd.DataFrame:
     """One row per task the run scored: VQA (mean main score), then each task of ``tasks`` with a summary in
     ``extra`` (its :meth:`~mapgen.tasks.Task.overview`: captions CIDEr ×100, grounding Acc@0.5, gold tables mean
     main score, …); each with its count, 95 % bootstrap interval (items resampled) and baseline scores where
@@ -440,7 +451,7 @@ def write_report(
     plots: bool = True,
     item_tables: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
     item_records: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
-    tasks: Sequence[Task] = (),
+    tasks: Sequence[TaskReport] = (),
 ) -> dict[str, Path]:
     """Write the report folder; returns the paths written by name.
 

@@ -28,7 +28,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from mapgen.eval.extract import parse_binary
+from mapgen.eval.answers import parse_binary
 from mapgen.eval.metrics import all_metrics, gold_ranges
 from mapgen.eval.normalize import normalize_answer_name, normalize_yes_no
 from mapgen.eval.score import score
