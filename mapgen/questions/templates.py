@@ -45,6 +45,7 @@ import yaml
 from mapgen.questions.functions import FUNCTIONS
 from mapgen.questions.record import ANSWER_TYPES
 from mapgen.questions.sandbox import TextSandbox, text_problems
+from mapgen.questions.typecheck import check_template_types, closest, unknown_keys
 from mapgen.resources import template_path
 
 PARAM_TYPES: dict[str, str] = {
@@ -80,6 +81,8 @@ ANSWER_TYPE_VQA: dict[str, str] = {
     "count": "quantity", "binary": "reasoning", "single": "category", "list": "category", "range": "colour",
     "ranking": "reasoning",
 }  # fmt: skip
+PARAM_KEYS = {"type", "from", "values", "prefer_first", "min_members"}
+FILE_KEYS = {"definitions", "templates"}
 WORDING_KEYS = {"text", "map_types", "fixed", "choices", "implied", "loose", "drop", "yes_if", "note"}
 #: Slot filters of a MAPWise wording -> the parameter type they apply to.
 WORDING_FILTERS = {"most": "Direction", "adjective": "RegionGroup"}
@@ -372,10 +375,17 @@ def check_data(
         return ["the file needs a 'templates:' list"], [], {}
     defs = {str(k): str(v) for k, v in (data.get("definitions") or {}).items()}
     known = {**(known_definitions or {}), **defs}
-    problems: list[str] = []
+    problems: list[str] = unknown_keys(data, FILE_KEYS, "the file")
     out: list[Template] = []
+    first: dict[str, int] = {}
     for i, rec in enumerate(data["templates"]):
-        where = f"template {rec.get('id', f'#{i}') if isinstance(rec, dict) else f'#{i}'}"
+        tid = rec.get("id", f"#{i}") if isinstance(rec, dict) else f"#{i}"
+        where = f"template {tid}"
+        if str(tid) in first:
+            problems.append(f"{where}: id used twice in this file (records #{first[str(tid)] + 1} and #{i + 1}); "
+                            "rename one")
+            continue
+        first[str(tid)] = i
         try:
             t, errs = _template(rec, source, known)
         except TemplateError as exc:
@@ -394,7 +404,11 @@ def _param(name: str, spec: Any) -> Param:
         raise TemplateError(f"parameter {name!r} needs a type (one of {', '.join(PARAM_TYPES)})")
     ptype = spec["type"]
     if ptype not in PARAM_TYPES:
-        raise TemplateError(f"parameter {name!r} has unknown type {ptype!r}; valid types: {', '.join(PARAM_TYPES)}")
+        raise TemplateError(f"parameter {name!r} has unknown type {ptype!r}{closest(ptype, PARAM_TYPES)}; "
+                            f"valid types: {', '.join(PARAM_TYPES)}")
+    problems = unknown_keys(spec, PARAM_KEYS, f"parameter {name!r}")
+    if problems:
+        raise TemplateError("; ".join(problems))
     values = tuple(spec.get("values") or DEFAULT_VALUES.get(ptype, ()))
     if ptype == "Choice" and not values:
         raise TemplateError(f"Choice parameter {name!r} needs 'values'")
@@ -419,6 +433,8 @@ def _template(rec: Any, source: str, known_defs: dict[str, str]) -> tuple[Templa
     errs += _check_text(params, t.text)
     errs += [f"uses the vague word {w!r} without a definition; add it under 'definitions:'"
              for w in t.uses if w not in known_defs]
+    if not errs:
+        errs += check_template_types(params, program, t.constraints, t.answer_type)
     errs += [e for w in t.wordings for e in _check_wording(w, params, map_types)]
     return t, errs
 
@@ -455,10 +471,7 @@ def _build(
 def _check_keys(rec: Any) -> list[str]:
     if not isinstance(rec, dict):
         raise TemplateError("each template must be a mapping")
-    errs = []
-    unknown_keys = sorted(set(rec) - TEMPLATE_KEYS)
-    if unknown_keys:
-        errs.append(f"unknown keys {unknown_keys}; valid keys: {sorted(TEMPLATE_KEYS)}")
+    errs = unknown_keys(rec, TEMPLATE_KEYS, "the record")
     return errs + [f"missing '{key}'" for key in ("id", "answer_type", "text", "program") if key not in rec]
 
 
@@ -514,9 +527,9 @@ def _wording(spec: Any, map_types: tuple[str, ...]) -> Wording:
         return Wording(spec, map_types)
     if not isinstance(spec, dict) or "text" not in spec:
         raise TemplateError(f"a MAPWise wording is a text or a mapping with 'text', got {spec!r}")
-    unknown = sorted(set(spec) - WORDING_KEYS)
+    unknown = unknown_keys(spec, WORDING_KEYS, f"MAPWise wording {spec['text']!r}")
     if unknown:
-        raise TemplateError(f"MAPWise wording {spec['text']!r}: unknown keys {unknown}; valid: {sorted(WORDING_KEYS)}")
+        raise TemplateError("; ".join(unknown))
     implied = {str(k): (v, "(implied)") if isinstance(v, str) else (str(v["as"]), str(v.get("said", "(implied)")))
                for k, v in (spec.get("implied") or {}).items()}
     return Wording(
