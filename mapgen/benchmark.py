@@ -43,6 +43,7 @@ EXTRACTION_FILE = "extraction.jsonl"
 UNITS_DIR = "units"
 BUILD_LOG_FILE = "build_log.json"
 ATLASES_DIR = "atlases"  # copies of user atlas files (vector file, groups YAML) the maps name
+PACKS_DIR = "packs"  # copies of the template packs a build's config names
 CONFIG_MARKER = ".mapgen-build.json"
 
 TASKS: tuple[str, ...] = ("vqa", "caption", "grounding", "extraction")
@@ -50,8 +51,8 @@ TASK_FILES: dict[str, str] = {"vqa": QUESTIONS_FILE, "caption": CAPTIONS_FILE, "
                               "extraction": EXTRACTION_FILE}
 RECORD_FILES: tuple[str, ...] = (MAPS_FILE, QUESTIONS_FILE, CAPTIONS_FILE, GROUNDING_FILE, EXTRACTION_FILE)
 """The JSON-lines files of a build, in the order the manifest hashes them."""
-BUILD_OUTPUTS: tuple[str, ...] = (MAPS_DIR, UNITS_DIR, ATLASES_DIR, MANIFEST_FILE, *RECORD_FILES, BUILD_LOG_FILE,
-                                  CONFIG_MARKER)
+BUILD_OUTPUTS: tuple[str, ...] = (MAPS_DIR, UNITS_DIR, ATLASES_DIR, PACKS_DIR, MANIFEST_FILE, *RECORD_FILES,
+                                  BUILD_LOG_FILE, CONFIG_MARKER)
 """Everything a build writes (what clearing a build folder removes)."""
 
 # counterfactual set folders (mapgen counterfactual)

@@ -10,6 +10,7 @@ only units whose record is missing or whose files fail their hash check. Same co
 from __future__ import annotations
 
 import time
+import warnings
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -24,6 +25,7 @@ from mapgen.benchmark import (
     BUILD_LOG_FILE,
     MANIFEST_FILE,
     MAPS_FILE,
+    PACKS_DIR,
     QUESTIONS_FILE,
     RECORD_FILES,
     TASK_FILES,
@@ -230,6 +232,70 @@ def copy_user_atlases(config: BuildConfig, out_dir: Path) -> dict[str, Any]:
     return {"atlases": section, "files": digests}
 
 
+_BUILD_TEMPLATES: dict[tuple, tuple[Any, list[Any]]] = {}
+
+
+def build_templates(config: BuildConfig, out_dir: Path | None = None) -> tuple[Any, list[Any]]:
+    """(every template, the ones asked): the built-in templates plus the config's packs (their copies in
+    ``out_dir`` when given, see :func:`copy_packs`), selected by ``questions.templates``. A pack that does not
+    lint raises BuildError with every problem, one a line. Cached per process and pack content."""
+    from mapgen.questions import TemplateError, load_templates
+    from mapgen.questions.packs import open_pack
+
+    q = config.questions
+    paths = [pack_copy(config, name, out_dir) if out_dir is not None else config.resolve_path(name)
+             for name in q.packs]
+    key = (tuple((str(p), open_pack(p).digest()) for p in paths), tuple(q.templates))
+    if key not in _BUILD_TEMPLATES:
+        try:
+            every = load_templates(paths, builtin=True) if paths else load_templates()
+            chosen = list(every) if q.templates == "all" else [every.get(t) for t in q.templates]
+        except TemplateError as exc:
+            raise BuildError(f"The build's templates do not load (fix them, `mapgen templates lint` shows the same "
+                             f"problems):\n{exc}") from None
+        _BUILD_TEMPLATES[key] = (every, chosen)
+    return _BUILD_TEMPLATES[key]
+
+
+def pack_copy(config: BuildConfig, name: str, out_dir: Path) -> Path:
+    """Where a build folder holds its copy of the template pack ``name``: ``packs/<pack>/`` (a single-file pack:
+    the file inside that folder)."""
+    src = config.resolve_path(name)
+    folder = Path(out_dir) / PACKS_DIR / (src.stem if src.is_file() else src.name)
+    return folder / src.name if src.is_file() else folder
+
+
+def copy_packs(config: BuildConfig, out_dir: Path) -> dict[str, Any]:
+    """Copy each template pack of the config into ``out_dir/packs/<pack>/`` (a build folder rebuilds from its
+    own copy); the manifest's ``packs`` section (path in the folder, digest, path as written) and the copies'
+    file digests."""
+    from mapgen.questions.packs import copy_pack, open_pack
+
+    section, digests = {}, {}
+    for name in config.questions.packs:
+        pack = open_pack(config.resolve_path(name))
+        copy = pack_copy(config, name, out_dir)
+        folder = copy.parent if pack.path.is_file() else copy
+        digests |= copy_pack(pack, folder)
+        section[folder.name] = {"path": copy.relative_to(out_dir).as_posix(), "sha256": pack.digest(),
+                                "source": name}
+    return {"packs": section, "files": digests}
+
+
+def missing_texts(config: BuildConfig, templates: list[Any]) -> list[str]:
+    """One line per selected template a country's language has no text for (its questions would be skipped)."""
+    from mapgen.questions.templates import load_language
+
+    out = []
+    for country in config.countries:
+        if country.language == "en":
+            continue
+        lang = load_language(country.language)
+        out += [f"{country.name}: template {t.id} has no {lang.name} text, so the build asks it no questions "
+                f"there; add lang/{country.language}.yaml to its pack" for t in templates if not lang.has_text(t)]
+    return out
+
+
 def load_statistic(source: dict[str, Any], atlas, unit: Unit, config: BuildConfig | None = None):
     """A Statistic from a pool entry (a table file's path is relative to the config file)."""
     if "curated" in source:
@@ -309,11 +375,12 @@ def run_unit(unit: Unit, config: BuildConfig, out_dir: Path) -> dict[str, Any]:
             result["files"][str(path.relative_to(out_dir))] = sha256_file(path)
         if "vqa" in config.tasks and config.questions.per_image:
             start = time.perf_counter()
-            questions = unit_questions(rendered.scene, unit, config, meta)
+            questions = unit_questions(rendered.scene, unit, config, meta, out_dir)
             timings["questions"] += time.perf_counter() - start
             if config.audit != "off":
                 start = time.perf_counter()
-                questions = audit_questions(rendered.image, questions, config.audit)
+                questions = audit_questions(rendered.image, questions, config.audit,
+                                            build_templates(config, out_dir)[0] if config.questions.packs else None)
                 timings["audit"] += time.perf_counter() - start
             result["questions"] += questions
         if {"caption", "grounding"} & set(config.tasks):
@@ -329,14 +396,15 @@ def run_unit(unit: Unit, config: BuildConfig, out_dir: Path) -> dict[str, Any]:
     return result
 
 
-def unit_questions(scene, unit: Unit, config: BuildConfig, meta: dict[str, Any]) -> list[dict[str, Any]]:
+def unit_questions(scene, unit: Unit, config: BuildConfig, meta: dict[str, Any],
+                   out_dir: Path | None = None) -> list[dict[str, Any]]:
     """Candidate questions for one image: every template the engine can ask there (``per_template`` each, twice
     as many for yes/no templates so both answers can be offered; parameters searched with the unit's seed).
     :func:`balance_set` chooses ``per_image`` of them per image."""
-    from mapgen.questions import instantiate, load_templates
+    from mapgen.questions import instantiate
 
     q = config.questions
-    templates = load_templates() if q.templates == "all" else [load_templates().get(t) for t in q.templates]
+    templates = build_templates(config, out_dir)[1]
     questions = []
     for t in templates:
         n = q.per_template * (2 if t.answer_type == "binary" else 1)
@@ -351,15 +419,15 @@ def unit_questions(scene, unit: Unit, config: BuildConfig, meta: dict[str, Any])
     return records
 
 
-def audit_questions(image: Path, records: list[dict[str, Any]], mode: str) -> list[dict[str, Any]]:
+def audit_questions(image: Path, records: list[dict[str, Any]], mode: str, templates=None) -> list[dict[str, Any]]:
     """Pixel-oracle audit of one image's questions: ``flag`` adds an ``audit`` field, ``drop`` keeps only the
-    questions the oracle recovers from the image."""
+    questions the oracle recovers from the image (``templates``: the build's, default the built-in ones)."""
     from mapgen.audit.audit import audit_map, audit_question
     from mapgen.questions import load_templates
 
     if not records:
         return records
-    map_audit, templates = audit_map(image), load_templates()
+    map_audit, templates = audit_map(image), templates or load_templates()
     kept = []
     for record in records:
         row = audit_question(record, map_audit, templates)
@@ -437,8 +505,11 @@ def build(
     out_dir = Path(out_dir)
     start = time.perf_counter()
     check_run_options(workers, executor)
+    for line in missing_texts(config, build_templates(config)[1]):  # the packs lint before anything is written
+        warnings.warn(line, stacklevel=2)
     prepare_folder(config, out_dir, resume=resume, force=force)
     atlases = copy_user_atlases(config, out_dir)
+    packs = copy_packs(config, out_dir)
     units = plan(config)
     results: dict[str, dict[str, Any]] = {}
     todo = []
@@ -452,7 +523,7 @@ def build(
     for result in run(todo, config, out_dir, workers=workers, scheduler=scheduler, progress=progress):
         results[result["unit_id"]] = result
     ordered = [results[u.unit_id] for u in units]
-    manifest = finalize(config, out_dir, ordered, atlases)
+    manifest = finalize(config, out_dir, ordered, atlases, packs)
     timings: Counter[str] = Counter()
     for unit in todo:
         timings.update(results[unit.unit_id].get("timings", {}))
@@ -569,9 +640,10 @@ class progress_bar:
 
 
 def finalize(config: BuildConfig, out_dir: Path, results: list[dict[str, Any]],
-             atlases: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Write the task files and the manifest (deterministic: sorted keys, no timestamps). ``atlases``: the
-    user atlas copies (:func:`copy_user_atlases`), recorded with their paths and digests."""
+             atlases: dict[str, Any] | None = None, packs: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Write the task files and the manifest (deterministic: sorted keys, no timestamps). ``atlases`` and
+    ``packs``: the user atlas and template pack copies (:func:`copy_user_atlases`, :func:`copy_packs`),
+    recorded with their paths and digests."""
     maps = [m for r in results for m in r["maps"]]
     questions = balance_set([q for r in results for q in r["questions"]], config)
     captions = [c for r in results for c in r["captions"]]
@@ -586,6 +658,8 @@ def finalize(config: BuildConfig, out_dir: Path, results: list[dict[str, Any]],
     files |= file_digests(out_dir, RECORD_FILES)
     atlases = atlases or {"atlases": {}, "files": {}}
     files |= atlases["files"]
+    packs = packs or {"packs": {}, "files": {}}
+    files |= packs["files"]
     manifest = {
         "name": config.name,
         "mapgen_version": __version__,
@@ -597,6 +671,8 @@ def finalize(config: BuildConfig, out_dir: Path, results: list[dict[str, Any]],
     }
     if atlases["atlases"]:
         manifest["atlases"] = atlases["atlases"]
+    if packs["packs"]:
+        manifest["packs"] = packs["packs"]
     write_json_atomic(out_dir / MANIFEST_FILE, manifest)
     return manifest
 
@@ -649,7 +725,16 @@ def info(out_dir: str | Path) -> dict[str, Any]:
     except NotABenchmarkError:
         raise BuildError(f"{out_dir} has no manifest.json: not a finished mapgen build "
                          "(try `mapgen build --resume`).") from None
-    return {"name": manifest["name"], "mapgen_version": manifest["mapgen_version"], "counts": manifest["counts"],
+    return {"name": manifest["name"], "mapgen_version": manifest["mapgen_version"],
+            "counts": manifest["counts"] | {"questions_by_template_id": questions_by_template_id(out_dir)},
             "files": len(manifest["files"]), "files_failing_checksum": failing_checksums(out_dir, manifest["files"])}
+
+
+def questions_by_template_id(out_dir: str | Path) -> dict[str, int]:
+    """Questions per template id (the manifest counts by MAPWise number, where a pack's templates are 'None')."""
+    from mapgen.files import read_jsonl
+
+    records = read_jsonl(Path(out_dir) / QUESTIONS_FILE, missing_ok=True)
+    return dict(sorted(Counter(str(r.get("template_id")) for r in records).items()))
 
 

@@ -6,7 +6,7 @@ definitions of every vague word).
 """
 
 from mapgen.questions.engine import Unaskable, ask, balance, generate_questions, instantiate
-from mapgen.questions.functions import FUNCTIONS, INVALID, PERCEPTUAL_TOLERANCE, context
+from mapgen.questions.functions import FUNCTIONS, INVALID, PERCEPTUAL_TOLERANCE, context, register
 from mapgen.questions.record import ANSWER_TYPES, Question
 from mapgen.questions.templates import (
     VQA_TYPES,
@@ -35,4 +35,5 @@ __all__ = [
     "instantiate",
     "lint_file",
     "load_templates",
+    "register",
 ]

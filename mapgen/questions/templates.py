@@ -43,6 +43,15 @@ from typing import Any
 import yaml
 
 from mapgen.questions.functions import FUNCTIONS
+from mapgen.questions.packs import (
+    Pack,
+    PackError,
+    builtin_pack,
+    import_functions,
+    is_builtin_file,
+    open_pack,
+    read_yaml,
+)
 from mapgen.questions.record import ANSWER_TYPES
 from mapgen.questions.sandbox import TextSandbox, text_problems
 from mapgen.questions.typecheck import check_template_types, closest, unknown_keys
@@ -239,6 +248,7 @@ class Template:
     source: str = ""
     relative: bool = False
     wordings: tuple[Wording, ...] = ()
+    translations: dict[str, Any] = field(default_factory=dict, compare=False)  # language code -> a pack's texts
     _compiled: dict[str, list[Any]] = field(default_factory=dict, repr=False, compare=False)
 
     def applies_to(self, map_type: str) -> bool:
@@ -318,51 +328,133 @@ class TemplateSet:
 
 
 def builtin_files() -> list[Any]:
-    """The template files shipped with mapgen."""
-    folder = template_path("questions")
-    return sorted((f for f in folder.iterdir() if f.name.endswith(".yaml")), key=lambda f: f.name)
+    """The template files shipped with mapgen (the built-in pack's)."""
+    return list(builtin_pack().template_files)
 
 
 _BUILTIN: TemplateSet | None = None
 
 
-def load_templates(paths: str | Path | Iterable[str | Path] | None = None) -> TemplateSet:
-    """Load template files (default: mapgen's MAPWise templates); raises TemplateError on any lint error."""
+def load_templates(paths: str | Path | Iterable[str | Path] | None = None, *, builtin: bool = False) -> TemplateSet:
+    """Load template packs (folders or YAML files, see :mod:`mapgen.questions.packs`; default: mapgen's built-in
+    pack); raises TemplateError naming every problem, one a line. The built-in definitions are known to every
+    pack; ``builtin=True`` adds the built-in templates in front (ids must then be unique across all)."""
     global _BUILTIN
-    if paths is None and _BUILTIN is not None:
-        return _BUILTIN
-    files = builtin_files() if paths is None else [paths] if isinstance(paths, (str, Path)) else list(paths)
-    templates: list[Template] = []
-    definitions: dict[str, str] = {}
-    for f in files:
-        data = yaml.safe_load(Path(f).read_text(encoding="utf-8") if not hasattr(f, "read_text") else f.read_text(
-            encoding="utf-8"))
-        problems, parsed, defs = check_data(data, str(getattr(f, "name", f)), known_definitions=definitions)
-        if problems:
-            raise TemplateError(f"{f}: " + "; ".join(problems))
-        templates.extend(parsed)
-        definitions.update(defs)
-    ids = [t.id for t in templates]
-    dup = sorted({i for i in ids if ids.count(i) > 1})
-    if dup:
-        raise TemplateError(f"duplicate template ids: {dup}")
-    result = TemplateSet(templates, definitions)
     if paths is None:
-        _BUILTIN = result
+        if _BUILTIN is None:
+            _BUILTIN = _checked([builtin_pack()])
+        return _BUILTIN
+    return _checked(open_packs(paths), load_templates(), builtin)
+
+
+def open_packs(paths: str | Path | Iterable[str | Path]) -> list[Pack]:
+    """The packs at ``paths`` (a TemplateError names a path that is none)."""
+    try:
+        return [open_pack(p) for p in ([paths] if isinstance(paths, (str, Path)) else paths)]
+    except PackError as exc:
+        raise TemplateError(str(exc)) from None
+
+
+def _checked(packs: list[Pack], base: TemplateSet | None = None, include_base: bool = False) -> TemplateSet:
+    problems, result = check_packs(packs, base, include_base)
+    if problems:
+        raise TemplateError("\n".join(problems))
     return result
 
 
-def lint_file(path: str | Path) -> list[str]:
-    """Problems found in a template file (empty when it is valid). Builtin definitions count as defined."""
-    try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        return [f"not valid YAML: {exc}"]
-    if isinstance(data, dict) and "language" in data:
-        return lint_language_file(path)
-    builtin = load_templates().definitions
-    problems, _, _ = check_data(data, str(path), known_definitions=builtin)
+def lint_packs(paths: Iterable[str | Path]) -> tuple[list[Pack], list[str]]:
+    """The packs at ``paths`` and every problem found loading them as a build would (with the built-in pack;
+    a built-in template file named here is the built-in pack itself): one ``file: template id: problem`` line
+    each. This is the same check :func:`load_templates` makes."""
+    packs = [builtin_pack() if is_builtin_file(p) else open_pack(p) for p in paths]
+    if any(p.builtin for p in packs):
+        return packs, check_packs(packs)[0]
+    return packs, check_packs(packs, load_templates(), include_base=True)[0]
+
+
+def check_packs(packs: Iterable[Pack], base: TemplateSet | None = None,
+                include_base: bool = False) -> tuple[list[str], TemplateSet]:
+    """Every problem of ``packs`` (``file: problem`` lines) and the templates that passed; ``base``'s
+    definitions are known to them, and with ``include_base`` its templates come first and count for
+    duplicate ids."""
+    templates = list(base) if base is not None and include_base else []
+    definitions = dict(base.definitions) if base is not None else {}
+    owners = {t.id: t.source for t in templates}
+    problems: list[str] = []
+    for pack in packs:
+        problems += [f"{pack.functions}: {p}" for p in import_functions(pack)]
+        own: list[Template] = []
+        for f in pack.template_files:
+            source = f.name if pack.builtin else str(f)
+            try:
+                data = read_yaml(f)
+            except PackError as exc:
+                problems.append(f"{source}: {exc}")
+                continue
+            errs, parsed, defs = check_data(data, source, known_definitions=definitions)
+            definitions.update(defs)
+            problems += [f"{source}: {e}" for e in errs]
+            for t in parsed:
+                if t.id in owners:
+                    problems.append(f"{source}: template {t.id}: id also defined in {owners[t.id]}; rename one")
+                else:
+                    owners[t.id] = source
+                    own.append(t)
+        problems += pack_texts(pack, own)
+        templates += own
+    return problems, TemplateSet(templates, definitions)
+
+
+def pack_texts(pack: Pack, templates: list[Template]) -> list[str]:
+    """Read a pack's ``lang/<code>.yaml`` files into its templates' ``translations``; the problems found."""
+    problems = []
+    for code, f in pack.lang_files:
+        where = f"{f}"
+        try:
+            lang = load_language(code)
+            texts = _pack_lang_texts(read_yaml(f))
+        except (TemplateError, PackError) as exc:
+            problems.append(f"{where}: {exc}")
+            continue
+        ids = [t.id for t in templates]
+        problems += [f"{where}: text for unknown template {i!r}{closest(i, ids)}; pack templates: {', '.join(ids)}"
+                     for i in texts if i not in ids]
+        for t in templates:
+            if t.id not in texts:
+                problems.append(f"{where}: template {t.id}: no {lang.name} text; add one under its id (a {code} "
+                                "build would skip the template)")
+                continue
+            t.translations[code] = texts[t.id]
+            problems += [f"{where}: template {t.id}: {e}" for e in _check_translation(lang, t)]
     return problems
+
+
+def _pack_lang_texts(data: Any) -> dict[str, Any]:
+    """The texts of a pack's language file: ``{templates: {id: texts}}`` or the mapping ``{id: texts}``."""
+    if isinstance(data, dict) and isinstance(data.get("templates"), dict):
+        extra = unknown_keys(data, {"language", "templates"}, "the file")
+        if extra:
+            raise TemplateError("; ".join(extra))
+        data = data["templates"]
+    if not isinstance(data, dict):
+        raise TemplateError("a pack's language file maps template ids to their texts (a list, or per map type)")
+    return {str(k): v for k, v in data.items()}
+
+
+def lint_file(path: str | Path) -> list[str]:
+    """Problems found in a template file or pack (empty when it is valid), or in a language file. Built-in
+    definitions count as defined; ids are checked within the file (``mapgen templates lint`` also checks them
+    against the built-in templates)."""
+    try:
+        pack = open_pack(path)
+        data = read_yaml(pack.template_files[0])
+    except PackError as exc:
+        return [str(exc)]
+    if isinstance(data, dict) and "language" in data and not pack.lang_files:
+        return lint_language_file(path)
+    if is_builtin_file(path):
+        return check_packs([builtin_pack()])[0]
+    return check_packs([pack], load_templates())[0]
 
 
 def check_data(
@@ -691,8 +783,13 @@ class Language:
         self.env = TextSandbox(self.words, self.filters)
 
     def variants(self, template: Template) -> dict[str, tuple[str, ...]]:
-        """The template's text variants in this language, by map type."""
-        return _variants(self.texts[template.id], template.map_types)
+        """The template's text variants in this language, by map type (its pack's texts, else this file's)."""
+        texts = template.translations.get(self.code)
+        return _variants(self.texts[template.id] if texts is None else texts, template.map_types)
+
+    def has_text(self, template: Template) -> bool:
+        """Whether the template can be asked in this language (its pack or this file has its texts)."""
+        return self.code in template.translations or template.id in self.texts
 
     def region_word(self, word: str) -> tuple[str, str]:
         """(singular, plural) of an atlas's region word (``state``) in this language."""
