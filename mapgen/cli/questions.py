@@ -100,6 +100,17 @@ def templates_preview(template: str, map_json: str, count: int, seed: int, files
             click.echo(f"   {json.dumps(step, ensure_ascii=False)}")
 
 
+@templates.command("new")
+@click.argument("template_id")
+@click.option("-o", "--output", "folder", required=True, type=click.Path(file_okay=False),
+              help="The pack folder to write (its templates.yaml must not exist yet).")
+def templates_new(template_id: str, folder: str) -> None:
+    """Write a commented starter pack with one template TEMPLATE_ID (it lints; edit it from there)."""
+    from mapgen.questions.packs import write_starter
+
+    click.echo(f"wrote {write_starter(template_id, folder)}; next: mapgen templates lint {folder}")
+
+
 @templates.command("lint")
 @click.argument("paths", nargs=-1, type=click.Path(exists=True))
 def templates_lint(paths: tuple[str, ...]) -> None:

@@ -135,6 +135,47 @@ def _import(path: Path, module_name: str) -> list[str]:
     return problems
 
 
+STARTER = """\
+# A template pack: this file, optionally lang/<code>.yaml (texts in another language, keyed by template id)
+# and optionally functions.py (functions of your own, see docs/authoring-templates.md). Check it with
+#   mapgen templates lint {folder}
+# try it on a map with
+#   mapgen templates preview {id} --templates {folder} --map MAP.json
+# and use it in a build config with  questions: {{packs: [{folder}]}}
+
+definitions:                 # every vague word a template relies on (listed under its uses:) needs one
+  higher: the value of one region is in a higher legend class (discrete maps) or above the other's by more
+    than the reading tolerance (continuous maps)
+
+templates:
+  - id: {id}
+    answer_type: binary      # binary | single | count | list | range | ranking
+    map_types: [discrete, continuous]
+    params:                  # typed parameters, drawn in order (`mapgen templates functions` lists the types)
+      X: Region
+      Y: {{type: Region, from: "others(readable_regions(), X)"}}   # from: the candidates, here any other region
+    text:                    # jinja2 variants; {{{{ states }}}} is the atlas's region word
+      - "Is the value of {{{{ X }}}} higher than the value of {{{{ Y }}}}?"
+    program:                 # steps `name: call`; the step named answer is the answer
+      - answer: compare(X, 'higher', Y)
+    uses: [higher]
+"""
+
+
+def write_starter(template_id: str, folder: str | Path) -> Path:
+    """Write a commented starter pack with one template ``template_id`` into ``folder`` (which must not hold
+    a templates.yaml yet); returns its templates.yaml."""
+    if not template_id.isidentifier():
+        raise PackError(f"template id {template_id!r} must be a name like my_template (letters, digits, _)")
+    folder = Path(folder)
+    target = folder / TEMPLATES_FILE
+    if target.exists():
+        raise PackError(f"{target} exists already; choose another folder or edit it")
+    folder.mkdir(parents=True, exist_ok=True)
+    target.write_text(STARTER.format(id=template_id, folder=folder), encoding="utf-8")
+    return target
+
+
 def copy_pack(pack: Pack, dest: Path) -> dict[str, str]:
     """Copy the pack's files into the folder ``dest``; their sha256 by path relative to ``dest``'s parent's
     parent (the build folder: ``packs/<name>/…``)."""
