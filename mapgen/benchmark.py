@@ -313,6 +313,10 @@ class Benchmark:
         """The manifest's hash of a file (relative path), if listed."""
         return self.manifest.get("files", {}).get(rel)
 
+    def pack_paths(self) -> list[Path]:
+        """The folder's copies of the template packs its build named (manifest ``packs``; empty without)."""
+        return [self.root / rec["path"] for _, rec in sorted(self.manifest.get("packs", {}).items())]
+
     def failing_checksums(self) -> list[str]:
         """Files the manifest lists that are missing or whose hash differs."""
         return failing_checksums(self.root, self.manifest.get("files", {}))

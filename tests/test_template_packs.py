@@ -203,3 +203,10 @@ def test_scene_json_shows_legibility_as_rendered(tmp_path: Path) -> None:
     assert {"DC", "DE", "RI"} <= illegible
     regions = json.loads(run("scene", tmp_path / "usa.json", "--json"))["regions"]
     assert {r["code"] for r in regions if not r["legible"]} == illegible
+
+
+def test_the_pixel_oracle_reasks_a_packs_questions_from_the_folder(builds: dict[str, Path], tmp_path: Path) -> None:
+    run("audit", builds["en"], "-o", tmp_path / "audit")
+    rows = [json.loads(line) for line in (tmp_path / "audit" / "audit.jsonl").read_text().splitlines()]
+    assert {r["template_id"] for r in rows if "template_id" in r} >= set(IDS) or len(rows) == len(
+        _questions(builds["en"]))

@@ -134,3 +134,9 @@ def test_pack_language_and_function_mistakes(tmp_path: Path) -> None:
     from mapgen.questions import FUNCTIONS
 
     assert FUNCTIONS["compare"].args == ("Region", "Comparison", "Region")  # the built-in one is kept
+
+
+def test_a_folder_without_templates_is_no_pack(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    result = _lint(tmp_path / "empty")
+    assert result.exit_code == 1 and "needs templates.yaml" in result.output and "templates new" in result.output

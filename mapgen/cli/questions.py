@@ -127,7 +127,8 @@ def _lint(paths: tuple[str, ...]) -> bool:
     bad = False
     for path in languages:
         bad |= _report_lint(path, lint_language_file(path))
-    pack_paths = [p for p in paths if p not in languages]
+    pack_paths = [p for p in paths if p not in languages and _is_pack(p)]
+    bad |= len(pack_paths) + len(languages) < len(paths)
     if not pack_paths:
         return bad
     packs, problems = lint_packs(pack_paths)
@@ -138,6 +139,18 @@ def _lint(paths: tuple[str, ...]) -> bool:
         if not any(line.startswith(tuple(names)) for line in problems):
             click.echo(f"{path}: ok")
     return bad or bool(problems)
+
+
+def _is_pack(path: str) -> bool:
+    """Whether ``path`` is a template pack (else its problem is printed)."""
+    from mapgen.questions.packs import PackError, open_pack
+
+    try:
+        open_pack(path)
+    except PackError as exc:
+        click.echo(str(exc))
+        return False
+    return True
 
 
 def _is_language_file(path: str) -> bool:

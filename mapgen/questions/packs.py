@@ -102,6 +102,7 @@ def read_yaml(path: Path) -> object:
         raise PackError(f"not valid YAML: {exc}") from None
 
 
+_PREFIX = "mapgen_pack_"  # module names of imported functions.py files: mapgen_pack_<pack>_<sha256[:12]>
 _IMPORTED: dict[tuple[str, str], list[str]] = {}  # (functions.py path, sha256) -> problems
 
 
@@ -112,7 +113,7 @@ def import_functions(pack: Pack) -> list[str]:
         return []
     key = (str(pack.functions.resolve()), sha256_file(pack.functions))
     if key not in _IMPORTED:
-        _IMPORTED[key] = _import(pack.functions, f"mapgen_pack_{pack.name}_{key[1][:12]}")
+        _IMPORTED[key] = _import(pack.functions, f"{_PREFIX}{pack.name}_{key[1][:12]}")
     return _IMPORTED[key]
 
 
@@ -125,13 +126,17 @@ def _import(path: Path, module_name: str) -> list[str]:
         spec.loader.exec_module(module)  # type: ignore[union-attr]
     except Exception as exc:  # an author's code: any error is reported as one line
         return [f"cannot import it: {type(exc).__name__}: {exc}"]
+    own = module_name.rsplit("_", 1)[0] + "_"  # the same pack (an earlier version, or its copy in a build)
     problems = []
     for name, fn in list(FUNCTIONS.items()):
         old = before.get(name)
-        if old is not None and old is not fn and not old.fn.__module__.startswith("mapgen_pack_"):
-            FUNCTIONS[name] = old
-            problems.append(f"function {name!r} is a built-in function's name; rename it (built-ins: "
-                            "`mapgen templates functions`)")
+        if old is None or old is fn or old.fn.__module__.startswith(own):
+            continue
+        FUNCTIONS[name] = old
+        owner = (f"pack {old.fn.__module__[len(_PREFIX):].rsplit('_', 1)[0]!r}'s function"
+                 if old.fn.__module__.startswith(_PREFIX) else "a built-in function")
+        problems.append(f"function {name!r} is {owner}'s name; rename it (every function: "
+                        "`mapgen templates functions`)")
     return problems
 
 

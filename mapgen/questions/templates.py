@@ -340,7 +340,7 @@ def load_templates(paths: str | Path | Iterable[str | Path] | None = None, *, bu
     pack); raises TemplateError naming every problem, one a line. The built-in definitions are known to every
     pack; ``builtin=True`` adds the built-in templates in front (ids must then be unique across all)."""
     global _BUILTIN
-    if paths is None:
+    if paths is None or (builtin and not isinstance(paths, (str, Path)) and not list(paths)):
         if _BUILTIN is None:
             _BUILTIN = _checked([builtin_pack()])
         return _BUILTIN
