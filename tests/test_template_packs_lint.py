@@ -61,6 +61,11 @@ MISTAKES = [
      ("unknown key 'definition'", "did you mean 'definitions'")),
     ("text of an unknown parameter", "Is {{ X }} higher than {{ Y }}?", "Is {{ X }} higher than {{ Z }}?",
      ("my_pair", "unknown parameter 'Z'", "valid:")),
+    ("misspelt answer type", "answer_type: binary", "answer_type: binery",
+     ("my_pair", "unknown answer_type 'binery'", "did you mean 'binary'")),
+    ("misspelt map type under text", 'text: ["Is {{ X }} higher than {{ Y }}?"]',
+     'text: {discret: ["Is {{ X }} higher than {{ Y }}?"]}',
+     ("my_pair", "text has unknown key 'discret'", "did you mean 'discrete'")),
     ("id of a built-in template", "id: my_pair", "id: region_in_range",
      ("region_in_range", "also defined in mapwise.yaml", "rename one")),
 ]

@@ -590,13 +590,18 @@ def _program(steps: list[Any]) -> tuple[list[tuple[str, Node]], list[str]]:
 def _check_fields(rec: dict[str, Any], map_types: tuple[str, ...], variants: dict[str, tuple[str, ...]]) -> list[str]:
     errs = []
     if rec["answer_type"] not in ANSWER_TYPES:
-        errs.append(f"unknown answer_type {rec['answer_type']!r}; valid: {', '.join(ANSWER_TYPES)}")
+        errs.append(f"unknown answer_type {rec['answer_type']!r}{closest(rec['answer_type'], ANSWER_TYPES)}; "
+                    f"valid: {', '.join(ANSWER_TYPES)}")
     if rec.get("vqa_type") is not None and rec["vqa_type"] not in VQA_TYPES:
-        errs.append(f"unknown vqa_type {rec['vqa_type']!r}; valid: {', '.join(VQA_TYPES)}")
+        errs.append(f"unknown vqa_type {rec['vqa_type']!r}{closest(rec['vqa_type'], VQA_TYPES)}; "
+                    f"valid: {', '.join(VQA_TYPES)}")
+    if isinstance(rec["text"], dict):
+        errs += unknown_keys(rec["text"], map_types, "text")
     mapwise = rec.get("mapwise")
     if mapwise is not None and not (isinstance(mapwise, int) and 1 <= mapwise <= 43):
         errs.append(f"mapwise must be a MAPWise template number 1-43, got {mapwise!r}")
-    errs += [f"unknown map type {mt!r}; valid: {', '.join(MAP_TYPES)}" for mt in map_types if mt not in MAP_TYPES]
+    errs += [f"unknown map type {mt!r}{closest(mt, MAP_TYPES)}; valid: {', '.join(MAP_TYPES)}" for mt in map_types
+             if mt not in MAP_TYPES]
     return errs + [f"no text variants for map type {mt!r}" for mt in map_types if not variants.get(mt)]
 
 
