@@ -27,7 +27,9 @@ ALLOWED_VALUES: dict[str, tuple[str, ...]] = {
     "Closeness": ("same", "closest", "most different"),
 }
 #: Functions that read more values of a text type than the type's own (function, argument index) -> values.
-EXTRA_VALUES: dict[tuple[str, int], tuple[str, ...]] = {("widest_class", 0): ("largest", "smallest")}
+EXTRA_VALUES: dict[tuple[str, int], tuple[str, ...]] = {
+    ("widest_class", 0): ("largest", "smallest"), ("versus_number", 1): ("above", "below", "higher", "lower"),
+}  # fmt: skip
 #: Types a value of another type may stand for (``N`` and ``Int`` literals are numbers, and so on).
 WIDER: dict[str, tuple[str, ...]] = {
     "Number": ("N", "Int"), "N": ("Int",), "Int": ("N",), "Choice": ("Str",), "Str": ("Choice",),
@@ -154,7 +156,8 @@ def _check_arg(name: str, i: int, arg: tuple, want: str, got: str | None, env: M
     values: tuple[Any, ...] = ()
     if arg[0] == "lit":
         values = (arg[1],)
-    elif arg[0] == "ref" and arg[1] in env and env[arg[1]][0] != want:  # a parameter of the type is checked itself
+    elif arg[0] == "ref" and arg[1] in env and (env[arg[1]][0] != want or want not in ALLOWED_VALUES):
+        # a parameter of a text type is checked itself (check_param_values)
         values = env[arg[1]][1]
     return [f"{call} gets {v!r}, which {name}() would misread{closest(v, allowed)}; "
             f"write one of {', '.join(allowed)}" for v in values if v not in allowed]
