@@ -139,6 +139,8 @@ def test_the_pack_lints_and_previews(builds: dict[str, Path]) -> None:
     assert run("templates", "lint", builds["pack"]).strip() == f"{builds['pack']}: ok"
     listed = run("templates", "list", "--templates", builds["pack"])
     assert [line.split("\t")[0] for line in listed.splitlines()] == IDS
+    functions = run("templates", "functions", "--templates", builds["pack"])
+    assert "higher_neighbours(Region) -> Int" in functions
     a_map = sorted((builds["en"] / "maps").glob("gridland-0000-annotated.json"))[0]
     out = run("templates", "preview", "pack_higher_neighbours", "--templates", builds["pack"], "--map", a_map, "-n", "2")
     assert "Q: How many regions bordering Cell" in out and "higher_neighbours(X)" in out

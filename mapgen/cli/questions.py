@@ -188,7 +188,10 @@ def _lint_map_words() -> bool:
 
 
 @templates.command("functions")
-def templates_functions() -> None:
-    """The function library programs may call, with argument types."""
+@_FILES
+def templates_functions(files: tuple[str, ...]) -> None:
+    """The function library programs may call, with argument types (and the functions of the packs named)."""
+    if files:
+        load_templates(list(files))  # imports the packs' functions.py
     for f in sorted(FUNCTIONS.values(), key=lambda f: f.name):
         click.echo(f"{f.name}({', '.join(f.args)}) -> {f.returns}\t{f.doc.splitlines()[0] if f.doc else ''}")
