@@ -24,7 +24,7 @@ def build_templates(config: BuildConfig, out_dir: Path | None = None) -> tuple[A
     q = config.questions
     paths = [pack_copy(config, name, out_dir) if out_dir is not None else config.resolve_path(name)
              for name in q.packs]
-    key = (tuple((str(p), open_pack(p).digest()) for p in paths), tuple(q.templates))
+    key = (tuple((str(p), open_pack(p).digest()) for p in paths), repr(q.templates))
     if key not in _BUILD_TEMPLATES:
         try:
             every = load_templates(paths, builtin=True) if paths else load_templates()
