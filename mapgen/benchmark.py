@@ -40,6 +40,7 @@ QUESTIONS_FILE = "questions.jsonl"
 UNITS_DIR = "units"
 BUILD_LOG_FILE = "build_log.json"
 ATLASES_DIR = "atlases"  # copies of user atlas files (vector file, groups YAML) the maps name
+PACKS_DIR = "packs"  # copies of the template packs a build's config names
 CONFIG_MARKER = ".mapgen-build.json"
 
 TASK_FILES: dict[str, str] = {}
@@ -63,7 +64,8 @@ def record_files() -> tuple[str, ...]:
 
 def build_outputs() -> tuple[str, ...]:
     """Everything a build writes (what clearing a build folder removes)."""
-    return (MAPS_DIR, UNITS_DIR, ATLASES_DIR, MANIFEST_FILE, *record_files(), BUILD_LOG_FILE, CONFIG_MARKER)
+    return (MAPS_DIR, UNITS_DIR, ATLASES_DIR, PACKS_DIR, MANIFEST_FILE, *record_files(), BUILD_LOG_FILE,
+            CONFIG_MARKER)
 
 # counterfactual set folders (mapgen counterfactual)
 SET_FILE = "set.json"
@@ -319,6 +321,10 @@ class Benchmark:
     def sha256(self, rel: str) -> str | None:
         """The manifest's hash of a file (relative path), if listed."""
         return self.manifest.get("files", {}).get(rel)
+
+    def pack_paths(self) -> list[Path]:
+        """The folder's copies of the template packs its build named (manifest ``packs``; empty without)."""
+        return [self.root / rec["path"] for _, rec in sorted(self.manifest.get("packs", {}).items())]
 
     def failing_checksums(self) -> list[str]:
         """Files the manifest lists that are missing or whose hash differs."""

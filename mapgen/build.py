@@ -10,6 +10,7 @@ only units whose record is missing or whose files fail their hash check. Same co
 from __future__ import annotations
 
 import time
+import warnings
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -38,6 +39,7 @@ from mapgen.benchmark import (
     write_marker,
     write_unit_record,
 )
+from mapgen.build_packs import build_templates, copy_packs, missing_texts
 from mapgen.config import BuildConfig, load_config
 from mapgen.errors import BuildError
 from mapgen.files import sha256_file, write_json_atomic, write_jsonl_atomic
@@ -308,6 +310,7 @@ def run_unit(unit: Unit, config: BuildConfig, out_dir: Path) -> dict[str, Any]:
         for path in (rendered.image, rendered.mask, rendered.json):
             result["files"][str(path.relative_to(out_dir))] = sha256_file(path)
         image = ImageContext(scene=rendered.scene, meta=meta, seed=unit.seed, config=config, image=rendered.image,
+                             folder=out_dir,
                              timings=timings)
         for task in chosen:  # each task's gold records of the image (mapgen.tasks)
             result[task.key] += task.gold(image)
@@ -355,8 +358,11 @@ def build(
     start = time.perf_counter()
     check_run_options(workers, executor)
     registered_tasks(config.tasks)  # an unknown task fails here, naming the closest registered ones
+    for line in missing_texts(config, build_templates(config)[1]):  # the packs lint before anything is written
+        warnings.warn(line, stacklevel=2)
     prepare_folder(config, out_dir, resume=resume, force=force)
     atlases = copy_user_atlases(config, out_dir)
+    packs = copy_packs(config, out_dir)
     units = plan(config)
     results: dict[str, dict[str, Any]] = {}
     todo = []
@@ -370,7 +376,7 @@ def build(
     for result in run(todo, config, out_dir, workers=workers, scheduler=scheduler, progress=progress):
         results[result["unit_id"]] = result
     ordered = [results[u.unit_id] for u in units]
-    manifest = finalize(config, out_dir, ordered, atlases)
+    manifest = finalize(config, out_dir, ordered, atlases, packs)
     timings: Counter[str] = Counter()
     for unit in todo:
         timings.update(results[unit.unit_id].get("timings", {}))
@@ -487,9 +493,10 @@ class progress_bar:
 
 
 def finalize(config: BuildConfig, out_dir: Path, results: list[dict[str, Any]],
-             atlases: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Write the task files and the manifest (deterministic: sorted keys, no timestamps). ``atlases``: the
-    user atlas copies (:func:`copy_user_atlases`), recorded with their paths and digests."""
+             atlases: dict[str, Any] | None = None, packs: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Write the task files and the manifest (deterministic: sorted keys, no timestamps). ``atlases`` and
+    ``packs``: the user atlas and template pack copies (:func:`copy_user_atlases`, :func:`copy_packs`),
+    recorded with their paths and digests."""
     maps = [m for r in results for m in r["maps"]]
     write_jsonl_atomic(out_dir / MAPS_FILE, maps)
     task_counts: dict[str, Any] = {}
@@ -502,6 +509,8 @@ def finalize(config: BuildConfig, out_dir: Path, results: list[dict[str, Any]],
     files |= file_digests(out_dir, record_files())
     atlases = atlases or {"atlases": {}, "files": {}}
     files |= atlases["files"]
+    packs = packs or {"packs": {}, "files": {}}
+    files |= packs["files"]
     manifest = {
         "name": config.name,
         "mapgen_version": __version__,
@@ -513,6 +522,8 @@ def finalize(config: BuildConfig, out_dir: Path, results: list[dict[str, Any]],
     }
     if atlases["atlases"]:
         manifest["atlases"] = atlases["atlases"]
+    if packs["packs"]:
+        manifest["packs"] = packs["packs"]
     write_json_atomic(out_dir / MANIFEST_FILE, manifest)
     return manifest
 
@@ -534,7 +545,16 @@ def info(out_dir: str | Path) -> dict[str, Any]:
     except NotABenchmarkError:
         raise BuildError(f"{out_dir} has no manifest.json: not a finished mapgen build "
                          "(try `mapgen build --resume`).") from None
-    return {"name": manifest["name"], "mapgen_version": manifest["mapgen_version"], "counts": manifest["counts"],
+    return {"name": manifest["name"], "mapgen_version": manifest["mapgen_version"],
+            "counts": manifest["counts"] | {"questions_by_template_id": questions_by_template_id(out_dir)},
             "files": len(manifest["files"]), "files_failing_checksum": failing_checksums(out_dir, manifest["files"])}
+
+
+def questions_by_template_id(out_dir: str | Path) -> dict[str, int]:
+    """Questions per template id (the manifest counts by MAPWise number, where a pack's templates are 'None')."""
+    from mapgen.files import read_jsonl
+
+    records = read_jsonl(Path(out_dir) / QUESTIONS_FILE, missing_ok=True)
+    return dict(sorted(Counter(str(r.get("template_id")) for r in records).items()))
 
 

@@ -287,4 +287,7 @@ def counterfactual_set(source: str | Path, fresh_questions: bool = False, **opti
     if not source.is_dir():
         return make_counterfactual_set([source], **options)
     originals = None if fresh_questions else benchmark_questions(source)
+    packs = load_benchmark(source).pack_paths()
+    if packs and options.get("templates") is None:  # the benchmark's own templates: built-in and its packs
+        options["templates"] = load_templates(packs, builtin=True)
     return make_counterfactual_set(benchmark_sources(source), original_questions=originals, **options)

@@ -197,12 +197,23 @@ class QuestionChoices(Strict):
     ``max_empty_share`` of a list template and zero counts at most ``max_zero_share`` of a count template."""
 
     templates: Literal["all"] | list[str] = "all"
+    #: Template packs (folders or YAML files, relative to the config file) whose templates join the built-in
+    #: ones; ``templates`` selects ids among both. A pack's functions.py is Python and runs when it is loaded.
+    packs: list[str] = []
     per_template: int = Field(1, ge=1, le=MAX_QUESTIONS)
     per_image: int = Field(4, ge=0, le=MAX_QUESTIONS)
     min_per_template: int = Field(5, ge=0, le=MAX_QUESTIONS)
     max_answer_share: float = Field(0.25, gt=0.0, le=1.0)
     max_empty_share: float = Field(0.04, ge=0.0, le=1.0)
     max_zero_share: float = Field(0.10, ge=0.0, le=1.0)
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: Any) -> dict[str, Any]:
+        """Without ``packs`` when there are none (a config without packs dumps, hashes and builds as before)."""
+        data = handler(self)
+        if not self.packs:
+            data.pop("packs", None)
+        return data
 
 
 class SplitConfig(Strict):
@@ -280,6 +291,8 @@ class BuildConfig(Strict):
         """Stable hash of the resolved config (what the output folder was built from), including the content of
         every user file it names, so a changed atlas or table is a different build."""
         payload = self.model_dump() | ({"files": self.file_digests()} if self.user_files() else {})
+        if self.questions.packs:
+            payload["pack_digests"] = self.pack_digests()
         return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
     # --- user files (paths relative to the config file) ----------------------------------------------------
@@ -318,6 +331,22 @@ class BuildConfig(Strict):
         if missing:
             raise ConfigError(_problems(f"Invalid build config {where} (paths are relative to the config file)",
                                         missing))
+
+    def pack_digests(self) -> dict[str, str]:
+        """sha256 over every file of each template pack (a folder or a file), keyed by its path as written."""
+        return {name: _tree_digest(self.resolve_path(name)) for name in self.questions.packs}
+
+    def check_packs(self, where: str) -> None:
+        """Raise :class:`ConfigError` when a template pack is missing or two share a name (the build lints them
+        before anything is written)."""
+        paths = [self.resolve_path(name) for name in self.questions.packs]
+        problems = [f"questions.packs: no template pack {str(p)!r}" for p in paths if not p.exists()]
+        names = [p.stem if p.is_file() else p.name for p in paths]
+        problems += [f"questions.packs: two packs named {n!r}; rename one" for n in sorted(set(names))
+                     if names.count(n) > 1]
+        if problems:
+            raise ConfigError(_problems(f"Invalid build config {where} (paths are relative to the config file)",
+                                        problems))
 
     def check_tables(self, where: str) -> None:
         """Raise :class:`ConfigError` listing every statistics file that cannot be read as a table of its
@@ -358,8 +387,21 @@ def load_config(source: str | Path | dict[str, Any]) -> BuildConfig:
     if not isinstance(source, dict):
         config._base_dir = path.resolve().parent
     config.check_files(where)
+    config.check_packs(where)
     config.check_tables(where)
     return config
+
+
+def _tree_digest(path: Path) -> str:
+    """sha256 over a file, or over every file of a folder (paths inside it and contents; caches skipped)."""
+    from mapgen.files import sha256_file
+
+    files = [path] if path.is_file() else sorted(f for f in path.rglob("*") if f.is_file()
+                                                 and "__pycache__" not in f.parts)
+    h = hashlib.sha256()
+    for f in files:
+        h.update(f"{f.relative_to(path) if f != path else f.name}\0{sha256_file(f)}\n".encode())
+    return h.hexdigest()
 
 
 def _config_atlas(config: BuildConfig, country: CountryConfig):

@@ -318,7 +318,7 @@ def audit_benchmark(bench: str | Path, out_dir: str | Path | None = None, progre
     questions = folder.question_records
     maps_meta = folder.map_index
     map_ids = list(dict.fromkeys([*maps_meta, *(q["map_id"] for q in questions)]))
-    templates = load_templates()
+    templates = load_templates(folder.pack_paths(), builtin=True)  # the built-in templates and the folder's packs
     by_map: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for q in questions:
         by_map[q["map_id"]].append(q)

@@ -16,8 +16,8 @@ import click
               help="Folder of the set (maps/, questions.jsonl, dictionaries/, set.json).")
 @click.option("--no-original", is_flag=True, help="Leave out the original control maps.")
 @click.option("--per-template", default=1, show_default=True, help="Fresh questions per template and map.")
-@click.option("--templates", "template_files", multiple=True, type=click.Path(exists=True, dir_okay=False),
-              help="Template file(s) instead of the built-in MAPWise templates.")
+@click.option("--templates", "template_files", multiple=True, type=click.Path(exists=True),
+              help="Template pack(s) (folder or YAML file) instead of the built-in MAPWise templates.")
 @click.option("--fresh-questions", is_flag=True,
               help="Benchmark SOURCE: generate new questions instead of re-asking the benchmark's own.")
 def counterfactual_cmd(source: Path, kinds: str, seed: int, output: Path, no_original: bool, per_template: int,

@@ -13,8 +13,8 @@ from typing import Any
 import click
 
 from mapgen.cli.sources import atlas_options, open_atlas, statistic_for, table_options
-from mapgen.mapwise.schema import load_map_spec, spec_from_mapwise
-from mapgen.scene import build_scene
+from mapgen.mapwise.schema import spec_from_mapwise
+from mapgen.scene import load_scene
 from mapgen.spec import MapSpec, make_spec
 
 
@@ -110,7 +110,7 @@ def _value(value: float) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Print every fact as JSON.")
 def scene(spec_file: str, as_json: bool) -> None:
     """The Scene of a map: per region value, class, neighbours, groups; legend facts."""
-    sc = build_scene(load_map_spec(spec_file))
+    sc = load_scene(spec_file)  # a render JSON's pixel facts give legibility as rendered
     if as_json:
         click.echo(json.dumps(json_safe(sc.to_dict()), indent=1, allow_nan=False))
         return

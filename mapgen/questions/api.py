@@ -47,6 +47,8 @@ from mapgen.questions.functions import (
     register,
 )
 from mapgen.questions.io import read_jsonl, write_jsonl
+from mapgen.questions.packs import Pack, PackError, copy_pack, open_pack, write_starter
+from mapgen.questions.preview import rejections
 from mapgen.questions.reading import Estimate, Invalid, Reading
 from mapgen.questions.record import ANSWER_TYPES, Question
 from mapgen.questions.selection import SelectionRules, select_questions
@@ -60,10 +62,15 @@ from mapgen.questions.templates import (
     TemplateSet,
     Wording,
     builtin_files,
+    check_packs,
     language_files,
     lint_file,
+    lint_language_file,
+    lint_packs,
+    load_language,
     load_templates,
     node_text,
+    open_packs,
     range_end,
 )
 from mapgen.scene import Scene
@@ -73,10 +80,13 @@ __all__ = [
     "DEFAULT_VALUES",
     "Domain",
     "Estimate",
+    "FUNCTIONS",
     "FunctionSignature",
     "INVALID",
     "Invalid",
     "PERCEPTUAL_TOLERANCE",
+    "Pack",
+    "PackError",
     "Param",
     "ProgramRun",
     "Question",
@@ -95,6 +105,8 @@ __all__ = [
     "ask",
     "balance",
     "builtin_files",
+    "check_packs",
+    "copy_pack",
     "function_signatures",
     "generate_questions",
     "hinges_on",
@@ -102,16 +114,23 @@ __all__ = [
     "instantiate",
     "language_files",
     "lint_file",
+    "lint_language_file",
+    "lint_packs",
+    "load_language",
     "load_templates",
+    "open_pack",
+    "open_packs",
     "range_end",
     "read_jsonl",
     "reading",
     "reask",
     "register",
+    "rejections",
     "select_questions",
     "source_domain",
     "trace",
     "write_jsonl",
+    "write_starter",
 ]
 
 

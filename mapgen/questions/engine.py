@@ -376,7 +376,7 @@ def ask(
     if not template.applies_to(scene.map_type):
         raise Unaskable("template", f"template {template.id} does not apply to {scene.map_type} maps")
     lang = scene_language(scene)
-    if lang is not None and template.id not in lang.texts:
+    if lang is not None and not lang.has_text(template):
         raise Unaskable("template", f"template {template.id} has no {lang.name} text ({lang.source})")
     ctx = context(scene).as_reader() if reader else context(scene)
     if original is not None:

@@ -43,8 +43,18 @@ from typing import Any
 import yaml
 
 from mapgen.questions.functions import FUNCTIONS
+from mapgen.questions.packs import (
+    Pack,
+    PackError,
+    builtin_pack,
+    import_functions,
+    is_builtin_file,
+    open_pack,
+    read_yaml,
+)
 from mapgen.questions.record import ANSWER_TYPES
 from mapgen.questions.sandbox import TextSandbox, text_problems
+from mapgen.questions.typecheck import check_template_types, closest, unknown_keys
 from mapgen.resources import template_path
 
 PARAM_TYPES: dict[str, str] = {
@@ -80,6 +90,8 @@ ANSWER_TYPE_VQA: dict[str, str] = {
     "count": "quantity", "binary": "reasoning", "single": "category", "list": "category", "range": "colour",
     "ranking": "reasoning",
 }  # fmt: skip
+PARAM_KEYS = {"type", "from", "values", "prefer_first", "min_members"}
+FILE_KEYS = {"definitions", "templates"}
 WORDING_KEYS = {"text", "map_types", "fixed", "choices", "implied", "loose", "drop", "yes_if", "note"}
 #: Slot filters of a MAPWise wording -> the parameter type they apply to.
 WORDING_FILTERS = {"most": "Direction", "adjective": "RegionGroup"}
@@ -236,6 +248,7 @@ class Template:
     source: str = ""
     relative: bool = False
     wordings: tuple[Wording, ...] = ()
+    translations: dict[str, Any] = field(default_factory=dict, compare=False)  # language code -> a pack's texts
     _compiled: dict[str, list[Any]] = field(default_factory=dict, repr=False, compare=False)
 
     def applies_to(self, map_type: str) -> bool:
@@ -315,51 +328,133 @@ class TemplateSet:
 
 
 def builtin_files() -> list[Any]:
-    """The template files shipped with mapgen."""
-    folder = template_path("questions")
-    return sorted((f for f in folder.iterdir() if f.name.endswith(".yaml")), key=lambda f: f.name)
+    """The template files shipped with mapgen (the built-in pack's)."""
+    return list(builtin_pack().template_files)
 
 
 _BUILTIN: TemplateSet | None = None
 
 
-def load_templates(paths: str | Path | Iterable[str | Path] | None = None) -> TemplateSet:
-    """Load template files (default: mapgen's MAPWise templates); raises TemplateError on any lint error."""
+def load_templates(paths: str | Path | Iterable[str | Path] | None = None, *, builtin: bool = False) -> TemplateSet:
+    """Load template packs (folders or YAML files, see :mod:`mapgen.questions.packs`; default: mapgen's built-in
+    pack); raises TemplateError naming every problem, one a line. The built-in definitions are known to every
+    pack; ``builtin=True`` adds the built-in templates in front (ids must then be unique across all)."""
     global _BUILTIN
-    if paths is None and _BUILTIN is not None:
+    if paths is None or (builtin and not isinstance(paths, (str, Path)) and not list(paths)):
+        if _BUILTIN is None:
+            _BUILTIN = _checked([builtin_pack()])
         return _BUILTIN
-    files = builtin_files() if paths is None else [paths] if isinstance(paths, (str, Path)) else list(paths)
-    templates: list[Template] = []
-    definitions: dict[str, str] = {}
-    for f in files:
-        data = yaml.safe_load(Path(f).read_text(encoding="utf-8") if not hasattr(f, "read_text") else f.read_text(
-            encoding="utf-8"))
-        problems, parsed, defs = check_data(data, str(getattr(f, "name", f)), known_definitions=definitions)
-        if problems:
-            raise TemplateError(f"{f}: " + "; ".join(problems))
-        templates.extend(parsed)
-        definitions.update(defs)
-    ids = [t.id for t in templates]
-    dup = sorted({i for i in ids if ids.count(i) > 1})
-    if dup:
-        raise TemplateError(f"duplicate template ids: {dup}")
-    result = TemplateSet(templates, definitions)
-    if paths is None:
-        _BUILTIN = result
+    return _checked(open_packs(paths), load_templates(), builtin)
+
+
+def open_packs(paths: str | Path | Iterable[str | Path]) -> list[Pack]:
+    """The packs at ``paths`` (a TemplateError names a path that is none)."""
+    try:
+        return [open_pack(p) for p in ([paths] if isinstance(paths, (str, Path)) else paths)]
+    except PackError as exc:
+        raise TemplateError(str(exc)) from None
+
+
+def _checked(packs: list[Pack], base: TemplateSet | None = None, include_base: bool = False) -> TemplateSet:
+    problems, result = check_packs(packs, base, include_base)
+    if problems:
+        raise TemplateError("\n".join(problems))
     return result
 
 
-def lint_file(path: str | Path) -> list[str]:
-    """Problems found in a template file (empty when it is valid). Builtin definitions count as defined."""
-    try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        return [f"not valid YAML: {exc}"]
-    if isinstance(data, dict) and "language" in data:
-        return lint_language_file(path)
-    builtin = load_templates().definitions
-    problems, _, _ = check_data(data, str(path), known_definitions=builtin)
+def lint_packs(paths: Iterable[str | Path]) -> tuple[list[Pack], list[str]]:
+    """The packs at ``paths`` and every problem found loading them as a build would (with the built-in pack;
+    a built-in template file named here is the built-in pack itself): one ``file: template id: problem`` line
+    each. This is the same check :func:`load_templates` makes."""
+    packs = [builtin_pack() if is_builtin_file(p) else open_pack(p) for p in paths]
+    if any(p.builtin for p in packs):
+        return packs, check_packs(packs)[0]
+    return packs, check_packs(packs, load_templates(), include_base=True)[0]
+
+
+def check_packs(packs: Iterable[Pack], base: TemplateSet | None = None,
+                include_base: bool = False) -> tuple[list[str], TemplateSet]:
+    """Every problem of ``packs`` (``file: problem`` lines) and the templates that passed; ``base``'s
+    definitions are known to them, and with ``include_base`` its templates come first and count for
+    duplicate ids."""
+    templates = list(base) if base is not None and include_base else []
+    definitions = dict(base.definitions) if base is not None else {}
+    owners = {t.id: t.source for t in templates}
+    problems: list[str] = []
+    for pack in packs:
+        problems += [f"{pack.functions}: {p}" for p in import_functions(pack)]
+        own: list[Template] = []
+        for f in pack.template_files:
+            source = f.name if pack.builtin else str(f)
+            try:
+                data = read_yaml(f)
+            except PackError as exc:
+                problems.append(f"{source}: {exc}")
+                continue
+            errs, parsed, defs = check_data(data, source, known_definitions=definitions)
+            definitions.update(defs)
+            problems += [f"{source}: {e}" for e in errs]
+            for t in parsed:
+                if t.id in owners:
+                    problems.append(f"{source}: template {t.id}: id also defined in {owners[t.id]}; rename one")
+                else:
+                    owners[t.id] = source
+                    own.append(t)
+        problems += pack_texts(pack, own)
+        templates += own
+    return problems, TemplateSet(templates, definitions)
+
+
+def pack_texts(pack: Pack, templates: list[Template]) -> list[str]:
+    """Read a pack's ``lang/<code>.yaml`` files into its templates' ``translations``; the problems found."""
+    problems = []
+    for code, f in pack.lang_files:
+        where = f"{f}"
+        try:
+            lang = load_language(code)
+            texts = _pack_lang_texts(read_yaml(f))
+        except (TemplateError, PackError) as exc:
+            problems.append(f"{where}: {exc}")
+            continue
+        ids = [t.id for t in templates]
+        problems += [f"{where}: text for unknown template {i!r}{closest(i, ids)}; pack templates: {', '.join(ids)}"
+                     for i in texts if i not in ids]
+        for t in templates:
+            if t.id not in texts:
+                problems.append(f"{where}: template {t.id}: no {lang.name} text; add one under its id (a {code} "
+                                "build would skip the template)")
+                continue
+            t.translations[code] = texts[t.id]
+            problems += [f"{where}: template {t.id}: {e}" for e in _check_translation(lang, t)]
     return problems
+
+
+def _pack_lang_texts(data: Any) -> dict[str, Any]:
+    """The texts of a pack's language file: ``{templates: {id: texts}}`` or the mapping ``{id: texts}``."""
+    if isinstance(data, dict) and isinstance(data.get("templates"), dict):
+        extra = unknown_keys(data, {"language", "templates"}, "the file")
+        if extra:
+            raise TemplateError("; ".join(extra))
+        data = data["templates"]
+    if not isinstance(data, dict):
+        raise TemplateError("a pack's language file maps template ids to their texts (a list, or per map type)")
+    return {str(k): v for k, v in data.items()}
+
+
+def lint_file(path: str | Path) -> list[str]:
+    """Problems found in a template file or pack (empty when it is valid), or in a language file. Built-in
+    definitions count as defined; ids are checked within the file (``mapgen templates lint`` also checks them
+    against the built-in templates)."""
+    try:
+        pack = open_pack(path)
+        data = read_yaml(pack.template_files[0])
+    except PackError as exc:
+        return [str(exc)]
+    if isinstance(data, dict) and "language" in data and not pack.lang_files:
+        return lint_language_file(path)
+    if is_builtin_file(path):
+        return check_packs([builtin_pack()])[0]
+    return check_packs([pack], load_templates())[0]
 
 
 def check_data(
@@ -372,10 +467,17 @@ def check_data(
         return ["the file needs a 'templates:' list"], [], {}
     defs = {str(k): str(v) for k, v in (data.get("definitions") or {}).items()}
     known = {**(known_definitions or {}), **defs}
-    problems: list[str] = []
+    problems: list[str] = unknown_keys(data, FILE_KEYS, "the file")
     out: list[Template] = []
+    first: dict[str, int] = {}
     for i, rec in enumerate(data["templates"]):
-        where = f"template {rec.get('id', f'#{i}') if isinstance(rec, dict) else f'#{i}'}"
+        tid = rec.get("id", f"#{i}") if isinstance(rec, dict) else f"#{i}"
+        where = f"template {tid}"
+        if str(tid) in first:
+            problems.append(f"{where}: id used twice in this file (records #{first[str(tid)] + 1} and #{i + 1}); "
+                            "rename one")
+            continue
+        first[str(tid)] = i
         try:
             t, errs = _template(rec, source, known)
         except TemplateError as exc:
@@ -394,7 +496,11 @@ def _param(name: str, spec: Any) -> Param:
         raise TemplateError(f"parameter {name!r} needs a type (one of {', '.join(PARAM_TYPES)})")
     ptype = spec["type"]
     if ptype not in PARAM_TYPES:
-        raise TemplateError(f"parameter {name!r} has unknown type {ptype!r}; valid types: {', '.join(PARAM_TYPES)}")
+        raise TemplateError(f"parameter {name!r} has unknown type {ptype!r}{closest(ptype, PARAM_TYPES)}; "
+                            f"valid types: {', '.join(PARAM_TYPES)}")
+    problems = unknown_keys(spec, PARAM_KEYS, f"parameter {name!r}")
+    if problems:
+        raise TemplateError("; ".join(problems))
     values = tuple(spec.get("values") or DEFAULT_VALUES.get(ptype, ()))
     if ptype == "Choice" and not values:
         raise TemplateError(f"Choice parameter {name!r} needs 'values'")
@@ -419,6 +525,8 @@ def _template(rec: Any, source: str, known_defs: dict[str, str]) -> tuple[Templa
     errs += _check_text(params, t.text)
     errs += [f"uses the vague word {w!r} without a definition; add it under 'definitions:'"
              for w in t.uses if w not in known_defs]
+    if not errs:
+        errs += check_template_types(params, program, t.constraints, t.answer_type)
     errs += [e for w in t.wordings for e in _check_wording(w, params, map_types)]
     return t, errs
 
@@ -455,10 +563,7 @@ def _build(
 def _check_keys(rec: Any) -> list[str]:
     if not isinstance(rec, dict):
         raise TemplateError("each template must be a mapping")
-    errs = []
-    unknown_keys = sorted(set(rec) - TEMPLATE_KEYS)
-    if unknown_keys:
-        errs.append(f"unknown keys {unknown_keys}; valid keys: {sorted(TEMPLATE_KEYS)}")
+    errs = unknown_keys(rec, TEMPLATE_KEYS, "the record")
     return errs + [f"missing '{key}'" for key in ("id", "answer_type", "text", "program") if key not in rec]
 
 
@@ -485,13 +590,18 @@ def _program(steps: list[Any]) -> tuple[list[tuple[str, Node]], list[str]]:
 def _check_fields(rec: dict[str, Any], map_types: tuple[str, ...], variants: dict[str, tuple[str, ...]]) -> list[str]:
     errs = []
     if rec["answer_type"] not in ANSWER_TYPES:
-        errs.append(f"unknown answer_type {rec['answer_type']!r}; valid: {', '.join(ANSWER_TYPES)}")
+        errs.append(f"unknown answer_type {rec['answer_type']!r}{closest(rec['answer_type'], ANSWER_TYPES)}; "
+                    f"valid: {', '.join(ANSWER_TYPES)}")
     if rec.get("vqa_type") is not None and rec["vqa_type"] not in VQA_TYPES:
-        errs.append(f"unknown vqa_type {rec['vqa_type']!r}; valid: {', '.join(VQA_TYPES)}")
+        errs.append(f"unknown vqa_type {rec['vqa_type']!r}{closest(rec['vqa_type'], VQA_TYPES)}; "
+                    f"valid: {', '.join(VQA_TYPES)}")
+    if isinstance(rec["text"], dict):
+        errs += unknown_keys(rec["text"], map_types, "text")
     mapwise = rec.get("mapwise")
     if mapwise is not None and not (isinstance(mapwise, int) and 1 <= mapwise <= 43):
         errs.append(f"mapwise must be a MAPWise template number 1-43, got {mapwise!r}")
-    errs += [f"unknown map type {mt!r}; valid: {', '.join(MAP_TYPES)}" for mt in map_types if mt not in MAP_TYPES]
+    errs += [f"unknown map type {mt!r}{closest(mt, MAP_TYPES)}; valid: {', '.join(MAP_TYPES)}" for mt in map_types
+             if mt not in MAP_TYPES]
     return errs + [f"no text variants for map type {mt!r}" for mt in map_types if not variants.get(mt)]
 
 
@@ -514,9 +624,9 @@ def _wording(spec: Any, map_types: tuple[str, ...]) -> Wording:
         return Wording(spec, map_types)
     if not isinstance(spec, dict) or "text" not in spec:
         raise TemplateError(f"a MAPWise wording is a text or a mapping with 'text', got {spec!r}")
-    unknown = sorted(set(spec) - WORDING_KEYS)
+    unknown = unknown_keys(spec, WORDING_KEYS, f"MAPWise wording {spec['text']!r}")
     if unknown:
-        raise TemplateError(f"MAPWise wording {spec['text']!r}: unknown keys {unknown}; valid: {sorted(WORDING_KEYS)}")
+        raise TemplateError("; ".join(unknown))
     implied = {str(k): (v, "(implied)") if isinstance(v, str) else (str(v["as"]), str(v.get("said", "(implied)")))
                for k, v in (spec.get("implied") or {}).items()}
     return Wording(
@@ -678,8 +788,13 @@ class Language:
         self.env = TextSandbox(self.words, self.filters)
 
     def variants(self, template: Template) -> dict[str, tuple[str, ...]]:
-        """The template's text variants in this language, by map type."""
-        return _variants(self.texts[template.id], template.map_types)
+        """The template's text variants in this language, by map type (its pack's texts, else this file's)."""
+        texts = template.translations.get(self.code)
+        return _variants(self.texts[template.id] if texts is None else texts, template.map_types)
+
+    def has_text(self, template: Template) -> bool:
+        """Whether the template can be asked in this language (its pack or this file has its texts)."""
+        return self.code in template.translations or template.id in self.texts
 
     def region_word(self, word: str) -> tuple[str, str]:
         """(singular, plural) of an atlas's region word (``state``) in this language."""

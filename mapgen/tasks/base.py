@@ -61,6 +61,8 @@ class ImageContext:
     config: BuildConfig
     image: Path
     """The rendered PNG."""
+    folder: Path | None = None
+    """The build folder (its copies of the config's template packs are read from there)."""
     timings: defaultdict[str, float] = field(default_factory=lambda: defaultdict(float))
     """Seconds per build stage (summed into ``build_log.json``)."""
     shared: dict[str, Any] = field(default_factory=dict)

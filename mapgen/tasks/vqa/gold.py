@@ -12,16 +12,20 @@ from mapgen.tasks.base import ImageContext
 
 if TYPE_CHECKING:
     from mapgen.config import BuildConfig
+    from mapgen.questions import TemplateSet
 
 
-def unit_questions(scene: Any, seed: int, config: BuildConfig, meta: dict[str, Any]) -> list[dict[str, Any]]:
+def unit_questions(scene: Any, seed: int, config: BuildConfig, meta: dict[str, Any],
+                   folder: Path | None = None) -> list[dict[str, Any]]:
     """Candidate questions for one image: every template the engine can ask there (``per_template`` each, twice
     as many for yes/no templates so both answers can be offered; parameters searched with the unit's seed).
-    :func:`balance_set` chooses ``per_image`` of them per image."""
-    from mapgen.questions import instantiate, load_templates
+    :func:`balance_set` chooses ``per_image`` of them per image. ``folder``: the build folder, whose copies of
+    the config's template packs are asked (:func:`mapgen.build_packs.build_templates`)."""
+    from mapgen.build_packs import build_templates
+    from mapgen.questions import instantiate
 
     q = config.questions
-    templates = load_templates() if q.templates == "all" else [load_templates().get(t) for t in q.templates]
+    templates = build_templates(config, folder)[1]
     questions = []
     for t in templates:
         n = q.per_template * (2 if t.answer_type == "binary" else 1)
@@ -36,15 +40,16 @@ def unit_questions(scene: Any, seed: int, config: BuildConfig, meta: dict[str, A
     return records
 
 
-def audit_questions(image: Path, records: list[dict[str, Any]], mode: str) -> list[dict[str, Any]]:
+def audit_questions(image: Path, records: list[dict[str, Any]], mode: str,
+                    templates: TemplateSet | None = None) -> list[dict[str, Any]]:
     """Pixel-oracle audit of one image's questions: ``flag`` adds an ``audit`` field, ``drop`` keeps only the
-    questions the oracle recovers from the image."""
+    questions the oracle recovers from the image (``templates``: the build's, default the built-in ones)."""
     from mapgen.audit.audit import audit_map, audit_question
     from mapgen.questions import load_templates
 
     if not records:
         return records
-    map_audit, templates = audit_map(image), load_templates()
+    map_audit, templates = audit_map(image), templates or load_templates()
     kept = []
     for record in records:
         row = audit_question(record, map_audit, templates)
@@ -64,11 +69,14 @@ def image_questions(image: ImageContext) -> list[dict[str, Any]]:
     if not config.questions.per_image:
         return []
     start = time.perf_counter()
-    questions = unit_questions(image.scene, image.seed, config, image.meta)
+    questions = unit_questions(image.scene, image.seed, config, image.meta, image.folder)
     image.timings["questions"] += time.perf_counter() - start
     if config.audit != "off":
         start = time.perf_counter()
-        questions = audit_questions(image.image, questions, config.audit)
+        from mapgen.build_packs import build_templates
+
+        every = build_templates(config, image.folder)[0] if config.questions.packs else None
+        questions = audit_questions(image.image, questions, config.audit, every)
         image.timings["audit"] += time.perf_counter() - start
     return questions
 

@@ -1,0 +1,194 @@
+"""Template packs: where a pack's files are, importing its functions, its digest and copying it into a build.
+
+A *pack* is a folder holding ``templates.yaml`` (the schema of ``templates/questions/mapwise.yaml``, with its
+own ``definitions:``), optionally ``lang/<code>.yaml`` (question texts keyed by template id, as under
+``templates:`` in ``templates/lang/*.yaml``) and optionally ``functions.py`` (functions registered with
+``from mapgen.questions import register``). A single YAML file is a pack of templates only. mapgen's own
+templates are the built-in pack (:func:`builtin_pack`), read by the same code
+(:func:`mapgen.questions.templates.load_templates`).
+
+**A pack's functions.py is Python: naming a pack runs it** (once per process and content), as importing any
+module would. It is imported only when a pack is named (``--templates``, ``questions: {packs: …}``,
+``mapgen templates lint``), never by scanning folders.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from mapgen.files import sha256_file
+from mapgen.questions.functions import FUNCTIONS
+from mapgen.resources import template_path
+
+TEMPLATES_FILE = "templates.yaml"
+LANG_DIR = "lang"
+FUNCTIONS_FILE = "functions.py"
+
+
+class PackError(ValueError):
+    """A path that is no template pack, or a pack whose functions.py cannot be imported."""
+
+
+@dataclass(frozen=True)
+class Pack:
+    """The files of one template pack (see the module docstring)."""
+
+    name: str
+    path: Path  # the folder, or the single YAML file
+    template_files: tuple[Path, ...]
+    lang_files: tuple[tuple[str, Path], ...] = ()  # (language code, file)
+    functions: Path | None = None
+    builtin: bool = False
+
+    def files(self) -> list[Path]:
+        """Every file of the pack, templates first."""
+        out = [*self.template_files, *(f for _, f in self.lang_files)]
+        return out + ([self.functions] if self.functions else [])
+
+    def relative(self, file: Path) -> str:
+        """A file's path inside the pack (its name for a single-file pack)."""
+        return file.name if self.path.is_file() else file.relative_to(self.path).as_posix()
+
+    def digest(self) -> str:
+        """sha256 over the pack's files (their paths inside the pack and contents)."""
+        h = hashlib.sha256()
+        for f in self.files():
+            h.update(f"{self.relative(f)}\0{sha256_file(f)}\n".encode())
+        return h.hexdigest()
+
+
+def open_pack(path: str | Path) -> Pack:
+    """The pack at ``path``: a folder with ``templates.yaml``, or one YAML file of templates."""
+    path = Path(path)
+    if path.is_file():
+        return Pack(path.stem, path, (path,))
+    if not path.is_dir():
+        raise PackError(f"{path}: no such template pack (a folder with {TEMPLATES_FILE}, or a YAML file)")
+    templates = path / TEMPLATES_FILE
+    if not templates.is_file():
+        raise PackError(f"{path}: a template pack folder needs {TEMPLATES_FILE} (write one with "
+                        "`mapgen templates new ID -o FOLDER`)")
+    lang = path / LANG_DIR
+    langs = tuple((f.name[: -len(".yaml")], f) for f in sorted(lang.glob("*.yaml"))) if lang.is_dir() else ()
+    functions = path / FUNCTIONS_FILE
+    return Pack(path.resolve().name, path, (templates,), langs, functions if functions.is_file() else None)
+
+
+def builtin_pack() -> Pack:
+    """mapgen's own templates (``templates/questions/*.yaml``); their texts in other languages are the shipped
+    language files and their functions the library, so the pack lists neither."""
+    folder = template_path("questions")
+    files = sorted((f for f in folder.iterdir() if f.name.endswith(".yaml")), key=lambda f: f.name)
+    return Pack("mapgen", Path(str(folder)), tuple(Path(str(f)) for f in files), builtin=True)
+
+
+def is_builtin_file(path: str | Path) -> bool:
+    """Whether ``path`` is one of the built-in template files."""
+    resolved = Path(path).resolve()
+    return any(f.resolve() == resolved for f in builtin_pack().template_files)
+
+
+def read_yaml(path: Path) -> object:
+    """A pack file's YAML (a PackError names the file when it is not valid YAML)."""
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        raise PackError(f"not valid YAML: {exc}") from None
+
+
+_PREFIX = "mapgen_pack_"  # module names of imported functions.py files: mapgen_pack_<pack>_<sha256[:12]>
+_IMPORTED: dict[tuple[str, str], list[str]] = {}  # (functions.py path, sha256) -> problems
+
+
+def import_functions(pack: Pack) -> list[str]:
+    """Import the pack's ``functions.py`` (once per content), registering its functions; the problems found
+    (an import error, a function named like a built-in one)."""
+    if pack.functions is None:
+        return []
+    key = (str(pack.functions.resolve()), sha256_file(pack.functions))
+    if key not in _IMPORTED:
+        _IMPORTED[key] = _import(pack.functions, f"{_PREFIX}{pack.name}_{key[1][:12]}")
+    return _IMPORTED[key]
+
+
+def _import(path: Path, module_name: str) -> list[str]:
+    before = dict(FUNCTIONS)
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    sys.modules[module_name] = module
+    try:
+        spec.loader.exec_module(module)  # type: ignore[union-attr]
+    except Exception as exc:  # an author's code: any error is reported as one line
+        return [f"cannot import it: {type(exc).__name__}: {exc}"]
+    own = module_name.rsplit("_", 1)[0] + "_"  # the same pack (an earlier version, or its copy in a build)
+    problems = []
+    for name, fn in list(FUNCTIONS.items()):
+        old = before.get(name)
+        if old is None or old is fn or old.fn.__module__.startswith(own):
+            continue
+        FUNCTIONS[name] = old
+        owner = (f"pack {old.fn.__module__[len(_PREFIX):].rsplit('_', 1)[0]!r}'s function"
+                 if old.fn.__module__.startswith(_PREFIX) else "a built-in function")
+        problems.append(f"function {name!r} is {owner}'s name; rename it (every function: "
+                        "`mapgen templates functions`)")
+    return problems
+
+
+STARTER = """\
+# A template pack: this file, optionally lang/<code>.yaml (texts in another language, keyed by template id)
+# and optionally functions.py (functions of your own, see docs/authoring-templates.md). Check it with
+#   mapgen templates lint {folder}
+# try it on a map with
+#   mapgen templates preview {id} --templates {folder} --map MAP.json
+# and use it in a build config with  questions: {{packs: [{folder}]}}
+
+definitions:                 # every vague word a template relies on (listed under its uses:) needs one
+  higher: the value of one region is in a higher legend class (discrete maps) or above the other's by more
+    than the reading tolerance (continuous maps)
+
+templates:
+  - id: {id}
+    answer_type: binary      # binary | single | count | list | range | ranking
+    map_types: [discrete, continuous]
+    params:                  # typed parameters, drawn in order (`mapgen templates functions` lists the types)
+      X: Region
+      Y: {{type: Region, from: "others(readable_regions(), X)"}}   # from: the candidates, here any other region
+    text:                    # jinja2 variants; {{{{ states }}}} is the atlas's region word
+      - "Is the value of {{{{ X }}}} higher than the value of {{{{ Y }}}}?"
+    program:                 # steps `name: call`; the step named answer is the answer
+      - answer: compare(X, 'higher', Y)
+    uses: [higher]
+"""
+
+
+def write_starter(template_id: str, folder: str | Path) -> Path:
+    """Write a commented starter pack with one template ``template_id`` into ``folder`` (which must not hold
+    a templates.yaml yet); returns its templates.yaml."""
+    if not template_id.isidentifier():
+        raise PackError(f"template id {template_id!r} must be a name like my_template (letters, digits, _)")
+    folder = Path(folder)
+    target = folder / TEMPLATES_FILE
+    if target.exists():
+        raise PackError(f"{target} exists already; choose another folder or edit it")
+    folder.mkdir(parents=True, exist_ok=True)
+    target.write_text(STARTER.format(id=template_id, folder=folder), encoding="utf-8")
+    return target
+
+
+def copy_pack(pack: Pack, dest: Path) -> dict[str, str]:
+    """Copy the pack's files into the folder ``dest``; their sha256 by path relative to ``dest``'s parent's
+    parent (the build folder: ``packs/<name>/…``)."""
+    from mapgen.files import write_bytes_atomic
+
+    digests = {}
+    for f in pack.files():
+        target = dest / pack.relative(f)
+        write_bytes_atomic(target, f.read_bytes())
+        digests[f"{dest.parent.name}/{dest.name}/{pack.relative(f)}"] = sha256_file(target)
+    return digests
