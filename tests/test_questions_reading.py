@@ -13,7 +13,8 @@ from collections.abc import Iterator
 import pytest
 from test_questions_templates import hand_scene
 
-from mapgen.questions import FUNCTIONS, INVALID, context, register
+from mapgen.questions import FUNCTIONS, INVALID, register
+from mapgen.questions.functions import context
 from mapgen.questions.reading import Invalid, Reading
 
 
