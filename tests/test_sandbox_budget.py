@@ -31,6 +31,8 @@ HOSTILE = [  # (text, words the one-line refusal must contain)
     ("{% set s = 'x' * 9999 %}{% for a in s %}{% for b in s %}{% endfor %}{% endfor %}", "step budget"),
     ("{% macro m() %}{% for i in range(100) %}{{ caller() }}{% endfor %}{% endmacro %}"
      "{% call m() %}{% call m() %}{% call m() %}x{% endcall %}{% endcall %}{% endcall %}", "step budget"),
+    ("{% set b = 'x'.encode() * 9999 %}{{ (b * 9999)|length }}", "size budget"),
+    ("{{ [X]|tojson(indent=10**10) }}", "size budget"),
     ("{{ lipsum(n=2000000) }}", "lipsum"),
     ("{{ ''.ljust(10**10) }}", "size budget"),
     ("{{ '1'.zfill(10**10) }}", "size budget"),

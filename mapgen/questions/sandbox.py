@@ -43,7 +43,7 @@ _THAN = {"higher": "higher than", "lower": "lower than", "similar": "similar to"
 #: str methods whose integer argument is the size of the string they build.
 _WIDTH_METHODS = frozenset({"ljust", "rjust", "center", "zfill", "expandtabs"})
 _PRINTF = re.compile(r"%(?:\([^)]*\))?[-#0 +]*(\*|\d+)?(?:\.(\*|\d+))?")
-_SIZED = (str, list, tuple, dict, set, frozenset)
+_SIZED = (str, bytes, bytearray, list, tuple, dict, set, frozenset)
 _DUNDER = re.compile(r"__[A-Za-z]")
 
 
@@ -130,7 +130,7 @@ def _limited_lipsum(n: int = MAX_LIPSUM, html: bool = True, min: int = 20, max: 
 
 
 def _size(value: Any) -> int:
-    return len(value) if isinstance(value, (str, list, tuple)) else 1
+    return len(value) if isinstance(value, (str, bytes, bytearray, list, tuple)) else 1
 
 
 def _power(left: Any, right: Any) -> Any:
