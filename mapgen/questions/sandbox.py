@@ -21,6 +21,7 @@ from functools import wraps
 from typing import Any
 
 from jinja2 import TemplateError, TemplateSyntaxError, nodes, pass_context
+from jinja2.exceptions import SecurityError
 from jinja2.filters import FILTERS
 from jinja2.parser import Parser
 from jinja2.runtime import Context
@@ -271,7 +272,7 @@ class TextSandbox(SandboxedEnvironment):
         tree = super()._parse(source, name, filename)
         problems = source_problems(tree)
         if problems:
-            raise TemplateSyntaxError(problems[0], 1, name, filename)
+            raise SecurityError(problems[0])  # not a syntax error: jinja2 would append the source to its message
         return _Guard().visit(tree)
 
     def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805
