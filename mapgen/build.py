@@ -358,6 +358,7 @@ def build(
     start = time.perf_counter()
     check_run_options(workers, executor)
     registered_tasks(config.tasks)  # an unknown task fails here, naming the closest registered ones
+    check_inputs(config)
     for line in missing_texts(config, build_templates(config)[1]):  # the packs lint before anything is written
         warnings.warn(line, stacklevel=2)
     prepare_folder(config, out_dir, resume=resume, force=force)
@@ -394,6 +395,44 @@ def check_run_options(workers: int, executor: str) -> None:
         raise BuildError(f"Unknown executor {executor!r}; use 'local' or 'dask'.")
     if not isinstance(workers, int) or workers < 1:
         raise BuildError(f"--workers must be a whole number of at least 1 (got {workers!r}).")
+
+
+def check_inputs(config: BuildConfig) -> None:
+    """Refuse every statistic, region and atlas problem of ``config`` before anything is written (one BuildError,
+    each problem with its fix): each country's atlas loads, its ``exclude`` names known regions and leaves some,
+    it has statistics to draw from and its curated ids exist, and some image variant is drawn."""
+    from mapgen.data.curated import list_stats
+    from mapgen.geo.atlas import load_atlas
+    from mapgen.geo.names import UnknownNameError, closest
+
+    problems = []
+    v = config.variants
+    if not (v.annotated or v.unannotated or (v.hatched and "discrete" in config.legend.types)):
+        problems.append("variants: no image would be drawn (annotated and unannotated are off, and hatched maps "
+                        "need discrete legends); turn one on")
+    for i, country in enumerate(config.countries):
+        where = f"countries.{i} ({country.name})"
+        try:
+            atlas = load_atlas(atlas_source(config, country))
+            if not atlas.without(country.exclude).codes:
+                problems.append(f"{where}.exclude: leaves none of its {len(atlas.codes)} regions; exclude fewer")
+        except UnknownNameError as exc:
+            problems.append(f"{where}.exclude: {exc}")
+        except (ValueError, OSError) as exc:
+            problems.append(f"{where}: {exc}")
+        try:
+            pool = statistic_pool(config, country)
+        except BuildError:
+            problems.append(f"{where}.statistics: no statistics to draw from (curated, files and synthetic are all "
+                            "empty); name curated tables, add files or set synthetic.count")
+            continue
+        known = [s.id for s in list_stats(country.key)] if country.builtin else []
+        for sid in dict.fromkeys(s["curated"] for s in pool if "curated" in s and s["curated"] not in known):
+            near = closest(sid, known)
+            problems.append(f"{where}.statistics.curated: unknown statistic {sid!r} for {country.key}; "
+                            + (f"did you mean {', '.join(near)}? " if near else "") + f"valid: {', '.join(known)}")
+    if problems:
+        raise BuildError("Invalid build config: " + "; ".join(problems))
 
 
 def prepare_folder(config: BuildConfig, out_dir: Path, resume: bool, force: bool) -> None:

@@ -11,11 +11,13 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
 from pydantic import (
+    AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     PrivateAttr,
@@ -26,6 +28,7 @@ from pydantic import (
 )
 
 from mapgen.resources import config_path
+from mapgen.yamlio import load_yaml, yaml_problem
 
 COUNTERFACTUAL_KINDS = ("original", "imaginary", "shuffled", "jumbled")
 #: The tasks a config builds when it names none (registered names, :mod:`mapgen.tasks`).
@@ -40,6 +43,42 @@ class ConfigError(ValueError):
     """An invalid build config; the message lists every problem with its path in the YAML."""
 
 
+def _wrong_type(needs: str, value: Any, fix: str) -> ValueError:
+    return ValueError(f"needs {needs}, got {json.dumps(value, default=str)}; {fix}")
+
+
+def _whole_number(value: Any) -> Any:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise _wrong_type("a whole number", value, "write a number without quotes or decimals, e.g. 10")
+    return value
+
+
+def _true_or_false(value: Any) -> Any:
+    if not isinstance(value, bool):
+        raise _wrong_type("true or false", value, "write true or false without quotes")
+    return value
+
+
+def _number(value: Any) -> Any:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise _wrong_type("a number", value, "write a number without quotes, e.g. 0.5")
+    return value
+
+
+def _listed(values: list[Any]) -> list[Any]:
+    if not values:
+        raise ValueError("needs at least one value; list one, or leave the key out for the default")
+    return values
+
+
+#: Field types that refuse what lax pydantic would convert (``maps: true`` as one map, ``hatched: 0``, ``"10"``)
+#: and lists of choices left empty (nothing to draw from).
+WholeNumber = Annotated[int, BeforeValidator(_whole_number)]
+TrueOrFalse = Annotated[bool, BeforeValidator(_true_or_false)]
+Number = Annotated[float, BeforeValidator(_number)]
+NonEmpty = AfterValidator(_listed)
+
+
 class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -47,10 +86,11 @@ class Strict(BaseModel):
 class SyntheticSource(Strict):
     """Seeded synthetic tables (fresh, never-published values)."""
 
-    count: int = Field(0, ge=0, le=MAX_TABLES)
-    distributions: list[Literal["uniform", "normal", "lognormal", "heavy_tailed", "bimodal"]] = ["lognormal"]
-    spatial: list[float] = [0.0, 0.5, 0.9]
-    kinds: list[Literal["absolute", "percent"]] = ["absolute", "percent"]
+    count: WholeNumber = Field(0, ge=0, le=MAX_TABLES)
+    distributions: Annotated[list[Literal["uniform", "normal", "lognormal", "heavy_tailed", "bimodal"]],
+                             NonEmpty] = ["lognormal"]
+    spatial: Annotated[list[Number], NonEmpty] = [0.0, 0.5, 0.9]
+    kinds: Annotated[list[Literal["absolute", "percent"]], NonEmpty] = ["absolute", "percent"]
 
     @field_validator("spatial")
     @classmethod
@@ -73,7 +113,7 @@ class CountryConfig(Strict):
     """One country of the build: a built-in atlas name or a vector file path (relative to the config file)."""
 
     name: str
-    maps: int = Field(ge=1)
+    maps: WholeNumber = Field(ge=1)
     statistics: StatisticSources = StatisticSources()
     exclude: list[str] = []
     #: Columns of a vector file holding region names / codes (default: names detected, codes made from them).
@@ -138,10 +178,12 @@ class CountryConfig(Strict):
 
 
 class LegendChoices(Strict):
-    types: list[Literal["discrete", "continuous"]] = ["discrete", "continuous"]
-    classes: list[int] = [3, 4, 5, 6]
-    schemes: list[Literal["quantiles", "equal_interval", "natural_breaks"]] = ["quantiles", "equal_interval"]
-    orders: list[Literal["small_to_large", "large_to_small"]] = ["small_to_large", "large_to_small"]
+    types: Annotated[list[Literal["discrete", "continuous"]], NonEmpty] = ["discrete", "continuous"]
+    classes: Annotated[list[WholeNumber], NonEmpty] = [3, 4, 5, 6]
+    schemes: Annotated[list[Literal["quantiles", "equal_interval", "natural_breaks"]], NonEmpty] = [
+        "quantiles", "equal_interval"]
+    orders: Annotated[list[Literal["small_to_large", "large_to_small"]], NonEmpty] = [
+        "small_to_large", "large_to_small"]
 
     @field_validator("classes")
     @classmethod
@@ -153,17 +195,19 @@ class LegendChoices(Strict):
 
 
 class VariantChoices(Strict):
-    annotated: bool = True
-    unannotated: bool = True
-    hatched: bool = True
-    colormaps: list[str] = ["Blues", "Greens", "Purples", "Oranges", "Reds", "YlOrRd", "YlGnBu", "viridis"]
-    reverse_share: float = Field(0.15, ge=0.0, le=1.0)
-    backgrounds: list[str] = ["white", "lightgray", "lightsteelblue"]
-    renderers: list[Literal["matplotlib", "plotly"]] = ["matplotlib"]
-    legend_positions: list[Literal["right", "bottom", "bottom-right", "bottom-left", "left", "top"]] = ["right"]
-    png_compress_level: int = Field(6, ge=0, le=9)
-    width: int = Field(800, ge=100, le=4000)
-    height: int = Field(600, ge=100, le=4000)
+    annotated: TrueOrFalse = True
+    unannotated: TrueOrFalse = True
+    hatched: TrueOrFalse = True
+    colormaps: Annotated[list[str], NonEmpty] = [
+        "Blues", "Greens", "Purples", "Oranges", "Reds", "YlOrRd", "YlGnBu", "viridis"]
+    reverse_share: Number = Field(0.15, ge=0.0, le=1.0)
+    backgrounds: Annotated[list[str], NonEmpty] = ["white", "lightgray", "lightsteelblue"]
+    renderers: Annotated[list[Literal["matplotlib", "plotly"]], NonEmpty] = ["matplotlib"]
+    legend_positions: Annotated[list[Literal["right", "bottom", "bottom-right", "bottom-left", "left", "top"]],
+                                NonEmpty] = ["right"]
+    png_compress_level: WholeNumber = Field(6, ge=0, le=9)
+    width: WholeNumber = Field(800, ge=100, le=4000)
+    height: WholeNumber = Field(600, ge=100, le=4000)
 
     @field_validator("colormaps")
     @classmethod
@@ -186,8 +230,9 @@ class VariantChoices(Strict):
 
 class CounterfactualSet(Strict):
     country: str = "usa"
-    maps: int = Field(0, ge=0)
-    kinds: list[Literal["original", "imaginary", "shuffled", "jumbled"]] = list(COUNTERFACTUAL_KINDS)
+    maps: WholeNumber = Field(0, ge=0)
+    kinds: Annotated[list[Literal["original", "imaginary", "shuffled", "jumbled"]], NonEmpty] = list(
+        COUNTERFACTUAL_KINDS)
 
 
 class QuestionChoices(Strict):
@@ -200,12 +245,12 @@ class QuestionChoices(Strict):
     #: Template packs (folders or YAML files, relative to the config file) whose templates join the built-in
     #: ones; ``templates`` selects ids among both. A pack's functions.py is Python and runs when it is loaded.
     packs: list[str] = []
-    per_template: int = Field(1, ge=1, le=MAX_QUESTIONS)
-    per_image: int = Field(4, ge=0, le=MAX_QUESTIONS)
-    min_per_template: int = Field(5, ge=0, le=MAX_QUESTIONS)
-    max_answer_share: float = Field(0.25, gt=0.0, le=1.0)
-    max_empty_share: float = Field(0.04, ge=0.0, le=1.0)
-    max_zero_share: float = Field(0.10, ge=0.0, le=1.0)
+    per_template: WholeNumber = Field(1, ge=1, le=MAX_QUESTIONS)
+    per_image: WholeNumber = Field(4, ge=0, le=MAX_QUESTIONS)
+    min_per_template: WholeNumber = Field(5, ge=0, le=MAX_QUESTIONS)
+    max_answer_share: Number = Field(0.25, gt=0.0, le=1.0)
+    max_empty_share: Number = Field(0.04, ge=0.0, le=1.0)
+    max_zero_share: Number = Field(0.10, ge=0.0, le=1.0)
 
     @model_serializer(mode="wrap")
     def _dump(self, handler: Any) -> dict[str, Any]:
@@ -217,8 +262,8 @@ class QuestionChoices(Strict):
 
 
 class SplitConfig(Strict):
-    ratios: dict[str, float] = {"test": 1.0}
-    disjoint_colormaps: bool = False
+    ratios: dict[str, Number] = {"test": 1.0}
+    disjoint_colormaps: TrueOrFalse = False
 
     @field_validator("ratios")
     @classmethod
@@ -232,7 +277,7 @@ class BuildConfig(Strict):
     """The whole build."""
 
     name: str = "benchmark"
-    seed: int = 0
+    seed: WholeNumber = 0
     countries: list[CountryConfig]
     legend: LegendChoices = LegendChoices()
     variants: VariantChoices = VariantChoices()
@@ -242,7 +287,7 @@ class BuildConfig(Strict):
     #: an unknown one failing with the closest names); the built-in table-reading task is opt-in.
     tasks: list[str] = list(TASKS)
     split: SplitConfig = SplitConfig()
-    referring_per_map: int = Field(4, ge=0, le=MAX_QUESTIONS)
+    referring_per_map: WholeNumber = Field(4, ge=0, le=MAX_QUESTIONS)
     #: Pixel-oracle audit of every question during the build: off, flag (add an ``audit`` field) or drop
     #: (leave out questions the oracle cannot recover from the image).
     audit: Literal["off", "flag", "drop"] = "off"
@@ -375,9 +420,9 @@ def load_config(source: str | Path | dict[str, Any]) -> BuildConfig:
         path = _locate(source)
         where = str(path)
         try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+            data = load_yaml(path.read_text(encoding="utf-8"))
         except yaml.YAMLError as exc:
-            raise ConfigError(f"{where} is not valid YAML: {exc}") from None
+            raise ConfigError(f"{where} is not valid YAML: {yaml_problem(exc)}") from None
         if not isinstance(data, dict):
             raise ConfigError(f"{where} must hold a mapping at the top level.")
     try:

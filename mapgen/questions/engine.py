@@ -247,7 +247,7 @@ def render_text(template: Template, ctx: Ctx, params: dict[str, Any], variant: i
         if p.type == "LegendClass":
             values[f"{p.name}_low"], values[f"{p.name}_high"] = _interval_ends(ctx, params[p.name])
     values.update(state=word, states=plural, State=word.capitalize(), States=plural.capitalize())
-    text = " ".join(TEXT_ENV.render_limited(compiled[min(variant, len(compiled) - 1)], values).split())
+    text = " ".join(TEXT_ENV.render_limited(compiled[min(variant, len(compiled) - 1)], values, template.id).split())
     return text if lang is None else lang.finish(f" {text} ").strip()
 
 

@@ -1,0 +1,108 @@
+"""Every config, statistic, region and atlas check runs before the first byte: a bad config exits 2 with one line
+naming the problem and the fix, leaves no folder (so no build marker refuses the rerun), and the corrected config
+then builds into the same folder without --force."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner
+from helpers import write_grid
+
+from mapgen.cli import main
+from mapgen.config import ConfigError, load_config
+from mapgen.yamlio import DuplicateKeyError, load_yaml
+
+HEAD = """name: checks
+tasks: [vqa]
+questions: {per_template: 1, per_image: 1}
+"""
+VARIANTS = "variants: {unannotated: false, hatched: false}\n"  # one image per map, unless a case sets variants
+GRID = "  - {name: grid.geojson, maps: 1, statistics: {synthetic: {count: 1}}%s}\n"
+CASES = [  # (id, bad countries/extra YAML, corrected YAML, words the one line must hold)
+    ("unknown statistic", "countries:\n  - {name: usa, maps: 1, statistics: {curated: [populaton_2020]}}\n",
+     "countries:\n  - {name: usa, maps: 1, statistics: {curated: [population_2020]}}\n",
+     ["unknown statistic 'populaton_2020'", "did you mean population_2020"]),
+    ("unknown region in exclude", "countries:\n" + GRID % ", exclude: [Cell Z9]",
+     "countries:\n" + GRID % ", exclude: [Cell A1]", ["exclude", "Unknown region 'Cell Z9'", "Did you mean"]),
+    ("no statistics", "countries:\n  - {name: usa, maps: 1, statistics: {curated: [], synthetic: {count: 0}}}\n",
+     "countries:\n  - {name: usa, maps: 1, statistics: {curated: [], synthetic: {count: 1}}}\n",
+     ["no statistics to draw from", "synthetic.count"]),
+    ("excluding every region", "countries:\n" + GRID % ", exclude: [Cell A1, Cell A2, Cell B1, Cell B2]",
+     "countries:\n" + GRID % ", exclude: [Cell A1]", ["leaves none of its 4 regions", "exclude fewer"]),
+    ("a key twice", "countries:\n" + GRID % "" + "countries:\n" + GRID % "",
+     "countries:\n" + GRID % "", ["the key 'countries' is given twice (lines 4 and 6)", "keep one"]),
+    ("maps: true", "countries:\n  - {name: grid.geojson, maps: true, statistics: {synthetic: {count: 1}}}\n",
+     "countries:\n" + GRID % "", ["countries.0.maps", "needs a whole number, got true"]),
+    ("a number for a flag", "countries:\n" + GRID % "" + "split: {disjoint_colormaps: 1}\n",
+     "countries:\n" + GRID % "" + "split: {disjoint_colormaps: false}\n",
+     ["split.disjoint_colormaps", "needs true or false, got 1"]),
+    ("a flag for a number", "countries:\n" + GRID % "" + "referring_per_map: false\n",
+     "countries:\n" + GRID % "" + "referring_per_map: 0\n", ["referring_per_map", "needs a whole number, got false"]),
+    ("a quoted number", "countries:\n" + GRID % "" + "seed: '7'\n", "countries:\n" + GRID % "" + "seed: 7\n",
+     ["seed", 'needs a whole number, got "7"']),
+    ("no colormap", "countries:\n" + GRID % "" + "variants: {colormaps: [], unannotated: false, hatched: false}\n",
+     "countries:\n" + GRID % "",
+     ["variants.colormaps", "needs at least one value"]),
+    ("no image variant", "countries:\n" + GRID % "" + "variants: {annotated: false, unannotated: false}\n"
+     "legend: {types: [continuous]}\n", "countries:\n" + GRID % "",
+     ["no image would be drawn", "turn one on"]),
+    ("YAML syntax", "countries:\n" + GRID % "" + "split: {ratios: {test: 1.0}\n", "countries:\n" + GRID % "",
+     ["not valid YAML", "flow mapping that starts at line 6", "fix the YAML syntax"]),
+]
+
+
+def _write(config: Path, body: str) -> None:
+    config.write_text(HEAD + body + ("" if "variants:" in body else VARIANTS), encoding="utf-8")
+
+
+def _build(config: Path, out: Path):
+    return CliRunner().invoke(main, ["build", str(config), "-o", str(out), "--quiet"])
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder holding a 2x2 grid atlas (``grid.geojson``, cells ``Cell A1`` … ``Cell B2``)."""
+    folder = tmp_path_factory.mktemp("checks")
+    write_grid(folder, n=2)
+    return folder
+
+
+@pytest.mark.parametrize(("case", "bad", "fixed", "words"), CASES, ids=[c[0] for c in CASES])
+def test_a_bad_config_fails_before_the_first_byte_and_the_fix_builds_in_the_same_folder(
+        folder: Path, case: str, bad: str, fixed: str, words: list[str]) -> None:
+    config, out = folder / f"{case.replace(' ', '_')}.yaml", folder / f"out_{case.replace(' ', '_')}"
+    _write(config, bad)
+    result = _build(config, out)
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert result.exit_code == 2, result.output
+    assert len(lines) == 1 and lines[0].startswith("Error: ") and "Traceback" not in result.output, result.output
+    for word in words:
+        assert word in lines[0], lines[0]
+    assert not out.exists(), sorted(p.name for p in out.rglob("*"))
+    _write(config, fixed)
+    result = _build(config, out)
+    assert result.exit_code == 0, result.output
+    assert (out / "manifest.json").is_file()
+
+
+def test_the_yaml_loader_refuses_duplicate_keys_at_any_depth_and_keeps_merges() -> None:
+    with pytest.raises(DuplicateKeyError, match=r"the key 'maps' is given twice \(line 1\)"):
+        load_yaml("countries: [{name: usa, maps: 1, maps: 2}]")
+    with pytest.raises(DuplicateKeyError, match=r"'b' is given twice \(lines 2 and 3\)"):
+        load_yaml("a:\n  b: 1\n  b: 2\n")
+    text = "base: &b {maps: 1}\nusa:\n  <<: *b\n  maps: 2\n"
+    assert load_yaml(text) == yaml.safe_load(text) == {"base": {"maps": 1}, "usa": {"maps": 2}}
+
+
+def test_strict_types_keep_what_configs_always_wrote() -> None:
+    config = load_config({"countries": [{"name": "usa", "maps": 2}], "seed": 3,
+                          "questions": {"max_answer_share": 1}, "split": {"ratios": {"train": 0.5, "test": 0.5}},
+                          "variants": {"hatched": False}, "legend": {"classes": [3, 5]}})
+    assert config.questions.max_answer_share == 1.0 and config.countries[0].maps == 2 and not config.variants.hatched
+    for bad in ({"countries": [{"name": "usa", "maps": 2.0}]}, {"countries": [{"name": "usa", "maps": 1}],
+                                                                "legend": {"classes": [3, True]}}):
+        with pytest.raises(ConfigError, match="needs a whole number"):
+            load_config(bad)
