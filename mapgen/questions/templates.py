@@ -103,7 +103,7 @@ def parse_expr(text: str) -> Node:
     text = str(text).strip()
     while pos < len(text):
         m = _TOKEN.match(text, pos)
-        if not m or m.end() == pos:
+        if not m or m.end() == pos or m.lastgroup is None:
             raise TemplateError(f"cannot parse {text!r} at {text[pos:]!r}")
         pos = m.end()
         kind = m.lastgroup
@@ -395,7 +395,7 @@ def _param(name: str, spec: Any) -> Param:
     ptype = spec["type"]
     if ptype not in PARAM_TYPES:
         raise TemplateError(f"parameter {name!r} has unknown type {ptype!r}; valid types: {', '.join(PARAM_TYPES)}")
-    values = tuple(spec.get("values") or DEFAULT_VALUES.get(ptype, ()))
+    values = tuple(spec.get("values") or DEFAULT_VALUES.get(ptype) or ())
     if ptype == "Choice" and not values:
         raise TemplateError(f"Choice parameter {name!r} needs 'values'")
     source = parse_expr(spec["from"]) if spec.get("from") else None
