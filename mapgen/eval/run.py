@@ -301,8 +301,9 @@ def _baseline_predictions(
 ) -> dict[str, str | None]:
     """A baseline's answers (the train split as its prior when the benchmark has one)."""
     train = [q for q in bench.questions if q.split == TRAIN_SPLIT]
+    texts: dict[str, str | None]
     if baseline == "random" and extra.get("form") == MCQ_FORM:
-        texts = random_letters(questions, facts_lookup(bench.spec), seed=seed)
+        texts = dict(random_letters(questions, facts_lookup(bench.spec), seed=seed))
     else:
         answers = run_baseline(baseline, questions, seed=seed, map_of=bench.spec, train=train) if questions else {}
         texts = dict(answers)
