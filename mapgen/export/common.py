@@ -150,7 +150,7 @@ def question_row(record: dict[str, Any], bench: Benchmark) -> dict[str, Any]:
 
 def question_from_row(row: dict[str, Any]) -> dict[str, Any]:
     """Inverse of :func:`question_row`: a dict :func:`mapgen.eval.score.score` accepts."""
-    out = {k: row[k] for k in ("question_id", "map_id", "template_id", "question", "answer_type", "map_type",
+    out: dict[str, Any] = {k: row[k] for k in ("question_id", "map_id", "template_id", "question", "answer_type", "map_type",
                                "country", "relative_region", "hatched", "annotated", "split") if k in row}
     out["answer"] = json.loads(row["answer_json"])
     out["accepted_answers"] = json.loads(row.get("accepted_answers") or "{}")
@@ -195,7 +195,7 @@ def box_percent(record: dict[str, Any], bench: Benchmark) -> list[int]:
     if not norm:
         from PIL import Image
 
-        with Image.open(bench.image_path(record["map_id"])) as img:
+        with Image.open(image_file(bench, record["map_id"])) as img:
             w, h = img.size
         x1, y1, x2, y2 = record["box"]
         norm = [x1 / w, y1 / h, (x2 + 1) / w, (y2 + 1) / h]
@@ -300,6 +300,14 @@ def copy_images(bench: Benchmark, dest: Path, map_ids: list[str], folder: str = 
     out = {}
     for map_id in map_ids:
         rel = f"{folder}/{map_id}.png"
-        link_or_copy(bench.image_path(map_id), dest / rel)
+        link_or_copy(image_file(bench, map_id), dest / rel)
         out[map_id] = rel
     return out
+
+
+def image_file(bench: Benchmark, map_id: str) -> Path:
+    """The image of a map an export lists (an :class:`ExportError` when the benchmark has none)."""
+    path = bench.image_path(map_id)
+    if path is None:
+        raise ExportError(f"map {map_id} has no image in {bench.root}")
+    return path

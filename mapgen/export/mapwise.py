@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from mapgen.benchmark import MAPS_DIR, Benchmark, map_json_name
-from mapgen.export.common import ExportError, answer_text
+from mapgen.export.common import ExportError, answer_text, image_file
 from mapgen.files import link_or_copy, write_json_atomic, write_text_atomic
 from mapgen.mapwise.layout import CF_COLUMNS, CF_KINDS, COUNTRY_TABLES, VARIANT_FOLDERS
 from mapgen.mapwise.wording import mapwise_text
@@ -320,16 +320,8 @@ def write(bench: Benchmark, dest: Path, wording: str | None = None, **_: Any) ->
                               ensure_ascii=False, newline=True)
         written: set[str] = set()
         for map_id, (image_folder, name) in folder.maps.items():
-            link_or_copy(_image(bench, map_id), root / image_folder / f"{name.stem}.png")
+            link_or_copy(image_file(bench, map_id), root / image_folder / f"{name.stem}.png")
             if name.stem not in written:  # one metadata file per map (its variants share it, as in MAPWise)
                 written.add(name.stem)
                 write_json_atomic(root / "metadata" / f"{name.stem}.json", map_metadata(bench, map_id, name),
                                   sort_keys=False, ensure_ascii=False, newline=True)
-
-
-def _image(bench: Benchmark, map_id: str) -> Path:
-    """The image of a map the export lists (an :class:`ExportError` when the benchmark has none)."""
-    path = bench.image_path(map_id)
-    if path is None:
-        raise ExportError(f"map {map_id} has no image in {bench.root}")
-    return path
