@@ -10,11 +10,11 @@ only units whose record is missing or whose files fail their hash check. Same co
 from __future__ import annotations
 
 import time
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -39,9 +39,12 @@ from mapgen.benchmark import (
     write_marker,
     write_unit_record,
 )
-from mapgen.config import BuildConfig, load_config
+from mapgen.config import BuildConfig, CounterfactualKind, load_config
 from mapgen.errors import BuildError
 from mapgen.files import sha256_file, write_json_atomic, write_jsonl_atomic
+
+if TYPE_CHECKING:
+    from rich.progress import Progress
 
 
 @dataclass(frozen=True)
@@ -54,7 +57,7 @@ class Unit:
     split: str
     choice: dict[str, Any]
     seed: int
-    cf_kind: str | None = None
+    cf_kind: CounterfactualKind | None = None
 
 
 # --- planning -----------------------------------------------------------------------------------------------
@@ -291,7 +294,7 @@ def run_unit(unit: Unit, config: BuildConfig, out_dir: Path) -> dict[str, Any]:
     from mapgen.audit.legibility import vet
     from mapgen.render import render
 
-    timings: Counter[str] = Counter()
+    timings: defaultdict[str, float] = defaultdict(float)
     result: dict[str, Any] = {"unit_id": unit.unit_id, "maps": [], "questions": [], "captions": [],
                               "grounding": [], "extraction": [], "files": {}}
     for variant, spec in unit_variants(unit, config, out_dir):
@@ -480,7 +483,7 @@ def prepare_folder(config: BuildConfig, out_dir: Path, resume: bool, force: bool
         if held != config.digest():
             if not force:
                 raise BuildError(
-                    f"{out_dir} holds a build of a different config (digest {held[:12]}…); use another folder, "
+                    f"{out_dir} holds a build of a different config (digest {str(held)[:12]}…); use another folder, "
                     "or --force to replace it."
                 )
             clear_build(out_dir)
@@ -543,23 +546,24 @@ class progress_bar:
 
     def __init__(self, total: int, enabled: bool) -> None:
         self.total, self.enabled = total, enabled and total > 0
-        self._progress = None
+        self._progress: Progress | None = None
 
     def __enter__(self) -> Callable[[], None]:
         if not self.enabled:
             return lambda: None
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-        self._progress = Progress(TextColumn("building"), BarColumn(), MofNCompleteColumn(),
-                                  TextColumn("{task.fields[rate]}"), TimeRemainingColumn(), transient=False)
-        self._progress.start()
-        task = self._progress.add_task("units", total=self.total, rate="")
+        progress = self._progress = Progress(TextColumn("building"), BarColumn(), MofNCompleteColumn(),
+                                             TextColumn("{task.fields[rate]}"), TimeRemainingColumn(),
+                                             transient=False)
+        progress.start()
+        task = progress.add_task("units", total=self.total, rate="")
         started = time.perf_counter()
 
         def advance() -> None:
-            done = self._progress.tasks[0].completed + 1
+            done = progress.tasks[0].completed + 1
             rate = done / max(1e-9, time.perf_counter() - started)
-            self._progress.update(task, advance=1, rate=f"{rate:.1f} units/s")
+            progress.update(task, advance=1, rate=f"{rate:.1f} units/s")
 
         return advance
 

@@ -27,7 +27,8 @@ from pydantic import (
 
 from mapgen.resources import config_path
 
-COUNTERFACTUAL_KINDS = ("original", "imaginary", "shuffled", "jumbled")
+CounterfactualKind = Literal["original", "imaginary", "shuffled", "jumbled"]
+COUNTERFACTUAL_KINDS: tuple[CounterfactualKind, ...] = ("original", "imaginary", "shuffled", "jumbled")
 TASKS = ("vqa", "caption", "grounding")
 #: Upper bounds that keep a mistyped number from running for days or filling the disk.
 MAX_MAPS = 100_000
@@ -186,7 +187,7 @@ class VariantChoices(Strict):
 class CounterfactualSet(Strict):
     country: str = "usa"
     maps: int = Field(0, ge=0)
-    kinds: list[Literal["original", "imaginary", "shuffled", "jumbled"]] = list(COUNTERFACTUAL_KINDS)
+    kinds: list[CounterfactualKind] = list(COUNTERFACTUAL_KINDS)
 
 
 class QuestionChoices(Strict):
