@@ -40,7 +40,7 @@ import math
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, cast
 
 from mapgen.data.map_words import map_words
 from mapgen.geo.languages import DEFAULT_LANGUAGE
@@ -436,6 +436,12 @@ def _all_valued(ctx: Ctx, regions: Iterable[str]) -> list[str]:
     return out
 
 
+def _known(ctx: Ctx) -> dict[str, float]:
+    """``ctx.level`` typed for regions already checked to have a level (by :func:`_valued`,
+    :func:`_all_valued`, :func:`readable` or ``ctx.lv``): the same dict, without the None of missing ones."""
+    return cast("dict[str, float]", ctx.level)
+
+
 # ---------------------------------------------------------------------------------------------- sets
 
 
@@ -542,7 +548,7 @@ def filter_compare(ctx: Ctx, regions: Iterable[str], cmp: str, region: str) -> f
 
 
 @register("Region Comparison Region", "Bool")
-def compare(ctx: Ctx, a: str, cmp: str, b: str) -> bool:
+def compare(ctx: Ctx, a: str, cmp: str, b: str) -> bool | _Invalid:
     """Whether ``a`` is higher/lower/similar compared with ``b``."""
     r = relation(ctx, a, cmp, b)
     return INVALID if r is None else r
@@ -596,7 +602,7 @@ def both(ctx: Ctx, a: bool, b: bool) -> bool:
 
 
 @register("Regions Regions", "Bool")
-def is_majority(ctx: Ctx, subset: Iterable[str], regions: Iterable[str]) -> bool:
+def is_majority(ctx: Ctx, subset: Iterable[str], regions: Iterable[str]) -> bool | _Invalid:
     """Majority: strictly more than half of ``regions`` (all must have values) are in ``subset``."""
     pool = list(regions)
     if any(ctx.lv(c) is None for c in pool) or len(pool) < 3:
@@ -605,7 +611,7 @@ def is_majority(ctx: Ctx, subset: Iterable[str], regions: Iterable[str]) -> bool
 
 
 @register("Regions Regions", "Bool")
-def all_of(ctx: Ctx, subset: Iterable[str], regions: Iterable[str]) -> bool:
+def all_of(ctx: Ctx, subset: Iterable[str], regions: Iterable[str]) -> bool | _Invalid:
     """True when every region of ``regions`` (all must have values) is in ``subset``."""
     pool = list(regions)
     if any(ctx.lv(c) is None for c in pool) or len(pool) < 2:
@@ -636,7 +642,8 @@ def same_range(ctx: Ctx, regions: Iterable[str]) -> bool:
 def _sorted_levels(ctx: Ctx, regions: Iterable[str], extreme: str) -> list[str]:
     vals = _valued(ctx, regions)
     high = extreme.endswith("highest") or extreme in ("most", "largest")
-    return sorted(vals, key=lambda c: (-ctx.level[c] if high else ctx.level[c], c))
+    known = _known(ctx)
+    return sorted(vals, key=lambda c: (-known[c] if high else known[c], c))
 
 
 ORDINALS = {"second": 1, "third": 2}
@@ -684,7 +691,8 @@ def top_n(ctx: Ctx, regions: Iterable[str], extreme: str, n: int) -> frozenset[s
 @_guard
 def extreme_class(ctx: Ctx, regions: Iterable[str], extreme: str) -> int:
     """The highest / lowest / second ... legend class among the regions' classes (discrete maps)."""
-    classes = sorted({int(ctx.lv(c)) for c in _valued(ctx, regions)}, reverse=extreme.endswith("highest"))
+    known = _known(ctx)
+    classes = sorted({int(known[c]) for c in _valued(ctx, regions)}, reverse=extreme.endswith("highest"))
     k = _position(extreme)
     if len(classes) < max(2, k + 1):
         raise Invalid
@@ -715,7 +723,7 @@ def _median_level(ctx: Ctx, regions: Iterable[str]) -> float:
     pool = _all_valued(ctx, regions)
     if len(pool) < 3:
         raise Invalid
-    lv = sorted(ctx.level[c] for c in pool)
+    lv = sorted(_known(ctx)[c] for c in pool)
     n = len(lv)
     if n % 2:
         return lv[n // 2]
@@ -770,7 +778,8 @@ def means_relation(ctx: Ctx, a: Iterable[str], cmp: str, b: Iterable[str]) -> bo
     pa, pb = _all_valued(ctx, a), _all_valued(ctx, b)
     if len(pa) < 2 or len(pb) < 2 or set(pa) == set(pb):
         raise Invalid
-    d = sum(ctx.level[c] for c in pa) / len(pa) - sum(ctx.level[c] for c in pb) / len(pb)
+    known = _known(ctx)
+    d = sum(known[c] for c in pa) / len(pa) - sum(known[c] for c in pb) / len(pb)
     verdict = _mean_relation(ctx, d, cmp)
     if verdict is None:
         raise Invalid
@@ -784,8 +793,9 @@ def is_outlier(ctx: Ctx, region: str, regions: Iterable[str]) -> bool:
     rest = _all_valued(ctx, set(regions) - {region})
     if len(rest) < 3 or ctx.lv(region) is None:
         raise Invalid
-    lv = [ctx.level[c] for c in rest]
-    lo, hi, x = min(lv), max(lv), ctx.level[region]
+    known = _known(ctx)
+    lv = [known[c] for c in rest]
+    lo, hi, x = min(lv), max(lv), known[region]
     d = max(lo - x, x - hi, 0.0)
     if ctx.discrete:
         if d == 0:
@@ -813,7 +823,8 @@ def closest_in_value(ctx: Ctx, regions: Iterable[str], region: str, mode: str) -
     x = ctx.lv(region)
     if x is None or len(pool) < 2:
         raise Invalid
-    dist = {c: abs(ctx.level[c] - x) for c in pool}
+    known = _known(ctx)
+    dist = {c: abs(known[c] - x) for c in pool}
     if ctx.discrete:
         if mode in ("same", "closest"):
             return frozenset(c for c in pool if dist[c] == 0)
@@ -823,16 +834,17 @@ def closest_in_value(ctx: Ctx, regions: Iterable[str], region: str, mode: str) -
         return frozenset(c for c in pool if dist[c] == best)
     near = mode in ("same", "closest")
     ranked = sorted(pool, key=lambda c: dist[c], reverse=not near)
-    best = ranked[0]
+    first = ranked[0]
     for c in ranked[1:]:
-        if not (_surely_closer(ctx, x, best, c) if near else _surely_closer(ctx, x, c, best)):
+        if not (_surely_closer(ctx, x, first, c) if near else _surely_closer(ctx, x, c, first)):
             raise Invalid
     return frozenset(ranked[:1])
 
 
 def _surely_closer(ctx: Ctx, x: float, a: str, b: str) -> bool:
     """Whether ``a``'s value is closer to ``x`` than ``b``'s for every reading of the three values."""
-    da, db = ctx.level[a] - x, ctx.level[b] - x
+    known = _known(ctx)
+    da, db = known[a] - x, known[b] - x
     r2 = 2 * ctx.reading
     if da * db > 0 and min(abs(da), abs(db)) > r2:  # both on one side of x: only a and b's difference matters
         return abs(db) - abs(da) > r2
@@ -855,7 +867,7 @@ def closer_number(ctx: Ctx, region: str, a: float, b: float) -> float:
 def _border_diffs(ctx: Ctx, borders: Iterable[tuple[str, str]]) -> list[tuple[float, str, str]]:
     """(|level difference|, a, b) of the given bordering pairs where both have data (reads nothing)."""
     level = ctx.level
-    return [(abs(level[a] - level[b]), a, b) for a, b in borders if level[a] is not None and level[b] is not None]
+    return [(abs(la - lb), a, b) for a, b in borders if (la := level[a]) is not None and (lb := level[b]) is not None]
 
 
 def _top_border_diffs(ctx: Ctx) -> list[tuple[float, str, str]]:
@@ -897,7 +909,7 @@ def is_max_border_pair(ctx: Ctx, a: str, b: str) -> bool:
     diffs = _top_border_diffs(ctx)
     if len(diffs) < 2 or ctx.lv(a) is None or ctx.lv(b) is None:
         raise Invalid
-    mine = abs(ctx.level[a] - ctx.level[b])
+    mine = abs(_known(ctx)[a] - _known(ctx)[b])
     top, runner = diffs[0][0], diffs[1][0]
     gap = 4 * ctx.reading
     if frozenset(diffs[0][1:]) == frozenset((a, b)):
@@ -1269,8 +1281,9 @@ def class_by_count(ctx: Ctx, extreme: str) -> int:
 @_guard
 def legend_spacing(ctx: Ctx) -> str:
     """``evenly spaced`` or ``significant gaps`` (definitions in the module constants)."""
-    bounds = [_label_bounds(c.label) for c in ctx.scene.legend.classes]
-    if any(lo is None or hi is None for lo, hi in bounds):
+    labelled = [_label_bounds(c.label) for c in ctx.scene.legend.classes]
+    bounds = [(lo, hi) for lo, hi in labelled if lo is not None and hi is not None]
+    if len(bounds) < len(labelled):
         raise Invalid
     widths = [hi - lo for lo, hi in bounds]
     gaps = [b[0] - a[1] for a, b in zip(bounds, bounds[1:])]
@@ -1310,9 +1323,9 @@ def by_level(ctx: Ctx, regions: Iterable[str], extreme: str) -> list[str]:
 @register("Region", "Regions")
 def by_border_difference(ctx: Ctx, region: str) -> list[str]:
     """Legible, valued neighbours of ``region``, the most different first (domain helper)."""
-    x = ctx.level[region]
+    x, known = ctx.level[region], _known(ctx)
     pool = readable(ctx, ctx.scene.regions[region].neighbors)
-    return sorted(pool, key=lambda c: (-abs(ctx.level[c] - x), c)) if x is not None else pool
+    return sorted(pool, key=lambda c: (-abs(known[c] - x), c)) if x is not None else pool
 
 
 @register("", "Regions")
@@ -1320,7 +1333,8 @@ def regions_by_border_difference(ctx: Ctx) -> list[str]:
     """Legible, valued regions with neighbours, the one on the largest border difference first."""
     best: dict[str, float] = {}
     for a in readable_regions(ctx):
-        diffs = [abs(ctx.level[a] - ctx.level[b]) for b in ctx.scene.regions[a].neighbors if ctx.level[b] is not None]
+        la = _known(ctx)[a]  # readable
+        diffs = [abs(la - lb) for b in ctx.scene.regions[a].neighbors if (lb := ctx.level[b]) is not None]
         if diffs:
             best[a] = max(diffs)
     return sorted(best, key=lambda c: (-best[c], c))
@@ -1380,15 +1394,16 @@ def by_outlyingness(ctx: Ctx, regions: Iterable[str]) -> list[str]:
     pool = readable(ctx, regions)
     if len(pool) < 2:
         return pool
-    lv = sorted(ctx.level[c] for c in pool)
+    known = _known(ctx)
+    lv = sorted(known[c] for c in pool)
     med = lv[len(lv) // 2]
-    return sorted(pool, key=lambda c: (-abs(ctx.level[c] - med), c))
+    return sorted(pool, key=lambda c: (-abs(known[c] - med), c))
 
 
 @register("Regions", "LegendClasses")
 def ranges_by_share(ctx: Ctx, regions: Iterable[str]) -> list[int]:
     """Legend ranges, the one holding most members first (domain helper for yes-answers)."""
-    counts = Counter()
+    counts: Counter[int] = Counter()
     for c in regions:
         lv = ctx.level[c]
         if lv is None:
