@@ -40,7 +40,7 @@ import math
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
-from typing import Any, cast
+from typing import Any, ParamSpec, TypeVar, cast
 
 from mapgen.data.map_words import map_words
 from mapgen.geo.languages import DEFAULT_LANGUAGE
@@ -310,13 +310,16 @@ class Function:
 
 
 FUNCTIONS: dict[str, Function] = {}
+F = TypeVar("F", bound=Callable[..., Any])
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
-def register(args: tuple[str, ...] | str, returns: str, relative: bool = False) -> Callable:
-    """Decorator registering a library function under its Python name."""
+def register(args: tuple[str, ...] | str, returns: str, relative: bool = False) -> Callable[[F], F]:
+    """Decorator registering a library function under its Python name (its signature kept for the checker)."""
     arg_types = tuple(args.split()) if isinstance(args, str) else args
 
-    def deco(fn: Callable) -> Callable:
+    def deco(fn: F) -> F:
         FUNCTIONS[fn.__name__] = Function(fn.__name__, fn, arg_types, returns, (fn.__doc__ or "").strip(), relative)
         return fn
 
@@ -413,10 +416,10 @@ def _in_interval(ctx: Ctx, code: str, idx: int) -> bool:
     return _versus_mark(ctx, code, lo) > 0 and _versus_mark(ctx, code, hi) < 0
 
 
-def _guard(fn: Callable[..., Any]) -> Callable[..., Any]:
-    def wrapped(*args: Any) -> Any:
+def _guard(fn: Callable[P, R]) -> Callable[P, R | _Invalid]:
+    def wrapped(*args: P.args, **kwargs: P.kwargs) -> R | _Invalid:
         try:
-            return fn(*args)
+            return fn(*args, **kwargs)
         except Invalid:
             return INVALID
 
@@ -1128,7 +1131,7 @@ def _closest_pair_in(ctx: Ctx, pool: Iterable[str], idx: int) -> frozenset[str]:
     best = closest_pair(ctx, sure)
     if maybe and (best is INVALID or closest_pair(ctx, sure + maybe) != best):
         raise Invalid
-    if best is INVALID:
+    if isinstance(best, _Invalid):
         raise Invalid
     return best
 
