@@ -15,7 +15,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -40,11 +40,14 @@ from mapgen.benchmark import (
     write_unit_record,
 )
 from mapgen.build_packs import build_templates, copy_packs, missing_texts
-from mapgen.config import BuildConfig, load_config
+from mapgen.config import BuildConfig, CounterfactualKind, load_config
 from mapgen.errors import BuildError
 from mapgen.files import sha256_file, write_json_atomic, write_jsonl_atomic
 from mapgen.tasks import ImageContext
 from mapgen.tasks import tasks as registered_tasks
+
+if TYPE_CHECKING:
+    from rich.progress import Progress
 
 
 @dataclass(frozen=True)
@@ -57,7 +60,7 @@ class Unit:
     split: str
     choice: dict[str, Any]
     seed: int
-    cf_kind: str | None = None
+    cf_kind: CounterfactualKind | None = None
 
 
 # --- planning -----------------------------------------------------------------------------------------------
@@ -443,7 +446,7 @@ def prepare_folder(config: BuildConfig, out_dir: Path, resume: bool, force: bool
         if held != config.digest():
             if not force:
                 raise BuildError(
-                    f"{out_dir} holds a build of a different config (digest {held[:12]}…); use another folder, "
+                    f"{out_dir} holds a build of a different config (digest {str(held)[:12]}…); use another folder, "
                     "or --force to replace it."
                 )
             clear_build(out_dir)
@@ -506,23 +509,24 @@ class progress_bar:
 
     def __init__(self, total: int, enabled: bool) -> None:
         self.total, self.enabled = total, enabled and total > 0
-        self._progress = None
+        self._progress: Progress | None = None
 
     def __enter__(self) -> Callable[[], None]:
         if not self.enabled:
             return lambda: None
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-        self._progress = Progress(TextColumn("building"), BarColumn(), MofNCompleteColumn(),
-                                  TextColumn("{task.fields[rate]}"), TimeRemainingColumn(), transient=False)
-        self._progress.start()
-        task = self._progress.add_task("units", total=self.total, rate="")
+        progress = self._progress = Progress(TextColumn("building"), BarColumn(), MofNCompleteColumn(),
+                                             TextColumn("{task.fields[rate]}"), TimeRemainingColumn(),
+                                             transient=False)
+        progress.start()
+        task = progress.add_task("units", total=self.total, rate="")
         started = time.perf_counter()
 
         def advance() -> None:
-            done = self._progress.tasks[0].completed + 1
+            done = progress.tasks[0].completed + 1
             rate = done / max(1e-9, time.perf_counter() - started)
-            self._progress.update(task, advance=1, rate=f"{rate:.1f} units/s")
+            progress.update(task, advance=1, rate=f"{rate:.1f} units/s")
 
         return advance
 

@@ -30,7 +30,8 @@ from pydantic import (
 from mapgen.resources import config_path
 from mapgen.yamlio import load_yaml, yaml_problem
 
-COUNTERFACTUAL_KINDS = ("original", "imaginary", "shuffled", "jumbled")
+CounterfactualKind = Literal["original", "imaginary", "shuffled", "jumbled"]
+COUNTERFACTUAL_KINDS: tuple[CounterfactualKind, ...] = ("original", "imaginary", "shuffled", "jumbled")
 #: The tasks a config builds when it names none (registered names, :mod:`mapgen.tasks`).
 TASKS = ("vqa", "caption", "grounding")
 #: Upper bounds that keep a mistyped number from running for days or filling the disk.
@@ -231,8 +232,7 @@ class VariantChoices(Strict):
 class CounterfactualSet(Strict):
     country: str = "usa"
     maps: WholeNumber = Field(0, ge=0)
-    kinds: Annotated[list[Literal["original", "imaginary", "shuffled", "jumbled"]], NonEmpty] = list(
-        COUNTERFACTUAL_KINDS)
+    kinds: Annotated[list[CounterfactualKind], NonEmpty] = list(COUNTERFACTUAL_KINDS)
 
 
 class QuestionChoices(Strict):

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import sys
 from importlib import resources
-from importlib.resources.abc import Traversable
+
+if sys.version_info >= (3, 11):
+    from importlib.resources.abc import Traversable
+else:  # Python 3.10 has it in importlib.abc only
+    from importlib.abc import Traversable
 
 
 def data_path(*parts: str) -> Traversable:

@@ -400,8 +400,8 @@ def _reclassified_for_hatching(spec: MapSpec) -> Legend | None:
     minor = set(speck_regions(spec.load_atlas(), hatched=True))
     members: dict[int, set[str]] = {}
     for code, value in spec.values.items():
-        if not is_nan(value):
-            members.setdefault(legend.class_of(value), set()).add(code)
+        if not is_nan(value) and (index := legend.class_of(value)) is not None:
+            members.setdefault(index, set()).add(code)
     if not any(codes <= minor for codes in members.values()):
         return None
     return discrete_legend(pd.Series(spec.values, dtype=float), DiscreteOptions(

@@ -108,6 +108,8 @@ def audit_map(png: str | Path) -> MapAudit:
     misread = {}
     for code, facts in truth.regions.items():
         r = reading.regions[code]
+        truth_v: float | None
+        read_v: float | None
         if truth.map_type == "discrete":
             wrong = r.class_index != facts.class_index
             truth_v, read_v = facts.class_index, r.class_index
@@ -158,7 +160,7 @@ def _discrete_legend_checks(om: OracleMap) -> tuple[dict[str, Any], list[str]]:
         if dist < MIN_HATCH_DISTANCE:
             flags.append("hatch unreadable")
     else:
-        off = {s.class_index: _de(s.rgb, spec_colors[s.class_index]) for s in class_swatches}
+        off = {i: _de(s.rgb, spec_colors[i]) for s in class_swatches if (i := s.class_index) is not None}
         info["swatch_vs_spec_de"] = {str(k): round(v, 2) for k, v in off.items()}
         if off and max(off.values()) > LEGEND_DE_TOL:
             flags.append("legend misread")

@@ -380,7 +380,7 @@ def read_map(files: RenderFiles) -> MapReading:
     for code, facts in record["regions"].items():
         sample, radius = facts["sample"], float(facts.get("sample_radius", 1.0))
         base: dict[str, Any] = {"code": code}
-        if hatched:
+        if labels is not None:  # hatched maps
             r = hatch_radius(radius)
             rows, cols, inside = disc_window(mask, ids[code], sample, r)
             inside &= ~labels[rows, cols]
@@ -460,7 +460,7 @@ def oracle_scene(scene: Scene, reading: MapReading) -> Scene:
             continue
         if r.na:
             value, idx, label, color = math.nan, None, legend.na_label or "N/A", legend.na_color
-        elif discrete:
+        elif discrete and r.class_index is not None:  # not N/A: a class was read
             cls = legend.classes[r.class_index]
             value, idx, label, color = (cls.lower + cls.upper) / 2, cls.index, cls.label, cls.color
         else:

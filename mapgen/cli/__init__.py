@@ -73,7 +73,8 @@ class MapgenGroup(click.Group):
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """The command list from :data:`COMMANDS`, without importing any command module."""
         limit = formatter.width - 6 - max(len(name) for name in COMMANDS)
-        rows = [(name, click.utils.make_default_short_help(COMMANDS[name][2], limit)) for name in sorted(COMMANDS)]
+        # Command.get_short_help_str: click.utils.make_default_short_help is deprecated (gone in click 9)
+        rows = [(name, click.Command(name, help=COMMANDS[name][2]).get_short_help_str(limit)) for name in sorted(COMMANDS)]
         with formatter.section("Commands"):
             formatter.write_dl(rows)
 

@@ -42,7 +42,7 @@ def _os_message(exc: OSError) -> str:
     return f"cannot write{where}: {reason}; choose a folder you can write to (-o/--output)."
 
 
-def _template_error(exc: Exception) -> bool:
+def _template_error(exc: BaseException) -> bool:
     jinja = sys.modules.get("jinja2.exceptions")
     return jinja is not None and isinstance(exc, jinja.TemplateError)
 

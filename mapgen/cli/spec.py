@@ -13,6 +13,7 @@ from typing import Any
 import click
 
 from mapgen.cli.sources import atlas_options, open_atlas, statistic_for, table_options
+from mapgen.legend.model import LegendKind, LegendOrder
 from mapgen.mapwise.schema import spec_from_mapwise
 from mapgen.scene import load_scene
 from mapgen.spec import MapSpec, make_spec
@@ -81,8 +82,8 @@ def _emit(spec: MapSpec, output: str | None) -> None:
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
               help="Spec JSON to write (atomically); without it, print the JSON.")
-def spec(country: str | None, stat_id: str | None, from_metadata: str | None, legend: str, classes: int,
-         scheme: str, breaks: str | None, order: str, colormap: str, reverse: bool, hatched: bool,
+def spec(country: str | None, stat_id: str | None, from_metadata: str | None, legend: LegendKind, classes: int,
+         scheme: str, breaks: str | None, order: LegendOrder, colormap: str, reverse: bool, hatched: bool,
          title: str | None, seed: int, output: str | None, **sources: Any) -> None:
     """The MapSpec of one map of COUNTRY (a name or vector file) from --stat or --data, or --from-metadata."""
     if from_metadata:

@@ -36,7 +36,7 @@ def _show(stat: Statistic) -> None:
     click.echo(f"# {stat.title} ({stat.unit or 'no unit'}, {stat.kind}{year})")
     click.echo(f"# source: {stat.source}")
     for code, value in stat.values.items():
-        click.echo(f"{code}\t{atlas.names.get(code, code)}\t{_fmt(value)}")
+        click.echo(f"{code}\t{atlas.names.get(str(code), code)}\t{_fmt(value)}")
 
 
 @stats.command("show")

@@ -94,7 +94,10 @@ def lint_map_words(language: str) -> list[str]:
     from mapgen.data.indicators import indicators
     from mapgen.geo.languages import native_names
 
-    words, country = map_words(language), native_names(language).country
+    names = native_names(language)
+    if names is None:
+        raise ValueError(f"{language!r} has no native region names: its map words are the English defaults")
+    words, country = map_words(language), names.country
     problems = [f"no title for the indicator {i.title!r}" for i in indicators(country)
                 if i.title not in words.indicators]
     problems += [f"no title for the table {country}/{s.id}" for s in list_stats(country)

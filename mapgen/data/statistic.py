@@ -138,7 +138,7 @@ class Statistic:
         """The non-missing values (a copy)."""
         return self.values.dropna()
 
-    def with_values(self, values: pd.Series, **info_changes: object) -> Statistic:
+    def with_values(self, values: pd.Series, **info_changes: Any) -> Statistic:
         """A new Statistic with other values (e.g. a counterfactual) and optionally changed metadata."""
         info = replace(self.info, **info_changes) if info_changes else self.info
         return Statistic(values=values, info=info)

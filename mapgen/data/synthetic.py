@@ -75,7 +75,8 @@ DISTRIBUTIONS: dict[str, Callable[[np.random.Generator, int], np.ndarray]] = {
 
 def weights(graph: nx.Graph, nodes: list[str]) -> np.ndarray:
     """Row-standardised adjacency matrix of ``nodes`` (rows of islands stay zero)."""
-    adj = nx.to_numpy_array(graph, nodelist=nodes, weight=None)
+    # types-networkx types weight as str, but None (every edge counts 1) is documented and used here
+    adj = nx.to_numpy_array(graph, nodelist=nodes, weight=None)  # type: ignore[call-overload]
     row = adj.sum(axis=1, keepdims=True)
     return np.divide(adj, row, out=np.zeros_like(adj), where=row > 0)
 

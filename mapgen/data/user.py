@@ -30,12 +30,12 @@ import warnings
 from collections.abc import Hashable
 from dataclasses import asdict, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import numpy as np
 import pandas as pd
 
-from mapgen.data.statistic import KINDS, StatInfo, Statistic
+from mapgen.data.statistic import KINDS, Kind, StatInfo, Statistic
 from mapgen.files import write_text_atomic
 from mapgen.geo.atlas import BUILTIN, Atlas, load_atlas
 from mapgen.geo.names import UnknownRegionError, normalize_name
@@ -292,7 +292,9 @@ def _resolve_rows(
 ) -> tuple[list[str], list[int]]:
     """Resolved code per kept row and the positions kept (rows naming regions the atlas excludes are dropped)."""
     full = load_atlas(atlas.name) if atlas.name in BUILTIN else atlas
-    codes, keep, seen = [], [], {}
+    codes: list[str] = []
+    keep: list[int] = []
+    seen: dict[str, tuple[str, str]] = {}
     duplicates = []
     for pos, (cell, row) in enumerate(zip(frame[region_col], rows)):
         if _is_missing(cell) and not (isinstance(cell, str) and cell.strip()):  # "NA" may be a code
@@ -354,7 +356,7 @@ def _info(
         country=atlas.name,
         title=str(title),
         unit=str(overrides["unit"] if overrides["unit"] is not None else meta.get("unit", _default_unit(kind))),
-        kind=kind,
+        kind=cast(Kind, kind),  # checked against KINDS above
         year=None if year is None else int(year),
         source=str(overrides["source_note"] or meta.get("source") or default_source),
         notes=str(meta.get("notes", "")),

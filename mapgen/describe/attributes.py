@@ -131,13 +131,15 @@ def darkness_ranks(scene: Scene) -> dict[int, int]:
 # ------------------------------------------------------------------------------------------ attributes
 
 
-def require_pixels(scene: Scene) -> None:
-    """Raise when the scene has no pixel facts (render it first)."""
-    if any(r.pixels is None for r in scene.regions.values()):
+def require_pixels(scene: Scene) -> dict[str, dict[str, Any]]:
+    """Each region's pixel facts; raise when the scene has none (render it first)."""
+    pixels = {c: r.pixels for c, r in scene.regions.items() if r.pixels is not None}
+    if len(pixels) < len(scene.regions):
         raise ValueError(
             f"Scene {scene.map_id!r} has no pixel facts: render the map (mapgen.render.render) and describe "
             "its result's scene, or pass the render JSON to `mapgen describe`."
         )
+    return pixels
 
 
 def size_thresholds(areas: Sequence[float]) -> tuple[float, float]:
@@ -184,10 +186,10 @@ def _rel_size(code: str, members: list[str], areas: dict[str, int]) -> str | Non
 
 def region_attributes(scene: Scene) -> list[dict[str, Any]]:
     """One VRSBench-style attribute record per region (map order); needs a rendered scene."""
-    require_pixels(scene)
+    pixels = require_pixels(scene)
     width, height = image_size(scene)
-    areas = {c: int(r.pixels["area_px"]) for c, r in scene.regions.items()}
-    centres = {c: bbox_centre(r.pixels["bbox"]) for c, r in scene.regions.items()}
+    areas = {c: int(pixels[c]["area_px"]) for c in scene.regions}
+    centres = {c: bbox_centre(pixels[c]["bbox"]) for c in scene.regions}
     thresholds = size_thresholds(list(areas.values()))
     cats = categories(scene)
     total_area = sum(areas.values()) or 1
@@ -195,8 +197,8 @@ def region_attributes(scene: Scene) -> list[dict[str, Any]]:
     out = []
     for code, r in scene.regions.items():
         members = cats[category_of(r)]
-        bbox = [int(v) for v in r.pixels["bbox"]]
-        obb = [[float(x), float(y)] for x, y in r.pixels["obb"]]
+        bbox = [int(v) for v in pixels[code]["bbox"]]
+        obb = [[float(x), float(y)] for x, y in pixels[code]["obb"]]
         category = category_of(r)
         out.append(
             {
@@ -235,8 +237,8 @@ def region_attributes(scene: Scene) -> list[dict[str, Any]]:
 
 def size_rule(scene: Scene) -> dict[str, Any]:
     """The thresholds used for ``size`` on this map (for the annotation file)."""
-    require_pixels(scene)
-    lo, hi = size_thresholds([r.pixels["area_px"] for r in scene.regions.values()])
+    pixels = require_pixels(scene)
+    lo, hi = size_thresholds([pixels[c]["area_px"] for c in scene.regions])
     return {"percentiles": list(SIZE_PERCENTILES), "small_below_px": lo, "large_above_px": hi}
 
 

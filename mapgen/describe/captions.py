@@ -53,7 +53,7 @@ def top_regions(scene: Scene, high: bool = True) -> list[str]:
     if scene.map_type == "discrete":
         target = scene.legend.k - 1 if high else 0
         return [c for c in valued if scene.regions[c].class_index == target]
-    pos = {c: scene.legend.position_of(scene.regions[c].value) for c in valued}
+    pos = {c: scene.legend.bar_position(scene.regions[c].value) for c in valued}
     if high:
         return [c for c in valued if pos[c] >= CONTINUOUS_TOP]
     return [c for c in valued if pos[c] <= 1 - CONTINUOUS_TOP]
@@ -201,16 +201,16 @@ def _extremes(scene: Scene, ctx: dict, rng: random.Random) -> dict[str, Any] | N
         )
         claim = {"highest_class": scene.legend.k - 1, "top": top_shown, "lowest_class": 0, "low": low_shown}
         return {"kind": "extremes", "text": text, "claim": claim}
-    high, low = _clear_extreme(scene, True), _clear_extreme(scene, False)
-    if not high:
+    highest, lowest = _clear_extreme(scene, True), _clear_extreme(scene, False)
+    if not highest:
         return None
     darker = scene.legend_facts.darkness_increases_with_value
     text = render_text(
-        pick(rng, w["extremes_continuous" if low else "extremes_continuous_high"]),
-        high_name=scene.regions[high].name, low_name=scene.regions[low].name if low else "",
+        pick(rng, w["extremes_continuous" if lowest else "extremes_continuous_high"]),
+        high_name=scene.regions[highest].name, low_name=scene.regions[lowest].name if lowest else "",
         high_shade="darkest" if darker else "lightest", low_shade="lightest" if darker else "darkest", **ctx,
     )
-    return {"kind": "extremes", "text": text, "claim": {"highest": high, "lowest": low}}
+    return {"kind": "extremes", "text": text, "claim": {"highest": highest, "lowest": lowest}}
 
 
 def _clear_extreme(scene: Scene, high: bool) -> str | None:

@@ -185,11 +185,12 @@ HANDLERS: dict[str, Callable[[RefContext, Codes, Any], Codes | None]] = {
 
 def run_referring_program(ctx: RefContext, program: Program) -> Codes | None:
     """Run a program over every region of the map; None when a step is invalid."""
-    codes: Codes | None = list(ctx.attrs)
+    codes: Codes = list(ctx.attrs)
     for step in program:
-        codes = HANDLERS[step["op"]](ctx, codes, step.get("arg"))
-        if codes is None:
+        picked = HANDLERS[step["op"]](ctx, codes, step.get("arg"))
+        if picked is None:
             return None
+        codes = picked
     return codes
 
 
@@ -287,7 +288,8 @@ def wording_context(ctx: RefContext, program: Program, rng: random.Random) -> di
     scene = ctx.scene
     out: dict[str, Any] = {"word": scene.region_word, "words": scene.region_words, "country": scene.country}
     for step in program:
-        op, arg = step["op"], step.get("arg")
+        op = step["op"]
+        arg: Any = step.get("arg")  # a code, a class index, a group, a word: what the step takes
         if op == "filter_class" and arg != NA_CATEGORY:
             out["cls"] = class_phrase(ctx, arg, rng)
         elif op == "filter_group":

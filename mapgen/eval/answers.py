@@ -20,7 +20,7 @@ from __future__ import annotations
 import ast
 import json
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -361,10 +361,10 @@ def parse_ranking(text: str, vocabulary: Iterable[str] = ()) -> Extracted:
     chains = [line for line in s.splitlines() if _CHAIN.search(line)]
     if chains:
         line = re.sub(r"^.*?:\s*", "", chains[-1]) if ":" in chains[-1] else chains[-1]
-        groups = _groups_from_chain(line, vocabulary)
-        if groups is None:
+        chain = _groups_from_chain(line, vocabulary)
+        if chain is None:
             return _fail("ranking mixes > and <", span=line)
-        return Extracted(value=groups, ok=True, span=line)
+        return Extracted(value=chain, ok=True, span=line)
     bullets = [line for line in s.splitlines() if _BULLET_LINE.match(line)]
     if bullets:
         return Extracted(value=_groups_from_sequence(bullets, vocabulary), ok=True, span=text)
@@ -404,7 +404,7 @@ def parse_text(text: str, answer_type: str, vocabulary: Iterable[str] = (), whol
 # ------------------------------------------------------------------------------------------- JSON values
 
 
-def _coerce_str_list(value: list[Any]) -> list[str]:
+def _coerce_str_list(value: Sequence[Any]) -> list[str]:
     return [c for c in (clean_item(str(v)) for v in value if v is not None) if c]
 
 

@@ -23,7 +23,7 @@ import math
 import random
 import re
 import zlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -152,7 +152,7 @@ def choices_for(questions: Sequence[Question], facts_of: Any, k: int = 4, seed: 
     return {q.question_id: make_choice(q, facts_of(q.map_id), k, seed) for q in questions if q.answer_type in MCQ_TYPES}
 
 
-def score_mcq(questions: Sequence[Question], texts: dict[str, str | None], facts_of: Any, k: int = 4,
+def score_mcq(questions: Sequence[Question], texts: Mapping[str, str | None], facts_of: Any, k: int = 4,
               seed: int = 0) -> Any:
     """Score letter answers to the MCQ twins of ``questions`` (other answer types are left out); the report
     frame keeps each question's own answer type, its main metric column holding the MCQ score."""

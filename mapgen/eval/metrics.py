@@ -78,7 +78,7 @@ from mapgen.legend.grammar import Range, find_range, parse_number
 from mapgen.questions.record import Question
 
 MetricFn = Callable[[Any, Question], float]
-Reducer = Callable[[Sequence[float]], float]
+Reducer = Callable[[Iterable[float]], float]
 Groups = list[list[str]]
 Ranking = Sequence[Sequence[str]]
 
@@ -538,7 +538,7 @@ def rank_positions(truth: Ranking, pred: Ranking) -> tuple[list[int], list[int]]
     return list(gold_rank.values()), [pred_rank.get(i, missing) for i in gold_rank]
 
 
-def _average_ranks(values: Sequence[int]) -> list[float]:
+def _average_ranks(values: Sequence[float]) -> list[float]:
     """1-based ranks with ties sharing their average rank (scipy's ``rankdata(method="average")``)."""
     order = sorted(range(len(values)), key=values.__getitem__)
     ranks = [0.0] * len(values)

@@ -417,8 +417,8 @@ def bar_plot(bars: Bars, title: str, path: Path) -> None:
     ax.set_title(title)
     if bars.score.shape[1] > 1:
         ax.legend(fontsize=8, loc="upper right")
-    elif ax.get_legend() is not None:
-        ax.get_legend().remove()
+    elif (legend := ax.get_legend()) is not None:
+        legend.remove()
     fig.tight_layout()
     fig.savefig(path, metadata={"Software": None}, pil_kwargs={"compress_level": 6})
     plt.close(fig)

@@ -84,6 +84,14 @@ def copy_images(bench: Benchmark, dest: Path, map_ids: list[str], folder: str = 
     out = {}
     for map_id in map_ids:
         rel = f"{folder}/{map_id}.png"
-        link_or_copy(bench.image_path(map_id), dest / rel)
+        link_or_copy(image_file(bench, map_id), dest / rel)
         out[map_id] = rel
     return out
+
+
+def image_file(bench: Benchmark, map_id: str) -> Path:
+    """The image of a map an export lists (an :class:`ExportError` when the benchmark has none)."""
+    path = bench.image_path(map_id)
+    if path is None:
+        raise ExportError(f"map {map_id} has no image in {bench.root}")
+    return path

@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from mapgen.benchmark import MAPS_DIR, Benchmark, map_json_name
-from mapgen.export.common import ExportError, answer_text
+from mapgen.export.common import ExportError, answer_text, image_file
 from mapgen.files import link_or_copy, write_json_atomic, write_text_atomic
 from mapgen.mapwise.layout import CF_COLUMNS, CF_KINDS, COUNTRY_TABLES, VARIANT_FOLDERS
 from mapgen.mapwise.wording import mapwise_text
@@ -195,7 +195,7 @@ def _country_fields(meta: dict[str, Any], spec: Any, name: MapName) -> dict[str,
     """The fields MAPWise's files carry for the country, in MAPWise's key order (unknown keys last)."""
     usa = name.country == "usa"
     legend = {"orientation": spec.style.legend_orientation, "position": spec.style.legend_position}
-    fields = {"map_id": name.number if usa else str(name.number), "scope": "USA" if usa else None,
+    fields: dict[str, Any] = {"map_id": name.number if usa else str(name.number), "scope": "USA" if usa else None,
               "locationmode": "USA-states" if usa else "geojson-id"}
     if usa:
         fields |= {"KFF_file_name": spec.stat.id, "projection": "albers usa", "showgrid": False,
@@ -320,7 +320,7 @@ def write(bench: Benchmark, dest: Path, wording: str | None = None, **_: Any) ->
                               ensure_ascii=False, newline=True)
         written: set[str] = set()
         for map_id, (image_folder, name) in folder.maps.items():
-            link_or_copy(bench.image_path(map_id), root / image_folder / f"{name.stem}.png")
+            link_or_copy(image_file(bench, map_id), root / image_folder / f"{name.stem}.png")
             if name.stem not in written:  # one metadata file per map (its variants share it, as in MAPWise)
                 written.add(name.stem)
                 write_json_atomic(root / "metadata" / f"{name.stem}.json", map_metadata(bench, map_id, name),

@@ -53,7 +53,7 @@ def border_graph(
     buffer_m: float = BUFFER_M,
 ) -> nx.Graph:
     """Graph with one node per code and an edge (attribute ``km``) for each border longer than ``min_km``."""
-    graph = nx.Graph()
+    graph: nx.Graph[str] = nx.Graph()
     graph.add_nodes_from(codes)
     for (i, j), km in border_lengths(geoms, buffer_m=buffer_m).items():
         if km > min_km:

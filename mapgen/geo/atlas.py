@@ -101,7 +101,7 @@ def _load_builtin(name: str) -> Atlas:
     meta = yaml.safe_load(data_path("atlas", f"regions_{name}.yaml").read_text(encoding="utf-8"))
     facts = json.loads(data_path("atlas", f"{name}.facts.json").read_text(encoding="utf-8"))
     names = {r["code"]: r["name"] for r in meta["regions"]}
-    graph = nx.Graph()
+    graph: nx.Graph[str] = nx.Graph()
     graph.add_nodes_from(names)
     graph.add_weighted_edges_from(facts["edges"], weight="km")
     _apply_overrides(graph, name)

@@ -74,7 +74,7 @@ def load_published(country: str) -> PublishedBorders:
 def measured_graph(country: str) -> nx.Graph:
     """The border graph as measured from the geometry, before the curated overrides."""
     facts = json.loads(data_path("atlas", f"{country}.facts.json").read_text(encoding="utf-8"))
-    graph = nx.Graph()
+    graph: nx.Graph[str] = nx.Graph()
     graph.add_nodes_from(facts["regions"])
     graph.add_weighted_edges_from(facts["edges"], weight="km")
     return graph

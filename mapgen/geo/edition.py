@@ -83,7 +83,7 @@ def _names(base: Atlas, rules: Mapping[str, Any], mapping: dict[str, list[str]])
 
 
 def _graph(base: Atlas, mapping: dict[str, list[str]], split: set[str], facts: Mapping[str, Any]) -> nx.Graph:
-    graph = nx.Graph()
+    graph: nx.Graph[str] = nx.Graph()
     graph.add_nodes_from(_codes(base, mapping))
     for a, b, data in base.graph.edges(data=True):
         if a in split or b in split:
@@ -175,7 +175,7 @@ def edition_geometry(base: Atlas, rules: Mapping[str, Any], names: Mapping[str, 
     mapping = code_map(rules)
     geoms: dict[str, Any] = {}
     for c, geom in base.gdf.geometry.items():
-        news = mapping.get(c, [c])
+        news = mapping.get(str(c), [str(c)])
         if len(news) == 1:
             geoms[news[0]] = unary_union([geoms[news[0]], geom]) if news[0] in geoms else geom
             continue

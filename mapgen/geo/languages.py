@@ -111,4 +111,5 @@ def names_for(language: str, country: str) -> NativeNames | None:
 
 def languages_for(country: str) -> list[str]:
     """The languages a built-in country can be asked in."""
-    return [lang for lang in LANGUAGES if lang == DEFAULT_LANGUAGE or native_names(lang).country == country]
+    return [lang for lang in LANGUAGES
+            if lang == DEFAULT_LANGUAGE or ((names := native_names(lang)) is not None and names.country == country)]

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import networkx as nx
 
@@ -23,6 +23,7 @@ from mapgen.geo.source import AtlasFile
 
 if TYPE_CHECKING:
     import geopandas as gpd
+    from shapely.geometry import Point
 
 DIRECTIONS = ("north", "south", "east", "west")
 
@@ -115,7 +116,7 @@ class Atlas:
     @cached_property
     def centroids(self) -> Mapping[str, tuple[float, float]]:
         """Code → centroid of the display geometry (projected coordinates), computed on first use."""
-        return LazyMapping(lambda: {c: (float(p.x), float(p.y)) for c, p in self.gdf.geometry.centroid.items()})
+        return LazyMapping(lambda: _xy_table(self.gdf.geometry.centroid))
 
     @property
     def _index(self) -> dict[str, str]:
@@ -234,3 +235,8 @@ class Atlas:
             "extent": {"west": pos.west, "south": pos.south, "east": pos.east, "north": pos.north},
             "area_km2": pos.area_km2,
         }
+
+
+def _xy_table(points: gpd.GeoSeries) -> dict[str, tuple[float, float]]:
+    """Code → (x, y) of a series of points indexed by code."""
+    return {c: (float(p.x), float(p.y)) for c, p in cast("Iterable[tuple[str, Point]]", points.items())}

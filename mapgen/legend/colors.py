@@ -368,8 +368,8 @@ def hex_to_rgb_string(color: str) -> str:
 def relative_luminance(color: str) -> float:
     """WCAG relative luminance of a colour (0 black … 1 white)."""
     chans = []
-    for c in hex_to_rgb(color):
-        c = c / 255
+    for channel in hex_to_rgb(color):
+        c = channel / 255
         chans.append(c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4)
     return 0.2126 * chans[0] + 0.7152 * chans[1] + 0.0722 * chans[2]
 

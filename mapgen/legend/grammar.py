@@ -124,14 +124,13 @@ def _start_decimals(numbers: Sequence[float]) -> int:
 
 def _range_label(lo: float | None, hi: float | None, dec: int, style: str, percent: bool) -> tuple[str, bool]:
     """(label of one range, whether its two bounds print the same) at ``dec`` decimals."""
-    slo = _fmt_number(lo, dec, style, percent) if lo is not None else None
-    shi = _fmt_number(hi, dec, style, percent) if hi is not None else None
-    if slo is None and shi is None:
-        raise ValueError("a range needs at least one bound")
-    if slo is None:
-        return f"<{shi}", False
-    if shi is None:
-        return f">{slo}", False
+    if lo is None:
+        if hi is None:
+            raise ValueError("a range needs at least one bound")
+        return f"<{_fmt_number(hi, dec, style, percent)}", False
+    if hi is None:
+        return f">{_fmt_number(lo, dec, style, percent)}", False
+    slo, shi = _fmt_number(lo, dec, style, percent), _fmt_number(hi, dec, style, percent)
     if lo == hi:
         return slo, False
     return _join(slo, shi, style, lo < 0 or hi < 0), slo == shi

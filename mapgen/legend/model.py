@@ -168,11 +168,17 @@ class Legend:
 
     def class_of(self, value: float | None) -> int | None:
         """Class index of ``value`` (upper-inclusive bins like mapclassify's ``yb``); None for NaN/None."""
-        if self.kind != "discrete":
-            raise ValueError("class_of() needs a discrete legend; use color_of()/position_of() on continuous")
+        self._need_discrete()
         if value is None or pd.isna(value):
             return None
-        v = float(value)
+        return self._bin(float(value))
+
+    def _need_discrete(self) -> None:
+        if self.kind != "discrete":
+            raise ValueError("class_of() needs a discrete legend; use color_of()/position_of() on continuous")
+
+    def _bin(self, v: float) -> int:
+        """Class index of a present value (upper-inclusive bins)."""
         for i, edge in enumerate(self._edges()[: self.k - 1]):
             if v <= edge:
                 return i
@@ -182,16 +188,20 @@ class Legend:
         """Relative position of ``value`` on a continuous colour bar (0 at vmin, 1 at vmax, clipped)."""
         if value is None or pd.isna(value):
             return None
+        return self.bar_position(float(value))
+
+    def bar_position(self, v: float) -> float:
+        """Relative position of a present value on a continuous colour bar (0 at vmin, 1 at vmax, clipped)."""
         span = self.vmax - self.vmin
-        return float(min(1.0, max(0.0, (float(value) - self.vmin) / span))) if span > 0 else 0.0
+        return float(min(1.0, max(0.0, (v - self.vmin) / span))) if span > 0 else 0.0
 
     def color_of(self, value: float | None) -> str:
         """Fill colour of ``value``: its class colour, or the interpolated scale colour; ``na_color`` for NaN."""
         if value is None or pd.isna(value):
             return self.na_color
         if self.kind == "discrete":
-            return self.classes[self.class_of(value)].color
-        return interpolate(self.colors, self.position_of(value))
+            return self.classes[self._bin(float(value))].color
+        return interpolate(self.colors, self.bar_position(float(value)))
 
     def display_classes(self) -> tuple[LegendClass, ...]:
         """Classes in the order the legend box shows them (N/A, if any, comes after these)."""
@@ -205,7 +215,8 @@ class Legend:
         """Legend label a reader would give for ``value`` (the N/A label for missing values)."""
         if value is None or pd.isna(value):
             return self.na_label or NA_LABEL
-        return self.classes[self.class_of(value)].label
+        self._need_discrete()
+        return self.classes[self._bin(float(value))].label
 
     @property
     def darkness_increases_with_value(self) -> bool:

@@ -18,7 +18,7 @@ import math
 import warnings
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -68,7 +68,7 @@ def _present(meta: dict) -> tuple[str, ...]:
     return tuple(k for k in _LEGEND_KEYS if k in meta) + (("colormap_name",) if "colormap_name" in meta else ())
 
 
-def _dialect(meta: dict) -> str:
+def _dialect(meta: dict) -> Literal["kff", "mapqa"]:
     return "kff" if "class_descriptions" in meta and "num_symbols" in meta else "mapqa"  # USA (KFF) vs India/China
 
 
@@ -95,10 +95,12 @@ class _Classes:
     @classmethod
     def read(cls, descs: list[str]) -> _Classes:
         real = [i for i, d in enumerate(descs) if d.strip() != MAPWISE_NA]
-        parsed = {i: parse_label(descs[i]) for i in real}
-        for i, (lo, hi) in parsed.items():
+        parsed: dict[int, tuple[float, float]] = {}
+        for i in real:
+            lo, hi = parse_label(descs[i])
             if lo is None or hi is None:
                 raise ValueError(f"MAPWise class label {descs[i]!r} is not a closed range")
+            parsed[i] = (lo, hi)
         ranked = sorted(real, key=lambda i: (parsed[i][0], parsed[i][1]))
         return cls(descs, parsed, ranked, [i for i, d in enumerate(descs) if d.strip() == MAPWISE_NA])
 
@@ -298,9 +300,9 @@ def _derive(country: str, values: dict[str, float], original: dict[str, float | 
     for code, parents in _MAPWISE_DERIVED.get(country, {}).items():
         if code in original or not math.isnan(values.get(code, 0.0)):
             continue
-        parent = next((p for p in parents if original.get(p) is not None), None)
-        if parent is not None:
-            values[code] = original[parent]
+        found = next(((p, v) for p in parents if (v := original.get(p)) is not None), None)
+        if found is not None:
+            parent, values[code] = found
             derived[code] = parent
     if derived:
         warnings.warn(f"MAPWise map lacks {sorted(derived)}; values taken from {derived}.", stacklevel=3)

@@ -196,7 +196,7 @@ def mapwise_text(record: dict[str, Any]) -> str:
     map_type = str(record.get("map_type") or "discrete")
     variant = _variant(rec, map_type, record.get("text_variant") or 0) if rec else None
     phrases = slot_phrases(variant, record["question"]) if variant else None
-    if phrases is None:
+    if phrases is None or rec is None:
         return states_word(record["question"], country)
     for wording in rec.get("mapwise_wordings") or []:
         usable = _usable(wording, map_type, phrases)

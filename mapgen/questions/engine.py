@@ -92,11 +92,13 @@ def _alternatives(ctx: Ctx) -> list[tuple[float | None, float]]:
         return cached
     legend = ctx.scene.legend
     if ctx.discrete:
-        out = [(float(c.index), (c.lower + c.upper) / 2) for c in legend.classes] + [(None, math.nan)]
+        out: list[tuple[float | None, float]] = [(float(c.index), (c.lower + c.upper) / 2) for c in legend.classes]
+        out += [(None, math.nan)]
     else:
         lo, hi = legend.vmin, legend.vmax
         marks = [lo, (lo + hi) / 2, hi] + [(a + b) / 2 for a, b in ctx.intervals]
-        out = [(v, v) for v in dict.fromkeys(marks)] + [(None, math.nan)]
+        out = [(v, v) for v in dict.fromkeys(marks)]
+        out += [(None, math.nan)]
     ctx.fixed["alternatives"] = out
     return out
 
@@ -137,7 +139,7 @@ def param_domain(p: Param, ctx: Ctx, env: dict[str, Any]) -> list[Any]:
         key = (id(p), *(env[r] for r in p.refs))
         dom = ctx.cache.get(key)
         if dom is None:
-            dom = ctx.cache[key] = _source_domain(p, ctx, env)
+            dom = ctx.cache[key] = _source_domain(p, p.source, ctx, env)
         return dom
     if p.type == "Region":
         return _cached(ctx, "readable", lambda: FUNCTIONS["readable_regions"].fn(ctx))
@@ -150,8 +152,8 @@ def param_domain(p: Param, ctx: Ctx, env: dict[str, Any]) -> list[Any]:
     return list(p.values)
 
 
-def _source_domain(p: Param, ctx: Ctx, env: dict[str, Any]) -> list[Any]:
-    dom = eval_node(ctx, p.source, env)
+def _source_domain(p: Param, source: Node, ctx: Ctx, env: dict[str, Any]) -> list[Any]:
+    dom = eval_node(ctx, source, env)
     if dom is INVALID:
         return []
     dom = list(dom) if not isinstance(dom, (set, frozenset)) else sorted(dom)
@@ -215,7 +217,10 @@ def _local_group(value: str, ctx: Ctx, lang: Language) -> str:
     if value in ctx.group_centre:
         return lang.group_phrase("bordering", ctx.scene.local_name(ctx.group_centre[value]))
     form = "bordering" if kind in ("foreign_border", "region_border") else "lake" if kind == "lake" else "default"
-    return lang.group_phrase(form, ctx.scene.native.group(value))
+    native = ctx.scene.native
+    if native is None:
+        raise ValueError(f"group {value!r} in the map's language needs the scene's native names")
+    return lang.group_phrase(form, native.group(value))
 
 
 def scene_language(scene: Scene) -> Language | None:
@@ -295,7 +300,8 @@ def canonical_answer(template: Template, ctx: Ctx, answer: Any) -> tuple[Any, di
         return int(answer), {}, None
     if kind == "range":
         label, bounds = _range_answer(ctx, answer)
-        accepted[label] = [f"{ctx.num(bounds[0])} - {ctx.num(bounds[1])}"] if None not in bounds else []
+        lo, hi = bounds
+        accepted[label] = [f"{ctx.num(lo)} - {ctx.num(hi)}"] if lo is not None and hi is not None else []
         return label, accepted, bounds
     if kind == "ranking":
         return [[region(c) for c in sorted(g)] for g in answer], accepted, None
@@ -470,8 +476,7 @@ def difficulty(template: Template, ctx: Ctx, params: dict[str, Any]) -> dict[str
     """Difficulty features of an answered question: regions and legend classes its program read, the smallest
     gap between two values it read in tolerances (continuous maps), whether an illegible region lies among or
     next to the regions it names, and its program steps (function calls)."""
-    reads = [c for c in ctx.reads if ctx.level.get(c) is not None]
-    levels = sorted(ctx.level[c] for c in reads)
+    levels = sorted(lv for lv in (ctx.level.get(c) for c in ctx.reads) if lv is not None)
     gap = None
     if not ctx.discrete and len(levels) > 1 and ctx.tol > 0:
         gap = round(min(b - a for a, b in zip(levels, levels[1:])) / ctx.tol, 2)

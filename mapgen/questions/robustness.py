@@ -20,9 +20,10 @@ from mapgen.questions.templates import Template
 from mapgen.scene import Scene
 
 
-def _discrete_range(ctx: Ctx, code: str) -> tuple[float, float]:
-    """Where a reader may place a region of a discrete map: its class's printed range (with its true value)."""
-    v, lv = ctx.value[code], ctx.level[code]
+def _discrete_range(ctx: Ctx, code: str, lv: float) -> tuple[float, float]:
+    """Where a reader may place a region of a discrete map (``lv`` its class): its class's printed range (with
+    its true value)."""
+    v = ctx.value[code]
     lo, hi = ctx.printed[int(lv)] if ctx.printed else (None, None)
     lo = v if lo is None else min(lo, v)
     hi = v if hi is None else max(hi, v)
@@ -32,13 +33,13 @@ def _discrete_range(ctx: Ctx, code: str) -> tuple[float, float]:
 def readings(ctx: Ctx, rng: random.Random, n: int = 8) -> Iterator[Ctx]:
     """``n`` readings of a map: every valued region moved within τ (continuous; all up, all down, random
     corners, then random points) or anywhere in its class's printed range (discrete)."""
-    valued = [c for c, lv in ctx.level.items() if lv is not None]
+    valued = {c: lv for c, lv in ctx.level.items() if lv is not None}
     for k in range(n):
         moved: dict[str, float] = {}
-        for c in valued:
+        for c, lv in valued.items():
             v = ctx.value[c]
             if ctx.discrete:
-                lo, hi = _discrete_range(ctx, c)
+                lo, hi = _discrete_range(ctx, c, lv)
                 moved[c] = v if lo == hi else rng.uniform(lo, hi)
             elif k == 0 or k == 1:
                 moved[c] = v + (ctx.tol if k == 0 else -ctx.tol)

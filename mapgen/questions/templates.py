@@ -115,7 +115,7 @@ def parse_expr(text: str) -> Node:
     text = str(text).strip()
     while pos < len(text):
         m = _TOKEN.match(text, pos)
-        if not m or m.end() == pos:
+        if not m or m.end() == pos or m.lastgroup is None:
             raise TemplateError(f"cannot parse {text!r} at {text[pos:]!r}")
         pos = m.end()
         kind = m.lastgroup
@@ -501,7 +501,7 @@ def _param(name: str, spec: Any) -> Param:
     problems = unknown_keys(spec, PARAM_KEYS, f"parameter {name!r}")
     if problems:
         raise TemplateError("; ".join(problems))
-    values = tuple(spec.get("values") or DEFAULT_VALUES.get(ptype, ()))
+    values = tuple(spec.get("values") or DEFAULT_VALUES.get(ptype) or ())
     if ptype == "Choice" and not values:
         raise TemplateError(f"Choice parameter {name!r} needs 'values'")
     source = parse_expr(spec["from"]) if spec.get("from") else None

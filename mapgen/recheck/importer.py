@@ -339,7 +339,8 @@ def with_counterfactuals(data: ImportedSet, folder: Path, meta_dir: Path, read_p
     aligned = None if own else _aligned(data, folder)
     for ref, spec in list(data.specs.items()):
         atlas = spec.load_atlas()
-        recorded = printed_from_metadata(load_metadata(metadata_file(meta_dir, ref)), atlas) if own else None
+        meta_file = metadata_file(meta_dir, ref) if own else None
+        recorded = printed_from_metadata(load_metadata(meta_file), atlas) if meta_file is not None else None
         if recorded:
             cf = counterfactual_record(kind, recorded[0], atlas, "metadata printed_name", recorded[1])
         else:

@@ -23,7 +23,7 @@ to another template parses as that template and says so in ``notes``.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -160,7 +160,7 @@ def _slot_kind(template: Template, wording: Wording, name: str, flt: str) -> tup
 
 def _slot_pattern(template: Template, wording: Wording, name: str, kind: str) -> str:
     if name in wording.choices:
-        words = wording.choices[name]
+        words: Iterable[str] = wording.choices[name]  # the written words (keys)
     elif kind == "Choice":
         words = next(p.values for p in template.params if p.name == name)
     else:

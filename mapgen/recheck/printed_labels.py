@@ -43,7 +43,7 @@ def _renderings(path: Path) -> Iterator[Any]:
 
     with Image.open(path) as im:
         grey = im.convert("L")
-    big = grey.resize((grey.width * SCALE, grey.height * SCALE), Image.LANCZOS)
+    big = grey.resize((grey.width * SCALE, grey.height * SCALE), Image.Resampling.LANCZOS)
     ink = np.asarray(big)
     yield big
     yield ImageOps.invert(big)

@@ -75,7 +75,7 @@ def _ocr_words(image: Any, left: int, config: str) -> list[_Word]:
     import pytesseract
     from PIL import Image
 
-    big = image.resize((image.width * SCALE, image.height * SCALE), Image.LANCZOS)
+    big = image.resize((image.width * SCALE, image.height * SCALE), Image.Resampling.LANCZOS)
     data = pytesseract.image_to_data(big, output_type=pytesseract.Output.DICT, config=config)
     words = []
     for i, text in enumerate(data["text"]):
@@ -124,7 +124,7 @@ def _read_at(gray: Any, word: _Word, y: float, expected: float) -> str | None:
         crop = gray.crop((max(0, word.x + dx), top, min(gray.width, word.x + 60), bottom))
         crop = crop.point(lambda v: 0 if v < INK else 255)  # dark label ink only: no paper tint, no bar frame
         crop = ImageOps.expand(crop, border=12, fill=255)  # tesseract reads a lone glyph better with margins
-        big = crop.resize((crop.width * SCALE, crop.height * SCALE), Image.LANCZOS)
+        big = crop.resize((crop.width * SCALE, crop.height * SCALE), Image.Resampling.LANCZOS)
         for psm in (7, 10):
             text = pytesseract.image_to_string(big, config=f"--psm {psm} -c tessedit_char_whitelist={WHITELIST}")
             value = _number(text)

@@ -51,7 +51,7 @@ from mapgen.questions import (
 )
 from mapgen.recheck.cfimport import UNKNOWN
 from mapgen.recheck.importer import ImportedSet, RawQuestion, read_csv_rows
-from mapgen.recheck.parse import Parsed, parse_question
+from mapgen.recheck.parse import Parsed, Unparsed, parse_question
 from mapgen.scene import Scene, build_scene
 from mapgen.spec import MapSpec, make_hatched
 
@@ -339,10 +339,12 @@ def _int(text: str) -> int | None:
 
 def _within_tolerance(q: Question, scene: Scene, theirs: str) -> bool:
     got = find_range(theirs)
-    if got is None or None in got:
+    if got is None or got[0] is None or got[1] is None:
         return False
+    lo, hi = got[0], got[1]
     tol = reading(scene).tol * (scene.legend.label_scale or 1.0)
-    return any(None not in r and abs(got[0] - r[0]) <= tol and abs(got[1] - r[1]) <= tol for r in gold_ranges(q))
+    return any(r[0] is not None and r[1] is not None and abs(lo - r[0]) <= tol and abs(hi - r[1]) <= tol
+               for r in gold_ranges(q))
 
 
 def reduced_scene(scene: Scene) -> Scene | None:
@@ -376,7 +378,7 @@ def recheck_question(
     v = Verdict(raw.country, raw.row, raw.map_ref, raw.map_id, raw.template_no, raw.question, raw.ground_truth,
                 "unparsed", verified=raw.verified)
     parsed = parse_question(raw.question, scene, raw.template_no, templates, aliases)
-    if not parsed.ok:
+    if isinstance(parsed, Unparsed):
         v.reason, v.template_id = parsed.reason, parsed.template_id
         return v
     v.template_id, v.mapwise_template = parsed.template_id, parsed.mapwise
@@ -631,7 +633,7 @@ def summary_rows(verdicts: list[Verdict]) -> list[dict[str, Any]]:
     """Counts per country × MAPWise template number (as MAPWise labels it), plus per-country totals."""
     keys = sorted({(v.country, v.template_no or 0) for v in verdicts})
     rows = []
-    for country, t in keys + sorted({(v.country, "all") for v in verdicts}):  # type: ignore[operator]
+    for country, t in keys + sorted({(v.country, "all") for v in verdicts}):
         sel = [v for v in verdicts if v.country == country and (t == "all" or (v.template_no or 0) == t)]
         c = Counter(v.verdict for v in sel)
         n = len(sel)

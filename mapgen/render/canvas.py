@@ -107,7 +107,8 @@ def label_box_color(place: LabelPlace, hatched: bool) -> str | None:
 def build_canvas(atlas: Atlas, style: Style) -> AtlasCanvas:
     """Compute the layout, pixel-space paths, mask, label plan and pixel facts of ``atlas`` for a page (a page
     drawing names in another language plans its label boxes for that language's short labels too)."""
-    layout = compute_layout(tuple(atlas.gdf.total_bounds), style)
+    x1, y1, x2, y2 = atlas.gdf.total_bounds
+    layout = compute_layout((x1, y1, x2, y2), style)
     geoms = {c: shapely.orient_polygons(g) for c, g in pixel_geometry(atlas, layout).items()}
     mask = rasterize_mask(atlas.codes, geoms, layout.width, layout.height)
     scale = page_scale(style.width, style.height)
@@ -145,6 +146,8 @@ def callout_texts(atlas: Atlas, style: Style) -> tuple[str, ...]:
     if style.label_mode != "names" or style.language == DEFAULT_LANGUAGE or atlas.name not in BUILTIN:
         return ()
     native = names_for(style.language, atlas.name)
+    if native is None:  # not reached: English returned above
+        return ()
     return tuple(sorted({t for t in (native.label(c) for c in atlas.codes) if t}))
 
 

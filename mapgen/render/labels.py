@@ -44,7 +44,7 @@ class DrawnLabel:
 
     def record(self) -> dict[str, Any]:
         out: dict[str, Any] = {"text": self.item.text, "kind": self.kind, "box": list(self.box)}
-        if self.line is not None:
+        if self.line is not None and self.dot is not None:  # a callout has both
             out["line"] = [[round(v, 2) for v in p] for p in self.line]
             out["dot"] = [round(v, 2) for v in self.dot]
             out["dot_radius"] = round(self.dot_radius, 2)

@@ -82,7 +82,9 @@ class LegendLayout:
 
 def legend_entries(legend: Legend) -> list[tuple[str, str, str | None, int | None]]:
     """(label, colour, hatch, class index) in display order, the N/A entry last (also under a colour bar)."""
-    entries = [(c.label, c.color, c.hatch, c.index) for c in legend.display_classes()]
+    entries: list[tuple[str, str, str | None, int | None]] = [
+        (c.label, c.color, c.hatch, c.index) for c in legend.display_classes()
+    ]
     if legend.na_label:
         entries.append((legend.na_label, legend.na_color, None, None))
     return entries

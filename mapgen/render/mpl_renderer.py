@@ -71,6 +71,8 @@ class MatplotlibFigure:
             [canvas.paths[c] for c in canvas.codes], linewidths=0.5, edgecolors=BORDER_COLOR, zorder=1
         )
         self.ax.add_collection(self.regions)
+        if canvas.outline is None:
+            raise ValueError("a canvas without its outline: make it with build_canvas")
         self.outline = PathCollection([canvas.outline], facecolors="none", linewidths=OUTLINE_WIDTH, zorder=2)
         self.ax.add_collection(self.outline)
         self.leaders = self._leader_artists()
@@ -78,11 +80,11 @@ class MatplotlibFigure:
     def _leader_artists(self) -> tuple[LineCollection, LineCollection, PatchCollection]:
         """Leader line casing, line and end dots, made once (dots are fixed per canvas; lines are set per map)."""
         scale, pt = self.canvas.scale, 72.0 / self.dpi
-        places = [p for p in self.canvas.places.values() if p.dot is not None]
+        dotted = [(p.dot, p.dot_radius) for p in self.canvas.places.values() if p.dot is not None]
         casing = LineCollection([], colors=CASING_COLOR, linewidths=CASING_WIDTH_PX * scale * pt, zorder=3,
                                 capstyle="round")
         leader = LineCollection([], colors=LEADER_COLOR, linewidths=LEADER_WIDTH_PX * scale * pt, zorder=3.1)
-        dots = PatchCollection([Circle(p.dot, p.dot_radius) for p in places], facecolors=LEADER_COLOR,
+        dots = PatchCollection([Circle(dot, radius) for dot, radius in dotted], facecolors=LEADER_COLOR,
                                edgecolors=CASING_COLOR, linewidths=DOT_RIM_PX * scale * pt, zorder=3.2)
         for artist in (casing, leader, dots):
             artist.set_visible(False)
@@ -105,7 +107,7 @@ class MatplotlibFigure:
         if legend.hatched:
             temp += self._hatched_regions(spec)
         else:
-            self.regions.set_facecolors(faces)
+            self.regions.set_facecolor(faces)
         labels: dict[str, dict[str, Any]] = {}
         for artist in self.leaders:
             artist.set_visible(False)

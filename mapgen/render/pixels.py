@@ -19,7 +19,7 @@ Rules (documented, tested):
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import shapely
@@ -63,9 +63,9 @@ class RegionPixels:
 
 def pixel_geometry(atlas: Atlas, layout: Layout) -> dict[str, Polygon | MultiPolygon]:
     """Each region's geometry in pixel coordinates (origin top-left)."""
-    out = {}
-    for code, geom in zip(atlas.codes, atlas.gdf.geometry):
-        out[code] = shapely.transform(geom, layout.to_pixels)
+    out: dict[str, Polygon | MultiPolygon] = {}
+    for code, geom in zip(atlas.codes, atlas.gdf.geometry):  # shapely.transform keeps the geometry type
+        out[code] = cast("Polygon | MultiPolygon", shapely.transform(geom, layout.to_pixels))
     return out
 
 
@@ -132,7 +132,7 @@ def region_pixels(
         area = int(areas[i + 1])
         out[code] = RegionPixels(
             code=code,
-            bbox=tuple(int(v) for v in bbox),
+            bbox=(int(bbox[0]), int(bbox[1]), int(bbox[2]), int(bbox[3])),
             obb=corners,
             area_px=area,
             sample=sample,
@@ -151,7 +151,7 @@ def _on_region(mask: np.ndarray, xy: tuple[float, float], mask_id: int) -> bool:
     return 0 <= row < h and 0 <= col < w and mask[row, col] == mask_id
 
 
-def _deepest_pixel(mask: np.ndarray, sl: tuple[slice, slice], mask_id: int) -> tuple[float, float]:
+def _deepest_pixel(mask: np.ndarray, sl: tuple[slice, ...], mask_id: int) -> tuple[float, float]:
     """Centre of the region's mask pixel farthest from any other pixel (first in row order on ties)."""
     window = np.pad(mask[sl] == mask_id, 1)
     depth = ndimage.distance_transform_edt(window)

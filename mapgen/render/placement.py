@@ -26,6 +26,7 @@ Everything is deterministic (fixed candidate order, stable sorts, no randomness)
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import cast
 
 import numpy as np
 import shapely
@@ -338,7 +339,8 @@ def _first_valid(problem: Problem, code: str, centres: np.ndarray, target, obsta
         return None
     dots = shapely.get_coordinates(shapely.shortest_line(shapely.points(centres[free]), target))[1::2]
     starts = exit_points(centres[free], dots, shape)
-    lines = shapely.linestrings(np.stack([starts, dots], axis=1))
+    # one line per start (a 3-D coordinate array gives an array of lines, not the single LineString the stub says)
+    lines = cast(np.ndarray, shapely.linestrings(np.stack([starts, dots], axis=1)))
     fallback, tried = None, 0
     for k in np.nonzero(~_blocked(lines, trees[1]))[0]:
         j = int(free[k])

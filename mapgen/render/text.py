@@ -147,16 +147,16 @@ def draw_texts(draw: ImageDraw.ImageDraw, items: list[TextItem], image: Image.Im
             x1, y1, x2, y2 = text_box(item)
             draw.rectangle((x1 - 2, y1 - 2, x2 + 2, y2 + 2), fill=item.background, outline=item.frame)
         if item.halo and image is not None:
-            _paste_halo_text(image, item)
+            _paste_halo_text(image, item, item.halo)
         else:
             draw.text((item.x, item.y), item.text, font=font_for(item.text, item.size_px), fill=item.color,
                       anchor=item.anchor, stroke_width=1 if item.halo else 0, stroke_fill=item.halo)
 
 
-def _paste_halo_text(image: Image.Image, item: TextItem) -> None:
+def _paste_halo_text(image: Image.Image, item: TextItem, halo_color: str) -> None:
     ix, iy = math.floor(item.x), math.floor(item.y)
     halo, glyphs, ox, oy = _halo_masks(item.text, item.size_px, item.anchor, item.x - ix, item.y - iy)
-    image.paste(item.halo, (ix + ox, iy + oy), halo)
+    image.paste(halo_color, (ix + ox, iy + oy), halo)
     image.paste(item.color, (ix + ox, iy + oy), glyphs)
 
 

@@ -239,8 +239,8 @@ def json_rows(value: Any, kind: str | None = None, depth: int = 0) -> list[tuple
     if _pick_key(value, REGION_KEYS) is not None and _pick_key(value, _cell_keys(kind)) is not None:
         row = _dict_row(value, kind)
         return [row] if row else []
-    rows = [_row(k, _scalar(v, kind)) for k, v in value.items()]
-    return [r for r in rows if r is not None]
+    cells = [_row(k, _scalar(v, kind)) for k, v in value.items()]
+    return [r for r in cells if r is not None]
 
 
 def _wrapped_text(value: Any) -> str | None:
