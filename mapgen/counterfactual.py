@@ -183,7 +183,8 @@ def _fresh_name(rng: random.Random, real: frozenset[str], taken: CloseSpellings,
         if label not in used and label.lower() not in real and _acceptable(name, real, taken):
             return name
     raise RuntimeError(f"Could not invent a new name with a free two-letter label after {MAX_ATTEMPTS} attempts "
-                       f"({len(used)} labels taken); imaginary names suit atlases of up to about 100 regions.")
+                       f"({len(used)} labels taken): names start with about 140 free labels, so imaginary maps fit "
+                       "atlases of up to about 140 regions.")
 
 
 # --- permutations -------------------------------------------------------------------------------------------
