@@ -16,15 +16,16 @@ here; read it with :func:`counterfactual_kind`):
 
 Imaginary names: syllables ``onset + nucleus (+ coda)`` from small tables, 2–3 syllables, sometimes a classical
 ending ("-ia", "-ora", …), one title-cased word of 4–10 letters. A name is kept only if it is
-*pronounceable* (:func:`is_pronounceable`: letters only, no three consonants and no three vowels in a row),
-free of a small blocklist of offensive substrings, not a real spelling (name, alias, code, group, neighbouring
-country) of any built-in atlas or of the map's own atlas (compared with :func:`normalize_name`), not close to
-one (``difflib`` ratio < 0.85), and not close to another imaginary name of the same map. Codes for annotated maps
-are two uppercase letters, unique per map, taken from the name when possible (first two letters, then first
-letter + a later letter, as USPS codes are), never equal to a real code or two-letter alias of any built-in
-atlas — so "CA" never labels a region that is not California — and never a reserved word (:data:`RESERVED_WORDS`:
-the legend's N/A words and the answer words Yes/No), so no region is coded "NA" (which reads as the N/A key) or
-named "None". Names and codes are unique per map, so no region wears another region's code or name.
+*pronounceable* (:func:`is_pronounceable`: letters only, no three consonants and no three vowels in a row), not
+a real place anywhere, a common word in a language of the builds or offensive (:func:`mapgen.name_checks.refusal`,
+checked against world lists shipped in ``data/names/``), not a real spelling (name, alias, code, group,
+neighbouring country) of any built-in atlas or of the map's own atlas (compared with :func:`normalize_name`), not
+close to one (``difflib`` ratio < 0.85), and not close to another imaginary name of the same map. The label an
+annotated map prints is the name's first two letters (:func:`label_of`, as MAPWise prints them); names are redrawn
+until the labels of one map are unique, none equal to a real code or two-letter alias of any built-in atlas — so
+"CA" never labels a region that is not California — and none a reserved word (:data:`RESERVED_WORDS`: the legend's
+N/A words and the answer words Yes/No), so no region is labelled "NA" (which reads as the N/A key) or named "None".
+Names and labels are unique per map, so no region wears another region's label or name.
 
 Sets of counterfactual maps with their re-asked questions are assembled by :mod:`mapgen.cfsets`; re-asking a
 question on a changed map is :func:`mapgen.questions.ask`.
@@ -32,11 +33,9 @@ question on a changed map is :func:`mapgen.questions.ask`.
 
 from __future__ import annotations
 
-import difflib
 import json
 import math
 import random
-import string
 from dataclasses import replace
 from functools import cache
 from typing import Any, Literal
@@ -44,6 +43,9 @@ from typing import Any, Literal
 from mapgen.geo.atlas import BUILTIN, Atlas, list_atlases, load_atlas
 from mapgen.geo.names import normalize_name
 from mapgen.legend.grammar import NA_WORDS
+from mapgen.name_checks import BLOCKLIST as BLOCKLIST  # re-exported: the offensive substrings
+from mapgen.name_checks import CloseSpellings, refusal
+from mapgen.name_checks import is_offensive as is_offensive
 from mapgen.name_dictionary import renamed_regions
 from mapgen.spec import MapSpec
 
@@ -64,12 +66,6 @@ _NUCLEI = ("a", "a", "a", "e", "e", "i", "i", "o", "o", "u", "ai", "ou")
 _CODAS = ("", "", "", "", "", "n", "n", "r", "r", "l", "s", "m")
 _ENDINGS = ("ia", "ora", "is", "an", "ar", "eth", "ine", "os", "und", "ella", "ona", "ir")
 _VOWELS = frozenset("aeiou")
-#: Substrings a name must not contain (checked on the lower-cased name).
-BLOCKLIST = (
-    "anal", "anus", "arse", "ass", "bitch", "butt", "cock", "crap", "cum", "cunt", "damn", "dick", "dildo", "fag",
-    "fuck", "fuk", "gay", "hell", "homo", "jew", "kill", "kkk", "nazi", "negr", "nig", "penis", "piss", "poo",
-    "porn", "pussy", "rape", "sex", "shit", "slut", "tit", "twat", "vagin", "whore", "wank",
-)
 #: Normalised words no imaginary name or code may be: the legend's N/A words ("NA", "N/A", "No data", "None", …)
 #: and the answer words of yes/no questions.
 RESERVED_WORDS: frozenset[str] = frozenset(
@@ -104,6 +100,12 @@ def real_spellings(atlas: Atlas) -> frozenset[str]:
     """Normalised spellings an imaginary name or code must avoid (all built-in atlases plus ``atlas``, and the
     :data:`RESERVED_WORDS`)."""
     extra = frozenset() if atlas.name in BUILTIN else frozenset(normalize_name(s) for s in _atlas_spellings(atlas))
+    return _with_builtins(extra)
+
+
+@cache
+def _with_builtins(extra: frozenset[str]) -> frozenset[str]:
+    """One object per set of extra spellings, so :func:`_close_reals` finds its index by identity."""
     return _builtin_spellings() | extra | RESERVED_WORDS
 
 
@@ -125,21 +127,6 @@ def is_pronounceable(name: str) -> bool:
     return True
 
 
-def is_offensive(name: str) -> bool:
-    """True when the name contains a blocklisted substring."""
-    word = normalize_name(name)
-    return any(bad in word for bad in BLOCKLIST)
-
-
-def _similar(a: str, b: str) -> bool:
-    matcher = difflib.SequenceMatcher(None, a, b)
-    return (
-        matcher.real_quick_ratio() >= SIMILARITY_CUTOFF
-        and matcher.quick_ratio() >= SIMILARITY_CUTOFF
-        and matcher.ratio() >= SIMILARITY_CUTOFF
-    )
-
-
 def _candidate(rng: random.Random) -> str:
     """One raw syllable-built word (not yet checked)."""
     count = rng.choice((2, 2, 2, 3))
@@ -149,28 +136,22 @@ def _candidate(rng: random.Random) -> str:
     return "".join([*parts, last]).capitalize()
 
 
-def _acceptable(name: str, real: frozenset[str], taken: list[str]) -> bool:
+def _acceptable(name: str, real: frozenset[str], taken: CloseSpellings) -> bool:
     key = normalize_name(name)
-    if not is_pronounceable(name) or is_offensive(name) or key in real:
+    if not is_pronounceable(name) or key in real or refusal(name):
         return False
-    return not any(_similar(key, other) for other in (*taken, *real) if len(other) > 3)
+    return not (taken.close_to(key) or _close_reals(real).close_to(key))
 
 
-def _code_candidates(name: str) -> list[str]:
-    """Two-letter codes from a name: first two letters, then first letter + each later letter."""
-    word = name.upper()
-    return list(dict.fromkeys(word[0] + ch for ch in word[1:]))
+@cache
+def _close_reals(real: frozenset[str]) -> CloseSpellings:
+    """The real spellings indexed for closeness, once per set of them."""
+    return CloseSpellings(real, SIMILARITY_CUTOFF)
 
 
-def _pick_code(name: str, rng: random.Random, used: set[str], real: frozenset[str]) -> str:
-    for code in _code_candidates(name):
-        if code not in used and code.lower() not in real:
-            return code
-    pool = [a + b for a in string.ascii_uppercase for b in string.ascii_uppercase]
-    free = [c for c in pool if c not in used and c.lower() not in real]
-    if not free:
-        raise ValueError("No free two-letter code left for an imaginary region.")
-    return rng.choice(free)
+def label_of(name: str) -> str:
+    """The label an imaginary region wears on annotated maps: its name's first two letters (MAPWise's rule)."""
+    return name[:2].upper()
 
 
 def imaginary_names(atlas: Atlas | str, seed: int, n: int | None = None) -> dict[str, tuple[str, str]]:
@@ -183,24 +164,27 @@ def imaginary_names(atlas: Atlas | str, seed: int, n: int | None = None) -> dict
     codes = sorted(atlas.codes)[: len(atlas.codes) if n is None else n]
     rng = random.Random(f"mapgen-imaginary:{atlas.name}:{seed}")
     real = real_spellings(atlas)
-    taken: list[str] = []
+    taken = CloseSpellings(cutoff=SIMILARITY_CUTOFF)
     used: set[str] = set()
     out: dict[str, tuple[str, str]] = {}
     for code in codes:
-        name = _fresh_name(rng, real, taken)
-        taken.append(normalize_name(name))
-        label = _pick_code(name, rng, used, real)
-        used.add(label)
-        out[code] = (name, label)
+        name = _fresh_name(rng, real, taken, used)
+        taken.add(normalize_name(name))
+        used.add(label_of(name))
+        out[code] = (name, label_of(name))
     return out
 
 
-def _fresh_name(rng: random.Random, real: frozenset[str], taken: list[str]) -> str:
+def _fresh_name(rng: random.Random, real: frozenset[str], taken: CloseSpellings, used: set[str]) -> str:
+    """A new acceptable name whose label (first two letters) is free: not used on the map, not a real spelling."""
     for _ in range(MAX_ATTEMPTS):
         name = _candidate(rng)
-        if _acceptable(name, real, taken):
+        label = label_of(name)
+        if label not in used and label.lower() not in real and _acceptable(name, real, taken):
             return name
-    raise RuntimeError(f"Could not invent a new name after {MAX_ATTEMPTS} attempts.")
+    raise RuntimeError(f"Could not invent a new name with a free two-letter label after {MAX_ATTEMPTS} attempts "
+                       f"({len(used)} labels taken): names start with about 140 free labels, so imaginary maps fit "
+                       "atlases of up to about 140 regions.")
 
 
 # --- permutations -------------------------------------------------------------------------------------------
