@@ -24,6 +24,7 @@ import yaml
 
 from mapgen.files import sha256_file
 from mapgen.questions.functions import FUNCTIONS
+from mapgen.questions.functions.registry import PACK_MODULE_PREFIX
 from mapgen.resources import template_path
 
 TEMPLATES_FILE = "templates.yaml"
@@ -102,7 +103,7 @@ def read_yaml(path: Path) -> object:
         raise PackError(f"not valid YAML: {exc}") from None
 
 
-_PREFIX = "mapgen_pack_"  # module names of imported functions.py files: mapgen_pack_<pack>_<sha256[:12]>
+_PREFIX = PACK_MODULE_PREFIX  # module names of imported functions.py files: mapgen_pack_<pack>_<sha256[:12]>
 _IMPORTED: dict[tuple[str, str], list[str]] = {}  # (functions.py path, sha256) -> problems
 
 

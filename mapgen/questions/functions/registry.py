@@ -85,11 +85,17 @@ def register(
     return deco
 
 
+PACK_MODULE_PREFIX = "mapgen_pack_"
+"""The module names under which :mod:`mapgen.questions.packs` imports a pack's ``functions.py``: the pack loader
+judges their names itself after the import (naming both owners, restoring the first), so they are let through."""
+
+
 def _check_free(key: str, fn: Callable[..., Any]) -> None:
     """A name belongs to one function: registering another module's function under a taken name is an error
-    (re-registering the same function, as a re-imported module does, replaces it)."""
+    (re-registering the same function, as a re-imported module does, replaces it; a pack's functions are checked
+    by the pack loader)."""
     old = FUNCTIONS.get(key)
-    if old is None:
+    if old is None or fn.__module__.startswith(PACK_MODULE_PREFIX):
         return
     prev = getattr(old.fn, "__wrapped__", old.fn)
     if (prev.__module__, prev.__qualname__) != (fn.__module__, fn.__qualname__):
