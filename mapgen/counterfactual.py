@@ -41,7 +41,7 @@ from dataclasses import replace
 from functools import cache
 from typing import Any, Literal
 
-from mapgen.geo.atlas import BUILTIN, Atlas, list_atlases, load_atlas
+from mapgen.geo.atlas import BUILTIN, Atlas, as_atlas, list_atlases, load_atlas
 from mapgen.geo.names import normalize_name
 from mapgen.legend.grammar import NA_WORDS
 from mapgen.name_dictionary import renamed_regions
@@ -179,7 +179,7 @@ def imaginary_names(atlas: Atlas | str, seed: int, n: int | None = None) -> dict
     Depends only on the atlas name, its codes and ``seed``: all maps of one atlas in a set share one dictionary,
     and the result for ``n`` is a prefix of the full one.
     """
-    atlas = load_atlas(atlas) if isinstance(atlas, str) else atlas
+    atlas = as_atlas(atlas)
     codes = sorted(atlas.codes)[: len(atlas.codes) if n is None else n]
     rng = random.Random(f"mapgen-imaginary:{atlas.name}:{seed}")
     real = real_spellings(atlas)
@@ -223,7 +223,7 @@ def random_derangement(items: list[str], rng: random.Random) -> dict[str, str]:
 
 def shuffled_names(atlas: Atlas | str, seed: int) -> dict[str, str]:
     """Shape code → code whose real name (and code) the shape wears; a uniform derangement of the atlas codes."""
-    atlas = load_atlas(atlas) if isinstance(atlas, str) else atlas
+    atlas = as_atlas(atlas)
     return random_derangement(sorted(atlas.codes), random.Random(f"mapgen-shuffled:{atlas.name}:{seed}"))
 
 
@@ -259,7 +259,7 @@ def make_counterfactual(spec: MapSpec, kind: Kind, seed: int) -> MapSpec:
     marker = _set_marker(kind, seed, spec)
     cf: dict[str, Any] = dict(marker)
     values = spec.values
-    atlas = spec.load_atlas()
+    atlas = spec.get_atlas()
     if kind == "imaginary":
         invented = imaginary_names(atlas, seed)
         cf |= {"names": {c: n for c, (n, _) in invented.items()}, "labels": {c: lab for c, (_, lab) in invented.items()}}
@@ -317,7 +317,7 @@ def name_dictionary(spec: MapSpec) -> dict[str, Any]:
     Maps that keep real names (jumbled, original, ordinary) get an empty ``regions`` mapping.
     """
     cf = spec.counterfactual or {}
-    atlas = spec.load_atlas()
+    atlas = spec.get_atlas()
     regions = renamed_regions(cf, {c: atlas.names[c] for c in atlas.codes})
     return {
         "kind": counterfactual_kind(spec),
@@ -331,7 +331,7 @@ def name_dictionary(spec: MapSpec) -> dict[str, Any]:
 def prompt_note(spec: MapSpec) -> str:
     """The instruction MAPWise put into prompts for this kind of map ("" for real maps)."""
     kind = counterfactual_kind(spec)
-    word = spec.load_atlas().region_word
+    word = spec.get_atlas().region_word
     if kind == "imaginary":
         mapping = {real: f"{e['name']} ({e['label']})" for real, e in name_dictionary(spec)["regions"].items()}
         return (

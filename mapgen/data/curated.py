@@ -32,8 +32,9 @@ def _suggest(what: str, given: str, valid: list[str]) -> ValueError:
     return ValueError(f"unknown {what} {given!r}.{hint} Valid: {', '.join(valid)}")
 
 
+@cache
 def _regions() -> dict[str, tuple[str, ...]]:
-    """Region codes per country: the built-in atlases are the one source of codes."""
+    """Region codes per country: the built-in atlases are the one source of codes (read once per process)."""
     from mapgen.geo.atlas import list_atlases, load_atlas
 
     return {name: load_atlas(name).codes for name in list_atlases()}

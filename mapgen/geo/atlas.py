@@ -28,7 +28,8 @@ from mapgen.resources import data_path
 if TYPE_CHECKING:
     import geopandas as gpd
 
-__all__ = ["BUILTIN", "DIRECTIONS", "Atlas", "AtlasFile", "Position", "RegionGroup", "list_atlases", "load_atlas"]
+__all__ = ["BUILTIN", "DIRECTIONS", "Atlas", "AtlasFile", "Position", "RegionGroup", "as_atlas", "list_atlases",
+           "load_atlas", "uncut"]
 
 BUILTIN = ("usa", "india", "china")
 
@@ -63,8 +64,33 @@ def load_atlas(
             "atlas", str(name), closest(str(name), BUILTIN),
             "mapgen's atlases (or give a GeoJSON / GeoPackage / shapefile path)",
         )
-    exclude = tuple(exclude)
-    return atlas.without(exclude) if exclude else atlas
+    return _cut(atlas, tuple(exclude))
+
+
+#: Atlases cut by :func:`load_atlas` this process, by (id of the whole atlas, exclusions): (whole, cut).
+_CUTS: dict[tuple[int, tuple[str, ...]], tuple[Atlas, Atlas]] = {}
+
+
+def _cut(atlas: Atlas, exclude: tuple[str, ...]) -> Atlas:
+    """``atlas`` without ``exclude``, made once per process for each whole atlas (held, so its id stays its)."""
+    if not exclude:
+        return atlas
+    key = (id(atlas), exclude)
+    if key not in _CUTS:
+        _CUTS[key] = (atlas, atlas.without(exclude))
+    return _CUTS[key][1]
+
+
+def as_atlas(atlas: Atlas | str | Path | AtlasFile) -> Atlas:
+    """An :class:`Atlas` given to the Python API as itself (returned unchanged) or by name or path
+    (:func:`load_atlas`)."""
+    return atlas if isinstance(atlas, Atlas) else load_atlas(atlas)
+
+
+def uncut(atlas: Atlas) -> Atlas:
+    """The whole built-in atlas a cut one (:meth:`Atlas.without`) was made from, to resolve the names of the
+    regions it leaves out; any other atlas itself."""
+    return atlas.whole if atlas.whole is not None and atlas.name in BUILTIN else atlas
 
 
 def _load_user_path(path: Path, name_field: str | None, code_field: str | None) -> Atlas:

@@ -388,7 +388,7 @@ def _same(original: float, value: float, code: str, derived: dict[str, str]) -> 
 
 def _region_records(spec: MapSpec) -> list[dict[str, Any]]:
     """One MAPWise data record per region (imported maps keep their original region names and values)."""
-    atlas = spec.load_atlas()
+    atlas = spec.get_atlas()
     original: dict[str, float] = spec.extra.get("mapwise_values") or {}
     data = []
     for region in (list(original) if original else list(atlas.codes)):

@@ -84,7 +84,7 @@ def render(spec: MapSpec, path: str | Path, atlas: Atlas | None = None, vet: Vet
     path = Path(path)
     if path.suffix.lower() != ".png":
         raise ValueError(f"Output {str(path)!r} must end in .png.")
-    atlas = atlas or spec.load_atlas()
+    atlas = atlas or spec.get_atlas()
     canvas = get_canvas(atlas, spec.style)
     png, legend_items, labels = get_renderer(spec.style.renderer).draw(spec, canvas)
     scene = scene_with_pixels(build_scene(spec, atlas), canvas)
