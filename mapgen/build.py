@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from mapgen.config import CountryConfig
     from mapgen.geo.atlas import Atlas
     from mapgen.geo.source import AtlasFile
+    from mapgen.render.api import RenderResult
     from mapgen.spec import LegendChoice, MapSpec, Style
 
 #: A statistic pool entry: ``{"curated": id}``, ``{"file": path}`` or ``{"synthetic": recipe}``.
@@ -360,7 +361,7 @@ def run_unit(unit: Unit, config: BuildConfig, out_dir: Path) -> dict[str, Any]:
             timings["questions"] += time.perf_counter() - start
             if config.audit != "off":
                 start = time.perf_counter()
-                questions = audit_questions(rendered.image, questions, config.audit)
+                questions = audit_questions(rendered, questions, config.audit)
                 timings["audit"] += time.perf_counter() - start
             result["questions"] += questions
         if {"caption", "grounding"} & set(config.tasks):
@@ -398,15 +399,15 @@ def unit_questions(scene, unit: Unit, config: BuildConfig, meta: dict[str, Any])
     return records
 
 
-def audit_questions(image: Path, records: list[dict[str, Any]], mode: str) -> list[dict[str, Any]]:
-    """Pixel-oracle audit of one image's questions: ``flag`` adds an ``audit`` field, ``drop`` keeps only the
-    questions the oracle recovers from the image."""
-    from mapgen.audit.audit import audit_map, audit_question
+def audit_questions(rendered: RenderResult, records: list[dict[str, Any]], mode: str) -> list[dict[str, Any]]:
+    """Pixel-oracle audit of one image's questions, read from the render in memory: ``flag`` adds an ``audit``
+    field, ``drop`` keeps only the questions the oracle recovers from the image."""
+    from mapgen.audit.audit import audit_question, audit_render
     from mapgen.questions import load_templates
 
     if not records:
         return records
-    map_audit, templates = audit_map(image), load_templates()
+    map_audit, templates = audit_render(rendered), load_templates()
     kept = []
     for record in records:
         row = audit_question(record, map_audit, templates)
