@@ -22,7 +22,7 @@ import pandas as pd
 from mapgen.data.map_words import map_words
 from mapgen.data.statistic import StatInfo, Statistic
 from mapgen.files import write_json_atomic
-from mapgen.geo.atlas import BUILTIN, Atlas, AtlasFile, load_atlas, uncut
+from mapgen.geo.atlas import BUILTIN, Atlas, AtlasFile, as_atlas, load_atlas, uncut
 from mapgen.geo.languages import DEFAULT_LANGUAGE, check_language
 from mapgen.legend import (
     HATCHES,
@@ -166,17 +166,24 @@ class MapSpec:
         """The atlas this map is drawn on (with the spec's exclusions): the Atlas object the spec carries, else
         :meth:`load_atlas`."""
         held = self.attached
-        if held is not None and (held.source, held.exclude) == (self.atlas_file or self.atlas, self.exclude):
-            return held.atlas
-        return self.load_atlas()
+        if held is None or (held.source, held.exclude) != (self.atlas_file or self.atlas, self.exclude):
+            held = self._attach_loaded()
+        return held.atlas
 
     def load_atlas(self) -> Atlas:
         """The atlas read from its name or file (a user atlas file checked against the digest the spec recorded),
         carried by the spec from then on."""
+        return self._attach_loaded().atlas
+
+    def _attach_loaded(self) -> AttachedAtlas:
         source = self.atlas_file or self.atlas
         held = AttachedAtlas(source, self.exclude, load_atlas(source, exclude=self.exclude))
         object.__setattr__(self, "attached", held)
-        return held.atlas
+        return held
+
+    def carrying(self, atlas: Atlas) -> MapSpec:
+        """This spec carrying ``atlas``, which must be the atlas its name (or file) and exclusions stand for."""
+        return replace(self, attached=AttachedAtlas(self.atlas_file or self.atlas, self.exclude, atlas))
 
     def with_style(self, **changes: Any) -> MapSpec:
         """A copy with some style fields changed."""
@@ -309,7 +316,7 @@ def spec_of(
     """The MapSpec of ``stat`` on ``atlas`` with a legend made as ``legend`` says, drawn in ``style`` (a
     :class:`Style` or its fields); the spec carries the Atlas object when it is the one its name and ``exclude``
     stand for."""
-    atlas_obj = atlas if isinstance(atlas, Atlas) else load_atlas(atlas, exclude=exclude)
+    atlas_obj = as_atlas(atlas, exclude)
     if isinstance(stat, str):
         from mapgen.data.curated import load_curated
 
@@ -360,7 +367,7 @@ def _attachment(atlas: Atlas, exclude: tuple[str, ...]) -> AttachedAtlas | None:
 def align_values(atlas: Atlas, values: pd.Series) -> dict[str, float]:
     """Values keyed by every atlas code (missing → NaN); index entries may be codes, names or aliases.
 
-    Entries for regions the atlas excludes on purpose (``load_atlas("china", exclude=["TW"])``) are skipped;
+    Entries for regions the atlas excludes on purpose (China loaded with ``exclude=["TW"]``) are skipped;
     any other unknown name raises :class:`UnknownRegionError` with the closest matches.
     """
     out = {code: math.nan for code in atlas.codes}

@@ -28,8 +28,8 @@ from mapgen.resources import data_path
 if TYPE_CHECKING:
     import geopandas as gpd
 
-__all__ = ["BUILTIN", "DIRECTIONS", "Atlas", "AtlasFile", "Position", "RegionGroup", "as_atlas", "list_atlases",
-           "load_atlas", "uncut"]
+__all__ = ["BUILTIN", "DIRECTIONS", "Atlas", "AtlasFile", "Position", "RegionGroup", "as_atlas", "builtin_atlas",
+           "list_atlases", "load_atlas", "uncut"]
 
 BUILTIN = ("usa", "india", "china")
 
@@ -53,10 +53,8 @@ def load_atlas(
     if isinstance(name, AtlasFile):
         name.verify()
         atlas = _fresh_user(name)
-    elif str(name).strip().lower() in BUILTIN:
-        atlas = _load_builtin(str(name).strip().lower())
-    elif is_edition(str(name)):
-        atlas = _load_edition(str(name).strip().lower())
+    elif (builtin := builtin_atlas(str(name))) is not None:
+        atlas = builtin
     elif is_atlas_path(name) or Path(str(name)).suffix:
         atlas = _load_user_path(Path(name), name_field, code_field)
     else:
@@ -81,10 +79,19 @@ def _cut(atlas: Atlas, exclude: tuple[str, ...]) -> Atlas:
     return _CUTS[key][1]
 
 
-def as_atlas(atlas: Atlas | str | Path | AtlasFile) -> Atlas:
+def builtin_atlas(name: str) -> Atlas | None:
+    """A built-in atlas or an edition of one by name, read once per process; None for any other name (a user
+    atlas's key, say)."""
+    key = name.strip().lower()
+    if key in BUILTIN:
+        return _load_builtin(key)
+    return _load_edition(key) if is_edition(key) else None
+
+
+def as_atlas(atlas: Atlas | str | Path | AtlasFile, exclude: Iterable[str] = ()) -> Atlas:
     """An :class:`Atlas` given to the Python API as itself (returned unchanged) or by name or path
-    (:func:`load_atlas`)."""
-    return atlas if isinstance(atlas, Atlas) else load_atlas(atlas)
+    (:func:`load_atlas`, leaving ``exclude`` out)."""
+    return atlas if isinstance(atlas, Atlas) else load_atlas(atlas, exclude=exclude)
 
 
 def uncut(atlas: Atlas) -> Atlas:
