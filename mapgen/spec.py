@@ -176,14 +176,11 @@ class MapSpec:
         return self._attach_loaded().atlas
 
     def _attach_loaded(self) -> AttachedAtlas:
+        """Load the spec's atlas and hold it (a frozen spec's one cache, like a ``cached_property``)."""
         source = self.atlas_file or self.atlas
         held = AttachedAtlas(source, self.exclude, load_atlas(source, exclude=self.exclude))
         object.__setattr__(self, "attached", held)
         return held
-
-    def carrying(self, atlas: Atlas) -> MapSpec:
-        """This spec carrying ``atlas``, which must be the atlas its name (or file) and exclusions stand for."""
-        return replace(self, attached=AttachedAtlas(self.atlas_file or self.atlas, self.exclude, atlas))
 
     def with_style(self, **changes: Any) -> MapSpec:
         """A copy with some style fields changed."""
