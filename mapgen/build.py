@@ -49,6 +49,24 @@ from mapgen.tasks import tasks as registered_tasks
 if TYPE_CHECKING:
     from rich.progress import Progress
 
+if TYPE_CHECKING:
+    from mapgen.config import CountryConfig
+    from mapgen.geo.atlas import Atlas
+    from mapgen.geo.source import AtlasFile
+    from mapgen.spec import LegendChoice, MapSpec, Style
+
+#: A statistic pool entry: ``{"curated": id}``, ``{"file": path}`` or ``{"synthetic": recipe}``.
+StatisticSource = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class UnitChoice:
+    """What the plan chose for a unit's map: its statistic, how its legend is made and how it is drawn."""
+
+    statistic: StatisticSource
+    legend: LegendChoice
+    style: Style
+
 
 @dataclass(frozen=True)
 class Unit:
@@ -58,7 +76,7 @@ class Unit:
     country: str
     index: int
     split: str
-    choice: dict[str, Any]
+    choice: UnitChoice
     seed: int
     cf_kind: CounterfactualKind | None = None
 
@@ -127,47 +145,54 @@ def statistic_pool(config: BuildConfig, country) -> list[dict[str, Any]]:
     return pool
 
 
-def map_choice(config: BuildConfig, rng: np.random.Generator, i: int, pool: list, split: str) -> dict[str, Any]:
+def map_choice(config: BuildConfig, rng: np.random.Generator, i: int, pool: list[StatisticSource],
+               split: str) -> UnitChoice:
     """Legend, style and statistic choices of map ``i`` (legend types alternate; the rest is seeded)."""
+    from mapgen.spec import LegendChoice, Style
+
     legend, variants = config.legend, config.variants
     colormaps = split_colormaps(config)[split]
-    choice = {
-        "statistic": pool[i % len(pool)],
-        "legend": legend.types[i % len(legend.types)],
-        "classes": int(rng.choice(legend.classes)),
-        "scheme": str(rng.choice(legend.schemes)),
-        "order": str(rng.choice(legend.orders)),
-        "colormap": str(rng.choice(colormaps)),
-        "reverse": bool(rng.random() < variants.reverse_share),
-        "background": str(rng.choice(variants.backgrounds)),
-        "legend_position": str(rng.choice(variants.legend_positions)),
-        "renderer": str(rng.choice(variants.renderers)),
-    }
-    return legible_colours(choice, rng, colormaps, variants.backgrounds)
+    statistic = pool[i % len(pool)]
+    drawn = LegendChoice(
+        kind=legend.types[i % len(legend.types)],
+        classes=int(rng.choice(legend.classes)),
+        scheme=str(rng.choice(legend.schemes)),
+        order=str(rng.choice(legend.orders)),
+        colormap=str(rng.choice(colormaps)),
+        reverse=bool(rng.random() < variants.reverse_share),
+    )
+    background = str(rng.choice(variants.backgrounds))
+    legend_position = str(rng.choice(variants.legend_positions))
+    renderer = str(rng.choice(variants.renderers))
+    drawn, background = legible_colours(drawn, background, rng, colormaps, variants.backgrounds)
+    style = Style(renderer=renderer, background=background, legend_position=legend_position,
+                  png_compress_level=variants.png_compress_level, width=variants.width, height=variants.height)
+    return UnitChoice(statistic, drawn, style)
 
 
-def legible_colours(choice: dict[str, Any], rng: np.random.Generator, colormaps: list[str],
-                    backgrounds: list[str]) -> dict[str, Any]:
-    """``choice`` with a colormap and background that pass the legibility rule (mapgen.legend.colors): the
-    drawn pair when it passes, else another background for the same colormap, else another passing pair."""
+def legible_colours(legend: LegendChoice, background: str, rng: np.random.Generator, colormaps: list[str],
+                    backgrounds: list[str]) -> tuple[LegendChoice, str]:
+    """``legend`` and ``background`` with a colormap and background that pass the legibility rule
+    (mapgen.legend.colors): the drawn pair when it passes, else another background for the same colormap, else
+    another passing pair."""
     from mapgen.legend import combination_collision
     from mapgen.spec import background_color
 
-    k = choice["classes"] if choice["legend"] == "discrete" else None
+    k = legend.classes if legend.kind == "discrete" else None
     ok = [(c, b) for c in colormaps for b in backgrounds
-          if combination_collision(c, choice["reverse"], k, background_color(b)) is None]
-    if (choice["colormap"], choice["background"]) in ok:
-        return choice
-    same = [pair for pair in ok if pair[0] == choice["colormap"]]
+          if combination_collision(c, legend.reverse, k, background_color(b)) is None]
+    if (legend.colormap, background) in ok:
+        return legend, background
+    same = [pair for pair in ok if pair[0] == legend.colormap]
     if not (same or ok):
-        hit = combination_collision(choice["colormap"], choice["reverse"], k, background_color(choice["background"]))
+        hit = combination_collision(legend.colormap, legend.reverse, k, background_color(background))
         raise BuildError(f"no colormap/background pair of variants passes the legibility rule for "
-                         f"{k or 'a colour bar'} classes (e.g. {choice['colormap']} on {choice['background']}: "
+                         f"{k or 'a colour bar'} classes (e.g. {legend.colormap} on {background}: "
                          f"{hit.describe() if hit else ''}); add a background such as white or a colormap such "
                          f"as viridis.")
     pick = same or ok
     colormap, background = pick[int(rng.integers(len(pick)))]
-    return choice | {"colormap": colormap, "background": background}
+    return replace(legend, colormap=colormap), background
 
 
 def split_colormaps(config: BuildConfig) -> dict[str, list[str]]:
@@ -181,38 +206,60 @@ def split_colormaps(config: BuildConfig) -> dict[str, list[str]]:
 # --- running one unit ---------------------------------------------------------------------------------------
 
 
-def base_spec(unit: Unit, config: BuildConfig, out_dir: Path | None = None):
-    """The MapSpec of a unit's base map (a user atlas is read from its copy in ``out_dir`` when given)."""
-    from mapgen.geo.atlas import load_atlas
-    from mapgen.spec import localised, make_spec
+def base_spec(unit: Unit, config: BuildConfig, out_dir: Path | None = None) -> MapSpec:
+    """The MapSpec of a unit's base map (a user atlas is read from its copy in ``out_dir`` when given); it
+    carries the country's Atlas object."""
+    from mapgen.spec import localised, spec_of
 
     country = config.country(unit.country)
-    atlas = load_atlas(atlas_source(config, country, out_dir), exclude=country.exclude)
-    ch = unit.choice
-    stat = load_statistic(ch["statistic"], atlas, unit, config)
-    v = config.variants
-    spec = make_spec(
-        atlas, stat, legend=ch["legend"], classes=ch["classes"], scheme=ch["scheme"], order=ch["order"],
-        colormap=ch["colormap"], reverse=ch["reverse"], map_id=unit.unit_id, seed=unit.seed,
-        exclude=tuple(country.exclude), background=ch["background"], legend_position=ch["legend_position"],
-        renderer=ch["renderer"], png_compress_level=v.png_compress_level, width=v.width, height=v.height,
-    )
+    atlas = country_atlas(config, country, out_dir)
+    stat = load_statistic(unit.choice.statistic, atlas, unit, config)
+    spec = spec_of(atlas, stat, unit.choice.legend, unit.choice.style, map_id=unit.unit_id, seed=unit.seed,
+                   exclude=tuple(country.exclude))
     if country.language == "en" and country.labels == "codes":
         return spec
     return localised(spec.with_style(language=country.language, label_mode=country.labels))
 
 
-def atlas_source(config: BuildConfig, country, out_dir: Path | None = None):
+#: The atlas of each country this process has built maps of: key (:func:`_atlas_key`) → Atlas.
+_COUNTRY_ATLASES: dict[tuple[Any, ...], Atlas] = {}
+
+
+def country_atlas(config: BuildConfig, country: CountryConfig, out_dir: Path | None = None) -> Atlas:
+    """The Atlas a country's maps are drawn on, loaded once per process (a user atlas file is hashed once, and
+    again only when its file changes)."""
+    from mapgen.geo.atlas import load_atlas
+
+    key = _atlas_key(config, country, out_dir)
+    if key not in _COUNTRY_ATLASES:
+        _COUNTRY_ATLASES[key] = load_atlas(atlas_source(config, country, out_dir), exclude=country.exclude)
+    return _COUNTRY_ATLASES[key]
+
+
+def _atlas_key(config: BuildConfig, country: CountryConfig, out_dir: Path | None) -> tuple[Any, ...]:
+    """What a country's atlas depends on: its name, or its file's place, size and time, and the fields."""
+    if country.builtin:
+        return country.key, tuple(country.exclude)
+    path = _atlas_path(config, country, out_dir)
+    stat = path.stat()
+    return (str(path), stat.st_size, stat.st_mtime_ns, country.name_field, country.code_field,
+            tuple(country.exclude))
+
+
+def _atlas_path(config: BuildConfig, country: CountryConfig, out_dir: Path | None) -> Path:
+    """A user atlas's vector file: its copy in the build folder ``out_dir`` when given, else the config's."""
+    path = config.resolve_path(country.name)
+    return path if out_dir is None else Path(out_dir) / ATLASES_DIR / country.key / path.name
+
+
+def atlas_source(config: BuildConfig, country: CountryConfig, out_dir: Path | None = None) -> str | AtlasFile:
     """What :func:`~mapgen.geo.atlas.load_atlas` reads for a country: a built-in name, or the user file (its
     copy in the build folder ``out_dir`` when given, see :func:`copy_user_atlases`) with digest and fields."""
     from mapgen.geo.source import AtlasFile
 
     if country.builtin:
         return country.key
-    path = config.resolve_path(country.name)
-    if out_dir is not None:
-        path = Path(out_dir) / ATLASES_DIR / country.key / path.name
-    return AtlasFile.of(path, country.name_field, country.code_field)
+    return AtlasFile.of(_atlas_path(config, country, out_dir), country.name_field, country.code_field)
 
 
 def copy_user_atlases(config: BuildConfig, out_dir: Path) -> dict[str, Any]:
@@ -236,7 +283,7 @@ def copy_user_atlases(config: BuildConfig, out_dir: Path) -> dict[str, Any]:
     return {"atlases": section, "files": digests}
 
 
-def load_statistic(source: dict[str, Any], atlas, unit: Unit, config: BuildConfig | None = None):
+def load_statistic(source: StatisticSource, atlas: Atlas, unit: Unit, config: BuildConfig | None = None):
     """A Statistic from a pool entry (a table file's path is relative to the config file)."""
     if "curated" in source:
         from mapgen.data.curated import load_curated
@@ -253,7 +300,7 @@ def load_statistic(source: dict[str, Any], atlas, unit: Unit, config: BuildConfi
                       kind=syn["kind"])
 
 
-def unit_variants(unit: Unit, config: BuildConfig, out_dir: Path | None = None) -> list[tuple[str, Any]]:
+def unit_variants(unit: Unit, config: BuildConfig, out_dir: Path | None = None) -> list[tuple[str, MapSpec]]:
     """(variant name, spec) pairs a unit renders."""
     from mapgen.legend import HATCHES
     from mapgen.spec import make_hatched
@@ -283,12 +330,12 @@ def unit_variants(unit: Unit, config: BuildConfig, out_dir: Path | None = None) 
 MAX_CALLOUTS = 30
 
 
-def labels_fit(spec, atlas=None) -> bool:
+def labels_fit(spec: MapSpec) -> bool:
     """Whether the labels of ``spec``'s atlas fit on its page: at most :data:`MAX_CALLOUTS` regions too small for
     their label inside (the renderer's label plan, computed once per atlas and layout)."""
     from mapgen.render.api import get_canvas
 
-    canvas = get_canvas(atlas or spec.load_atlas(), spec.style)
+    canvas = get_canvas(spec.get_atlas(), spec.style)
     return sum(place.kind == "callout" for place in canvas.places.values()) <= MAX_CALLOUTS
 
 
@@ -313,7 +360,7 @@ def run_unit(unit: Unit, config: BuildConfig, out_dir: Path) -> dict[str, Any]:
         for path in (rendered.image, rendered.mask, rendered.json):
             result["files"][str(path.relative_to(out_dir))] = sha256_file(path)
         image = ImageContext(scene=rendered.scene, meta=meta, seed=unit.seed, config=config, image=rendered.image,
-                             folder=out_dir,
+                             folder=out_dir, render=rendered,
                              timings=timings)
         for task in chosen:  # each task's gold records of the image (mapgen.tasks)
             result[task.key] += task.gold(image)

@@ -120,7 +120,7 @@ def _template_index(templates: TemplateSet | Iterable[Template] | str | Path | N
 
 def original_scene(spec: MapSpec) -> Scene:
     """The Scene of a map with the legibility its render has (same atlas and page layout, nothing written)."""
-    atlas = spec.load_atlas()
+    atlas = spec.get_atlas()
     return scene_with_pixels(build_scene(spec, atlas), get_canvas(atlas, spec.style))
 
 

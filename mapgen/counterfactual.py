@@ -40,7 +40,7 @@ from dataclasses import replace
 from functools import cache
 from typing import Any, Literal
 
-from mapgen.geo.atlas import BUILTIN, Atlas, list_atlases, load_atlas
+from mapgen.geo.atlas import BUILTIN, Atlas, as_atlas, builtin_atlas, list_atlases
 from mapgen.geo.names import normalize_name
 from mapgen.legend.grammar import NA_WORDS
 from mapgen.name_checks import BLOCKLIST as BLOCKLIST  # re-exported: the offensive substrings
@@ -92,7 +92,7 @@ def _builtin_spellings() -> frozenset[str]:
     """Normalised real spellings of all built-in atlases."""
     raw: set[str] = set()
     for name in list_atlases():
-        raw |= _atlas_spellings(load_atlas(name))
+        raw |= _atlas_spellings(builtin_atlas(name))
     return frozenset(normalize_name(s) for s in raw if normalize_name(s))
 
 
@@ -160,7 +160,7 @@ def imaginary_names(atlas: Atlas | str, seed: int, n: int | None = None) -> dict
     Depends only on the atlas name, its codes and ``seed``: all maps of one atlas in a set share one dictionary,
     and the result for ``n`` is a prefix of the full one.
     """
-    atlas = load_atlas(atlas) if isinstance(atlas, str) else atlas
+    atlas = as_atlas(atlas)
     codes = sorted(atlas.codes)[: len(atlas.codes) if n is None else n]
     rng = random.Random(f"mapgen-imaginary:{atlas.name}:{seed}")
     real = real_spellings(atlas)
@@ -207,7 +207,7 @@ def random_derangement(items: list[str], rng: random.Random) -> dict[str, str]:
 
 def shuffled_names(atlas: Atlas | str, seed: int) -> dict[str, str]:
     """Shape code → code whose real name (and code) the shape wears; a uniform derangement of the atlas codes."""
-    atlas = load_atlas(atlas) if isinstance(atlas, str) else atlas
+    atlas = as_atlas(atlas)
     return random_derangement(sorted(atlas.codes), random.Random(f"mapgen-shuffled:{atlas.name}:{seed}"))
 
 
@@ -243,7 +243,7 @@ def make_counterfactual(spec: MapSpec, kind: Kind, seed: int) -> MapSpec:
     marker = _set_marker(kind, seed, spec)
     cf: dict[str, Any] = dict(marker)
     values = spec.values
-    atlas = spec.load_atlas()
+    atlas = spec.get_atlas()
     if kind == "imaginary":
         invented = imaginary_names(atlas, seed)
         cf |= {"names": {c: n for c, (n, _) in invented.items()}, "labels": {c: lab for c, (_, lab) in invented.items()}}
@@ -301,7 +301,7 @@ def name_dictionary(spec: MapSpec) -> dict[str, Any]:
     Maps that keep real names (jumbled, original, ordinary) get an empty ``regions`` mapping.
     """
     cf = spec.counterfactual or {}
-    atlas = spec.load_atlas()
+    atlas = spec.get_atlas()
     regions = renamed_regions(cf, {c: atlas.names[c] for c in atlas.codes})
     return {
         "kind": counterfactual_kind(spec),
@@ -315,7 +315,7 @@ def name_dictionary(spec: MapSpec) -> dict[str, Any]:
 def prompt_note(spec: MapSpec) -> str:
     """The instruction MAPWise put into prompts for this kind of map ("" for real maps)."""
     kind = counterfactual_kind(spec)
-    word = spec.load_atlas().region_word
+    word = spec.get_atlas().region_word
     if kind == "imaginary":
         mapping = {real: f"{e['name']} ({e['label']})" for real, e in name_dictionary(spec)["regions"].items()}
         return (

@@ -422,7 +422,7 @@ def legend_facts(legend: Legend, has_na: bool) -> LegendFacts:
 
 def build_scene(spec: MapSpec, atlas: Atlas | None = None) -> Scene:
     """Compute the Scene of a MapSpec."""
-    atlas = atlas or spec.load_atlas()
+    atlas = atlas or spec.get_atlas()
     legend = spec.legend
     cf = spec.counterfactual or {}
     names, labels = cf.get("names", {}), cf.get("labels", {})

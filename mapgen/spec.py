@@ -22,7 +22,7 @@ import pandas as pd
 from mapgen.data.map_words import map_words
 from mapgen.data.statistic import StatInfo, Statistic
 from mapgen.files import write_json_atomic
-from mapgen.geo.atlas import BUILTIN, Atlas, AtlasFile, load_atlas
+from mapgen.geo.atlas import BUILTIN, Atlas, AtlasFile, as_atlas, load_atlas, uncut
 from mapgen.geo.languages import DEFAULT_LANGUAGE, check_language
 from mapgen.legend import (
     HATCHES,
@@ -110,6 +110,15 @@ def background_color(name: str) -> str:
         ) from None
 
 
+@dataclass(frozen=True)
+class AttachedAtlas:
+    """An Atlas object held by a spec in memory, with the source and exclusions it was loaded for."""
+
+    source: str | AtlasFile
+    exclude: tuple[str, ...]
+    atlas: Atlas
+
+
 @dataclass(frozen=True, eq=False)
 class MapSpec:
     """The full definition of one map. Equality compares the serialised form (so N/A equals N/A)."""
@@ -127,11 +136,18 @@ class MapSpec:
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
     #: A user atlas: the vector file (path, digest, fields); saved relative to the file the spec is written to.
     atlas_file: AtlasFile | None = None
+    #: The Atlas object in memory, never serialised: set by :func:`make_spec` or by the first :meth:`get_atlas`,
+    #: and carried along by ``dataclasses.replace`` (a copy with another atlas or exclusions loads its own).
+    attached: AttachedAtlas | None = field(default=None, repr=False)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, MapSpec) and self.to_dict() == other.to_dict()
 
     __hash__ = object.__hash__
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled without the attached Atlas (its geometry loader is a closure); the copy loads it again."""
+        return self.__dict__ | {"attached": None}
 
     @property
     def map_type(self) -> str:
@@ -146,10 +162,25 @@ class MapSpec:
         """Values as a float Series indexed by code (NaN for N/A)."""
         return pd.Series(self.values, dtype=float, name=self.stat.id)
 
+    def get_atlas(self) -> Atlas:
+        """The atlas this map is drawn on (with the spec's exclusions): the Atlas object the spec carries, else
+        :meth:`load_atlas`."""
+        held = self.attached
+        if held is None or (held.source, held.exclude) != (self.atlas_file or self.atlas, self.exclude):
+            held = self._attach_loaded()
+        return held.atlas
+
     def load_atlas(self) -> Atlas:
-        """The atlas this map is drawn on (with the spec's exclusions); a user atlas file is checked against the
-        digest the spec recorded."""
-        return load_atlas(self.atlas_file or self.atlas, exclude=self.exclude)
+        """The atlas read from its name or file (a user atlas file checked against the digest the spec recorded),
+        carried by the spec from then on."""
+        return self._attach_loaded().atlas
+
+    def _attach_loaded(self) -> AttachedAtlas:
+        """Load the spec's atlas and hold it (a frozen spec's one cache, like a ``cached_property``)."""
+        source = self.atlas_file or self.atlas
+        held = AttachedAtlas(source, self.exclude, load_atlas(source, exclude=self.exclude))
+        object.__setattr__(self, "attached", held)
+        return held
 
     def with_style(self, **changes: Any) -> MapSpec:
         """A copy with some style fields changed."""
@@ -231,6 +262,20 @@ def is_nan(v: Any) -> bool:
 # --- building specs ---------------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class LegendChoice:
+    """How a map's legend is made from its values: type, classes and scheme (discrete), order, colormap."""
+
+    kind: Literal["discrete", "continuous"] = "discrete"
+    classes: int = 5
+    scheme: str = "quantiles"
+    order: Literal["small_to_large", "large_to_small"] = "small_to_large"
+    colormap: str = "Blues"
+    reverse: bool = False
+    hatched: bool = False
+    breaks: tuple[float, ...] | None = None
+
+
 def make_spec(
     atlas: str | Atlas,
     stat: Statistic | str,
@@ -248,26 +293,34 @@ def make_spec(
     exclude: tuple[str, ...] = (),
     **style: Any,
 ) -> MapSpec:
-    """Build a MapSpec from an atlas and a statistic (a :class:`Statistic` or a curated table id)."""
-    atlas_obj = atlas if isinstance(atlas, Atlas) else load_atlas(atlas, exclude=exclude)
+    """Build a MapSpec from an atlas and a statistic (a :class:`Statistic` or a curated table id): the keyword
+    form of :func:`spec_of` (legend arguments, then :class:`Style` fields)."""
+    choice = LegendChoice(legend, classes, scheme, order, colormap, reverse, hatched,
+                          None if breaks is None else tuple(breaks))
+    return spec_of(atlas, stat, choice, style, title=title, map_id=map_id, seed=seed, exclude=exclude)
+
+
+def spec_of(
+    atlas: str | Atlas,
+    stat: Statistic | str,
+    legend: LegendChoice,
+    style: Style | dict[str, Any],
+    title: str | None = None,
+    map_id: str | None = None,
+    seed: int = 0,
+    exclude: tuple[str, ...] = (),
+) -> MapSpec:
+    """The MapSpec of ``stat`` on ``atlas`` with a legend made as ``legend`` says, drawn in ``style`` (a
+    :class:`Style` or its fields); the spec carries the Atlas object when it is the one its name and ``exclude``
+    stand for."""
+    atlas_obj = as_atlas(atlas, exclude)
     if isinstance(stat, str):
         from mapgen.data.curated import load_curated
 
         stat = load_curated(atlas_obj.name, stat)
     values = align_values(atlas_obj, stat.values)
-    series = pd.Series(values, dtype=float)
-    if hatched and legend == "continuous":
-        raise ValueError("Hatched maps need a discrete legend: use legend='discrete' or drop hatched.")
-    if legend == "discrete":
-        leg = discrete_legend(series, DiscreteOptions(
-            k=classes, scheme=scheme, breaks=breaks, percent=stat.percent, order=order,
-            colormap=colormap, reverse=reverse, hatched=hatched, minor=speck_regions(atlas_obj),
-        ))
-    elif legend == "continuous":
-        leg = continuous_legend(series, colormap=colormap, reverse=reverse, percent=stat.percent)
-    else:
-        raise ValueError(f"Unknown legend type {legend!r}; use 'discrete' or 'continuous'.")
-    style_obj = Style(**style)
+    leg = _legend_of(pd.Series(values, dtype=float), legend, stat.percent, atlas_obj)
+    style_obj = style if isinstance(style, Style) else Style(**style)
     spec = MapSpec(
         map_id="",
         atlas=atlas_obj.name,
@@ -279,19 +332,43 @@ def make_spec(
         exclude=tuple(exclude),
         seed=seed,
         atlas_file=atlas_obj.file,
+        attached=_attachment(atlas_obj, tuple(exclude)),
     )
     spec = localised(spec)
     return replace(spec, map_id=map_id or content_id(spec))
 
 
+def _legend_of(series: pd.Series, choice: LegendChoice, percent: bool, atlas: Atlas) -> Legend:
+    """The legend ``choice`` makes of ``series`` (a discrete one gives ``atlas``'s specks no class of their own)."""
+    if choice.hatched and choice.kind == "continuous":
+        raise ValueError("Hatched maps need a discrete legend: use legend='discrete' or drop hatched.")
+    if choice.kind == "discrete":
+        return discrete_legend(series, DiscreteOptions(
+            k=choice.classes, scheme=choice.scheme, breaks=None if choice.breaks is None else list(choice.breaks),
+            percent=percent, order=choice.order, colormap=choice.colormap, reverse=choice.reverse,
+            hatched=choice.hatched, minor=speck_regions(atlas),
+        ))
+    if choice.kind == "continuous":
+        return continuous_legend(series, colormap=choice.colormap, reverse=choice.reverse, percent=percent)
+    raise ValueError(f"Unknown legend type {choice.kind!r}; use 'discrete' or 'continuous'.")
+
+
+def _attachment(atlas: Atlas, exclude: tuple[str, ...]) -> AttachedAtlas | None:
+    """What a new spec on ``atlas`` carries: the object itself when it has exactly the spec's exclusions applied
+    (what loading the spec's atlas gives), else nothing (the spec loads its own when asked)."""
+    if atlas.exclusions != exclude:
+        return None
+    return AttachedAtlas(atlas.file or atlas.name, exclude, atlas)
+
+
 def align_values(atlas: Atlas, values: pd.Series) -> dict[str, float]:
     """Values keyed by every atlas code (missing → NaN); index entries may be codes, names or aliases.
 
-    Entries for regions the atlas excludes on purpose (``load_atlas("china", exclude=["TW"])``) are skipped;
+    Entries for regions the atlas excludes on purpose (China loaded with ``exclude=["TW"]``) are skipped;
     any other unknown name raises :class:`UnknownRegionError` with the closest matches.
     """
     out = {code: math.nan for code in atlas.codes}
-    full = load_atlas(atlas.name) if atlas.name in BUILTIN else atlas
+    full = uncut(atlas)
     for key, value in values.items():
         code = full.resolve(str(key))
         if code in out:
@@ -397,7 +474,7 @@ def _reclassified_for_hatching(spec: MapSpec) -> Legend | None:
     legend = spec.legend
     if legend.scheme not in ("quantiles", "equal_interval", "natural_breaks", "fisher_jenks"):
         return None
-    minor = set(speck_regions(spec.load_atlas(), hatched=True))
+    minor = set(speck_regions(spec.get_atlas(), hatched=True))
     members: dict[int, set[str]] = {}
     for code, value in spec.values.items():
         if not is_nan(value) and (index := legend.class_of(value)) is not None:

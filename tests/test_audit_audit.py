@@ -133,3 +133,20 @@ def test_drop_mode_leaves_only_questions_the_oracle_recovers(tmp_path: Path, mon
     assert kept2 and not any(r["answer_type"] == "binary" for r in kept2)
     candidates = [q for u in (tmp_path / "flag" / "units").glob("*.json") for q in json.loads(u.read_text())["questions"]]
     assert any(r["answer_type"] == "binary" for r in candidates)  # there were binary questions to drop
+
+
+@pytest.mark.parametrize("legend, hatched", [("discrete", False), ("discrete", True), ("continuous", False)])
+def test_a_fresh_render_audits_from_memory_as_from_its_files(tmp_path: Path, legend: str, hatched: bool) -> None:
+    from mapgen.audit.audit import audit_render
+    from mapgen.audit.legibility import vet
+    from mapgen.spec import make_hatched
+
+    spec = make_spec("india", "literacy_2011", legend=legend, classes=5, map_id=f"fresh-{legend}-{hatched}")
+    rendered = render(make_hatched(spec) if hatched else spec, tmp_path / "fresh.png", vet=vet)
+    fresh, disk = audit_render(rendered), audit_map(rendered.image)
+    assert fresh.to_dict() == disk.to_dict()
+    templates = load_templates()
+    records = [q.to_dict() for q in generate_questions(rendered.scene, per_template=1, seed=3)]
+    assert len(records) > 10
+    assert [audit_question(r, fresh, templates) for r in records] == [
+        audit_question(r, disk, templates) for r in records]

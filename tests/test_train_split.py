@@ -32,8 +32,8 @@ def _statistic_key(source: dict[str, Any]) -> str:
 
 def _plan_facts(name: str) -> dict[str, set]:
     units = plan(load_config(name))
-    return {"statistics": {(u.country, _statistic_key(u.choice["statistic"])) for u in units},
-            "colormaps": {u.choice["colormap"] for u in units}, "splits": {u.split for u in units},
+    return {"statistics": {(u.country, _statistic_key(u.choice.statistic)) for u in units},
+            "colormaps": {u.choice.legend.colormap for u in units}, "splits": {u.split for u in units},
             "maps": {u.unit_id for u in units}}
 
 

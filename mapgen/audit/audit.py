@@ -29,7 +29,15 @@ from typing import Any
 import numpy as np
 
 from mapgen.audit.legibility import CHECKS, MapChecks, check_record
-from mapgen.audit.oracle import ColorBar, OracleMap, answer, answers_equal, oracle_map, texture_distance
+from mapgen.audit.oracle import (
+    ColorBar,
+    OracleMap,
+    answer,
+    answers_equal,
+    oracle_map,
+    rendered_oracle_map,
+    texture_distance,
+)
 from mapgen.benchmark import (
     AUDIT_FILE,
     AUDIT_MAPS_FILE,
@@ -42,7 +50,8 @@ from mapgen.benchmark import (
 from mapgen.files import write_json_atomic, write_jsonl_atomic, write_text_atomic
 from mapgen.legend.colors import hex_to_rgb, min_pairwise_delta_e, rgb_to_lab
 from mapgen.questions import TemplateSet, hinges_on, load_templates, trace
-from mapgen.questions.record import Question, format_answer
+from mapgen.questions.record import format_answer
+from mapgen.render.api import RenderResult
 from mapgen.scene import Scene
 
 #: Two legend classes closer than this (CIE76 ΔE) cannot be told apart reliably on a map.
@@ -100,8 +109,17 @@ def map_kind(map_type: str, hatched: bool) -> str:
 
 
 def audit_map(png: str | Path) -> MapAudit:
-    """Read one rendered map and check its legend and every region."""
-    om = oracle_map(png)
+    """Read one rendered map from its files and check its legend and every region."""
+    return audit_oracle_map(oracle_map(png))
+
+
+def audit_render(result: RenderResult) -> MapAudit:
+    """:func:`audit_map` of a map just rendered, from memory (its Scene, PNG bytes, mask and record)."""
+    return audit_oracle_map(rendered_oracle_map(result))
+
+
+def audit_oracle_map(om: OracleMap) -> MapAudit:
+    """Check the legend and every region of a map the oracle read."""
     truth, reading = om.truth, om.reading
     kind = map_kind(truth.map_type, truth.hatched)
     legend, flags = legend_checks(om)
@@ -265,7 +283,7 @@ def hinges_on_failed(scene: Scene, record: Mapping[str, Any], templates: Templat
 def audit_question(record: Mapping[str, Any], ma: MapAudit, templates: TemplateSet) -> dict[str, Any]:
     """One audit row: oracle answer vs ground truth, reasons and flags."""
     om = ma.oracle
-    got = answer(Question.from_dict(dict(record)), om.scene, templates)
+    got = answer(record, om.scene, templates)
     oracle_answer = None if got is None else got.answer
     correct = got is not None and answers_equal(got.answer, record["answer"], record["answer_type"])
     reads = question_reads(om.truth, record, templates)

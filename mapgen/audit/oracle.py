@@ -29,6 +29,7 @@ their class's mid value), legibility from the render; questions are re-asked on 
 
 from __future__ import annotations
 
+import io
 import json
 import math
 from collections.abc import Mapping, Sequence
@@ -41,6 +42,7 @@ from PIL import Image
 
 from mapgen.legend.colors import rgb_to_lab
 from mapgen.questions import Question, TemplateSet, Unaskable, ask, load_templates
+from mapgen.render.api import RenderResult
 from mapgen.scene import Scene, build_scene, legend_facts, with_render_record
 from mapgen.spec import MapSpec
 
@@ -168,6 +170,12 @@ def load_render(png: str | Path) -> RenderFiles:
     image = np.asarray(Image.open(png).convert("RGB"))
     mask = np.asarray(Image.open(png.with_suffix(".mask.png")))
     return RenderFiles(image, mask, record, png.parent)
+
+
+def rendered_files(result: RenderResult) -> RenderFiles:
+    """The files of a map just rendered, from memory: the PNG bytes it wrote (decoded), its mask, its record."""
+    image = np.asarray(Image.open(io.BytesIO(result.png)).convert("RGB"))
+    return RenderFiles(image, result.mask_ids, result.record, result.json.parent)
 
 
 # ------------------------------------------------------------------------------------------------ sampling
@@ -492,12 +500,25 @@ def oracle_map(png: str | Path) -> OracleMap:
     return OracleMap(files, truth, reading, oracle_scene(truth, reading))
 
 
-def answer(question: Any, scene: Scene, templates: TemplateSet | None = None) -> Question | None:
-    """The oracle's Question for ``question`` (its template and parameters) on ``scene``, answered as a reader
-    would (:func:`mapgen.questions.ask` with ``reader=True``); None when the program rejects the reading."""
-    template = (templates or load_templates()).get(question.template_id)
+def rendered_oracle_map(result: RenderResult) -> OracleMap:
+    """:func:`oracle_map` of a map just rendered, nothing read from disk: the truth is the render's own Scene."""
+    files = rendered_files(result)
+    reading = read_map(files)
+    return OracleMap(files, result.scene, reading, oracle_scene(result.scene, reading))
+
+
+def answer(question: Question | Mapping[str, Any], scene: Scene, templates: TemplateSet | None = None
+           ) -> Question | None:
+    """The oracle's Question for ``question`` (a Question or its record: its template and parameters) on
+    ``scene``, answered as a reader would (:func:`mapgen.questions.ask` with ``reader=True``); None when the
+    program rejects the reading."""
+    if isinstance(question, Question):
+        template_id, params = question.template_id, question.params
+    else:
+        template_id, params = question["template_id"], question["params"]
+    template = (templates or load_templates()).get(template_id)
     try:
-        return ask(template, scene, dict(question.params), reader=True)
+        return ask(template, scene, dict(params), reader=True)
     except Unaskable:
         return None
 

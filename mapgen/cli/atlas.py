@@ -6,8 +6,8 @@ import json
 
 import click
 
-from mapgen.cli.sources import atlas_options
-from mapgen.geo.atlas import list_atlases, load_atlas
+from mapgen.cli.sources import atlas_options, open_atlas
+from mapgen.geo.atlas import list_atlases
 
 # --- atlas -------------------------------------------------------------------------------------------------
 
@@ -21,7 +21,7 @@ def atlas() -> None:
 def atlas_list() -> None:
     """List the built-in atlases."""
     for name in list_atlases():
-        a = load_atlas(name)
+        a = open_atlas(name)
         click.echo(f"{name}\t{a.title}\t{len(a.codes)} regions\t{a.graph.number_of_edges()} borders")
     from mapgen.resources import data_path
 
@@ -39,7 +39,7 @@ def atlas_list() -> None:
 def atlas_show(country: str, as_json: bool, name_field: str | None, code_field: str | None) -> None:
     """Every region of COUNTRY (a name or a GeoJSON/GeoPackage/shapefile path): code, name, aliases,
     neighbours, foreign borders, groups."""
-    a = load_atlas(country, name_field=name_field, code_field=code_field)
+    a = open_atlas(country, name_field, code_field)
     records = [a.region_record(c) for c in a.codes]
     if as_json:
         source = {"file": a.file.record()} if a.file else {}
@@ -56,7 +56,7 @@ def atlas_show(country: str, as_json: bool, name_field: str | None, code_field: 
 @atlas_options
 def atlas_neighbors(country: str, region: str, name_field: str | None, code_field: str | None) -> None:
     """Codes of the regions bordering REGION of COUNTRY (a name or a vector file path)."""
-    click.echo(" ".join(sorted(load_atlas(country, name_field=name_field, code_field=code_field).neighbors(region))))
+    click.echo(" ".join(sorted(open_atlas(country, name_field, code_field).neighbors(region))))
 
 
 @atlas.command("group")
@@ -65,7 +65,7 @@ def atlas_neighbors(country: str, region: str, name_field: str | None, code_fiel
 @atlas_options
 def atlas_group(country: str, name: str | None, name_field: str | None, code_field: str | None) -> None:
     """Members of the named group NAME (without NAME: list the groups) of COUNTRY (a name or a file path)."""
-    a = load_atlas(country, name_field=name_field, code_field=code_field)
+    a = open_atlas(country, name_field, code_field)
     if name is None:
         for g in a.groups.values():
             click.echo(f"{g.name}\t{len(g.members)}\t{' '.join(sorted(g.members))}")

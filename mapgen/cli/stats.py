@@ -6,11 +6,11 @@ import math
 
 import click
 
+from mapgen.cli.sources import open_atlas
 from mapgen.data.curated import list_stats, load_curated
 from mapgen.data.statistic import KINDS, Statistic
 from mapgen.data.synthetic import DISTRIBUTIONS, morans_i, synthesize
 from mapgen.data.user import save_table, table_csv
-from mapgen.geo.atlas import load_atlas
 
 
 @click.group()
@@ -31,7 +31,7 @@ def _fmt(value: float) -> str:
 
 
 def _show(stat: Statistic) -> None:
-    atlas = load_atlas(stat.country)
+    atlas = open_atlas(stat.country)
     year = f", {stat.year}" if stat.year else ""
     click.echo(f"# {stat.title} ({stat.unit or 'no unit'}, {stat.kind}{year})")
     click.echo(f"# source: {stat.source}")
@@ -69,7 +69,7 @@ def stats_synth(country: str, seed: int, distribution: str, spatial: float, kind
                 high: float | None, decimals: int | None, n_missing: int, title: str | None, unit: str | None,
                 output: str | None) -> None:
     """A fresh synthetic table for COUNTRY (seeded; see mapgen.data.synthetic)."""
-    atlas = load_atlas(country)
+    atlas = open_atlas(country)
     stat = synthesize(atlas, seed, distribution=distribution, spatial=spatial, kind=kind, low=low, high=high,
                       decimals=decimals, title=title, unit=unit, n_missing=n_missing)
     moran = morans_i(stat.values, atlas.graph)

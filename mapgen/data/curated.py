@@ -32,11 +32,12 @@ def _suggest(what: str, given: str, valid: list[str]) -> ValueError:
     return ValueError(f"unknown {what} {given!r}.{hint} Valid: {', '.join(valid)}")
 
 
+@cache
 def _regions() -> dict[str, tuple[str, ...]]:
-    """Region codes per country: the built-in atlases are the one source of codes."""
-    from mapgen.geo.atlas import list_atlases, load_atlas
+    """Region codes per country: the built-in atlases are the one source of codes (read once per process)."""
+    from mapgen.geo.atlas import builtin_atlas, list_atlases
 
-    return {name: load_atlas(name).codes for name in list_atlases()}
+    return {name: builtin_atlas(name).codes for name in list_atlases()}
 
 
 @lru_cache(maxsize=1)

@@ -29,7 +29,7 @@ import pandas as pd
 
 from mapgen.data.indicators import pick_indicator
 from mapgen.data.statistic import KINDS, StatInfo, Statistic
-from mapgen.geo.atlas import Atlas, load_atlas
+from mapgen.geo.atlas import Atlas, as_atlas
 
 __all__ = ["DISTRIBUTIONS", "RHO_MAX", "default_range", "morans_i", "sar_scores", "synthesize", "weights"]
 
@@ -171,7 +171,7 @@ def synthesize(
         raise ValueError(f"unknown distribution {distribution!r}; choose one of {', '.join(DISTRIBUTIONS)}")
     if not 0.0 <= spatial <= 1.0:
         raise ValueError(f"spatial must be between 0 (independent) and 1 (smooth), got {spatial}")
-    atlas = atlas if isinstance(atlas, Atlas) else load_atlas(atlas)
+    atlas = as_atlas(atlas)
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
     title, unit, low, high, ind_decimals = _labels(atlas, seed, distribution, kind, title, unit, low, high)

@@ -37,7 +37,7 @@ import pandas as pd
 
 from mapgen.data.statistic import KINDS, Kind, StatInfo, Statistic
 from mapgen.files import write_text_atomic
-from mapgen.geo.atlas import BUILTIN, Atlas, load_atlas
+from mapgen.geo.atlas import Atlas, as_atlas, uncut
 from mapgen.geo.names import UnknownRegionError, normalize_name
 
 __all__ = [
@@ -291,7 +291,7 @@ def _resolve_rows(
     frame: pd.DataFrame, region_col: str, atlas: Atlas, rows: list[str], source: Source
 ) -> tuple[list[str], list[int]]:
     """Resolved code per kept row and the positions kept (rows naming regions the atlas excludes are dropped)."""
-    full = load_atlas(atlas.name) if atlas.name in BUILTIN else atlas
+    full = uncut(atlas)
     codes: list[str] = []
     keep: list[int] = []
     seen: dict[str, tuple[str, str]] = {}
@@ -387,7 +387,7 @@ def load_table(
     """
     if on_missing not in ("warn", "error", "ignore"):
         raise ValueError(f"on_missing must be 'warn', 'error' or 'ignore', got {on_missing!r}")
-    atlas = atlas if isinstance(atlas, Atlas) else load_atlas(atlas)
+    atlas = as_atlas(atlas)
     frame, text = read_frame(source, atlas)
     found = _region_columns(frame, atlas) if not (region_col and value_col) else {}
     region_col = (
@@ -445,7 +445,7 @@ def save_table(stat: Statistic, path: str | Path, atlas: str | Atlas | None = No
 
     Returns both paths. :func:`load_table` reads the pair back to an equal Statistic.
     """
-    atlas = atlas if isinstance(atlas, Atlas) else load_atlas(atlas or stat.country)
+    atlas = as_atlas(atlas or stat.country)
     path = Path(path)
     sidecar = metadata_path(path)
     meta = {

@@ -66,11 +66,14 @@ def _neighbour_names(q: Question, facts: MapFacts) -> list[str]:
     code = next((c for c, name in facts.names.items() if name == _gold_text(q)), None)
     if code is None or not q.country:
         return []
-    try:
-        from mapgen.geo.atlas import load_atlas
+    from mapgen.geo.atlas import builtin_atlas
 
-        near = load_atlas(str(q.country).lower()).neighbors(code)
-    except Exception:  # an unknown or user atlas: no neighbour preference
+    atlas = builtin_atlas(str(q.country))
+    if atlas is None:  # a user atlas: no neighbour preference
+        return []
+    try:
+        near = atlas.neighbors(code)
+    except Exception:  # a code the atlas does not know: no neighbour preference
         return []
     return [facts.names[c] for c in sorted(near) if c in facts.names]
 

@@ -166,12 +166,10 @@ def _common() -> dict[str, Any]:
 @lru_cache(maxsize=8)
 def atlas_names(atlas: str) -> dict[str, str]:
     """``{code: name}`` of a built-in atlas (``{}`` for an unknown or user atlas: codes stand for names)."""
-    try:
-        from mapgen.geo.atlas import load_atlas
+    from mapgen.geo.atlas import builtin_atlas
 
-        return dict(load_atlas(atlas).names)
-    except Exception:  # an unknown or user atlas: fall back to codes
-        return {}
+    found = builtin_atlas(atlas)
+    return {} if found is None else dict(found.names)  # an unknown or user atlas: codes stand for names
 
 
 def _spec_dictionary(spec: Mapping[str, Any]) -> dict[str, str]:

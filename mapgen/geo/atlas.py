@@ -28,7 +28,8 @@ from mapgen.resources import data_path
 if TYPE_CHECKING:
     import geopandas as gpd
 
-__all__ = ["BUILTIN", "DIRECTIONS", "Atlas", "AtlasFile", "Position", "RegionGroup", "list_atlases", "load_atlas"]
+__all__ = ["BUILTIN", "DIRECTIONS", "Atlas", "AtlasFile", "Position", "RegionGroup", "as_atlas", "builtin_atlas",
+           "list_atlases", "load_atlas", "uncut"]
 
 BUILTIN = ("usa", "india", "china")
 
@@ -52,10 +53,8 @@ def load_atlas(
     if isinstance(name, AtlasFile):
         name.verify()
         atlas = _fresh_user(name)
-    elif str(name).strip().lower() in BUILTIN:
-        atlas = _load_builtin(str(name).strip().lower())
-    elif is_edition(str(name)):
-        atlas = _load_edition(str(name).strip().lower())
+    elif (builtin := builtin_atlas(str(name))) is not None:
+        atlas = builtin
     elif is_atlas_path(name) or Path(str(name)).suffix:
         atlas = _load_user_path(Path(name), name_field, code_field)
     else:
@@ -63,8 +62,42 @@ def load_atlas(
             "atlas", str(name), closest(str(name), BUILTIN),
             "mapgen's atlases (or give a GeoJSON / GeoPackage / shapefile path)",
         )
-    exclude = tuple(exclude)
-    return atlas.without(exclude) if exclude else atlas
+    return _cut(atlas, tuple(exclude))
+
+
+#: Atlases cut by :func:`load_atlas` this process, by (id of the whole atlas, exclusions): (whole, cut).
+_CUTS: dict[tuple[int, tuple[str, ...]], tuple[Atlas, Atlas]] = {}
+
+
+def _cut(atlas: Atlas, exclude: tuple[str, ...]) -> Atlas:
+    """``atlas`` without ``exclude``, made once per process for each whole atlas (held, so its id stays its)."""
+    if not exclude:
+        return atlas
+    key = (id(atlas), exclude)
+    if key not in _CUTS:
+        _CUTS[key] = (atlas, atlas.without(exclude))
+    return _CUTS[key][1]
+
+
+def builtin_atlas(name: str) -> Atlas | None:
+    """A built-in atlas or an edition of one by name, read once per process; None for any other name (a user
+    atlas's key, say)."""
+    key = name.strip().lower()
+    if key in BUILTIN:
+        return _load_builtin(key)
+    return _load_edition(key) if is_edition(key) else None
+
+
+def as_atlas(atlas: Atlas | str | Path | AtlasFile, exclude: Iterable[str] = ()) -> Atlas:
+    """An :class:`Atlas` given to the Python API as itself (returned unchanged) or by name or path
+    (:func:`load_atlas`, leaving ``exclude`` out)."""
+    return atlas if isinstance(atlas, Atlas) else load_atlas(atlas, exclude=exclude)
+
+
+def uncut(atlas: Atlas) -> Atlas:
+    """The whole built-in atlas a cut one (:meth:`Atlas.without`) was made from, to resolve the names of the
+    regions it leaves out; any other atlas itself."""
+    return atlas.whole if atlas.whole is not None and atlas.name in BUILTIN else atlas
 
 
 def _load_user_path(path: Path, name_field: str | None, code_field: str | None) -> Atlas:

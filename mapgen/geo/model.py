@@ -92,6 +92,10 @@ class Atlas:
     crs: str = ""
     source: str = ""
     file: AtlasFile | None = None  # a user atlas: the vector file it was read from (path, digest, fields)
+    #: The regions :meth:`without` left out, as they were named (empty for a whole atlas).
+    exclusions: tuple[str, ...] = field(default=(), compare=False)
+    #: The whole atlas :meth:`without` cut this one from (None for a whole atlas).
+    whole: Atlas | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         self.gazetteer = Gazetteer(
@@ -198,6 +202,7 @@ class Atlas:
     # --- subsets and export --------------------------------------------------------------------------
     def without(self, regions: Iterable[str]) -> Atlas:
         """A copy of the atlas with some regions left out (e.g. China without TW, HK, MO)."""
+        regions = tuple(regions)
         drop = {self.resolve(r) for r in regions}
         keep = [c for c in self.codes if c not in drop]
         return Atlas(
@@ -218,6 +223,8 @@ class Atlas:
             crs=self.crs,
             source=self.source,
             file=self.file,
+            exclusions=self.exclusions + regions,
+            whole=self.whole or self,
         )
 
     def region_record(self, region: str) -> dict:

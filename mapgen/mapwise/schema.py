@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from mapgen.data.statistic import StatInfo
-from mapgen.geo.atlas import Atlas, load_atlas
+from mapgen.geo.atlas import Atlas, as_atlas, builtin_atlas
 from mapgen.geo.names import normalize_name
 from mapgen.legend import (
     Legend,
@@ -36,7 +36,7 @@ from mapgen.legend import (
     to_hex_color,
 )
 from mapgen.legend.model import LEGEND_ORDERS
-from mapgen.spec import MapSpec, Style, is_nan, read_spec_json
+from mapgen.spec import AttachedAtlas, MapSpec, Style, is_nan, read_spec_json
 
 MAPWISE_NA = "N/A"
 _LEGEND_KEYS = ("legend_type", "legend_order", "num_classes", "num_symbols", "class_descriptions", "colorscales")
@@ -274,7 +274,7 @@ def country_of_mapwise(meta: dict[str, Any]) -> str:
     regions = [d["region"] for d in meta.get("data", [])]
     best, best_hits = "", -1
     for name in ("usa", "india", "china"):
-        atlas = load_atlas(name)
+        atlas = builtin_atlas(name)
         hits = sum(normalize_name(r) in atlas._index for r in regions)
         if hits > best_hits:
             best, best_hits = name, hits
@@ -343,7 +343,7 @@ def mapwise_atlas(meta: dict[str, Any], country: str) -> str:
     if country not in MAPWISE_EDITIONS:
         return country
     edition, marker = MAPWISE_EDITIONS[country]
-    atlas = load_atlas(country)
+    atlas = builtin_atlas(country)
     for rec in meta.get("data", []):
         try:
             if atlas.resolve(str(rec["region"])) == marker:
@@ -364,7 +364,8 @@ def spec_from_mapwise(meta: dict[str, Any], country: str | None = None, map_id: 
     """
     country = country or country_of_mapwise(meta)
     atlas = atlas or country
-    values, original = _region_values(meta, load_atlas(atlas))
+    atlas_obj = as_atlas(atlas)
+    values, original = _region_values(meta, atlas_obj)
     derived = _derive(country, values, original) if atlas == country else {}
     legend = legend_from_mapwise(meta)
     title = meta.get("title")
@@ -379,6 +380,7 @@ def spec_from_mapwise(meta: dict[str, Any], country: str | None = None, map_id: 
         title=title_text,
         extra={"mapwise": {k: v for k, v in meta.items() if k != "data"}, "mapwise_values": original,
                "derived": derived},
+        attached=AttachedAtlas(atlas, (), atlas_obj),
     )
 
 
@@ -390,7 +392,7 @@ def _same(original: float, value: float, code: str, derived: dict[str, str]) -> 
 
 def _region_records(spec: MapSpec) -> list[dict[str, Any]]:
     """One MAPWise data record per region (imported maps keep their original region names and values)."""
-    atlas = spec.load_atlas()
+    atlas = spec.get_atlas()
     original: dict[str, float] = spec.extra.get("mapwise_values") or {}
     data = []
     for region in (list(original) if original else list(atlas.codes)):

@@ -263,7 +263,7 @@ def spec_from_metadata(meta: dict[str, Any], country: str, map_id: str) -> MapSp
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         spec = spec_from_mapwise(meta, country, map_id=map_id, atlas=mapwise_atlas(meta, country))
-    atlas = spec.load_atlas()
+    atlas = spec.get_atlas()
     listed = set()
     for rec in meta.get("data", []):
         with contextlib.suppress(LookupError):
@@ -338,7 +338,7 @@ def with_counterfactuals(data: ImportedSet, folder: Path, meta_dir: Path, read_p
         return data
     aligned = None if own else _aligned(data, folder)
     for ref, spec in list(data.specs.items()):
-        atlas = spec.load_atlas()
+        atlas = spec.get_atlas()
         meta_file = metadata_file(meta_dir, ref) if own else None
         recorded = printed_from_metadata(load_metadata(meta_file), atlas) if meta_file is not None else None
         if recorded:

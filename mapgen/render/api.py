@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from mapgen.files import write_files_atomic
 from mapgen.geo.atlas import Atlas
@@ -16,10 +16,13 @@ from mapgen.render.text import text_box, title_items
 from mapgen.scene import Scene, build_scene
 from mapgen.spec import MapSpec, Style
 
+if TYPE_CHECKING:
+    import numpy as np
+
 
 @dataclass
 class RenderResult:
-    """Files and facts of one rendered map."""
+    """Files and facts of one rendered map, and what was written to them (to read a fresh map from memory)."""
 
     image: Path
     mask: Path
@@ -27,6 +30,9 @@ class RenderResult:
     scene: Scene
     legend_items: list[dict[str, Any]]
     labels: dict[str, dict[str, Any]]
+    png: bytes = field(default=b"", repr=False)  # the PNG written to ``image``
+    mask_ids: np.ndarray | None = field(default=None, repr=False)  # the region-id mask written to ``mask``
+    record: dict[str, Any] = field(default_factory=dict, repr=False)  # the render record written to ``json``
 
 
 class Renderer(Protocol):
@@ -84,7 +90,7 @@ def render(spec: MapSpec, path: str | Path, atlas: Atlas | None = None, vet: Vet
     path = Path(path)
     if path.suffix.lower() != ".png":
         raise ValueError(f"Output {str(path)!r} must end in .png.")
-    atlas = atlas or spec.load_atlas()
+    atlas = atlas or spec.get_atlas()
     canvas = get_canvas(atlas, spec.style)
     png, legend_items, labels = get_renderer(spec.style.renderer).draw(spec, canvas)
     scene = scene_with_pixels(build_scene(spec, atlas), canvas)
@@ -96,7 +102,7 @@ def render(spec: MapSpec, path: str | Path, atlas: Atlas | None = None, vet: Vet
     write_files_atomic(
         {path: png, mask_path: _mask_png(canvas), json_path: json.dumps(record, separators=(",", ":"), allow_nan=False).encode()}
     )
-    return RenderResult(path, mask_path, json_path, scene, legend_items, labels)
+    return RenderResult(path, mask_path, json_path, scene, legend_items, labels, png, canvas.mask, record)
 
 
 def render_variants(spec: MapSpec, out_dir: str | Path, stem: str | None = None) -> list[RenderResult]:

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from mapgen.benchmark import Benchmark
     from mapgen.config import BuildConfig
     from mapgen.eval.prompts import Prompt
+    from mapgen.render.api import RenderResult
     from mapgen.scene import Scene
 
 Record = dict[str, Any]
@@ -63,6 +64,8 @@ class ImageContext:
     """The rendered PNG."""
     folder: Path | None = None
     """The build folder (its copies of the config's template packs are read from there)."""
+    render: RenderResult | None = None
+    """The render in memory (PNG bytes, region-id mask, render record): what the build's audit reads."""
     timings: defaultdict[str, float] = field(default_factory=lambda: defaultdict(float))
     """Seconds per build stage (summed into ``build_log.json``)."""
     shared: dict[str, Any] = field(default_factory=dict)

@@ -40,16 +40,18 @@ def unit_questions(scene: Any, seed: int, config: BuildConfig, meta: dict[str, A
     return records
 
 
-def audit_questions(image: Path, records: list[dict[str, Any]], mode: str,
+def audit_questions(image: ImageContext, records: list[dict[str, Any]], mode: str,
                     templates: TemplateSet | None = None) -> list[dict[str, Any]]:
-    """Pixel-oracle audit of one image's questions: ``flag`` adds an ``audit`` field, ``drop`` keeps only the
-    questions the oracle recovers from the image (``templates``: the build's, default the built-in ones)."""
-    from mapgen.audit.audit import audit_map, audit_question
+    """Pixel-oracle audit of one image's questions, read from the render in memory when the image carries it
+    (else from its PNG): ``flag`` adds an ``audit`` field, ``drop`` keeps only the questions the oracle recovers
+    from the image (``templates``: the build's, default the built-in ones)."""
+    from mapgen.audit.audit import audit_map, audit_question, audit_render
     from mapgen.questions import load_templates
 
     if not records:
         return records
-    map_audit, templates = audit_map(image), templates or load_templates()
+    map_audit = audit_render(image.render) if image.render is not None else audit_map(image.image)
+    templates = templates or load_templates()
     kept = []
     for record in records:
         row = audit_question(record, map_audit, templates)
@@ -76,7 +78,7 @@ def image_questions(image: ImageContext) -> list[dict[str, Any]]:
         from mapgen.build_packs import build_templates
 
         every = build_templates(config, image.folder)[0] if config.questions.packs else None
-        questions = audit_questions(image.image, questions, config.audit, every)
+        questions = audit_questions(image, questions, config.audit, every)
         image.timings["audit"] += time.perf_counter() - start
     return questions
 
