@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from mapgen.cli.sources import atlas_options, open_atlas, statistic_for, table_options
+from mapgen.cli.styles import look_fields, style_option
 from mapgen.geo.atlas import BUILTIN
 from mapgen.geo.source import is_atlas_path
 from mapgen.mapwise.schema import load_map_spec
@@ -37,6 +38,7 @@ from mapgen.spec import MapSpec, make_hatched, make_spec
 @click.option("--horizontal-legend", is_flag=True, help="Lay the legend out horizontally.")
 @click.option("--no-title", is_flag=True)
 @click.option("--size", default=None, help="WIDTHxHEIGHT in pixels (default 800x600).")
+@style_option
 @click.option("--all-variants", is_flag=True, help="Annotated, unannotated and hatched renders into -o DIR.")
 @click.option("-o", "--output", required=True, type=click.Path(path_type=Path), help="PNG path (or a folder).")
 def render_cmd(source: str, output: Path, stat: str | None, all_variants: bool, **options) -> None:
@@ -69,6 +71,7 @@ def _spec_from_source(source: str, stat: str | None, options: dict) -> MapSpec:
     style = _style_options(options)
     if source.lower() in BUILTIN or is_atlas_path(source):
         atlas = open_atlas(source, options["name_field"], options["code_field"])
+        style = look_fields(options["style_ref"], atlas.name) | style
         statistic = statistic_for(atlas, stat, options, options["title"])
         colormap = options["colormap"] or "Blues"
         return make_spec(atlas, statistic, legend=options["legend"], classes=options["classes"],
@@ -80,6 +83,7 @@ def _spec_from_source(source: str, stat: str | None, options: dict) -> MapSpec:
     if stat or options["data"]:
         raise click.UsageError(f"{source!r} is a map JSON: --stat / --data apply to a country or a vector file.")
     spec = load_map_spec(path)
+    style = look_fields(options["style_ref"], spec.atlas) | style
     spec = spec.with_style(**style) if style else spec
     return make_hatched(spec) if options["hatched"] else spec
 

@@ -12,6 +12,7 @@ from mapgen.files import write_files_atomic
 from mapgen.geo.atlas import Atlas
 from mapgen.render.canvas import AtlasCanvas, build_canvas
 from mapgen.render.pixels import HATCH_MIN_RADIUS_PX, mask_image
+from mapgen.render.style import DEFAULT_STYLE, style_of
 from mapgen.render.text import text_box, title_items
 from mapgen.scene import Scene, build_scene
 from mapgen.spec import MapSpec, Style
@@ -45,6 +46,8 @@ def layout_key(atlas: Atlas, style: Style) -> tuple:
     """Everything the page geometry depends on (and the language of a page drawing native names, whose label
     boxes hold that language's short labels)."""
     key = (atlas.name, atlas.codes, style.width, style.height, style.dpi, style.show_title, style.legend_position)
+    if style.look != DEFAULT_STYLE or style.look_digest:
+        key = (*key, style.look, style.look_digest)
     return key if style.label_mode == "codes" or style.language == "en" else (*key, style.language)
 
 
@@ -138,7 +141,7 @@ def drawn_title(spec: MapSpec, canvas: AtlasCanvas) -> list[dict[str, Any]]:
     box = canvas.layout.title_box
     if not (spec.style.show_title and box is not None and spec.title):
         return []
-    return [{"text": t.text, "box": list(text_box(t))} for t in title_items(spec.title, box)]
+    return [{"text": t.text, "box": list(text_box(t))} for t in title_items(spec.title, box, style_of(spec.style))]
 
 
 def render_record(spec, canvas, scene, legend_items, labels, folder: Path | None = None) -> dict[str, Any]:
