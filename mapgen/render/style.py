@@ -101,8 +101,11 @@ class Borders(_Part):
 
 
 class Labels(_Part):
-    """Region label look: the frame of callout boxes and the leader line colour."""
+    """Region label look: cap height at 800×600 (px), grown with the page (``page``: as text and legend marks)
+    or with its width (``width``: as the legibility audit's label height rule), callout frame, leader colour."""
 
+    cap_px: float = Field(12.0, gt=0)
+    scale: Literal["page", "width"] = "page"
     callout_frame: str = "#4d4d4d"
     leader_color: str = "#1a1a1a"
 
