@@ -12,6 +12,7 @@ from mapgen.geo.atlas import BUILTIN
 from mapgen.geo.source import is_atlas_path
 from mapgen.mapwise.schema import load_map_spec
 from mapgen.render import render, render_variants
+from mapgen.render.vector import OUTPUT_SUFFIXES
 from mapgen.spec import MapSpec, make_hatched, make_spec
 
 
@@ -40,11 +41,13 @@ from mapgen.spec import MapSpec, make_hatched, make_spec
 @click.option("--size", default=None, help="WIDTHxHEIGHT in pixels (default 800x600).")
 @style_option
 @click.option("--all-variants", is_flag=True, help="Annotated, unannotated and hatched renders into -o DIR.")
-@click.option("-o", "--output", required=True, type=click.Path(path_type=Path), help="PNG path (or a folder).")
+@click.option("-o", "--output", required=True, type=click.Path(path_type=Path),
+              help="PNG, SVG or PDF path (or a folder).")
 def render_cmd(source: str, output: Path, stat: str | None, all_variants: bool, **options) -> None:
     """Render SOURCE (a map JSON, MAPWise metadata, or a country or vector file with --stat/--data) to PNG.
 
-    A PNG, its region-id mask and a JSON (spec + pixel facts) are written."""
+    A PNG (or SVG / PDF), its region-id mask and a JSON (spec + pixel facts) are written."""
+    _check_output(output)
     spec = _spec_from_source(source, stat, options)
     if options["colormap"] or options["background"]:
         _refuse_illegible(spec)
@@ -52,7 +55,7 @@ def render_cmd(source: str, output: Path, stat: str | None, all_variants: bool, 
         for result in render_variants(spec, output):
             click.echo(str(result.image))
         return
-    if output.suffix.lower() != ".png":
+    if output.suffix.lower() not in OUTPUT_SUFFIXES:
         output = output / f"{spec.map_id}.png"
     if spec.style.annotated and options["annotated"] is None:
         from mapgen.build import MAX_CALLOUTS, labels_fit
@@ -65,6 +68,14 @@ def render_cmd(source: str, output: Path, stat: str | None, all_variants: bool, 
     illegible = [c for c, r in result.scene.regions.items() if not r.legible]
     click.echo(f"{result.image}  (mask {result.mask.name}, facts {result.json.name}; "
                f"illegible: {' '.join(illegible) or 'none'})")
+
+
+def _check_output(output: Path) -> None:
+    """``-o`` is a .png/.svg/.pdf file, a path without a suffix or an existing folder; any other suffix is a
+    usage error (exit 2) before anything is created."""
+    if output.suffix and output.suffix.lower() not in OUTPUT_SUFFIXES and not output.is_dir():
+        raise click.BadParameter(f"unsupported output suffix {output.suffix!r}; use one of "
+                                 f"{', '.join(OUTPUT_SUFFIXES)} (or a folder).", param_hint="-o")
 
 
 def _spec_from_source(source: str, stat: str | None, options: dict) -> MapSpec:

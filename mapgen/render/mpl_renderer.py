@@ -32,6 +32,7 @@ from mapgen.render.legend_layout import LegendLayout, LegendText, legend_font_px
 from mapgen.render.placement import CASING_WIDTH_PX
 from mapgen.render.style import DEFAULT_HATCHES, MapStyle, style_of
 from mapgen.render.text import TextItem, draw_texts, text_box, title_items
+from mapgen.render.vector import save_vector, text_artists
 from mapgen.spec import MapSpec, background_color
 
 BORDER_COLOR = "#ffffff"
@@ -113,8 +114,8 @@ class MatplotlibFigure:
         """Font points → pixels."""
         return points * self.dpi / 72.0
 
-    def draw(self, spec: MapSpec, faces: list[str], texts: dict[str, str]) -> tuple[bytes, list, dict]:
-        """Draw one map; return PNG bytes, legend item boxes and label boxes."""
+    def draw(self, spec: MapSpec, faces: list[str], texts: dict[str, str], fmt: str = "png") -> tuple[bytes, list, dict]:
+        """Draw one map; return PNG (or ``fmt``: SVG, PDF) bytes, legend item boxes and label boxes."""
         style, legend = spec.style, spec.legend
         bg, look = background_color(style.background), self.style
         self.fig.set_facecolor(background_color(look.page.color) if look.page.color else bg)
@@ -138,6 +139,8 @@ class MatplotlibFigure:
             items.extend(title_items(spec.title, title_box, look))
         shapes, legend_items = legend_artists(self, legend, style.legend_orientation, items)
         temp += shapes
+        if fmt != "png":
+            return self._vector(items, temp, fmt), legend_items, labels
         self.agg.draw()
         image = Image.frombuffer("RGBA", self.agg.get_width_height(), self.agg.buffer_rgba()).convert("RGB")
         for artist in temp:
@@ -146,6 +149,14 @@ class MatplotlibFigure:
         buf = io.BytesIO()
         image.save(buf, format="PNG", compress_level=style.png_compress_level, compress_type=zlib.Z_RLE)
         return buf.getvalue(), legend_items, labels
+
+    def _vector(self, items: list[TextItem], temp: list[Any], fmt: str) -> bytes:
+        """The drawn page as vector bytes, texts as matplotlib artists; every per-map artist is removed after."""
+        temp = temp + text_artists(self.ax, items, self.dpi)
+        data = save_vector(self.fig, fmt, self.fig.get_facecolor())
+        for artist in temp:
+            artist.remove()
+        return data
 
     def _hatched_regions(self, spec: MapSpec) -> list[Any]:
         legend, canvas, borders = spec.legend, self.canvas, self.style.borders
@@ -244,12 +255,13 @@ class MatplotlibRenderer:
     def __init__(self) -> None:
         self._figures: dict[tuple[int, int], MatplotlibFigure] = {}
 
-    def draw(self, spec: MapSpec, canvas: AtlasCanvas) -> tuple[bytes, list[dict[str, Any]], dict[str, Any]]:
+    def draw(self, spec: MapSpec, canvas: AtlasCanvas, fmt: str = "png") -> tuple[bytes, list[dict[str, Any]], dict[str, Any]]:
+        """PNG (or ``fmt``: ``svg``, ``pdf``) bytes of a map, its legend item boxes and its label records."""
         key = (id(canvas), spec.style.dpi)
         if key not in self._figures:
             self._figures[key] = MatplotlibFigure(canvas, spec.style.dpi, style_of(spec.style))
         faces = [spec.legend.color_of(spec.values.get(c, float("nan"))) for c in canvas.codes]
-        return self._figures[key].draw(spec, faces, label_texts(spec, canvas))
+        return self._figures[key].draw(spec, faces, label_texts(spec, canvas), fmt)
 
 
 def label_texts(spec: MapSpec, canvas: AtlasCanvas) -> dict[str, str]:
