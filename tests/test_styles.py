@@ -109,3 +109,18 @@ def test_any_two_presets_differ_on_a_fifth_of_the_pixels(tmp_path: Path) -> None
     for i, a in enumerate(PRESETS):
         for b in PRESETS[i + 1:]:
             assert pixel_difference(images[a], images[b]) >= 0.20, (a, b)
+
+
+def test_the_plotly_figure_applies_page_fonts_title_and_frame() -> None:
+    from mapgen.render.api import get_canvas
+    from mapgen.render.plotly_renderer import build_figure
+
+    spec = _spec("usa", "mapwise")
+    figure, _items, _labels = build_figure(spec, get_canvas(spec.load_atlas(), spec.style))
+    layout = figure["layout"]
+    assert layout["paper_bgcolor"] == layout["plot_bgcolor"] == "#d9d9d9"
+    title = layout["annotations"][0]
+    assert title["font"]["family"] == "DejaVu Serif" and title["xanchor"] == "left"
+    assert title["font"]["color"] == "#2a3f5f"
+    rects = [s for s in layout["shapes"] if s["type"] == "rect"]
+    assert rects[0]["fillcolor"] == "#ffffff" and rects[1]["line"]["color"] == "#000000"  # map panel, legend box

@@ -134,10 +134,18 @@ def script_size(size: int, script: str) -> int:
     return out
 
 
-def css_font(text: str, size_px: float) -> tuple[str, int]:
-    """(family, whole pixel size) a browser sets ``text`` in, as :func:`font_for` does (Devanagari one size up)."""
+def css_font(text: str, size_px: float, family: str = LATIN) -> tuple[str, int]:
+    """(family, whole pixel size) a browser sets ``text`` in, as :func:`font_for` does (Devanagari one size up);
+    Latin text in ``family`` (a bold family is asked for as its regular name: see :func:`css_weight`)."""
     script, size = script_of(text), max(1, round(size_px))
-    return SCRIPT_FAMILIES[script], size if script == "latin" else script_size(size, script)
+    if script == "latin":
+        return family.removesuffix(" Bold"), size
+    return SCRIPT_FAMILIES[script], script_size(size, script)
+
+
+def css_weight(family: str) -> str:
+    """``bold`` for a bold family of :data:`FAMILIES`, else ``normal``."""
+    return "bold" if family.endswith(" Bold") else "normal"
 
 
 def font_for(text: str, size_px: float, family: str = LATIN) -> ImageFont.FreeTypeFont:
