@@ -137,7 +137,20 @@ def map_choice(config: BuildConfig, rng: np.random.Generator, i: int, pool: list
         "legend_position": str(rng.choice(variants.legend_positions)),
         "renderer": str(rng.choice(variants.renderers)),
     }
-    return legible_colours(choice, rng, colormaps, variants.backgrounds)
+    backgrounds = variants.backgrounds
+    if variants.styles != ["default"]:  # drawn last: configs without styles draw every map as before
+        choice["style"] = str(rng.choice(variants.styles))
+        page = style_background(choice["style"])
+        if page:
+            choice["background"], backgrounds = page, [page]
+    return legible_colours(choice, rng, colormaps, backgrounds)
+
+
+def style_background(name: str) -> str | None:
+    """The background a map style sets (None: the config's backgrounds apply)."""
+    from mapgen.render.style import load_style
+
+    return load_style(name).page.background
 
 
 def legible_colours(choice: dict[str, Any], rng: np.random.Generator, colormaps: list[str],
@@ -185,15 +198,25 @@ def base_spec(unit: Unit, config: BuildConfig, out_dir: Path | None = None):
     ch = unit.choice
     stat = load_statistic(ch["statistic"], atlas, unit, config)
     v = config.variants
+    page = {"background": ch["background"], "legend_position": ch["legend_position"], "width": v.width,
+            "height": v.height} | style_fields(ch.get("style"), atlas.name)
     spec = make_spec(
         atlas, stat, legend=ch["legend"], classes=ch["classes"], scheme=ch["scheme"], order=ch["order"],
         colormap=ch["colormap"], reverse=ch["reverse"], map_id=unit.unit_id, seed=unit.seed,
-        exclude=tuple(country.exclude), background=ch["background"], legend_position=ch["legend_position"],
-        renderer=ch["renderer"], png_compress_level=v.png_compress_level, width=v.width, height=v.height,
+        exclude=tuple(country.exclude), renderer=ch["renderer"], png_compress_level=v.png_compress_level, **page,
     )
     if country.language == "en" and country.labels == "codes":
         return spec
     return localised(spec.with_style(language=country.language, label_mode=country.labels))
+
+
+def style_fields(name: str | None, country: str) -> dict[str, Any]:
+    """The spec style fields a map style sets for a country (none without a style or for the default)."""
+    if not name:
+        return {}
+    from mapgen.render.style import load_style
+
+    return load_style(name).spec_defaults(country)
 
 
 def atlas_source(config: BuildConfig, country, out_dir: Path | None = None):
@@ -302,6 +325,8 @@ def run_unit(unit: Unit, config: BuildConfig, out_dir: Path) -> dict[str, Any]:
                 "counterfactual": unit.cf_kind, "image": image_rel(spec.map_id)}
         if spec.style.language != "en":  # English builds' records stay as they were
             meta["language"] = spec.style.language
+        if spec.style.look != "default":  # builds without styles: records as they were
+            meta["style"] = spec.style.look
         result["maps"].append({"map_id": spec.map_id, "unit_id": unit.unit_id, "map_type": spec.legend.kind,
                                "hatched": spec.legend.hatched, "annotated": spec.style.annotated,
                                "statistic": spec.stat.id, "title": spec.title, **meta})

@@ -124,3 +124,25 @@ def test_the_plotly_figure_applies_page_fonts_title_and_frame() -> None:
     assert title["font"]["color"] == "#2a3f5f"
     rects = [s for s in layout["shapes"] if s["type"] == "rect"]
     assert rects[0]["fillcolor"] == "#ffffff" and rects[1]["line"]["color"] == "#000000"  # map panel, legend box
+
+
+def test_a_build_draws_maps_in_the_configured_styles(tmp_path: Path) -> None:
+    from mapgen.build import build
+    from mapgen.config import BuildConfig
+
+    assert "styles" not in BuildConfig.model_validate({"name": "x", "countries": [{"name": "usa", "maps": 1}]}).model_dump()[
+        "variants"]
+    config = {"name": "styled", "seed": 1, "countries": [{"name": "usa", "maps": 2}, {"name": "india", "maps": 1}],
+              "variants": {"styles": ["mapwise", "dashboard"], "hatched": False, "unannotated": False},
+              "questions": {"per_template": 1, "per_image": 2}, "tasks": ["vqa"]}
+    out = tmp_path / "bench"
+    build(config, out, progress=False)
+    maps = [json.loads(line) for line in (out / "maps.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert {m["style"] for m in maps} <= {"mapwise", "dashboard"} and len(maps) == 3
+    for record in maps:
+        facts = json.loads((out / record["image"]).with_suffix(".json").read_text(encoding="utf-8"))
+        assert facts["spec"]["style"]["look"] == record["style"]
+    questions = [json.loads(line) for line in (out / "questions.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert questions and all(q["style"] in {"mapwise", "dashboard"} for q in questions)
+    with pytest.raises(ValueError, match="unknown style 'nope'"):
+        BuildConfig.model_validate({"name": "x", "countries": [{"name": "usa", "maps": 1}], "variants": {"styles": ["nope"]}})
