@@ -269,7 +269,8 @@ def _label_traces(spec: MapSpec, canvas: AtlasCanvas, out: dict[str, Any]) -> li
     draws them; fills ``out`` with the label records."""
     legend = spec.legend
     faces = {c: legend.color_of(spec.values.get(c, float("nan"))) for c in canvas.codes}
-    drawn = drawn_labels(canvas, label_texts(spec, canvas), faces, legend.hatched)
+    frame = style_of(spec.style).labels.callout_frame
+    drawn = drawn_labels(canvas, label_texts(spec, canvas), faces, legend.hatched, frame)
     out.update({d.code: d.record() for d in drawn})
     callouts = [d for d in drawn if d.line is not None]
     traces = _leader_traces(callouts, canvas.scale) if callouts else []
