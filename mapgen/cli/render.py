@@ -49,7 +49,7 @@ def render_cmd(source: str, output: Path, stat: str | None, all_variants: bool, 
     A PNG (or SVG / PDF), its region-id mask and a JSON (spec + pixel facts) are written."""
     _check_output(output)
     spec = _spec_from_source(source, stat, options)
-    if options["colormap"] or options["background"]:
+    if options["colormap"] or options["background"] or options["style_ref"]:
         _refuse_illegible(spec)
     if all_variants:
         for result in render_variants(spec, output):
