@@ -66,6 +66,9 @@ class UnitChoice:
     statistic: StatisticSource
     legend: LegendChoice
     style: Style
+    look: str | None = None
+    """The map style drawn from ``variants.styles`` (None: the default look; its page fields are applied per
+    country when the spec is made, :func:`style_fields`)."""
 
 
 @dataclass(frozen=True)
@@ -164,10 +167,23 @@ def map_choice(config: BuildConfig, rng: np.random.Generator, i: int, pool: list
     background = str(rng.choice(variants.backgrounds))
     legend_position = str(rng.choice(variants.legend_positions))
     renderer = str(rng.choice(variants.renderers))
-    drawn, background = legible_colours(drawn, background, rng, colormaps, variants.backgrounds)
+    backgrounds, look = variants.backgrounds, None
+    if variants.styles != ["default"]:  # drawn last: configs without styles draw every map as before
+        look = str(rng.choice(variants.styles))
+        page = style_background(look)
+        if page:
+            background, backgrounds = page, [page]
+    drawn, background = legible_colours(drawn, background, rng, colormaps, backgrounds)
     style = Style(renderer=renderer, background=background, legend_position=legend_position,
                   png_compress_level=variants.png_compress_level, width=variants.width, height=variants.height)
-    return UnitChoice(statistic, drawn, style)
+    return UnitChoice(statistic, drawn, style, look)
+
+
+def style_background(name: str) -> str | None:
+    """The background a map style sets (None: the config's backgrounds apply)."""
+    from mapgen.render.style import load_style
+
+    return load_style(name).page.background
 
 
 def legible_colours(legend: LegendChoice, background: str, rng: np.random.Generator, colormaps: list[str],
@@ -214,7 +230,8 @@ def base_spec(unit: Unit, config: BuildConfig, out_dir: Path | None = None) -> M
     country = config.country(unit.country)
     atlas = country_atlas(config, country, out_dir)
     stat = load_statistic(unit.choice.statistic, atlas, unit, config)
-    spec = spec_of(atlas, stat, unit.choice.legend, unit.choice.style, map_id=unit.unit_id, seed=unit.seed,
+    style = replace(unit.choice.style, **style_fields(unit.choice.look, atlas.name))
+    spec = spec_of(atlas, stat, unit.choice.legend, style, map_id=unit.unit_id, seed=unit.seed,
                    exclude=tuple(country.exclude))
     if country.language == "en" and country.labels == "codes":
         return spec
@@ -250,6 +267,15 @@ def _atlas_path(config: BuildConfig, country: CountryConfig, out_dir: Path | Non
     """A user atlas's vector file: its copy in the build folder ``out_dir`` when given, else the config's."""
     path = config.resolve_path(country.name)
     return path if out_dir is None else Path(out_dir) / ATLASES_DIR / country.key / path.name
+
+
+def style_fields(name: str | None, country: str) -> dict[str, Any]:
+    """The spec style fields a map style sets for a country (none without a style or for the default)."""
+    if not name:
+        return {}
+    from mapgen.render.style import load_style
+
+    return load_style(name).spec_defaults(country)
 
 
 def atlas_source(config: BuildConfig, country: CountryConfig, out_dir: Path | None = None) -> str | AtlasFile:
@@ -354,6 +380,8 @@ def run_unit(unit: Unit, config: BuildConfig, out_dir: Path) -> dict[str, Any]:
                 "counterfactual": unit.cf_kind, "image": image_rel(spec.map_id)}
         if spec.style.language != "en":  # English builds' records stay as they were
             meta["language"] = spec.style.language
+        if spec.style.look != "default":  # builds without styles: records as they were
+            meta["style"] = spec.style.look
         result["maps"].append({"map_id": spec.map_id, "unit_id": unit.unit_id, "map_type": spec.legend.kind,
                                "hatched": spec.legend.hatched, "annotated": spec.style.annotated,
                                "statistic": spec.stat.id, "title": spec.title, **meta})

@@ -27,7 +27,7 @@ from pydantic import (
     model_validator,
 )
 
-from mapgen.resources import config_path
+from mapgen.resources import config_path, template_path
 from mapgen.yamlio import load_yaml, yaml_problem
 
 CounterfactualKind = Literal["original", "imaginary", "shuffled", "jumbled"]
@@ -209,6 +209,25 @@ class VariantChoices(Strict):
     png_compress_level: WholeNumber = Field(6, ge=0, le=9)
     width: WholeNumber = Field(800, ge=100, le=4000)
     height: WholeNumber = Field(600, ge=100, le=4000)
+    #: Map styles the maps draw from (presets of ``templates/styles`` or style YAML files): one per map, seeded.
+    styles: list[str] = ["default"]
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler):
+        """Leave the default styles out, so configs without styles dump (and hash) as before."""
+        data = handler(self)
+        return {k: v for k, v in data.items() if not (k == "styles" and v == ["default"])}
+
+    @field_validator("styles")
+    @classmethod
+    def _known_styles(cls, values: list[str]) -> list[str]:
+        for name in values:
+            preset = template_path("styles", f"{name}.yaml")
+            if not (preset.is_file() or (name.lower().endswith((".yaml", ".yml")) and Path(name).is_file())):
+                raise ValueError(f"unknown style {name!r}: use a preset of `mapgen styles list` or a .yaml file")
+        if not values:
+            raise ValueError("styles needs at least one style (default: [default])")
+        return values
 
     @field_validator("colormaps")
     @classmethod

@@ -69,6 +69,9 @@ class Style:
     png_compress_level: int = 6
     #: Language of the map's questions and, with ``label_mode="names"``, of its labels (``en``, ``hi``, ``zh``, ``es``).
     language: str = "en"
+    #: The map style (:mod:`mapgen.render.style`): a preset name or a style file, with its YAML's digest.
+    look: str = "default"
+    look_digest: str = ""
 
     def __post_init__(self) -> None:
         if self.renderer not in RENDERERS:
@@ -85,10 +88,13 @@ class Style:
         check_language(self.language)
 
     def to_dict(self) -> dict[str, Any]:
-        """The style as data; ``language`` only when it is not English (so English specs read as before)."""
+        """The style as data; ``language`` only when it is not English and ``look`` only when it is not the
+        default style (so such specs read as before)."""
         data = asdict(self)
         if data["language"] == DEFAULT_LANGUAGE:
             del data["language"]
+        if data["look"] == "default" and not data["look_digest"]:
+            del data["look"], data["look_digest"]
         return data
 
 

@@ -52,6 +52,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "spec": ("mapgen.cli.spec", "spec",
              "The MapSpec of one map of COUNTRY (a name or vector file) from --stat or --data, or --from-metadata."),
     "stats": ("mapgen.cli.stats", "stats", "Statistics: the curated tables that ship, and fresh synthetic ones."),
+    "styles": ("mapgen.cli.styles", "styles", "Map styles: the presets that ship, and what each sets."),
     "templates": ("mapgen.cli.questions", "templates", "List, show, preview and lint question templates."),
 }
 

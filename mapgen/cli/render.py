@@ -7,10 +7,12 @@ from pathlib import Path
 import click
 
 from mapgen.cli.sources import atlas_options, open_atlas, statistic_for, table_options
+from mapgen.cli.styles import look_fields, style_option
 from mapgen.geo.atlas import BUILTIN
 from mapgen.geo.source import is_atlas_path
 from mapgen.mapwise.schema import load_map_spec
 from mapgen.render import render, render_variants
+from mapgen.render.vector import OUTPUT_SUFFIXES
 from mapgen.spec import MapSpec, make_hatched, make_spec
 
 
@@ -37,20 +39,23 @@ from mapgen.spec import MapSpec, make_hatched, make_spec
 @click.option("--horizontal-legend", is_flag=True, help="Lay the legend out horizontally.")
 @click.option("--no-title", is_flag=True)
 @click.option("--size", default=None, help="WIDTHxHEIGHT in pixels (default 800x600).")
+@style_option
 @click.option("--all-variants", is_flag=True, help="Annotated, unannotated and hatched renders into -o DIR.")
-@click.option("-o", "--output", required=True, type=click.Path(path_type=Path), help="PNG path (or a folder).")
+@click.option("-o", "--output", required=True, type=click.Path(path_type=Path),
+              help="PNG, SVG or PDF path (or a folder).")
 def render_cmd(source: str, output: Path, stat: str | None, all_variants: bool, **options) -> None:
     """Render SOURCE (a map JSON, MAPWise metadata, or a country or vector file with --stat/--data) to PNG.
 
-    A PNG, its region-id mask and a JSON (spec + pixel facts) are written."""
+    A PNG (or SVG / PDF), its region-id mask and a JSON (spec + pixel facts) are written."""
+    _check_output(output)
     spec = _spec_from_source(source, stat, options)
-    if options["colormap"] or options["background"]:
+    if options["colormap"] or options["background"] or options["style_ref"]:
         _refuse_illegible(spec)
     if all_variants:
         for result in render_variants(spec, output):
             click.echo(str(result.image))
         return
-    if output.suffix.lower() != ".png":
+    if output.suffix.lower() not in OUTPUT_SUFFIXES:
         output = output / f"{spec.map_id}.png"
     if spec.style.annotated and options["annotated"] is None:
         from mapgen.build import MAX_CALLOUTS, labels_fit
@@ -65,10 +70,19 @@ def render_cmd(source: str, output: Path, stat: str | None, all_variants: bool, 
                f"illegible: {' '.join(illegible) or 'none'})")
 
 
+def _check_output(output: Path) -> None:
+    """``-o`` is a .png/.svg/.pdf file, a path without a suffix or an existing folder; any other suffix is a
+    usage error (exit 2) before anything is created."""
+    if output.suffix and output.suffix.lower() not in OUTPUT_SUFFIXES and not output.is_dir():
+        raise click.BadParameter(f"unsupported output suffix {output.suffix!r}; use one of "
+                                 f"{', '.join(OUTPUT_SUFFIXES)} (or a folder).", param_hint="-o")
+
+
 def _spec_from_source(source: str, stat: str | None, options: dict) -> MapSpec:
     style = _style_options(options)
     if source.lower() in BUILTIN or is_atlas_path(source):
         atlas = open_atlas(source, options["name_field"], options["code_field"])
+        style = look_fields(options["style_ref"], atlas.name) | style
         statistic = statistic_for(atlas, stat, options, options["title"])
         colormap = options["colormap"] or "Blues"
         return make_spec(atlas, statistic, legend=options["legend"], classes=options["classes"],
@@ -80,6 +94,7 @@ def _spec_from_source(source: str, stat: str | None, options: dict) -> MapSpec:
     if stat or options["data"]:
         raise click.UsageError(f"{source!r} is a map JSON: --stat / --data apply to a country or a vector file.")
     spec = load_map_spec(path)
+    style = look_fields(options["style_ref"], spec.atlas) | style
     spec = spec.with_style(**style) if style else spec
     return make_hatched(spec) if options["hatched"] else spec
 

@@ -13,6 +13,7 @@ from typing import Any
 import click
 
 from mapgen.cli.sources import atlas_options, open_atlas, statistic_for, table_options
+from mapgen.cli.styles import look_fields, style_option
 from mapgen.legend.model import LegendKind, LegendOrder
 from mapgen.mapwise.schema import spec_from_mapwise
 from mapgen.scene import load_scene
@@ -80,11 +81,12 @@ def _emit(spec: MapSpec, output: str | None) -> None:
 @click.option("--hatched", is_flag=True, help="Black-and-white hatch patterns (discrete legends only).")
 @click.option("--title", default=None, help="Map title (default: the statistic's title and year).")
 @click.option("--seed", type=int, default=0, show_default=True)
+@style_option
 @click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
               help="Spec JSON to write (atomically); without it, print the JSON.")
 def spec(country: str | None, stat_id: str | None, from_metadata: str | None, legend: LegendKind, classes: int,
          scheme: str, breaks: str | None, order: LegendOrder, colormap: str, reverse: bool, hatched: bool,
-         title: str | None, seed: int, output: str | None, **sources: Any) -> None:
+         title: str | None, seed: int, output: str | None, style_ref: str | None, **sources: Any) -> None:
     """The MapSpec of one map of COUNTRY (a name or vector file) from --stat or --data, or --from-metadata."""
     if from_metadata:
         if stat_id or sources["data"]:
@@ -98,7 +100,8 @@ def spec(country: str | None, stat_id: str | None, from_metadata: str | None, le
     atlas = open_atlas(country, sources["name_field"], sources["code_field"])
     stat = statistic_for(atlas, stat_id, sources, title)
     built = make_spec(atlas, stat, legend=legend, classes=classes, scheme=scheme, breaks=_parse_breaks(breaks),
-                      order=order, colormap=colormap, reverse=reverse, hatched=hatched, title=title, seed=seed)
+                      order=order, colormap=colormap, reverse=reverse, hatched=hatched, title=title, seed=seed,
+                      **look_fields(style_ref, atlas.name))
     _emit(built, output)
 
 

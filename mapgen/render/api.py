@@ -12,7 +12,9 @@ from mapgen.files import write_files_atomic
 from mapgen.geo.atlas import Atlas
 from mapgen.render.canvas import AtlasCanvas, build_canvas
 from mapgen.render.pixels import HATCH_MIN_RADIUS_PX, mask_image
+from mapgen.render.style import DEFAULT_STYLE, style_of
 from mapgen.render.text import text_box, title_items
+from mapgen.render.vector import OUTPUT_SUFFIXES, VECTOR_FORMATS
 from mapgen.scene import Scene, build_scene
 from mapgen.spec import MapSpec, Style
 
@@ -51,6 +53,8 @@ def layout_key(atlas: Atlas, style: Style) -> tuple:
     """Everything the page geometry depends on (and the language of a page drawing native names, whose label
     boxes hold that language's short labels)."""
     key = (atlas.name, atlas.codes, style.width, style.height, style.dpi, style.show_title, style.legend_position)
+    if style.look != DEFAULT_STYLE or style.look_digest:
+        key = (*key, style.look, style.look_digest)
     return key if style.label_mode == "codes" or style.language == "en" else (*key, style.language)
 
 
@@ -83,16 +87,17 @@ Vet = Callable[[dict[str, Any]], dict[str, list[str]]]
 
 
 def render(spec: MapSpec, path: str | Path, atlas: Atlas | None = None, vet: Vet | None = None) -> RenderResult:
-    """Render ``spec`` to ``path`` (PNG) plus ``.mask.png`` and ``.json`` beside it. ``vet`` (the build passes
+    """Render ``spec`` to ``path`` (PNG, or SVG/PDF with the PNG's layout) plus ``.mask.png`` and ``.json`` beside it. ``vet`` (the build passes
     the legibility audit, :func:`mapgen.audit.legibility.vet`) reads the render record before it is written;
     the regions it fails become illegible (``legible: false`` with their ``audit_flags``), so no question
     hinges on them."""
     path = Path(path)
-    if path.suffix.lower() != ".png":
-        raise ValueError(f"Output {str(path)!r} must end in .png.")
+    suffix = path.suffix.lower()
+    if suffix not in OUTPUT_SUFFIXES:
+        raise ValueError(f"Output {str(path)!r} must end in one of {', '.join(OUTPUT_SUFFIXES)}.")
     atlas = atlas or spec.get_atlas()
     canvas = get_canvas(atlas, spec.style)
-    png, legend_items, labels = get_renderer(spec.style.renderer).draw(spec, canvas)
+    png, legend_items, labels = _draw(spec, canvas, suffix)
     scene = scene_with_pixels(build_scene(spec, atlas), canvas)
     mask_path = path.with_suffix(".mask.png")
     json_path = path.with_suffix(".json")
@@ -103,6 +108,16 @@ def render(spec: MapSpec, path: str | Path, atlas: Atlas | None = None, vet: Vet
         {path: png, mask_path: _mask_png(canvas), json_path: json.dumps(record, separators=(",", ":"), allow_nan=False).encode()}
     )
     return RenderResult(path, mask_path, json_path, scene, legend_items, labels, png, canvas.mask, record)
+
+
+def _draw(spec: MapSpec, canvas: AtlasCanvas, suffix: str) -> tuple[bytes, list[dict[str, Any]], dict[str, Any]]:
+    """The image bytes of a render in the format of its file suffix (SVG and PDF: matplotlib only)."""
+    renderer = get_renderer(spec.style.renderer)
+    if suffix == ".png":
+        return renderer.draw(spec, canvas)
+    if spec.style.renderer != "matplotlib":
+        raise ValueError(f"{suffix[1:].upper()} output needs the matplotlib renderer (plotly writes PNG).")
+    return renderer.draw(spec, canvas, VECTOR_FORMATS[suffix])
 
 
 def render_variants(spec: MapSpec, out_dir: str | Path, stem: str | None = None) -> list[RenderResult]:
@@ -144,7 +159,7 @@ def drawn_title(spec: MapSpec, canvas: AtlasCanvas) -> list[dict[str, Any]]:
     box = canvas.layout.title_box
     if not (spec.style.show_title and box is not None and spec.title):
         return []
-    return [{"text": t.text, "box": list(text_box(t))} for t in title_items(spec.title, box)]
+    return [{"text": t.text, "box": list(text_box(t))} for t in title_items(spec.title, box, style_of(spec.style))]
 
 
 def render_record(spec, canvas, scene, legend_items, labels, folder: Path | None = None) -> dict[str, Any]:

@@ -29,6 +29,7 @@ from mapgen.render.pixels import (
     region_pixels,
 )
 from mapgen.render.placement import BoxShape, LabelPlace, Problem, plan
+from mapgen.render.style import style_of
 from mapgen.render.text import cap_height_size, font, font_for, script_of
 from mapgen.spec import Style
 
@@ -39,7 +40,7 @@ LABEL_CAP_PX = 12.0
 RESERVED_TEXT = "WW"  # the widest two-letter label: every planned label reserves at least its box
 LABEL_MARGIN_PX = 2.0
 OUTLINE_SIMPLIFY_PX = 0.5  # the outline is a stroke over the fills: detail finer than half a pixel does not show
-OUTLINE_WIDTH_PT = 0.9  # the renderers' stroke width of the outline (sample points keep clear of it)
+OUTLINE_WIDTH_PT = 0.9  # the default style's outline stroke width (sample points keep clear of the style's)
 
 
 @dataclass
@@ -107,12 +108,12 @@ def label_box_color(place: LabelPlace, hatched: bool) -> str | None:
 def build_canvas(atlas: Atlas, style: Style) -> AtlasCanvas:
     """Compute the layout, pixel-space paths, mask, label plan and pixel facts of ``atlas`` for a page (a page
     drawing names in another language plans its label boxes for that language's short labels too)."""
-    x1, y1, x2, y2 = atlas.gdf.total_bounds
-    layout = compute_layout((x1, y1, x2, y2), style)
+    look = style_of(style)
+    layout = compute_layout(tuple(atlas.gdf.total_bounds), style, look)
     geoms = {c: shapely.orient_polygons(g) for c, g in pixel_geometry(atlas, layout).items()}
     mask = rasterize_mask(atlas.codes, geoms, layout.width, layout.height)
     scale = page_scale(style.width, style.height)
-    label_px = cap_height_size(LABEL_CAP_PX * scale)
+    label_px = cap_height_size(look.labels.cap_px * label_scale(style, look.labels.scale))
     poles = {c: pole(largest_part(g)) for c, g in geoms.items()}
     canvas = AtlasCanvas(atlas, layout, geoms, {}, mask, {}, {}, label_px, scale)
     mb = layout.map_box
@@ -122,11 +123,17 @@ def build_canvas(atlas: Atlas, style: Style) -> AtlasCanvas:
     canvas.places, canvas.unplaced, obstacles = plan(problem)
     canvas.outline_geom = shapely.union_all(list(geoms.values()), grid_size=0.01).buffer(0).simplify(OUTLINE_SIMPLIFY_PX)
     # the dark outline stroke: half its width, the simplification and a pixel of antialiasing
-    stroke = canvas.outline_geom.boundary.buffer(OUTLINE_WIDTH_PT * style.dpi / 144 + OUTLINE_SIMPLIFY_PX + 0.5)
+    stroke = canvas.outline_geom.boundary.buffer(look.borders.outline_width * style.dpi / 144 + OUTLINE_SIMPLIFY_PX + 0.5)
     canvas.pixels = region_pixels(atlas.codes, geoms, mask, poles, shapely.union_all([obstacles.union(), stroke]))
     canvas.paths = {c: geometry_path(g) for c, g in geoms.items()}
     canvas.outline = geometry_path(canvas.outline_geom)
     return canvas
+
+
+def label_scale(style: Style, how: str) -> float:
+    """How much region labels grow on a page: with the page (:func:`page_scale`), or at least with its width."""
+    scale = page_scale(style.width, style.height)
+    return max(scale, min(2.5, style.width / 800)) if how == "width" else scale
 
 
 def ink_shape(canvas: AtlasCanvas, extra: tuple[str, ...] = ()) -> BoxShape:

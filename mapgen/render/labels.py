@@ -57,21 +57,23 @@ def text_colors(face: str) -> tuple[str, str]:
     return ("#000000", "#ffffff") if (lum + 0.05) / 0.05 >= 1.05 / (lum + 0.05) else ("#ffffff", "#000000")
 
 
-def drawn_labels(canvas: AtlasCanvas, texts: dict[str, str], faces: dict[str, str], hatched: bool) -> list[DrawnLabel]:
+def drawn_labels(canvas: AtlasCanvas, texts: dict[str, str], faces: dict[str, str], hatched: bool,
+                 callout_frame: str = CALLOUT_FRAME) -> list[DrawnLabel]:
     """Every placed region label of a map, ready to draw (regions without a place get none)."""
     out = []
     for code in canvas.codes:
         place = canvas.places.get(code)
         if place is None:
             continue
-        out.append(_drawn(canvas, code, place, texts[code], faces[code], hatched))
+        out.append(_drawn(canvas, code, place, texts[code], faces[code], hatched, callout_frame))
     return out
 
 
-def _drawn(canvas: AtlasCanvas, code: str, place: LabelPlace, text: str, face: str, hatched: bool) -> DrawnLabel:
+def _drawn(canvas: AtlasCanvas, code: str, place: LabelPlace, text: str, face: str, hatched: bool,
+           callout_frame: str = CALLOUT_FRAME) -> DrawnLabel:
     fill = label_box_color(place, hatched)
     color, halo = ("#000000", None) if fill else text_colors(face)
-    frame = CALLOUT_FRAME if place.kind == "callout" else None
+    frame = callout_frame if place.kind == "callout" else None
     item = TextItem(place.xy[0], place.xy[1], text, canvas.label_px, color, "mm", fill, frame, halo)
     box = canvas.text_box(text, place.xy)
     if place.dot is None:

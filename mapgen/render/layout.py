@@ -10,11 +10,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from mapgen.render.style import MapStyle, load_style
 from mapgen.spec import Style
 
-TITLE_BAND = 0.08  # share of the height taken by the title
-SIDE_LEGEND = 0.20  # share of the width taken by a legend on the left/right
-BAND_LEGEND = 0.13  # share of the height taken by a legend at the top/bottom
 PAD_PX = 8
 
 
@@ -74,13 +72,16 @@ def page_scale(width: int, height: int) -> float:
     return min(2.5, max(0.6, min(width / 800, height / 600)))
 
 
-def compute_layout(bounds: tuple[float, float, float, float], style: Style) -> Layout:
-    """Fit data ``bounds`` (minx, miny, maxx, maxy) into the page left after title and legend."""
+def compute_layout(bounds: tuple[float, float, float, float], style: Style, look: MapStyle | None = None) -> Layout:
+    """Fit data ``bounds`` (minx, miny, maxx, maxy) into the page left after title and legend (sizes and the
+    map area's margin from the map style ``look``, the default style when None)."""
+    look = look or load_style()
     w, h = style.width, style.height
-    top = TITLE_BAND * h if style.show_title else 0.0
+    top = look.title.band * h if style.show_title else 0.0
     title_box = Box(0, 0, w, top) if style.show_title else None
     body = Box(0, top, w, h - top)
-    map_box, legend_box = _split_body(body, style)
+    map_box, legend_box = _split_body(body, style, look)
+    map_box = _with_margin(map_box, look.map_area.margin, page_scale(w, h))
     inner = Box(map_box.left + PAD_PX, map_box.top + PAD_PX, map_box.width - 2 * PAD_PX, map_box.height - 2 * PAD_PX)
     minx, miny, maxx, maxy = bounds
     scale = min(inner.width / (maxx - minx), inner.height / (maxy - miny))
@@ -90,22 +91,31 @@ def compute_layout(bounds: tuple[float, float, float, float], style: Style) -> L
     return Layout(w, h, map_box, legend_box, title_box, scale, x0, y1)
 
 
-def _split_body(body: Box, style: Style) -> tuple[Box, Box]:
+def _with_margin(b: Box, margin: tuple[float, float, float, float], scale: float) -> Box:
+    """``b`` less a margin (left, top, right, bottom; pixels at 800×600, scaled with the page)."""
+    if not any(margin):
+        return b
+    left, top, right, bottom = (m * scale for m in margin)
+    return Box(b.left + left, b.top + top, b.width - left - right, b.height - top - bottom)
+
+
+def _split_body(body: Box, style: Style, look: MapStyle) -> tuple[Box, Box]:
     pos = style.legend_position
+    side, band = look.legend.side_share, look.legend.band_share
     if pos == "right":
-        lw = SIDE_LEGEND * body.width
+        lw = side * body.width
         return Box(body.left, body.top, body.width - lw, body.height), Box(body.right - lw, body.top, lw, body.height)
     if pos == "left":
-        lw = SIDE_LEGEND * body.width
+        lw = side * body.width
         return Box(body.left + lw, body.top, body.width - lw, body.height), Box(body.left, body.top, lw, body.height)
     if pos == "bottom":
-        lh = BAND_LEGEND * body.height
+        lh = band * body.height
         return Box(body.left, body.top, body.width, body.height - lh), Box(body.left, body.bottom - lh, body.width, lh)
     if pos == "top":
-        lh = BAND_LEGEND * body.height
+        lh = band * body.height
         return Box(body.left, body.top + lh, body.width, body.height - lh), Box(body.left, body.top, body.width, lh)
     # bottom-left / bottom-right: a side strip with the legend in its lower part (never over the map)
-    lw, lh = SIDE_LEGEND * body.width, 0.45 * body.height
+    lw, lh = side * body.width, 0.45 * body.height
     if pos == "bottom-left":
         return Box(body.left + lw, body.top, body.width - lw, body.height), Box(body.left, body.bottom - lh, lw, lh)
     return Box(body.left, body.top, body.width - lw, body.height), Box(body.right - lw, body.bottom - lh, lw, lh)

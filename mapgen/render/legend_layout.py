@@ -12,7 +12,8 @@ from typing import Any
 
 from mapgen.legend import Legend
 from mapgen.render.layout import Box, page_scale
-from mapgen.render.text import TextItem, cap_height_size, font_for, text_box, text_size
+from mapgen.render.style import MapStyle
+from mapgen.render.text import LATIN, TextItem, cap_height_size, font_for, text_box, text_size
 
 #: Sizes at the base legend font (8.5 pt at 100 dpi); they scale with the font.
 BASE_FONT_PX = 8.5 * 100 / 72
@@ -23,6 +24,30 @@ MARGIN = 6.0  # kept free inside the legend box
 #: OCR engine confused, 5 ↔ 3 / S); the layout still shrinks a legend that does not fit.
 LEGEND_CAP_PX = 11.0
 FONT_STEPS, MIN_FONT_SHARE = 6, 0.5  # a legend that does not fit shrinks (font and swatches) down to 50 %
+
+
+@dataclass(frozen=True)
+class LegendText:
+    """How legend texts look (from the map style): font family, colour, upper case, rows centred or left."""
+
+    family: str = LATIN
+    color: str = "#000000"
+    upper: bool = False
+    align: str = "center"
+    inset: float = 0.0  # pixels kept free left of left-aligned rows
+
+    @classmethod
+    def of(cls, style: MapStyle, scale: float = 1.0) -> LegendText:
+        """The legend text look of a map style on a page of ``scale`` (:func:`page_scale`)."""
+        leg = style.legend
+        return cls(style.fonts.legend, leg.text_color, leg.text_case == "upper", leg.align, leg.inset * scale)
+
+    def shown(self, label: str) -> str:
+        """The text drawn for a legend label."""
+        return label.upper() if self.upper else label
+
+
+PLAIN = LegendText()
 
 
 @dataclass(frozen=True)
@@ -40,10 +65,10 @@ class Dims:
         return cls(SWATCH_W * u, SWATCH_H * u, SWATCH_GAP * u, ENTRY_GAP * u)
 
 
-def legend_font_px(width: int, height: int, dpi: int = 100) -> float:
-    """Legend font size for a page: the smallest size whose capitals (and digits) are LEGEND_CAP_PX tall at
-    800×600 (15 px DejaVu Sans), scaled with the page (×0.6 … ×2.5) and the dpi."""
-    return cap_height_size(LEGEND_CAP_PX * dpi / 100 * page_scale(width, height))
+def legend_font_px(width: int, height: int, dpi: int = 100, cap_px: float = LEGEND_CAP_PX) -> float:
+    """Legend font size for a page: the smallest size whose capitals (and digits) are ``cap_px`` tall at
+    800×600 (LEGEND_CAP_PX: 15 px DejaVu Sans), scaled with the page (×0.6 … ×2.5) and the dpi."""
+    return cap_height_size(cap_px * dpi / 100 * page_scale(width, height))
 
 
 @dataclass(frozen=True)
@@ -90,25 +115,25 @@ def legend_entries(legend: Legend) -> list[tuple[str, str, str | None, int | Non
     return entries
 
 
-def legend_layout(legend: Legend, box: Box, orientation: str, font_px: float) -> LegendLayout:
+def legend_layout(legend: Legend, box: Box, orientation: str, font_px: float, look: LegendText = PLAIN) -> LegendLayout:
     """Swatches (discrete) or a colour bar (continuous, N/A swatch beside it) laid out inside ``box``; entries
     wrap into rows (horizontal) or columns (vertical), and the font shrinks (to MIN_FONT_SHARE) before anything
     would leave ``box``."""
     if legend.kind == "continuous":
         for step in range(FONT_STEPS + 1):
-            layout = _colorbar(legend, box, orientation, font_px * (1 - (1 - MIN_FONT_SHARE) * step / FONT_STEPS))
+            layout = _colorbar(legend, box, orientation, font_px * (1 - (1 - MIN_FONT_SHARE) * step / FONT_STEPS), look)
             if all(_within(text_box(t), box) for t in layout.texts):
                 break
         return layout
     entries = legend_entries(legend)
     for step in range(FONT_STEPS + 1):
         size = font_px * (1 - (1 - MIN_FONT_SHARE) * step / FONT_STEPS)
-        spots = _flow(entries, box, orientation == "vertical", size)
+        spots = _flow(entries, box, orientation == "vertical", size, look)
         if spots is not None:
             break
     else:
-        spots = _flow(entries, box, orientation == "vertical", size, force=True)
-    return _swatch_layout(entries, spots, size)
+        spots = _flow(entries, box, orientation == "vertical", size, look, force=True)
+    return _swatch_layout(entries, spots, size, look)
 
 
 def _within(b: tuple[float, float, float, float], box: Box) -> bool:
@@ -116,8 +141,8 @@ def _within(b: tuple[float, float, float, float], box: Box) -> bool:
 
 
 @lru_cache(maxsize=4096)
-def _entry_width(label: str, font_px: float) -> float:
-    return Dims.at(font_px).w + 0.5 * font_px + font_for(label, font_px).getbbox(label, anchor="lm")[2]
+def _entry_width(label: str, font_px: float, family: str = LATIN) -> float:
+    return Dims.at(font_px).w + 0.5 * font_px + font_for(label, font_px, family).getbbox(label, anchor="lm")[2]
 
 
 def _chunks(widths: list[float], limit: float, per_line: int | None, gap: float) -> list[list[int]]:
@@ -134,12 +159,13 @@ def _chunks(widths: list[float], limit: float, per_line: int | None, gap: float)
     return lines
 
 
-def _flow(entries, box: Box, vertical: bool, font_px: float, force: bool = False):
+def _flow(entries, box: Box, vertical: bool, font_px: float, look: LegendText = PLAIN, force: bool = False):
     """Top-left corner of each entry, or None when they do not fit in ``box`` at this font size."""
-    widths = [_entry_width(e[0], font_px) for e in entries]
+    widths = [_entry_width(look.shown(e[0]), font_px, look.family) for e in entries]
+    centred = look.align == "center"
     d = Dims.at(font_px)
     step_y = d.h + d.gap
-    avail_w, avail_h = box.width - 2 * MARGIN, box.height - 2 * MARGIN
+    avail_w, avail_h = box.width - 2 * MARGIN - look.inset, box.height - 2 * MARGIN
     if vertical:
         per_col = max(1, int((avail_h + d.gap) // step_y))
         cols = _chunks(widths, 0.0, per_col, d.entry_gap)
@@ -164,7 +190,7 @@ def _flow(entries, box: Box, vertical: bool, font_px: float, force: bool = False
     spots = {}
     for row in rows:
         row_w = sum(widths[i] for i in row) + d.entry_gap * (len(row) - 1)
-        x = box.left + MARGIN + max(0.0, (avail_w - row_w) / 2)
+        x = box.left + MARGIN + (max(0.0, (avail_w - row_w) / 2) if centred else look.inset)
         for i in row:
             spots[i] = (x, y)
             x += widths[i] + d.entry_gap
@@ -172,30 +198,31 @@ def _flow(entries, box: Box, vertical: bool, font_px: float, force: bool = False
     return [spots[i] for i in range(len(entries))]
 
 
-def _swatch_layout(entries, spots, font_px: float) -> LegendLayout:
+def _swatch_layout(entries, spots, font_px: float, look: LegendText = PLAIN) -> LegendLayout:
     swatches, texts, items = [], [], []
     for (label, color, hatch, index), (x, y) in zip(entries, spots, strict=True):
-        swatch, text, item = _entry(label, color, hatch, index, x, y, font_px)
+        swatch, text, item = _entry(label, color, hatch, index, x, y, font_px, look)
         swatches.append(swatch)
         texts.append(text)
         items.append(item)
     return LegendLayout(tuple(swatches), None, tuple(texts), tuple(items))
 
 
-def _entry(label: str, color: str, hatch: str | None, index: int | None, x: float, y: float, font_px: float):
+def _entry(label: str, color: str, hatch: str | None, index: int | None, x: float, y: float, font_px: float,
+           look: LegendText = PLAIN):
     """Swatch, text and item box of one legend entry with its top-left corner at (x, y)."""
-    d = Dims.at(font_px)
+    d, shown = Dims.at(font_px), look.shown(label)
     item = {"label": label, "class": index, "swatch": [x, y, x + d.w, y + d.h],
-            "box": [x, y, x + _entry_width(label, font_px), y + d.h]}
-    return (Swatch(x, y, d.w, d.h, color, hatch),
-            TextItem(x + d.w + 0.5 * font_px, y + d.h / 2, label, font_px, anchor="lm"), item)
+            "box": [x, y, x + _entry_width(shown, font_px, look.family), y + d.h]}
+    text = TextItem(x + d.w + 0.5 * font_px, y + d.h / 2, shown, font_px, look.color, anchor="lm", family=look.family)
+    return Swatch(x, y, d.w, d.h, color, hatch), text, item
 
 
-def _colorbar(legend: Legend, box: Box, orientation: str, font_px: float) -> LegendLayout:
+def _colorbar(legend: Legend, box: Box, orientation: str, font_px: float, look: LegendText = PLAIN) -> LegendLayout:
     vertical = orientation == "vertical"
     d, u = Dims.at(font_px), font_px / BASE_FONT_PX
-    na_w = _entry_width(legend.na_label, font_px) + d.entry_gap if legend.na_label else 0.0
-    label_w = max((text_size(t, font_px)[0] for t in legend.tick_labels), default=0.0)
+    na_w = _entry_width(look.shown(legend.na_label), font_px, look.family) + d.entry_gap if legend.na_label else 0.0
+    label_w = max((text_size(t, font_px, look.family)[0] for t in legend.tick_labels), default=0.0)
     if vertical:
         na_h = d.h + 2 * d.gap if legend.na_label else 0.0
         w, h = 18.0 * u, min(box.height * 0.7, 320.0 * u, box.height - 2 * MARGIN - na_h - font_px)
@@ -216,16 +243,16 @@ def _colorbar(legend: Legend, box: Box, orientation: str, font_px: float) -> Leg
         if vertical:
             ty = y0 + h - frac * h
             ticks.append(((x0 + w, ty), (x0 + w + 4 * u, ty)))
-            texts.append(TextItem(x0 + w + 7 * u, ty, label, font_px, anchor="lm"))
+            texts.append(TextItem(x0 + w + 7 * u, ty, label, font_px, look.color, anchor="lm", family=look.family))
             items.append({"label": label, "tick": tick, "xy": [x0 + w, ty], "text_box": list(text_box(texts[-1]))})
         else:
             tx = x0 + frac * w
             ticks.append(((tx, y0 + h), (tx, y0 + h + 4 * u)))
-            texts.append(TextItem(tx, y0 + h + 6 * u, label, font_px, anchor="mt"))
+            texts.append(TextItem(tx, y0 + h + 6 * u, label, font_px, look.color, anchor="mt", family=look.family))
             items.append({"label": label, "tick": tick, "xy": [tx, y0 + h], "text_box": list(text_box(texts[-1]))})
     swatches = []
     if legend.na_label:
-        swatch, text, item = _entry(legend.na_label, legend.na_color, None, None, *na_xy, font_px)
+        swatch, text, item = _entry(legend.na_label, legend.na_color, None, None, *na_xy, font_px, look)
         swatches, texts, items = [swatch], [*texts, text], [*items, item]
     bar = ColorBar(x0, y0, w, h, vertical, tuple(ticks))
     return LegendLayout(tuple(swatches), bar, tuple(texts), tuple(items))

@@ -25,13 +25,14 @@ from mapgen.render.canvas import OUTLINE_WIDTH_PT, AtlasCanvas
 from mapgen.render.labels import (
     CASING_COLOR,
     DOT_RIM_PX,
-    LEADER_COLOR,
     LEADER_WIDTH_PX,
     drawn_labels,
 )
-from mapgen.render.legend_layout import legend_font_px, legend_layout
+from mapgen.render.legend_layout import LegendLayout, LegendText, legend_font_px, legend_layout
 from mapgen.render.placement import CASING_WIDTH_PX
-from mapgen.render.text import TextItem, draw_texts, title_items
+from mapgen.render.style import DEFAULT_HATCHES, MapStyle, style_of
+from mapgen.render.text import TextItem, draw_texts, text_box, title_items
+from mapgen.render.vector import save_vector, text_artists
 from mapgen.spec import MapSpec, background_color
 
 BORDER_COLOR = "#ffffff"
@@ -42,25 +43,31 @@ HATCH_BORDER_WIDTH = 1.4
 OUTLINE_WIDTH = OUTLINE_WIDTH_PT
 
 
-def outline_color(background: str) -> str:
-    """Colour of the outer outline of the map on ``background``."""
-    return "#ffffff" if relative_luminance(background) < 0.3 else "#4d4d4d"
+def outline_color(background: str, style: MapStyle | None = None) -> str:
+    """Colour of the outer outline of the map on ``background`` (the style's light or dark outline colour)."""
+    if style is None:
+        return "#ffffff" if relative_luminance(background) < 0.3 else "#4d4d4d"
+    borders = style.borders
+    return borders.outline_on_dark if relative_luminance(background) < 0.3 else borders.outline_on_light
+
+
 LEGEND_FONT_PT = 8.5
-#: Pattern density per MAPWise hatch symbol (denser patterns are easier to tell apart at 800×600).
-HATCH_DENSITY = {"-": "---", "+": "++", "x": "xx", "\\": "\\\\\\", "*": "**", "o": "oo", "O": "O", "|": "|||"}
+#: Pattern density per MAPWise hatch symbol in the default style (denser patterns are easier to tell apart).
+HATCH_DENSITY = DEFAULT_HATCHES
 
 
-def hatch_pattern(symbol: str | None) -> str | None:
-    """matplotlib hatch string for a MAPWise hatch symbol."""
-    return HATCH_DENSITY.get(symbol, symbol) if symbol else None
+def hatch_pattern(symbol: str | None, table: dict[str, str] = HATCH_DENSITY) -> str | None:
+    """matplotlib hatch string for a MAPWise hatch symbol (in a style's hatch ``table``)."""
+    return table.get(symbol, symbol) if symbol else None
 
 
 class MatplotlibFigure:
     """A reusable figure for one :class:`AtlasCanvas`."""
 
-    def __init__(self, canvas: AtlasCanvas, dpi: int) -> None:
-        self.canvas, self.dpi = canvas, dpi
+    def __init__(self, canvas: AtlasCanvas, dpi: int, style: MapStyle) -> None:
+        self.canvas, self.dpi, self.style = canvas, dpi, style
         lay = canvas.layout
+        borders = style.borders
         self.fig = Figure(figsize=(lay.width / dpi, lay.height / dpi), dpi=dpi)
         self.agg = FigureCanvasAgg(self.fig)
         self.ax = self.fig.add_axes((0, 0, 1, 1))
@@ -68,14 +75,27 @@ class MatplotlibFigure:
         self.ax.set_ylim(lay.height, 0)
         self.ax.set_axis_off()
         self.regions = PathCollection(
-            [canvas.paths[c] for c in canvas.codes], linewidths=0.5, edgecolors=BORDER_COLOR, zorder=1
+            [canvas.paths[c] for c in canvas.codes], linewidths=borders.width, edgecolors=borders.color, zorder=1
         )
         self.ax.add_collection(self.regions)
         if canvas.outline is None:
             raise ValueError("a canvas without its outline: make it with build_canvas")
-        self.outline = PathCollection([canvas.outline], facecolors="none", linewidths=OUTLINE_WIDTH, zorder=2)
+        self.outline = PathCollection([canvas.outline], facecolors="none", linewidths=borders.outline_width,
+                                      zorder=2)
         self.ax.add_collection(self.outline)
+        self.area = self._map_area()
         self.leaders = self._leader_artists()
+
+    def _map_area(self) -> Rectangle | None:
+        """The filled, framed map panel of a style that has one (its fill is set per map: the background)."""
+        area = self.style.map_area
+        if not (area.fill or area.frame_color):
+            return None
+        mb = self.canvas.layout.map_box
+        rect = Rectangle((mb.left, mb.top), mb.width, mb.height, fill=area.fill,
+                         edgecolor=area.frame_color or "none", linewidth=area.frame_width, zorder=0)
+        self.ax.add_artist(rect)
+        return rect
 
     def _leader_artists(self) -> tuple[LineCollection, LineCollection, PatchCollection]:
         """Leader line casing, line and end dots, made once (dots are fixed per canvas; lines are set per map)."""
@@ -83,8 +103,9 @@ class MatplotlibFigure:
         dotted = [(p.dot, p.dot_radius) for p in self.canvas.places.values() if p.dot is not None]
         casing = LineCollection([], colors=CASING_COLOR, linewidths=CASING_WIDTH_PX * scale * pt, zorder=3,
                                 capstyle="round")
-        leader = LineCollection([], colors=LEADER_COLOR, linewidths=LEADER_WIDTH_PX * scale * pt, zorder=3.1)
-        dots = PatchCollection([Circle(dot, radius) for dot, radius in dotted], facecolors=LEADER_COLOR,
+        color = self.style.labels.leader_color
+        leader = LineCollection([], colors=color, linewidths=LEADER_WIDTH_PX * scale * pt, zorder=3.1)
+        dots = PatchCollection([Circle(dot, radius) for dot, radius in dotted], facecolors=color,
                                edgecolors=CASING_COLOR, linewidths=DOT_RIM_PX * scale * pt, zorder=3.2)
         for artist in (casing, leader, dots):
             artist.set_visible(False)
@@ -95,12 +116,14 @@ class MatplotlibFigure:
         """Font points → pixels."""
         return points * self.dpi / 72.0
 
-    def draw(self, spec: MapSpec, faces: list[str], texts: dict[str, str]) -> tuple[bytes, list, dict]:
-        """Draw one map; return PNG bytes, legend item boxes and label boxes."""
+    def draw(self, spec: MapSpec, faces: list[str], texts: dict[str, str], fmt: str = "png") -> tuple[bytes, list, dict]:
+        """Draw one map; return PNG (or ``fmt``: SVG, PDF) bytes, legend item boxes and label boxes."""
         style, legend = spec.style, spec.legend
-        bg = background_color(style.background)
-        self.fig.set_facecolor(bg)
-        self.outline.set_edgecolor(HATCH_BORDER_COLOR if legend.hatched else outline_color(bg))
+        bg, look = background_color(style.background), self.style
+        self.fig.set_facecolor(background_color(look.page.color) if look.page.color else bg)
+        if self.area is not None:
+            self.area.set_facecolor(bg)
+        self.outline.set_edgecolor(look.borders.hatch_color if legend.hatched else outline_color(bg, look))
         temp: list[Any] = []
         items: list[TextItem] = []
         self.regions.set_visible(not legend.hatched)
@@ -115,9 +138,11 @@ class MatplotlibFigure:
             self._labels(texts, faces, legend.hatched, items, labels)
         title_box = self.canvas.layout.title_box
         if style.show_title and title_box is not None and spec.title:
-            items.extend(title_items(spec.title, title_box))
+            items.extend(title_items(spec.title, title_box, look))
         shapes, legend_items = legend_artists(self, legend, style.legend_orientation, items)
         temp += shapes
+        if fmt != "png":
+            return self._vector(items, temp, fmt), legend_items, labels
         self.agg.draw()
         image = Image.frombuffer("RGBA", self.agg.get_width_height(), self.agg.buffer_rgba()).convert("RGB")
         for artist in temp:
@@ -127,17 +152,25 @@ class MatplotlibFigure:
         image.save(buf, format="PNG", compress_level=style.png_compress_level, compress_type=zlib.Z_RLE)
         return buf.getvalue(), legend_items, labels
 
+    def _vector(self, items: list[TextItem], temp: list[Any], fmt: str) -> bytes:
+        """The drawn page as vector bytes, texts as matplotlib artists; every per-map artist is removed after."""
+        temp = temp + text_artists(self.ax, items, self.dpi)
+        data = save_vector(self.fig, fmt, self.fig.get_facecolor())
+        for artist in temp:
+            artist.remove()
+        return data
+
     def _hatched_regions(self, spec: MapSpec) -> list[Any]:
-        legend, canvas = spec.legend, self.canvas
+        legend, canvas, borders = spec.legend, self.canvas, self.style.borders
         artists = []
         for idx, codes in canvas.codes_by_class(spec):
             cls = legend.classes[idx] if idx >= 0 else None
             coll = PathCollection(
                 [canvas.paths[c] for c in codes],
                 facecolors=cls.color if cls else legend.na_color,
-                edgecolors=HATCH_BORDER_COLOR,
-                linewidths=HATCH_BORDER_WIDTH,
-                hatch=hatch_pattern(cls.hatch) if cls else None,
+                edgecolors=borders.hatch_color,
+                linewidths=borders.hatch_width,
+                hatch=hatch_pattern(cls.hatch, self.style.hatches) if cls else None,
                 zorder=1,
             )
             self.ax.add_collection(coll)
@@ -147,7 +180,7 @@ class MatplotlibFigure:
     def _labels(self, texts, faces, hatched: bool, items: list[TextItem], out: dict) -> None:
         """Label texts go to ``items`` (drawn by PIL), records to ``out``; leader lines and dots are shown."""
         canvas = self.canvas
-        drawn = drawn_labels(canvas, texts, dict(zip(canvas.codes, faces)), hatched)
+        drawn = drawn_labels(canvas, texts, dict(zip(canvas.codes, faces)), hatched, self.style.labels.callout_frame)
         items.extend(d.item for d in drawn)
         out.update({d.code: d.record() for d in drawn})
         lines = [d.line for d in drawn if d.line is not None]
@@ -163,28 +196,57 @@ class MatplotlibFigure:
 
 
 def legend_artists(fig: MatplotlibFigure, legend: Legend, orientation: str, items: list[TextItem]):
-    """Draw the legend geometry of :func:`legend_layout`; texts go to ``items``. Returns shapes and item boxes."""
-    lay = fig.canvas.layout
-    layout = legend_layout(legend, lay.legend_box, orientation, legend_font_px(lay.width, lay.height, fig.dpi))
-    shapes: list[Any] = []
+    """Draw the legend geometry of :func:`legend_layout` (in the figure's style: swatch edges, tick colour, an
+    optional box behind it); texts go to ``items``. Returns shapes and item boxes."""
+    lay, look = fig.canvas.layout, fig.style
+    font_px = legend_font_px(lay.width, lay.height, fig.dpi, look.legend.cap_px)
+    layout = legend_layout(legend, lay.legend_box, orientation, font_px, LegendText.of(look, fig.canvas.scale))
+    shapes: list[Any] = _legend_box(fig, layout)
+    edge = look.legend.swatch_edge
     for sw in layout.swatches:
-        rect = Rectangle((sw.x, sw.y), sw.w, sw.h, facecolor=sw.color, edgecolor="#555555", linewidth=0.6,
-                         hatch=hatch_pattern(sw.hatch), zorder=5)
+        rect = Rectangle((sw.x, sw.y), sw.w, sw.h, facecolor=sw.color, edgecolor=edge, linewidth=0.6,
+                         hatch=hatch_pattern(sw.hatch, look.hatches), zorder=5)
         fig.ax.add_artist(rect)
         shapes.append(rect)
-    bar = layout.colorbar
-    if bar is not None:
-        rgb = np.array([[int(c[i : i + 2], 16) for i in (1, 3, 5)] for c in legend.colors], dtype=np.uint8)
-        image = rgb[::-1][:, None, :] if bar.vertical else rgb[None, :, :]  # vmax at the top / right
-        shapes.append(fig.ax.imshow(image, extent=(bar.x, bar.x + bar.w, bar.y + bar.h, bar.y), aspect="auto",
-                                    interpolation="bilinear", zorder=5))
-        frame = Rectangle((bar.x, bar.y), bar.w, bar.h, fill=False, edgecolor="#555555", linewidth=0.6, zorder=6)
-        fig.ax.add_artist(frame)
-        tick_lines = LineCollection(list(bar.ticks), colors="#333333", linewidths=0.8, zorder=6)
-        fig.ax.add_collection(tick_lines)
-        shapes += [frame, tick_lines]
+    if layout.colorbar is not None:
+        shapes += _colorbar_artists(fig, legend, layout)
     items.extend(layout.texts)
     return shapes, list(layout.items)
+
+
+def _colorbar_artists(fig: MatplotlibFigure, legend: Legend, layout: LegendLayout) -> list[Any]:
+    bar, look = layout.colorbar, fig.style.legend
+    rgb = np.array([[int(c[i : i + 2], 16) for i in (1, 3, 5)] for c in legend.colors], dtype=np.uint8)
+    image = rgb[::-1][:, None, :] if bar.vertical else rgb[None, :, :]  # vmax at the top / right
+    shapes: list[Any] = [fig.ax.imshow(image, extent=(bar.x, bar.x + bar.w, bar.y + bar.h, bar.y), aspect="auto",
+                                       interpolation="bilinear", zorder=5)]
+    frame = Rectangle((bar.x, bar.y), bar.w, bar.h, fill=False, edgecolor=look.swatch_edge, linewidth=0.6, zorder=6)
+    fig.ax.add_artist(frame)
+    tick_lines = LineCollection(list(bar.ticks), colors=look.tick_color, linewidths=0.8, zorder=6)
+    fig.ax.add_collection(tick_lines)
+    return [*shapes, frame, tick_lines]
+
+
+def _legend_box(fig: MatplotlibFigure, layout: LegendLayout) -> list[Any]:
+    """The box behind the legend of a style that has one: around every part of the legend, padded."""
+    look = fig.style.legend
+    if not (look.box_fill or look.box_frame):
+        return []
+    x1, y1, x2, y2 = legend_bounds(layout)
+    pad = look.box_pad * fig.canvas.scale
+    rect = Rectangle((x1 - pad, y1 - pad), x2 - x1 + 2 * pad, y2 - y1 + 2 * pad, facecolor=look.box_fill or "none",
+                     edgecolor=look.box_frame or "none", linewidth=look.box_width, zorder=4)
+    fig.ax.add_artist(rect)
+    return [rect]
+
+
+def legend_bounds(layout: LegendLayout) -> tuple[float, float, float, float]:
+    """Pixel box around every swatch, the colour bar and every text of a legend layout."""
+    boxes = [(s.x, s.y, s.x + s.w, s.y + s.h) for s in layout.swatches] + [text_box(t) for t in layout.texts]
+    if layout.colorbar is not None:
+        bar = layout.colorbar
+        boxes.append((bar.x, bar.y, bar.x + bar.w, bar.y + bar.h))
+    return (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
 
 
 class MatplotlibRenderer:
@@ -195,12 +257,13 @@ class MatplotlibRenderer:
     def __init__(self) -> None:
         self._figures: dict[tuple[int, int], MatplotlibFigure] = {}
 
-    def draw(self, spec: MapSpec, canvas: AtlasCanvas) -> tuple[bytes, list[dict[str, Any]], dict[str, Any]]:
+    def draw(self, spec: MapSpec, canvas: AtlasCanvas, fmt: str = "png") -> tuple[bytes, list[dict[str, Any]], dict[str, Any]]:
+        """PNG (or ``fmt``: ``svg``, ``pdf``) bytes of a map, its legend item boxes and its label records."""
         key = (id(canvas), spec.style.dpi)
         if key not in self._figures:
-            self._figures[key] = MatplotlibFigure(canvas, spec.style.dpi)
+            self._figures[key] = MatplotlibFigure(canvas, spec.style.dpi, style_of(spec.style))
         faces = [spec.legend.color_of(spec.values.get(c, float("nan"))) for c in canvas.codes]
-        return self._figures[key].draw(spec, faces, label_texts(spec, canvas))
+        return self._figures[key].draw(spec, faces, label_texts(spec, canvas), fmt)
 
 
 def label_texts(spec: MapSpec, canvas: AtlasCanvas) -> dict[str, str]:

@@ -60,17 +60,16 @@ from mapgen.legend import Legend
 from mapgen.render.canvas import AtlasCanvas
 from mapgen.render.labels import CASING_COLOR, DOT_RIM_PX, LEADER_COLOR, LEADER_WIDTH_PX, drawn_labels
 from mapgen.render.layout import Box
-from mapgen.render.legend_layout import legend_font_px, legend_layout
+from mapgen.render.legend_layout import PLAIN, LegendText, legend_font_px, legend_layout
 from mapgen.render.mpl_renderer import (
-    BORDER_COLOR,
     HATCH_BORDER_COLOR,
     HATCH_BORDER_WIDTH,
-    OUTLINE_WIDTH,
     label_texts,
     outline_color,
 )
 from mapgen.render.placement import CASING_WIDTH_PX
-from mapgen.render.text import TextItem, css_font, title_items
+from mapgen.render.style import MapStyle, style_of
+from mapgen.render.text import TextItem, css_font, css_weight, title_items
 from mapgen.spec import MapSpec, background_color
 
 FONT_FAMILY = "DejaVu Sans"
@@ -106,19 +105,22 @@ class ChromiumNotFoundError(FileNotFoundError):
 
 def build_figure(spec: MapSpec, canvas: AtlasCanvas) -> tuple[dict[str, Any], list[dict], dict[str, Any]]:
     """The plotly figure (as a dict) of one map, its legend item boxes and its label boxes (pixels)."""
-    style, legend, lay = spec.style, spec.legend, canvas.layout
+    style, legend, lay, look = spec.style, spec.legend, canvas.layout, style_of(spec.style)
     bg = background_color(style.background)
+    paper = background_color(look.page.color) if look.page.color else bg
     hatched = legend.hatched
     traces = _hatched_traces(spec, canvas) if hatched else []
-    shapes = [] if hatched else _region_shapes(spec, canvas)
+    shapes = _map_area(look, lay.map_box, bg) + ([] if hatched else _region_shapes(spec, canvas, look))
     annotations: list[dict[str, Any]] = []
     labels: dict[str, dict[str, Any]] = {}
     if style.annotated:
         traces += _label_traces(spec, canvas, labels)
     if style.show_title and lay.title_box is not None and spec.title:
-        annotations.extend(_annotation(t) for t in title_items(spec.title, lay.title_box))
-    legend_traces, images, legend_items = _legend(legend, lay.legend_box, style.legend_orientation,
-                                                  legend_font_px(lay.width, lay.height, style.dpi), annotations)
+        annotations.extend(_annotation(t) for t in title_items(spec.title, lay.title_box, look))
+    font_px = legend_font_px(lay.width, lay.height, style.dpi, look.legend.cap_px)
+    legend_traces, images, legend_items = _legend(legend, lay.legend_box, style.legend_orientation, font_px,
+                                                  annotations, LegendText.of(look, canvas.scale))
+    shapes += _legend_box(look, legend_items, canvas.scale)
     traces += legend_traces
     axis = {"visible": False, "showgrid": False, "zeroline": False, "fixedrange": True}
     layout = {
@@ -126,8 +128,8 @@ def build_figure(spec: MapSpec, canvas: AtlasCanvas) -> tuple[dict[str, Any], li
         "height": lay.height,
         "autosize": False,
         "margin": {"l": 0, "r": 0, "t": 0, "b": 0, "pad": 0},
-        "paper_bgcolor": bg,
-        "plot_bgcolor": bg,
+        "paper_bgcolor": paper,
+        "plot_bgcolor": paper,
         "showlegend": False,
         "xaxis": axis | {"range": [0, lay.width]},
         "yaxis": axis | {"range": [lay.height, 0]},
@@ -185,16 +187,42 @@ def _svg_path(xs: list, ys: list) -> str:
     return "".join(out)
 
 
-def _region_shapes(spec: MapSpec, canvas: AtlasCanvas) -> list[dict[str, Any]]:
+def _map_area(look: MapStyle, box: Box, bg: str) -> list[dict[str, Any]]:
+    """The filled, framed map panel of a style that has one."""
+    area = look.map_area
+    if not (area.fill or area.frame_color):
+        return []
+    line = {"color": area.frame_color or "rgba(0,0,0,0)", "width": area.frame_width * 4 / 3}
+    return [{"type": "rect", "x0": box.left, "x1": box.right, "y0": box.top, "y1": box.bottom, "xref": "x",
+             "yref": "y", "layer": "below", "fillcolor": bg if area.fill else "rgba(0,0,0,0)", "line": line}]
+
+
+def _legend_box(look: MapStyle, items: list[dict[str, Any]], scale: float) -> list[dict[str, Any]]:
+    """The box behind the legend of a style that has one (around the legend's item boxes, padded)."""
+    leg = look.legend
+    if not (leg.box_fill or leg.box_frame):
+        return []
+    boxes = [i.get("box") or i.get("colorbar") or i.get("text_box") for i in items]
+    boxes = [b for b in boxes if b]
+    pad = leg.box_pad * scale
+    x1, y1 = min(b[0] for b in boxes) - pad, min(b[1] for b in boxes) - pad
+    x2, y2 = max(b[2] for b in boxes) + pad, max(b[3] for b in boxes) + pad
+    line = {"color": leg.box_frame or "rgba(0,0,0,0)", "width": leg.box_width * 4 / 3}
+    return [{"type": "rect", "x0": x1, "x1": x2, "y0": y1, "y1": y2, "xref": "x", "yref": "y", "layer": "below",
+             "fillcolor": leg.box_fill or "rgba(0,0,0,0)", "line": line}]
+
+
+def _region_shapes(spec: MapSpec, canvas: AtlasCanvas, look: MapStyle) -> list[dict[str, Any]]:
     """One filled SVG-path shape per region (colour maps): the fastest way plotly draws many vertices."""
     paths, legend = canvas_shapes(canvas).paths, spec.legend
-    line = {"color": BORDER_COLOR, "width": BORDER_PX}
+    line = {"color": look.borders.color, "width": look.borders.width * BORDER_PX / 0.5}
     shapes = [
         {"type": "path", "path": paths[c], "xref": "x", "yref": "y", "layer": "below", "fillrule": "evenodd",
          "fillcolor": legend.color_of(spec.values.get(c, float("nan"))), "line": line}
         for c in canvas.codes
     ]
-    edge = {"color": outline_color(background_color(spec.style.background)), "width": OUTLINE_WIDTH * 4 / 3}
+    edge = {"color": outline_color(background_color(spec.style.background), look),
+            "width": look.borders.outline_width * 4 / 3}
     return [*shapes, {"type": "path", "path": canvas_shapes(canvas).outline, "xref": "x", "yref": "y",
                       "layer": "below", "fillcolor": "rgba(0,0,0,0)", "line": edge}]
 
@@ -241,7 +269,8 @@ def _label_traces(spec: MapSpec, canvas: AtlasCanvas, out: dict[str, Any]) -> li
     draws them; fills ``out`` with the label records."""
     legend = spec.legend
     faces = {c: legend.color_of(spec.values.get(c, float("nan"))) for c in canvas.codes}
-    drawn = drawn_labels(canvas, label_texts(spec, canvas), faces, legend.hatched)
+    frame = style_of(spec.style).labels.callout_frame
+    drawn = drawn_labels(canvas, label_texts(spec, canvas), faces, legend.hatched, frame)
     out.update({d.code: d.record() for d in drawn})
     callouts = [d for d in drawn if d.line is not None]
     traces = _leader_traces(callouts, canvas.scale) if callouts else []
@@ -287,11 +316,13 @@ def _text_trace(xs, ys, texts, colors, face: tuple[str, int], position: str = "m
 def _annotation(item: TextItem) -> dict[str, Any]:
     """A plotly annotation placed like a PIL text item (anchor ``mm``, ``lm`` or ``mt``)."""
     xanchor = {"l": "left", "m": "center", "r": "right"}[item.anchor[0]]
-    family, size = css_font(item.text, item.size_px)
+    family, size = css_font(item.text, item.size_px, item.family)
     yanchor = {"m": "middle", "t": "top", "b": "bottom"}.get(item.anchor[1], "middle")
+    font = {"family": family, "size": size, "color": item.color}
+    if css_weight(item.family) == "bold":
+        font["weight"] = "bold"
     return {"x": item.x, "y": item.y, "xref": "x", "yref": "y", "text": _escape(item.text), "showarrow": False,
-            "xanchor": xanchor, "yanchor": yanchor, "borderpad": 0,
-            "font": {"family": family, "size": size, "color": item.color}}
+            "xanchor": xanchor, "yanchor": yanchor, "borderpad": 0, "font": font}
 
 
 def _escape(text: str) -> str:
@@ -302,9 +333,11 @@ def _escape(text: str) -> str:
 # --- legends -------------------------------------------------------------------------------------------------
 
 
-def _legend(legend: Legend, box: Box, orientation: str, font_px: float, annotations: list):
-    """Traces, images and item boxes drawing :func:`legend_layout` (the matplotlib renderer's geometry)."""
-    layout = legend_layout(legend, box, orientation, font_px)
+def _legend(legend: Legend, box: Box, orientation: str, font_px: float, annotations: list,
+            look: LegendText = PLAIN):
+    """Traces, images and item boxes drawing :func:`legend_layout` (the matplotlib renderer's geometry; the
+    style's legend texts, but not yet its swatch edge, tick colour or box)."""
+    layout = legend_layout(legend, box, orientation, font_px, look)
     traces, images = [], []
     for sw in layout.swatches:
         xs, ys = [sw.x, sw.x + sw.w, sw.x + sw.w, sw.x, sw.x], [sw.y, sw.y, sw.y + sw.h, sw.y + sw.h, sw.y]

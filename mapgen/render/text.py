@@ -16,7 +16,27 @@ from pathlib import Path
 import matplotlib
 from PIL import Image, ImageDraw, ImageFont
 
+from mapgen.render.style import MapStyle, load_style
+
 FONT_FILE = Path(matplotlib.get_data_path()) / "fonts" / "ttf" / "DejaVuSans.ttf"
+_MPL_FONTS = Path(matplotlib.get_data_path()) / "fonts" / "ttf"
+_SYSTEM_FONTS = Path("/usr/share/fonts/truetype")
+LATIN = "DejaVu Sans"
+#: Latin font families a style may name: matplotlib's DejaVu (always there) and Debian's DejaVu and Noto
+#: (``fonts-dejavu-core``, ``fonts-dejavu-extra``, ``fonts-noto-core``, installed by ``.ci/run``).
+FAMILIES: dict[str, Path] = {
+    LATIN: FONT_FILE,
+    "DejaVu Sans Bold": _MPL_FONTS / "DejaVuSans-Bold.ttf",
+    "DejaVu Serif": _MPL_FONTS / "DejaVuSerif.ttf",
+    "DejaVu Serif Bold": _MPL_FONTS / "DejaVuSerif-Bold.ttf",
+    "DejaVu Sans Condensed": _SYSTEM_FONTS / "dejavu" / "DejaVuSansCondensed.ttf",
+    "DejaVu Sans Condensed Bold": _SYSTEM_FONTS / "dejavu" / "DejaVuSansCondensed-Bold.ttf",
+    "DejaVu Sans Mono": _MPL_FONTS / "DejaVuSansMono.ttf",
+    "Noto Sans": _SYSTEM_FONTS / "noto" / "NotoSans-Regular.ttf",
+    "Noto Sans Bold": _SYSTEM_FONTS / "noto" / "NotoSans-Bold.ttf",
+    "Noto Serif": _SYSTEM_FONTS / "noto" / "NotoSerif-Regular.ttf",
+    "Noto Serif Bold": _SYSTEM_FONTS / "noto" / "NotoSerif-Bold.ttf",
+}
 #: script -> (first and last code point of its Unicode block(s), font file, face index in a collection, apt package)
 SCRIPT_FONTS: dict[str, tuple[tuple[tuple[int, int], ...], str, int, str]] = {
     "devanagari": (((0x0900, 0x097F), (0xA8E0, 0xA8FF)),
@@ -60,6 +80,7 @@ class TextItem:
     background: str | None = None
     frame: str | None = None  # outline of the background box
     halo: str | None = None  # a one-pixel outline around the glyphs (contrast on any fill)
+    family: str = LATIN  # Latin font family (:data:`FAMILIES`); other scripts keep their script font
 
 
 #: Text whose height must reach a Latin capital's at the same font size (:func:`script_size`): a Devanagari word
@@ -69,12 +90,22 @@ BODY_TEXT = {"devanagari": "असम"}
 
 
 @cache
-def font(size_px: float, script: str = "latin") -> ImageFont.FreeTypeFont:
-    """The font of a script at a pixel size (cached): DejaVu Sans for Latin, else :data:`SCRIPT_FONTS` at
-    :func:`script_size` (so a Devanagari label is as tall as a code at the same size)."""
+def font(size_px: float, script: str = "latin", family: str = LATIN) -> ImageFont.FreeTypeFont:
+    """The font of a script at a pixel size (cached): ``family`` (DejaVu Sans) for Latin, else
+    :data:`SCRIPT_FONTS` at :func:`script_size` (so a Devanagari label is as tall as a code at the same size)."""
     if script == "latin":
-        return ImageFont.truetype(str(FONT_FILE), size=max(1, round(size_px)))
+        return ImageFont.truetype(str(family_file(family)), size=max(1, round(size_px)))
     return _script_font(script, script_size(max(1, round(size_px)), script))
+
+
+def family_file(family: str) -> Path:
+    """The font file of a Latin family; an unknown or missing one says what to choose or install."""
+    path = FAMILIES.get(family)
+    if path is None:
+        raise MissingFontError(f"Unknown font family {family!r}; choose one of {', '.join(FAMILIES)}.")
+    if not path.is_file():
+        raise MissingFontError(f"font family {family!r} needs {path}; install fonts-dejavu and fonts-noto-core.")
+    return path
 
 
 def _script_font(script: str, size: int) -> ImageFont.FreeTypeFont:
@@ -103,15 +134,23 @@ def script_size(size: int, script: str) -> int:
     return out
 
 
-def css_font(text: str, size_px: float) -> tuple[str, int]:
-    """(family, whole pixel size) a browser sets ``text`` in, as :func:`font_for` does (Devanagari one size up)."""
+def css_font(text: str, size_px: float, family: str = LATIN) -> tuple[str, int]:
+    """(family, whole pixel size) a browser sets ``text`` in, as :func:`font_for` does (Devanagari one size up);
+    Latin text in ``family`` (a bold family is asked for as its regular name: see :func:`css_weight`)."""
     script, size = script_of(text), max(1, round(size_px))
-    return SCRIPT_FAMILIES[script], size if script == "latin" else script_size(size, script)
+    if script == "latin":
+        return family.removesuffix(" Bold"), size
+    return SCRIPT_FAMILIES[script], script_size(size, script)
 
 
-def font_for(text: str, size_px: float) -> ImageFont.FreeTypeFont:
-    """The font ``text`` is set in (by its script) at a pixel size."""
-    return font(size_px, script_of(text))
+def css_weight(family: str) -> str:
+    """``bold`` for a bold family of :data:`FAMILIES`, else ``normal``."""
+    return "bold" if family.endswith(" Bold") else "normal"
+
+
+def font_for(text: str, size_px: float, family: str = LATIN) -> ImageFont.FreeTypeFont:
+    """The font ``text`` is set in (by its script; Latin text in ``family``) at a pixel size."""
+    return font(size_px, script_of(text), family)
 
 
 @cache
@@ -127,15 +166,15 @@ def cap_height_size(cap_px: float) -> float:
 
 
 @lru_cache(maxsize=8192)
-def text_size(text: str, size_px: float) -> tuple[float, float]:
+def text_size(text: str, size_px: float, family: str = LATIN) -> tuple[float, float]:
     """Width and height in pixels of ``text`` (ink box)."""
-    left, top, right, bottom = font_for(text, size_px).getbbox(text)
+    left, top, right, bottom = font_for(text, size_px, family).getbbox(text)
     return float(right - left), float(bottom - top)
 
 
 def text_box(item: TextItem) -> tuple[float, float, float, float]:
     """Pixel box (x1, y1, x2, y2) the text covers."""
-    left, top, right, bottom = font_for(item.text, item.size_px).getbbox(item.text, anchor=item.anchor)
+    left, top, right, bottom = font_for(item.text, item.size_px, item.family).getbbox(item.text, anchor=item.anchor)
     return (item.x + left, item.y + top, item.x + right, item.y + bottom)
 
 
@@ -149,7 +188,7 @@ def draw_texts(draw: ImageDraw.ImageDraw, items: list[TextItem], image: Image.Im
         if item.halo and image is not None:
             _paste_halo_text(image, item, item.halo)
         else:
-            draw.text((item.x, item.y), item.text, font=font_for(item.text, item.size_px), fill=item.color,
+            draw.text((item.x, item.y), item.text, font=font_for(item.text, item.size_px, item.family), fill=item.color,
                       anchor=item.anchor, stroke_width=1 if item.halo else 0, stroke_fill=item.halo)
 
 
@@ -175,23 +214,43 @@ def _halo_masks(text: str, size_px: float, anchor: str, fx: float, fy: float):
     return halo, glyphs, ox, oy
 
 
-def title_items(title: str, box) -> list[TextItem]:
-    """The title centred in its box: one line at the band's size when it fits, else two balanced lines (the
-    font shrinks to fit, down to 9 px); an ellipsis only when even that cannot hold it."""
-    size = max(11.0, min(20.0 * max(1.0, box.width / 800), box.height * 0.45))
-    room = box.width - 20
-    if text_size(title, size)[0] <= room:
-        return [TextItem(box.left + box.width / 2, box.top + box.height / 2, title, size)]
+def title_items(title: str, box, style: MapStyle | None = None) -> list[TextItem]:
+    """The title in its box, aligned as the style says (centred by default): one line at the band's size when it
+    fits, else two balanced lines (the font shrinks to fit, down to 9 px); an ellipsis only when even that cannot
+    hold it."""
+    look = (style or _default_style()).title
+    family = (style or _default_style()).fonts.title
+    size = max(look.min_size, min(look.size * max(1.0, box.width / 800), box.height * 0.45))
+    room = box.width - (look.inset if look.align == "center" else 2 * look.inset)
+    place = _title_place(box, look.align, look.inset)
+
+    def item(y: float, text: str, at: float) -> TextItem:
+        return TextItem(place[0], y, text, at, look.color, place[1], family=family)
+
+    if text_size(title, size, family)[0] <= room:
+        return [item(box.top + box.height / 2, title, size)]
     lines = [line for line in _two_lines(title) if line]
     if len(lines) == 1:
-        return [TextItem(box.left + box.width / 2, box.top + box.height / 2, _ellipsis(title, size, room), size)]
+        return [item(box.top + box.height / 2, _ellipsis(title, size, room, family), size)]
     size = min(size, box.height / 2.5)
-    while size > 9 and max(text_size(line, size)[0] for line in lines) > room:
+    while size > 9 and max(text_size(line, size, family)[0] for line in lines) > room:
         size -= 0.5
-    lines = [_ellipsis(line, size, room) for line in lines]
-    step = box.height / 4
-    cx, cy = box.left + box.width / 2, box.top + box.height / 2
-    return [TextItem(cx, cy - step, lines[0], size), TextItem(cx, cy + step, lines[1], size)]
+    lines = [_ellipsis(line, size, room, family) for line in lines]
+    step, cy = box.height / 4, box.top + box.height / 2
+    return [item(cy - step, lines[0], size), item(cy + step, lines[1], size)]
+
+
+def _title_place(box, align: str, inset: float) -> tuple[float, str]:
+    """x and PIL anchor of the title lines for an alignment."""
+    if align == "left":
+        return box.left + inset, "lm"
+    if align == "right":
+        return box.left + box.width - inset, "rm"
+    return box.left + box.width / 2, "mm"
+
+
+def _default_style() -> MapStyle:
+    return load_style()
 
 
 def _two_lines(text: str) -> list[str]:
@@ -203,7 +262,7 @@ def _two_lines(text: str) -> list[str]:
     return [" ".join(words[:cut]), " ".join(words[cut:])]
 
 
-def _ellipsis(text: str, size: float, room: float) -> str:
-    while len(text) > 8 and text_size(text, size)[0] > room:
+def _ellipsis(text: str, size: float, room: float, family: str = LATIN) -> str:
+    while len(text) > 8 and text_size(text, size, family)[0] > room:
         text = text.rstrip("…")[:-1].rstrip() + "…"
     return text

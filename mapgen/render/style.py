@@ -1,0 +1,235 @@
+"""Map styles as data: a style YAML (page, map area, fonts, title, legend, borders, labels, hatches, sizes) read
+into a typed :class:`MapStyle` that the renderers and the page layout draw with.
+
+Presets ship in ``templates/styles/<name>.yaml`` (``default`` is mapgen's own look); a user's file goes through
+the same loader (:func:`load_style`). A spec names its style in ``Style.look`` (a preset name or a file path) with
+the digest of its YAML in ``Style.look_digest``; both are left out of the spec JSON for the default style.
+Unknown keys are refused naming the closest valid key, wrong types in one line naming the key.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+from functools import cache
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from mapgen.resources import template_path
+
+DEFAULT_STYLE = "default"
+STYLE_SUFFIXES = (".yaml", ".yml")
+
+
+class StyleError(ValueError):
+    """An unknown style name or an invalid style file (one line naming the key and the fix)."""
+
+
+class _Part(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Page(_Part):
+    """The paper: ``background`` is the colour behind the regions (the spec's background, which the legibility
+    checks test fills against); ``color`` the paper outside a framed map area (None: the background)."""
+
+    background: str | None = None
+    color: str | None = None
+
+
+class MapArea(_Part):
+    """A filled, framed rectangle the map sits in (MAPWise's white panel on grey paper); ``margin`` is kept free
+    around it, in pixels at 800×600 (left, top, right, bottom)."""
+
+    fill: bool = False
+    frame_color: str | None = None
+    frame_width: float = 0.0
+    margin: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
+
+
+class Fonts(_Part):
+    """Font families (:data:`mapgen.render.text.FAMILIES`) for the title and the legend texts."""
+
+    title: str = "DejaVu Sans"
+    legend: str = "DejaVu Sans"
+
+
+class Title(_Part):
+    """Title band (share of the page height), alignment, size (px at 800 wide) and colour."""
+
+    band: float = Field(0.08, ge=0.02, le=0.3)
+    align: Literal["center", "left", "right"] = "center"
+    size: float = Field(20.0, gt=0)
+    min_size: float = Field(11.0, gt=0)
+    color: str = "#000000"
+    inset: float = Field(20.0, ge=0)
+
+
+class LegendStyle(_Part):
+    """Legend position, orientation and box; its share of the page; text, swatch edge and tick colours."""
+
+    position: str | None = None
+    orientation: Literal["vertical", "horizontal"] | None = None
+    side_share: float = Field(0.20, gt=0, lt=0.5)
+    band_share: float = Field(0.13, gt=0, lt=0.5)
+    align: Literal["center", "left"] = "center"
+    inset: float = Field(0.0, ge=0)
+    box_fill: str | None = None
+    box_frame: str | None = None
+    box_width: float = 1.0
+    box_pad: float = 6.0
+    swatch_edge: str = "#555555"
+    text_color: str = "#000000"
+    tick_color: str = "#333333"
+    text_case: Literal["as-is", "upper"] = "as-is"
+    cap_px: float = Field(11.0, gt=0)
+
+
+class Borders(_Part):
+    """Region borders (points), the outline around all regions, and the borders of hatched maps."""
+
+    color: str = "#ffffff"
+    width: float = Field(0.5, ge=0)
+    outline_width: float = Field(0.9, ge=0)
+    outline_on_light: str = "#4d4d4d"
+    outline_on_dark: str = "#ffffff"
+    hatch_color: str = "#000000"
+    hatch_width: float = Field(1.4, ge=0)
+
+
+class Labels(_Part):
+    """Region label look: cap height at 800×600 (px), grown with the page (``page``: as text and legend marks)
+    or with its width (``width``: as the legibility audit's label height rule), callout frame, leader colour."""
+
+    cap_px: float = Field(12.0, gt=0)
+    scale: Literal["page", "width"] = "page"
+    callout_frame: str = "#4d4d4d"
+    leader_color: str = "#1a1a1a"
+
+
+DEFAULT_HATCHES = {"-": "---", "+": "++", "x": "xx", "\\": "\\\\\\", "*": "**", "o": "oo", "O": "O", "|": "|||"}
+
+
+class MapStyle(_Part):
+    """One map style (a preset or a user's YAML file)."""
+
+    name: str = DEFAULT_STYLE
+    description: str = ""
+    page: Page = Page()
+    map_area: MapArea = MapArea()
+    fonts: Fonts = Fonts()
+    title: Title = Title()
+    legend: LegendStyle = LegendStyle()
+    borders: Borders = Borders()
+    labels: Labels = Labels()
+    #: matplotlib hatch pattern per MAPWise hatch symbol (denser patterns are easier to tell apart).
+    hatches: dict[str, str] = Field(default_factory=lambda: dict(DEFAULT_HATCHES))
+    #: Default page size per country (``[width, height]``), used when no size is given.
+    sizes: dict[str, tuple[int, int]] = Field(default_factory=dict)
+    digest: str = ""
+
+    def spec_defaults(self, country: str) -> dict[str, Any]:
+        """The spec style fields this style sets (before a user's explicit options): look, digest, background,
+        legend position and orientation, page size. Empty for the default style."""
+        if self.name == DEFAULT_STYLE and not self.digest:
+            return {}
+        out: dict[str, Any] = {"look": self.name, "look_digest": self.digest}
+        if self.page.background:
+            out["background"] = self.page.background
+        if self.legend.position:
+            out["legend_position"] = self.legend.position
+        if self.legend.orientation:
+            out["legend_orientation"] = self.legend.orientation
+        if country in self.sizes:
+            out["width"], out["height"] = self.sizes[country]
+        return out
+
+
+def preset_names() -> list[str]:
+    """The shipped presets, sorted (``default`` first)."""
+    names = sorted(p.name.rsplit(".", 1)[0] for p in template_path("styles").iterdir() if p.name.endswith(".yaml"))
+    return sorted(names, key=lambda n: n != DEFAULT_STYLE)
+
+
+def preset_text(name: str) -> str:
+    """The YAML text of a preset; an unknown name lists the presets."""
+    node = template_path("styles", f"{name}.yaml")
+    if not node.is_file():
+        close = difflib.get_close_matches(name, preset_names(), n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise StyleError(f"Unknown style {name!r}{hint}; choose one of {', '.join(preset_names())} or a .yaml file.")
+    return node.read_text(encoding="utf-8")
+
+
+def style_source(ref: str) -> tuple[str, str]:
+    """(name recorded in specs, YAML text) of a preset name or a style file path."""
+    if ref.lower().endswith(STYLE_SUFFIXES) or "/" in ref:
+        path = Path(ref)
+        if not path.is_file():
+            raise StyleError(f"Style file {ref!r} does not exist.")
+        return ref, path.read_text(encoding="utf-8")
+    return ref, preset_text(ref)
+
+
+def load_style(ref: str = DEFAULT_STYLE, digest: str = "") -> MapStyle:
+    """The style of a preset name or a YAML file; a recorded ``digest`` that differs from the file's is refused
+    (the spec was made with another version of the style)."""
+    return _load(ref or DEFAULT_STYLE, digest)
+
+
+@cache
+def _load(ref: str, digest: str) -> MapStyle:
+    name, text = style_source(ref)
+    actual = text_digest(text)
+    if digest and digest != actual:
+        raise StyleError(f"Style {ref!r} changed since the spec was made (digest {actual}, spec {digest}).")
+    style = parse_style(text, ref)
+    return style.model_copy(update={"name": name, "digest": "" if ref == DEFAULT_STYLE else actual})
+
+
+def text_digest(text: str) -> str:
+    """Short sha256 digest of a style's YAML text."""
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def parse_style(text: str, where: str = "style") -> MapStyle:
+    """A :class:`MapStyle` from YAML text; problems raise :class:`StyleError` in one line."""
+    try:
+        data = yaml.safe_load(text) or {}
+    except yaml.YAMLError as exc:
+        raise StyleError(f"{where}: not valid YAML ({exc.__class__.__name__}).") from None
+    if not isinstance(data, dict):
+        raise StyleError(f"{where}: a style is a YAML mapping of keys such as page, title, legend.")
+    try:
+        return MapStyle.model_validate(data)
+    except ValidationError as exc:
+        raise StyleError(f"{where}: {_first_problem(exc)}") from None
+
+
+def _first_problem(exc: ValidationError) -> str:
+    err = exc.errors()[0]
+    loc = [str(p) for p in err["loc"]]
+    key = ".".join(loc)
+    if err["type"] == "extra_forbidden":
+        close = difflib.get_close_matches(loc[-1], _valid_keys(loc[:-1]), n=1, cutoff=0.4)
+        hint = f"; did you mean {'.'.join([*loc[:-1], close[0]])!r}?" if close else ""
+        return f"unknown key {key!r}{hint}"
+    return f"{key}: {err['msg']} (got {err.get('input')!r})"
+
+
+def _valid_keys(path: list[str]) -> list[str]:
+    model: Any = MapStyle
+    for part in path:
+        field = model.model_fields.get(part)
+        if field is None or not isinstance(field.annotation, type) or not issubclass(field.annotation, BaseModel):
+            return []
+        model = field.annotation
+    return list(model.model_fields)
+
+
+def style_of(spec_style: Any) -> MapStyle:
+    """The :class:`MapStyle` a spec's style names (``look`` and ``look_digest``)."""
+    return load_style(getattr(spec_style, "look", DEFAULT_STYLE), getattr(spec_style, "look_digest", ""))

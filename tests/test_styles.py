@@ -1,0 +1,148 @@
+"""Map styles as data (issue 30 item 1): the loader, the presets, the CLI, and every preset's legibility."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from PIL import Image
+
+from mapgen.audit.legibility import check_record, vet
+from mapgen.cli import main
+from mapgen.render import render
+from mapgen.render.style import DEFAULT_HATCHES, StyleError, load_style, parse_style, preset_names
+from mapgen.spec import MapSpec, make_hatched, make_spec
+
+PRESETS = ("default", "mapwise", "newsroom", "statistics", "dashboard", "minimal")
+COUNTRIES = ("usa", "india", "china")
+STATS = {"usa": "population_2020", "india": "literacy_2011", "china": "population_2020"}
+
+
+def test_the_presets_ship_and_the_default_holds_todays_numbers() -> None:
+    assert set(PRESETS) <= set(preset_names()) and preset_names()[0] == "default"
+    default = load_style()
+    assert default.title.band == 0.08 and default.legend.side_share == 0.20 and default.legend.band_share == 0.13
+    assert default.borders.color == "#ffffff" and default.borders.width == 0.5 and default.borders.hatch_width == 1.4
+    assert default.hatches == DEFAULT_HATCHES and default.spec_defaults("usa") == {}
+    assert load_style("mapwise").sizes["india"] == (1000, 1000)
+
+
+def test_a_user_file_goes_through_the_same_loader(tmp_path: Path) -> None:
+    with pytest.raises(StyleError, match=r"unknown key 'legend.postion'; did you mean 'legend.position'"):
+        parse_style("legend: {postion: top}")
+    with pytest.raises(StyleError, match=r"^style: borders.width: .*got 'thick'"):
+        parse_style("borders: {width: thick}")
+    with pytest.raises(StyleError, match="did you mean 'mapwise'"):
+        load_style("mapwsie")
+    path = tmp_path / "mine.yaml"
+    path.write_text("title: {align: right}\npage: {background: lightgray}\n", encoding="utf-8")
+    mine = load_style(str(path))
+    assert mine.title.align == "right" and mine.digest.startswith("sha256:")
+    fields = mine.spec_defaults("usa")
+    assert fields == {"look": str(path), "look_digest": mine.digest, "background": "lightgray"}
+
+
+def test_cli_lists_shows_and_records_the_style(tmp_path: Path) -> None:
+    runner = CliRunner()
+    listed = runner.invoke(main, ["styles", "list"])
+    assert listed.exit_code == 0 and listed.output.split() == preset_names()
+    shown = runner.invoke(main, ["styles", "show", "mapwise"])
+    assert shown.exit_code == 0 and "serif" in shown.output.lower()
+    plain = json.loads(runner.invoke(main, ["spec", "usa", "--stat", "population_2020"]).output)
+    assert "look" not in plain["style"] and "look_digest" not in plain["style"]
+    styled = json.loads(runner.invoke(main, ["spec", "usa", "--stat", "population_2020", "--style", "mapwise"]).output)
+    assert styled["style"]["look"] == "mapwise" and styled["style"]["look_digest"].startswith("sha256:")
+    assert (styled["style"]["width"], styled["style"]["height"]) == (1000, 600)
+    assert MapSpec.from_dict(styled).style.look == "mapwise"
+    bad = runner.invoke(main, ["spec", "usa", "--stat", "population_2020", "--style", "nope"])
+    assert bad.exit_code == 2 and "Unknown style 'nope'" in bad.output
+
+
+def _spec(country: str, preset: str) -> MapSpec:
+    style = load_style(preset).spec_defaults(country)
+    return make_spec(country, STATS[country], classes=5, map_id=f"{country}-{preset}", annotated=True, **style)
+
+
+@pytest.mark.parametrize("country", COUNTRIES)
+@pytest.mark.parametrize("preset", PRESETS)
+def test_every_preset_keeps_the_legibility_guarantees(preset: str, country: str, tmp_path: Path) -> None:
+    """Annotated, unannotated and hatched renders of one map per preset and country: after the build's vet hook
+    no region that stays legible fails a check, no map check fails, and at most 3 more regions than in the
+    default style are illegible."""
+    look = load_style(preset)
+    for name, variant in _variants(country, preset).items():
+        result, record = _rendered(variant, tmp_path / f"{preset}-{name}.png")
+        checks = check_record(record)
+        legible = {c for c, r in record["regions"].items() if r["legible"]}
+        assert not (set(checks.regions) & legible), (preset, country, name, checks.regions)
+        assert checks.flags == [], (preset, country, name, checks.flags)
+        _, default = _rendered(_variants(country, "default")[name], tmp_path / f"default-{name}.png")
+        assert len(legible) >= sum(r["legible"] for r in default["regions"].values()) - 3, (preset, country, name)
+        size = Image.open(result.image).size
+        assert size == Image.open(result.mask).size == (variant.style.width, variant.style.height)
+        if country in look.sizes:
+            assert size == tuple(look.sizes[country])
+
+
+def _variants(country: str, preset: str) -> dict[str, MapSpec]:
+    spec = _spec(country, preset)
+    return {"annotated": spec, "unannotated": spec.with_style(annotated=False), "hatched": make_hatched(spec)}
+
+
+def _rendered(spec: MapSpec, path: Path):
+    """The render (with the build's vet hook) and its record."""
+    result = render(spec, path, vet=vet)
+    return result, json.loads(result.json.read_text(encoding="utf-8"))
+
+
+def pixel_difference(a: Path, b: Path, size: tuple[int, int] = (400, 300)) -> float:
+    """Share of pixels that differ (any channel by more than 16) between two images resampled to ``size``."""
+    x, y = (np.asarray(Image.open(p).convert("RGB").resize(size, Image.Resampling.BILINEAR), dtype=int) for p in (a, b))
+    return float((np.abs(x - y).max(axis=2) > 16).mean())
+
+
+def test_any_two_presets_differ_on_a_fifth_of_the_pixels(tmp_path: Path) -> None:
+    images = {p: render(_spec("usa", p), tmp_path / f"{p}.png").image for p in PRESETS}
+    for i, a in enumerate(PRESETS):
+        for b in PRESETS[i + 1:]:
+            assert pixel_difference(images[a], images[b]) >= 0.20, (a, b)
+
+
+def test_the_plotly_figure_applies_page_fonts_title_and_frame() -> None:
+    from mapgen.render.api import get_canvas
+    from mapgen.render.plotly_renderer import build_figure
+
+    spec = _spec("usa", "mapwise")
+    figure, _items, _labels = build_figure(spec, get_canvas(spec.load_atlas(), spec.style))
+    layout = figure["layout"]
+    assert layout["paper_bgcolor"] == layout["plot_bgcolor"] == "#d9d9d9"
+    title = layout["annotations"][0]
+    assert title["font"]["family"] == "DejaVu Serif" and title["xanchor"] == "left"
+    assert title["font"]["color"] == "#2a3f5f"
+    rects = [s for s in layout["shapes"] if s["type"] == "rect"]
+    assert rects[0]["fillcolor"] == "#ffffff" and rects[1]["line"]["color"] == "#000000"  # map panel, legend box
+
+
+def test_a_build_draws_maps_in_the_configured_styles(tmp_path: Path) -> None:
+    from mapgen.build import build
+    from mapgen.config import BuildConfig
+
+    assert "styles" not in BuildConfig.model_validate({"name": "x", "countries": [{"name": "usa", "maps": 1}]}).model_dump()[
+        "variants"]
+    config = {"name": "styled", "seed": 1, "countries": [{"name": "usa", "maps": 2}, {"name": "india", "maps": 1}],
+              "variants": {"styles": ["mapwise", "dashboard"], "hatched": False, "unannotated": False},
+              "questions": {"per_template": 1, "per_image": 2}, "tasks": ["vqa"]}
+    out = tmp_path / "bench"
+    build(config, out, progress=False)
+    maps = [json.loads(line) for line in (out / "maps.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert {m["style"] for m in maps} <= {"mapwise", "dashboard"} and len(maps) == 3
+    for record in maps:
+        facts = json.loads((out / record["image"]).with_suffix(".json").read_text(encoding="utf-8"))
+        assert facts["spec"]["style"]["look"] == record["style"]
+    questions = [json.loads(line) for line in (out / "questions.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert questions and all(q["style"] in {"mapwise", "dashboard"} for q in questions)
+    with pytest.raises(ValueError, match="unknown style 'nope'"):
+        BuildConfig.model_validate({"name": "x", "countries": [{"name": "usa", "maps": 1}], "variants": {"styles": ["nope"]}})
