@@ -49,7 +49,8 @@ def copy_packs(config: BuildConfig, out_dir: Path) -> dict[str, Any]:
     file digests."""
     from mapgen.questions import copy_pack, open_pack
 
-    section, digests = {}, {}
+    section: dict[str, dict[str, str]] = {}
+    digests: dict[str, str] = {}
     for name in config.questions.packs:
         pack = open_pack(config.resolve_path(name))
         copy = pack_copy(config, name, out_dir)

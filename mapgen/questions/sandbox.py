@@ -234,12 +234,12 @@ class _Guard(NodeTransformer):
     """Counts loop iterations as steps and builds ``~`` through the size check."""
 
     def visit_For(self, node: nodes.For) -> nodes.Node:
-        node = self.generic_visit(node)
+        self.generic_visit(node)  # transforms the children in place (and returns ``node`` itself)
         node.iter = nodes.Filter(node.iter, "_mapgen_steps", [], [], None, None, lineno=node.lineno)
         return node
 
     def visit_Concat(self, node: nodes.Concat) -> nodes.Node:
-        node = self.generic_visit(node)
+        self.generic_visit(node)  # in place, as above
         items = nodes.List(node.nodes, lineno=node.lineno)
         return nodes.Filter(items, "_mapgen_concat", [], [], None, None, lineno=node.lineno)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import cast
 
 from mapgen.questions.reading import Ctx, Invalid
 
@@ -18,11 +19,17 @@ def all_valued(ctx: Ctx, regions: Iterable[str]) -> list[str]:
     return out
 
 
+def known(ctx: Ctx) -> dict[str, float]:
+    """``ctx.level`` typed for regions already checked to have a level (by :func:`valued`, :func:`all_valued`,
+    ``readable`` or ``ctx.lv``): the same dict, without the None of missing ones (index it with those only)."""
+    return cast("dict[str, float]", ctx.level)
+
 
 def sorted_levels(ctx: Ctx, regions: Iterable[str], extreme: str) -> list[str]:
     vals = valued(ctx, regions)
     high = extreme.endswith("highest") or extreme in ("most", "largest")
-    return sorted(vals, key=lambda c: (-ctx.level[c] if high else ctx.level[c], c))
+    level = known(ctx)
+    return sorted(vals, key=lambda c: (-level[c] if high else level[c], c))
 
 
 ORDINALS = {"second": 1, "third": 2}

@@ -7,7 +7,7 @@ import math
 from collections import Counter
 from collections.abc import Iterable
 
-from mapgen.questions.functions.common import sorted_levels
+from mapgen.questions.functions.common import known, sorted_levels
 from mapgen.questions.functions.neighbours import vs_all_neighbors
 from mapgen.questions.functions.registry import register
 from mapgen.questions.reading import Ctx
@@ -16,35 +16,46 @@ from mapgen.questions.reading import Ctx
 @register("", "Regions")
 def readable_regions(ctx: Ctx) -> list[str]:
     """Legible regions with a value (the default domain of Region parameters)."""
-    return [c for c in ctx.scene.regions if c in ctx.legible and ctx.level[c] is not None]
+    return _readable_regions(ctx)
 
 
 @register("Regions", "Regions")
 def readable(ctx: Ctx, regions: Iterable[str]) -> list[str]:
     """The legible, valued members of a set (sorted)."""
+    return _readable(ctx, regions)
+
+
+def _readable_regions(ctx: Ctx) -> list[str]:
+    """:func:`readable_regions` unregistered (never INVALID: what the other helpers here build on)."""
+    return [c for c in ctx.scene.regions if c in ctx.legible and ctx.level[c] is not None]
+
+
+def _readable(ctx: Ctx, regions: Iterable[str]) -> list[str]:
+    """:func:`readable` unregistered (never INVALID)."""
     return sorted(c for c in regions if c in ctx.legible and ctx.level[c] is not None)
 
 
 @register("Regions Extreme", "Regions")
 def by_level(ctx: Ctx, regions: Iterable[str], extreme: str) -> list[str]:
     """Legible, valued regions sorted by level, the given extreme first (domain helper for yes-answers)."""
-    return sorted_levels(ctx, readable(ctx, regions), extreme)
+    return sorted_levels(ctx, _readable(ctx, regions), extreme)
 
 
 @register("Region", "Regions")
 def by_border_difference(ctx: Ctx, region: str) -> list[str]:
     """Legible, valued neighbours of ``region``, the most different first (domain helper)."""
-    x = ctx.level[region]
-    pool = readable(ctx, ctx.scene.regions[region].neighbors)
-    return sorted(pool, key=lambda c: (-abs(ctx.level[c] - x), c)) if x is not None else pool
+    x, level = ctx.level[region], known(ctx)
+    pool = _readable(ctx, ctx.scene.regions[region].neighbors)
+    return sorted(pool, key=lambda c: (-abs(level[c] - x), c)) if x is not None else pool
 
 
 @register("", "Regions")
 def regions_by_border_difference(ctx: Ctx) -> list[str]:
     """Legible, valued regions with neighbours, the one on the largest border difference first."""
     best: dict[str, float] = {}
-    for a in readable_regions(ctx):
-        diffs = [abs(ctx.level[a] - ctx.level[b]) for b in ctx.scene.regions[a].neighbors if ctx.level[b] is not None]
+    for a in _readable_regions(ctx):
+        la = known(ctx)[a]  # readable
+        diffs = [abs(la - lb) for b in ctx.scene.regions[a].neighbors if (lb := ctx.level[b]) is not None]
         if diffs:
             best[a] = max(diffs)
     return sorted(best, key=lambda c: (-best[c], c))
@@ -53,7 +64,7 @@ def regions_by_border_difference(ctx: Ctx) -> list[str]:
 @register("Comparison Direction", "Regions", relative=True)
 def local_candidates(ctx: Ctx, cmp: str, direction: str) -> list[str]:
     """Legible regions with neighbours, those higher/lower/similar to all neighbours first, in direction order."""
-    pool = [c for c in readable_regions(ctx) if ctx.scene.regions[c].neighbors]
+    pool = [c for c in _readable_regions(ctx) if ctx.scene.regions[c].neighbors]
     key = {c: (0 if vs_all_neighbors(ctx, c, cmp) else 1, -ctx.scene.direction_key(c, direction), c) for c in pool}
     return sorted(pool, key=key.__getitem__)
 
@@ -61,7 +72,7 @@ def local_candidates(ctx: Ctx, cmp: str, direction: str) -> list[str]:
 @register("", "Regions")
 def with_neighbors(ctx: Ctx) -> list[str]:
     """Legible, valued regions that have at least one neighbour."""
-    return [c for c in readable_regions(ctx) if ctx.scene.regions[c].neighbors]
+    return [c for c in _readable_regions(ctx) if ctx.scene.regions[c].neighbors]
 
 
 @register("Number", "Numbers")
@@ -101,18 +112,19 @@ def round_inside(lo: float, hi: float) -> float | None:
 @register("Regions", "Regions")
 def by_outlyingness(ctx: Ctx, regions: Iterable[str]) -> list[str]:
     """Legible, valued members, the one furthest from the others' median level first (domain helper)."""
-    pool = readable(ctx, regions)
+    pool = _readable(ctx, regions)
     if len(pool) < 2:
         return pool
-    lv = sorted(ctx.level[c] for c in pool)
+    level = known(ctx)
+    lv = sorted(level[c] for c in pool)
     med = lv[len(lv) // 2]
-    return sorted(pool, key=lambda c: (-abs(ctx.level[c] - med), c))
+    return sorted(pool, key=lambda c: (-abs(level[c] - med), c))
 
 
 @register("Regions", "LegendClasses")
 def ranges_by_share(ctx: Ctx, regions: Iterable[str]) -> list[int]:
     """Legend ranges, the one holding most members first (domain helper for yes-answers)."""
-    counts = Counter()
+    counts: Counter[int] = Counter()
     for c in regions:
         lv = ctx.level[c]
         if lv is None:

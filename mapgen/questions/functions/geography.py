@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable
 
 from mapgen.questions.functions.neighbours import vs_all_neighbors, vs_at_least_neighbors
 from mapgen.questions.functions.registry import register
-from mapgen.questions.reading import INVALID, Ctx, Invalid
+from mapgen.questions.reading import INVALID, Ctx, Invalid, _Invalid
 
 #: "closest to each other": the best pair's centroid distance must beat the runner-up by this factor.
 CLOSEST_PAIR_MARGIN = 0.9
@@ -123,6 +123,6 @@ def _closest_pair_in(ctx: Ctx, pool: Iterable[str], idx: int) -> frozenset[str]:
     best = closest_pair(ctx, sure)
     if maybe and (best is INVALID or closest_pair(ctx, sure + maybe) != best):
         raise Invalid
-    if best is INVALID:
+    if isinstance(best, _Invalid):  # the sentinel is a singleton: the same test as ``is INVALID``
         raise Invalid
     return best

@@ -153,8 +153,9 @@ def class_by_count(ctx: Ctx, extreme: str) -> int:
 @register("", "Str")
 def legend_spacing(ctx: Ctx) -> str:
     """``evenly spaced`` or ``significant gaps`` (definitions in the module constants)."""
-    bounds = [label_bounds(c.label) for c in ctx.scene.legend.classes]
-    if any(lo is None or hi is None for lo, hi in bounds):
+    labelled = [label_bounds(c.label) for c in ctx.scene.legend.classes]
+    bounds = [(lo, hi) for lo, hi in labelled if lo is not None and hi is not None]
+    if len(bounds) < len(labelled):
         raise Invalid
     widths = [hi - lo for lo, hi in bounds]
     gaps = [b[0] - a[1] for a, b in zip(bounds, bounds[1:])]

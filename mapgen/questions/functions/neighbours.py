@@ -6,6 +6,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Iterable
 
+from mapgen.questions.functions.common import known
 from mapgen.questions.functions.registry import register
 from mapgen.questions.reading import Ctx, Estimate, Invalid
 
@@ -13,7 +14,7 @@ from mapgen.questions.reading import Ctx, Estimate, Invalid
 def _border_diffs(ctx: Ctx, borders: Iterable[tuple[str, str]]) -> list[tuple[float, str, str]]:
     """(|level difference|, a, b) of the given bordering pairs where both have data (reads nothing)."""
     level = ctx.level
-    return [(abs(level[a] - level[b]), a, b) for a, b in borders if level[a] is not None and level[b] is not None]
+    return [(abs(la - lb), a, b) for a, b in borders if (la := level[a]) is not None and (lb := level[b]) is not None]
 
 
 def _top_border_diffs(ctx: Ctx) -> list[tuple[float, str, str]]:
@@ -54,7 +55,8 @@ def is_max_border_pair(ctx: Ctx, a: str, b: str) -> bool:
     diffs = _top_border_diffs(ctx)
     if len(diffs) < 2 or ctx.lv(a) is None or ctx.lv(b) is None:
         raise Invalid
-    mine = abs(ctx.level[a] - ctx.level[b])
+    level = known(ctx)
+    mine = abs(level[a] - level[b])
     top, runner = diffs[0][0], diffs[1][0]
     gap = 4 * ctx.reading
     if frozenset(diffs[0][1:]) == frozenset((a, b)):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from mapgen.questions.functions.common import all_valued, position, sorted_levels, valued
+from mapgen.questions.functions.common import all_valued, known, position, sorted_levels, valued
 from mapgen.questions.functions.registry import register
 from mapgen.questions.reading import Ctx, Invalid, sign
 
@@ -43,7 +43,8 @@ def top_n(ctx: Ctx, regions: Iterable[str], extreme: str, n: int) -> frozenset[s
 @register("Regions Extreme", "LegendClass")
 def extreme_class(ctx: Ctx, regions: Iterable[str], extreme: str) -> int:
     """The highest / lowest / second ... legend class among the regions' classes (discrete maps)."""
-    classes = sorted({int(ctx.lv(c)) for c in valued(ctx, regions)}, reverse=extreme.endswith("highest"))
+    level = known(ctx)
+    classes = sorted({int(level[c]) for c in valued(ctx, regions)}, reverse=extreme.endswith("highest"))
     k = position(extreme)
     if len(classes) < max(2, k + 1):
         raise Invalid
@@ -73,7 +74,7 @@ def _median_level(ctx: Ctx, regions: Iterable[str]) -> float:
     pool = all_valued(ctx, regions)
     if len(pool) < 3:
         raise Invalid
-    lv = sorted(ctx.level[c] for c in pool)
+    lv = sorted(known(ctx)[c] for c in pool)
     n = len(lv)
     if n % 2:
         return lv[n // 2]

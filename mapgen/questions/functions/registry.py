@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
-from mapgen.questions.reading import INVALID, Invalid, Reading
+from mapgen.questions.reading import INVALID, Invalid, Reading, _Invalid
 
-F = TypeVar("F", bound=Callable[..., Any])
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 @dataclass(frozen=True)
@@ -34,12 +35,12 @@ class Function:
 FUNCTIONS: dict[str, Function] = {}
 
 
-def guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
+def guarded(fn: Callable[P, R]) -> Callable[P, R | _Invalid]:
     """``fn`` returning :data:`INVALID` where it (or a reading decision it asked for) raises :class:`Invalid`."""
 
-    def wrapped(*args: Any) -> Any:
+    def wrapped(*args: P.args, **kwargs: P.kwargs) -> R | _Invalid:
         try:
-            return fn(*args)
+            return fn(*args, **kwargs)
         except Invalid:
             return INVALID
 
@@ -51,7 +52,7 @@ def guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 def register(
     args: tuple[str, ...] | str, returns: str, relative: bool = False, name: str | None = None
-) -> Callable[[F], F]:
+) -> Callable[[Callable[P, R]], Callable[P, R | _Invalid]]:
     """Register a question function under its Python name (or ``name``), with its argument and result types.
 
     ``args`` are the parameter types after the :class:`~mapgen.questions.reading.Reading` (a space-separated
@@ -75,12 +76,12 @@ def register(
     """
     arg_types = tuple(args.split()) if isinstance(args, str) else tuple(args)
 
-    def deco(fn: F) -> F:
+    def deco(fn: Callable[P, R]) -> Callable[P, R | _Invalid]:
         safe = guarded(fn)
         key = name or fn.__name__
         _check_free(key, fn)
         FUNCTIONS[key] = Function(key, safe, arg_types, returns, (fn.__doc__ or "").strip(), relative)
-        return safe  # type: ignore[return-value]
+        return safe
 
     return deco
 

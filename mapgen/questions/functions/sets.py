@@ -7,7 +7,7 @@ from typing import Any
 
 from mapgen.questions.functions.common import valued
 from mapgen.questions.functions.registry import register
-from mapgen.questions.reading import INVALID, Ctx, Estimate, Invalid, sign
+from mapgen.questions.reading import INVALID, Ctx, Estimate, Invalid, _Invalid, sign
 
 
 @register("RegionGroup", "Regions")
@@ -142,7 +142,7 @@ def both(ctx: Ctx, a: bool, b: bool) -> bool:
 
 
 @register("Regions Regions", "Bool")
-def is_majority(ctx: Ctx, subset: Iterable[str], regions: Iterable[str]) -> bool:
+def is_majority(ctx: Ctx, subset: Iterable[str], regions: Iterable[str]) -> bool | _Invalid:
     """Majority: strictly more than half of ``regions`` (all must have values) are in ``subset``."""
     pool = list(regions)
     if any(ctx.lv(c) is None for c in pool) or len(pool) < 3:
@@ -151,7 +151,7 @@ def is_majority(ctx: Ctx, subset: Iterable[str], regions: Iterable[str]) -> bool
 
 
 @register("Regions Regions", "Bool")
-def all_of(ctx: Ctx, subset: Iterable[str], regions: Iterable[str]) -> bool:
+def all_of(ctx: Ctx, subset: Iterable[str], regions: Iterable[str]) -> bool | _Invalid:
     """True when every region of ``regions`` (all must have values) is in ``subset``."""
     pool = list(regions)
     if any(ctx.lv(c) is None for c in pool) or len(pool) < 2:

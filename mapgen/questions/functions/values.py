@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from mapgen.questions.functions.common import all_valued, valued
+from mapgen.questions.functions.common import all_valued, known, valued
 from mapgen.questions.functions.registry import register
-from mapgen.questions.reading import INVALID, Ctx, Invalid, sign
+from mapgen.questions.reading import INVALID, Ctx, Invalid, _Invalid, sign
 
 #: Outliers: discrete — at least 2 classes outside the others' class range (0 = not an outlier, 1 = INVALID);
 #: continuous — outside the others' range by >= 4τ and by at least the others' spread (inside = not).
@@ -16,7 +16,7 @@ MEAN_CLASS_DIFF, MEAN_CLASS_SIMILAR = 0.5, 0.25
 
 
 @register("Region Comparison Region", "Bool")
-def compare(ctx: Ctx, a: str, cmp: str, b: str) -> bool:
+def compare(ctx: Ctx, a: str, cmp: str, b: str) -> bool | _Invalid:
     """Whether ``a`` is higher/lower/similar compared with ``b``."""
     r = ctx.relation(a, cmp, b)
     return INVALID if r is None else r
@@ -56,7 +56,8 @@ def means_relation(ctx: Ctx, a: Iterable[str], cmp: str, b: Iterable[str]) -> bo
     pa, pb = all_valued(ctx, a), all_valued(ctx, b)
     if len(pa) < 2 or len(pb) < 2 or set(pa) == set(pb):
         raise Invalid
-    d = sum(ctx.level[c] for c in pa) / len(pa) - sum(ctx.level[c] for c in pb) / len(pb)
+    level = known(ctx)
+    d = sum(level[c] for c in pa) / len(pa) - sum(level[c] for c in pb) / len(pb)
     verdict = _mean_relation(ctx, d, cmp)
     if verdict is None:
         raise Invalid
@@ -69,8 +70,9 @@ def is_outlier(ctx: Ctx, region: str, regions: Iterable[str]) -> bool:
     rest = all_valued(ctx, set(regions) - {region})
     if len(rest) < 3 or ctx.lv(region) is None:
         raise Invalid
-    lv = [ctx.level[c] for c in rest]
-    lo, hi, x = min(lv), max(lv), ctx.level[region]
+    level = known(ctx)
+    lv = [level[c] for c in rest]
+    lo, hi, x = min(lv), max(lv), level[region]
     d = max(lo - x, x - hi, 0.0)
     if ctx.discrete:
         if d == 0:
@@ -97,14 +99,15 @@ def closest_in_value(ctx: Ctx, regions: Iterable[str], region: str, mode: str) -
     x = ctx.lv(region)
     if x is None or len(pool) < 2:
         raise Invalid
-    dist = {c: abs(ctx.level[c] - x) for c in pool}
+    level = known(ctx)
+    dist = {c: abs(level[c] - x) for c in pool}
     if ctx.discrete:
         if mode in ("same", "closest"):
             return frozenset(c for c in pool if dist[c] == 0)
-        best = max(dist.values())
-        if best == 0:
+        furthest = max(dist.values())
+        if furthest == 0:
             raise Invalid
-        return frozenset(c for c in pool if dist[c] == best)
+        return frozenset(c for c in pool if dist[c] == furthest)
     near = mode in ("same", "closest")
     ranked = sorted(pool, key=lambda c: dist[c], reverse=not near)
     best = ranked[0]
@@ -116,7 +119,8 @@ def closest_in_value(ctx: Ctx, regions: Iterable[str], region: str, mode: str) -
 
 def _surely_closer(ctx: Ctx, x: float, a: str, b: str) -> bool:
     """Whether ``a``'s value is closer to ``x`` than ``b``'s for every reading of the three values."""
-    da, db = ctx.level[a] - x, ctx.level[b] - x
+    level = known(ctx)
+    da, db = level[a] - x, level[b] - x
     r2 = 2 * ctx.reading
     if da * db > 0 and min(abs(da), abs(db)) > r2:  # both on one side of x: only a and b's difference matters
         return abs(db) - abs(da) > r2
