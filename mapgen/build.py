@@ -15,7 +15,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from mapgen.config import CountryConfig
     from mapgen.geo.atlas import Atlas
     from mapgen.geo.source import AtlasFile
+    from mapgen.legend.model import LegendOrder
     from mapgen.spec import LegendChoice, MapSpec, Style
 
 #: A statistic pool entry: ``{"curated": id}``, ``{"file": path}`` or ``{"synthetic": recipe}``.
@@ -160,7 +161,7 @@ def map_choice(config: BuildConfig, rng: np.random.Generator, i: int, pool: list
         kind=legend.types[i % len(legend.types)],
         classes=int(rng.choice(legend.classes)),
         scheme=str(rng.choice(legend.schemes)),
-        order=str(rng.choice(legend.orders)),
+        order=cast("LegendOrder", str(rng.choice(legend.orders))),  # one of the config's validated orders
         colormap=str(rng.choice(colormaps)),
         reverse=bool(rng.random() < variants.reverse_share),
     )
@@ -293,7 +294,7 @@ def copy_user_atlases(config: BuildConfig, out_dir: Path) -> dict[str, Any]:
     folder is self-contained: its map JSONs name the copy relative to themselves. Returns the manifest's
     ``atlases`` section (path relative to the folder, sha256, fields) and the copies' digests."""
     from mapgen.files import write_bytes_atomic
-    from mapgen.geo.source import atlas_files, groups_file
+    from mapgen.geo.source import AtlasFile, atlas_files, groups_file
 
     section, digests = {}, {}
     for country in config.countries:
@@ -305,7 +306,8 @@ def copy_user_atlases(config: BuildConfig, out_dir: Path) -> dict[str, Any]:
             if part.is_file():
                 write_bytes_atomic(folder / part.name, part.read_bytes())
                 digests[f"{ATLASES_DIR}/{country.key}/{part.name}"] = sha256_file(folder / part.name)
-        section[country.key] = atlas_source(config, country, out_dir).record(relative_to=out_dir)
+        copy = AtlasFile.of(_atlas_path(config, country, out_dir), country.name_field, country.code_field)
+        section[country.key] = copy.record(relative_to=out_dir)
     return {"atlases": section, "files": digests}
 
 

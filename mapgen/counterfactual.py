@@ -40,7 +40,7 @@ from dataclasses import replace
 from functools import cache
 from typing import Any, Literal
 
-from mapgen.geo.atlas import BUILTIN, Atlas, as_atlas, builtin_atlas, list_atlases
+from mapgen.geo.atlas import BUILTIN, Atlas, as_atlas, list_atlases, shipped_atlas
 from mapgen.geo.names import normalize_name
 from mapgen.legend.grammar import NA_WORDS
 from mapgen.name_checks import BLOCKLIST as BLOCKLIST  # re-exported: the offensive substrings
@@ -92,7 +92,7 @@ def _builtin_spellings() -> frozenset[str]:
     """Normalised real spellings of all built-in atlases."""
     raw: set[str] = set()
     for name in list_atlases():
-        raw |= _atlas_spellings(builtin_atlas(name))
+        raw |= _atlas_spellings(shipped_atlas(name))
     return frozenset(normalize_name(s) for s in raw if normalize_name(s))
 
 

@@ -174,6 +174,8 @@ def load_render(png: str | Path) -> RenderFiles:
 
 def rendered_files(result: RenderResult) -> RenderFiles:
     """The files of a map just rendered, from memory: the PNG bytes it wrote (decoded), its mask, its record."""
+    if result.mask_ids is None:
+        raise ValueError("a render result without its region-id mask: render it with mapgen.render.render")
     image = np.asarray(Image.open(io.BytesIO(result.png)).convert("RGB"))
     return RenderFiles(image, result.mask_ids, result.record, result.json.parent)
 

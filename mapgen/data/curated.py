@@ -35,9 +35,9 @@ def _suggest(what: str, given: str, valid: list[str]) -> ValueError:
 @cache
 def _regions() -> dict[str, tuple[str, ...]]:
     """Region codes per country: the built-in atlases are the one source of codes (read once per process)."""
-    from mapgen.geo.atlas import builtin_atlas, list_atlases
+    from mapgen.geo.atlas import list_atlases, shipped_atlas
 
-    return {name: builtin_atlas(name).codes for name in list_atlases()}
+    return {name: shipped_atlas(name).codes for name in list_atlases()}
 
 
 @lru_cache(maxsize=1)

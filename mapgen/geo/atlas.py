@@ -88,6 +88,15 @@ def builtin_atlas(name: str) -> Atlas | None:
     return _load_edition(key) if is_edition(key) else None
 
 
+def shipped_atlas(name: str) -> Atlas:
+    """A built-in atlas by a name known to be one (of :func:`list_atlases`, or MAPWise's countries): as
+    :func:`builtin_atlas`, with a KeyError for any other name."""
+    atlas = builtin_atlas(name)
+    if atlas is None:
+        raise KeyError(f"{name!r} is not a built-in atlas")
+    return atlas
+
+
 def as_atlas(atlas: Atlas | str | Path | AtlasFile, exclude: Iterable[str] = ()) -> Atlas:
     """An :class:`Atlas` given to the Python API as itself (returned unchanged) or by name or path
     (:func:`load_atlas`, leaving ``exclude`` out)."""

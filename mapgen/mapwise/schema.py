@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from mapgen.data.statistic import StatInfo
-from mapgen.geo.atlas import Atlas, as_atlas, builtin_atlas
+from mapgen.geo.atlas import Atlas, as_atlas, shipped_atlas
 from mapgen.geo.names import normalize_name
 from mapgen.legend import (
     Legend,
@@ -274,7 +274,7 @@ def country_of_mapwise(meta: dict[str, Any]) -> str:
     regions = [d["region"] for d in meta.get("data", [])]
     best, best_hits = "", -1
     for name in ("usa", "india", "china"):
-        atlas = builtin_atlas(name)
+        atlas = shipped_atlas(name)
         hits = sum(normalize_name(r) in atlas._index for r in regions)
         if hits > best_hits:
             best, best_hits = name, hits
@@ -343,7 +343,7 @@ def mapwise_atlas(meta: dict[str, Any], country: str) -> str:
     if country not in MAPWISE_EDITIONS:
         return country
     edition, marker = MAPWISE_EDITIONS[country]
-    atlas = builtin_atlas(country)
+    atlas = shipped_atlas(country)
     for rec in meta.get("data", []):
         try:
             if atlas.resolve(str(rec["region"])) == marker:

@@ -52,7 +52,7 @@ _RENDERERS: dict[str, Any] = {}
 def layout_key(atlas: Atlas, style: Style) -> tuple:
     """Everything the page geometry depends on (and the language of a page drawing native names, whose label
     boxes hold that language's short labels)."""
-    key = (atlas.name, atlas.codes, style.width, style.height, style.dpi, style.show_title, style.legend_position)
+    key: tuple[Any, ...] = (atlas.name, atlas.codes, style.width, style.height, style.dpi, style.show_title, style.legend_position)
     if style.look != DEFAULT_STYLE or style.look_digest:
         key = (*key, style.look, style.look_digest)
     return key if style.label_mode == "codes" or style.language == "en" else (*key, style.language)

@@ -216,6 +216,8 @@ def legend_artists(fig: MatplotlibFigure, legend: Legend, orientation: str, item
 
 def _colorbar_artists(fig: MatplotlibFigure, legend: Legend, layout: LegendLayout) -> list[Any]:
     bar, look = layout.colorbar, fig.style.legend
+    if bar is None:
+        return []
     rgb = np.array([[int(c[i : i + 2], 16) for i in (1, 3, 5)] for c in legend.colors], dtype=np.uint8)
     image = rgb[::-1][:, None, :] if bar.vertical else rgb[None, :, :]  # vmax at the top / right
     shapes: list[Any] = [fig.ax.imshow(image, extent=(bar.x, bar.x + bar.w, bar.y + bar.h, bar.y), aspect="auto",

@@ -202,8 +202,7 @@ def _legend_box(look: MapStyle, items: list[dict[str, Any]], scale: float) -> li
     leg = look.legend
     if not (leg.box_fill or leg.box_frame):
         return []
-    boxes = [i.get("box") or i.get("colorbar") or i.get("text_box") for i in items]
-    boxes = [b for b in boxes if b]
+    boxes: list[Any] = [b for i in items if (b := i.get("box") or i.get("colorbar") or i.get("text_box"))]
     pad = leg.box_pad * scale
     x1, y1 = min(b[0] for b in boxes) - pad, min(b[1] for b in boxes) - pad
     x2, y2 = max(b[2] for b in boxes) + pad, max(b[3] for b in boxes) + pad
@@ -281,8 +280,8 @@ def _label_traces(spec: MapSpec, canvas: AtlasCanvas, out: dict[str, Any]) -> li
             bx, by = boxes.setdefault((d.item.background, d.item.frame), ([], []))
             bx += [x1 - 1, x2 + 1, x2 + 1, x1 - 1, x1 - 1, None]
             by += [y1 - 1, y1 - 1, y2 + 1, y2 + 1, y1 - 1, None]
-    for (fill, frame), (bx, by) in sorted(boxes.items(), key=str):
-        traces.append(_path_trace(bx, by, fill, frame or "rgba(0,0,0,0)", 1 if frame else 0))
+    for (box_fill, box_frame), (bx, by) in sorted(boxes.items(), key=str):
+        traces.append(_path_trace(bx, by, box_fill, box_frame or "rgba(0,0,0,0)", 1 if box_frame else 0))
     groups: dict[tuple[str, str | None, tuple[str, int]], list] = {}
     for d in drawn:
         groups.setdefault((d.item.color, d.item.halo, css_font(d.item.text, d.item.size_px)), []).append(d.item)

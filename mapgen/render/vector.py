@@ -36,14 +36,16 @@ def text_artists(ax: Any, items: list[TextItem], dpi: int) -> list[Any]:
                              edgecolor=item.frame or "none", linewidth=pt, zorder=9)
             ax.add_artist(rect)
             artists.append(rect)
-        prop = FontProperties(fname=font_for(item.text, item.size_px, item.family).path, size=item.size_px * pt)
+        path = font_for(item.text, item.size_px, item.family).path
+        assert isinstance(path, str), path  # fonts are loaded from files (mapgen.render.text)
+        prop = FontProperties(fname=path, size=item.size_px * pt)
         effects = [patheffects.withStroke(linewidth=2 * pt, foreground=item.halo)] if item.halo else None
         artists.append(ax.text(item.x, item.y, item.text, fontproperties=prop, color=item.color,
                                ha=_HA[item.anchor[0]], va=_VA[item.anchor[1]], zorder=10, path_effects=effects))
     return artists
 
 
-def save_vector(fig: Any, fmt: str, facecolor: str) -> bytes:
+def save_vector(fig: Any, fmt: str, facecolor: Any) -> bytes:
     """The figure as SVG or PDF bytes (no creation date, so the same map gives the same bytes)."""
     buf = io.BytesIO()
     with rc_context({"svg.hashsalt": "mapgen"}):  # fixed ids of clip paths and glyphs
