@@ -48,7 +48,7 @@ def test_unexpected_error_says_how_to_see_the_traceback(monkeypatch: pytest.Monk
     def boom(*args, **kwargs):
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr(atlas_cli, "load_atlas", boom)
+    monkeypatch.setattr(atlas_cli, "open_atlas", boom)
     result = run("atlas", "neighbors", "usa", "TX")
     assert result.exit_code == 1
     line = _one_line_error(result)
@@ -91,13 +91,13 @@ def test_a_warning_is_one_line_without_source_path(monkeypatch: pytest.MonkeyPat
 
     import mapgen.cli.atlas as atlas_cli
 
-    real = atlas_cli.load_atlas
+    real = atlas_cli.open_atlas
 
     def warns(*args, **kwargs):
         warnings.warn("equal_interval leaves 2 usable classes", UserWarning, stacklevel=2)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(atlas_cli, "load_atlas", warns)
+    monkeypatch.setattr(atlas_cli, "open_atlas", warns)
     monkeypatch.setattr(warnings, "formatwarning", warnings.formatwarning)  # restored after the test
     with warnings.catch_warnings():
         warnings.simplefilter("always")
