@@ -242,3 +242,17 @@ class Task(ABC):
     def echo(self, summary: Mapping[str, Any]) -> str | None:
         """Its line of ``mapgen eval``'s output (none by default)."""
         return None
+
+
+class OwnPromptTask(Task):
+    """A task whose prompt is the prompt strategy named after it (another strategy named replaces it), and whose
+    model runs always send that prompt."""
+
+    def prompt(self, record: Record, bench: Benchmark | None, strategy: str = "direct") -> Prompt:
+        from mapgen.eval.prompts import render_prompt, task_question
+
+        chosen = self.name if strategy == "direct" else strategy
+        return render_prompt(task_question(record, self.name, bench), chosen, bench=bench)
+
+    def prompts(self, scope: EvalScope, strategy: str = "direct") -> list[Prompt]:
+        return [self.prompt(r, scope.bench) for r in self.records(scope.bench)]

@@ -14,8 +14,8 @@ from mapgen.tasks.base import (
     ImageContext,
     LmmsEvalHooks,
     Metric,
+    OwnPromptTask,
     Record,
-    Task,
     TaskScores,
     Texts,
     VlmEvalKitTable,
@@ -26,7 +26,6 @@ from mapgen.tasks.vrsbench import image_notes, task_prompt_text
 
 if TYPE_CHECKING:
     from mapgen.benchmark import Benchmark
-    from mapgen.eval.prompts import Prompt
 
 COLUMNS: tuple[str, ...] = (*COMMON_COLUMNS, "caption", "prompt")
 TRAINING_TURN = "[caption] Describe this map in detail."
@@ -43,7 +42,7 @@ def _references(record: Mapping[str, Any]) -> list[str]:
 
 
 
-class CaptionTask(Task):
+class CaptionTask(OwnPromptTask):
     """One detailed caption per image."""
 
     name = "caption"
@@ -76,15 +75,6 @@ class CaptionTask(Task):
 
     def turn(self, record: Record, bench: Benchmark) -> tuple[str, str]:
         return TRAINING_TURN, reference_caption(record)
-
-    def prompt(self, record: Record, bench: Benchmark | None, strategy: str = "direct") -> Prompt:
-        from mapgen.eval.prompts import render_prompt, task_question
-
-        chosen = self.name if strategy == "direct" else strategy
-        return render_prompt(task_question(record, self.name, bench), chosen, bench=bench)
-
-    def prompts(self, scope: EvalScope, strategy: str = "direct") -> list[Prompt]:
-        return [self.prompt(r, scope.bench) for r in self.records(scope.bench)]
 
     def parse(self, reply: str | None, record: Record | None = None) -> str:
         from mapgen.tasks.caption.scores import caption_text

@@ -17,8 +17,8 @@ from mapgen.tasks.base import (
     ImageContext,
     LmmsEvalHooks,
     Metric,
+    OwnPromptTask,
     Record,
-    Task,
     TaskScores,
     Texts,
     VlmEvalKitTable,
@@ -27,7 +27,6 @@ from mapgen.tasks.extraction.rows import COLUMNS, table_row
 
 if TYPE_CHECKING:
     from mapgen.benchmark import Benchmark
-    from mapgen.eval.prompts import Prompt
     from mapgen.tasks.extraction.parse import ParsedTable
 
 TRAIN_SPLIT = "train"
@@ -37,7 +36,7 @@ parsed table (the report site shows them)."""
 
 
 
-class ExtractionTask(Task):
+class ExtractionTask(OwnPromptTask):
     """Gold tables from the Scene (legible regions only); scored by class accuracy / share within τ."""
 
     name = "extraction"
@@ -68,15 +67,6 @@ class ExtractionTask(Task):
 
     def turn(self, record: Record, bench: Benchmark) -> tuple[str, str]:
         return f"[table] {record['question']}", str(record["ground_truth"])
-
-    def prompt(self, record: Record, bench: Benchmark | None, strategy: str = "direct") -> Prompt:
-        from mapgen.eval.prompts import render_prompt, task_question
-
-        chosen = self.name if strategy == "direct" else strategy
-        return render_prompt(task_question(record, self.name, bench), chosen, bench=bench)
-
-    def prompts(self, scope: EvalScope, strategy: str = "direct") -> list[Prompt]:
-        return [self.prompt(r, scope.bench) for r in self.records(scope.bench)]
 
     def parse(self, reply: str | None, record: Record | None = None) -> ParsedTable:
         from mapgen.tasks.extraction.parse import parse_table
