@@ -318,7 +318,7 @@ def load_statistic(source: StatisticSource, atlas: Atlas, unit: Unit, config: Bu
 
         return load_curated(atlas.name, source["curated"])
     if "file" in source:
-        from mapgen.data.user import load_table
+        from mapgen.data.user_tables import load_table
 
         return load_table(config.resolve_path(source["file"]) if config else source["file"], atlas)
     from mapgen.data.synthetic import synthesize

@@ -415,7 +415,7 @@ class BuildConfig(Strict):
     def check_tables(self, where: str) -> None:
         """Raise :class:`ConfigError` listing every statistics file that cannot be read as a table of its
         country (whether or not a map draws it), so a bad file stops the build before anything is written."""
-        from mapgen.data.user import load_table
+        from mapgen.data.user_tables import load_table
 
         bad = []
         for i, country in enumerate(self.countries):

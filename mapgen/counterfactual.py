@@ -46,7 +46,7 @@ from mapgen.legend.grammar import NA_WORDS
 from mapgen.name_checks import BLOCKLIST as BLOCKLIST  # re-exported: the offensive substrings
 from mapgen.name_checks import CloseSpellings, refusal
 from mapgen.name_checks import is_offensive as is_offensive
-from mapgen.name_dictionary import renamed_regions
+from mapgen.renamed_regions import renamed_regions
 from mapgen.spec import MapSpec
 
 Kind = Literal["imaginary", "shuffled", "jumbled"]

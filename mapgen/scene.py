@@ -26,9 +26,9 @@ import yaml
 from jinja2 import StrictUndefined
 from jinja2.sandbox import SandboxedEnvironment
 
+from mapgen.geo.atlas_model import Atlas, LazyMapping, direction_key
 from mapgen.geo.gazetteer import Gazetteer, RegionGroup
 from mapgen.geo.languages import NativeNames, names_for
-from mapgen.geo.model import Atlas, LazyMapping, direction_key
 from mapgen.geo.names import UnknownNameError, UnknownRegionError, build_index, closest, normalize_name
 from mapgen.legend import Legend
 from mapgen.mapwise.schema import load_map_spec

@@ -296,7 +296,7 @@ def build_example(adm0: str, key: str, features: list[dict], simplify_m: float =
     with open(folder / f"{key}.geojson", "w", encoding="utf-8") as fh:
         json.dump({"type": "FeatureCollection", "features": out}, fh, separators=(",", ":"), ensure_ascii=False)
     from mapgen.data.statistic import StatInfo, Statistic
-    from mapgen.data.user import save_table
+    from mapgen.data.user_tables import save_table
     from mapgen.geo.atlas import load_atlas
 
     atlas = load_atlas(folder / f"{key}.geojson")

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from mapgen.data.statistic import StatInfo, Statistic
 from mapgen.files import write_bytes_atomic, write_json_atomic
-from mapgen.geo.user import load_user_atlas
+from mapgen.geo.vector_file import load_user_atlas
 from mapgen.questions import generate_questions
 from mapgen.render import render
 from mapgen.spec import make_spec

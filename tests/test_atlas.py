@@ -251,13 +251,13 @@ def test_user_loader_does_not_import_the_builtin_loader() -> None:
     import ast
     import inspect
 
+    import mapgen.geo.atlas_model
     import mapgen.geo.gazetteer
-    import mapgen.geo.model
-    import mapgen.geo.user
+    import mapgen.geo.vector_file
 
-    for module in (mapgen.geo.user, mapgen.geo.model, mapgen.geo.gazetteer):
+    for module in (mapgen.geo.vector_file, mapgen.geo.atlas_model, mapgen.geo.gazetteer):
         tree = ast.parse(inspect.getsource(module))
         imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
         imported |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
         assert "mapgen.geo.atlas" not in imported, module.__name__
-    assert mapgen.geo.user.Atlas is load_atlas("usa").__class__
+    assert mapgen.geo.vector_file.Atlas is load_atlas("usa").__class__

@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from mapgen.cli import main
-from mapgen.geo.user import OverlapWarning
+from mapgen.geo.vector_file import OverlapWarning
 
 
 def square(x: float, y: float, size: float = 1.0) -> list:

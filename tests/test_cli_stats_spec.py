@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from mapgen.cli import main
-from mapgen.data.user import load_table
+from mapgen.data.user_tables import load_table
 from mapgen.mapwise.schema import spec_from_mapwise, spec_to_mapwise
 from mapgen.spec import load_spec
 

@@ -18,7 +18,7 @@ from mapgen.eval.prompts import (
     PROMPTS_ENV,
     list_strategies,
     load_strategy,
-    name_dictionary,
+    prompt_names,
     render_prompt,
     task_question,
 )
@@ -127,9 +127,9 @@ def test_name_dictionary_from_a_counterfactual_spec():
     wanted = {real: f"{e['name']} ({e['label']})" for real, e in cf_dictionary(spec)["regions"].items()}
     assert len(wanted) == 51
     q = make_q(counterfactual="imaginary")
-    assert name_dictionary(q, {"spec": spec.to_dict()}) == wanted  # a map JSON nests the spec
-    assert name_dictionary(q, spec.to_dict()) == wanted
-    assert name_dictionary(make_q(), None) == {}
+    assert prompt_names(q, {"spec": spec.to_dict()}) == wanted  # a map JSON nests the spec
+    assert prompt_names(q, spec.to_dict()) == wanted
+    assert prompt_names(make_q(), None) == {}
 
 
 def test_user_strategies(tmp_path, monkeypatch):

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from mapgen import load_atlas
 from mapgen.cli import main
-from mapgen.data.user import load_table
+from mapgen.data.user_tables import load_table
 from mapgen.resources import data_path
 
 FOLDER = Path(str(data_path("examples", "germany")))

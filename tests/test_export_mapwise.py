@@ -170,7 +170,7 @@ def test_every_question_is_a_row_and_answers_match_the_build(exported: Path, ben
     questions = [q for q in _questions(bench) if not q.get("counterfactual_set")]
     rows = [r for c in COUNTRIES for r in _rows(_table(exported / c))]
     texts = Counter((r["question"], r["ground_truth"]) for r in rows)
-    from mapgen.mapwise.wording import mapwise_text
+    from mapgen.mapwise.released_wording import mapwise_text
 
     for q in questions:
         assert (mapwise_text(q), _gold(q)) in texts, q["question"]  # MAPWise's wording, the build's answer

@@ -21,8 +21,8 @@ from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from mapgen import load_atlas
-from mapgen.data.user import TableError, load_table
-from mapgen.geo.user import AtlasFileError, OverlapWarning, load_user_atlas
+from mapgen.data.user_tables import TableError, load_table
+from mapgen.geo.vector_file import AtlasFileError, OverlapWarning, load_user_atlas
 
 SETTINGS = settings(max_examples=30, deadline=None, derandomize=True,  # same examples every run: CI never flakes
                     suppress_health_check=[HealthCheck.function_scoped_fixture])

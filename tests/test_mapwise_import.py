@@ -130,7 +130,7 @@ def test_recheck_of_a_repository_import_writes_summary_json(tmp_path: Path):
     from click.testing import CliRunner
 
     from mapgen.cli import main
-    from mapgen.mapwise.layout import COUNTRY_TABLES
+    from mapgen.mapwise.repository import COUNTRY_TABLES
     from mapgen.recheck.verdicts import HELD_OUT, VERDICTS
 
     runner = CliRunner()

@@ -50,14 +50,14 @@ def imported(tmp_path_factory) -> Path:
     ("dataset/counter_factuals/shuff", {"counter_factuals/shuff"}),
 ])
 def test_every_accepted_path_names_its_question_folders(path: str, names: set[str]) -> None:
-    from mapgen.mapwise.layout import question_folders
+    from mapgen.mapwise.repository import question_folders
 
     assert set(question_folders(REPO / path)) == names
 
 
 @pytest.mark.skipif(not SAMPLE.is_dir(), reason=f"MAPWise sample not at {SAMPLE}")
 def test_the_older_sample_layout_still_imports(tmp_path: Path) -> None:
-    from mapgen.mapwise.layout import question_folders
+    from mapgen.mapwise.repository import question_folders
     from mapgen.recheck.importer import import_repository
 
     assert set(question_folders(SAMPLE)) == {"usa", "india", "china"}

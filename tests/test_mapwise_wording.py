@@ -12,7 +12,7 @@ from helpers import build_tiny
 
 from mapgen.export import export
 from mapgen.files import read_jsonl
-from mapgen.mapwise.wording import mapwise_text, write_wording
+from mapgen.mapwise.released_wording import mapwise_text, write_wording
 
 TINY = {
     "name": "wording",
@@ -77,7 +77,7 @@ def test_mapwise_wording_reads_back_with_the_same_answers(bench: Path, tmp_path:
 
 
 def _released(template: Any, map_type: str) -> list[Any]:
-    from mapgen.mapwise.wording import RELEASED
+    from mapgen.mapwise.released_wording import RELEASED
 
     return [w for w in template.wordings if w.note == RELEASED and map_type in w.map_types]
 

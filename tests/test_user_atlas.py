@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from mapgen import load_atlas
-from mapgen.geo.user import AtlasFileError, make_codes
+from mapgen.geo.vector_file import AtlasFileError, make_codes
 
 
 def square(x: float, y: float, size: float = 1.0) -> list:

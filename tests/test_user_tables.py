@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from mapgen.data.user import MissingValueWarning, TableError, load_table, metadata_path, save_table
+from mapgen.data.user_tables import MissingValueWarning, TableError, load_table, metadata_path, save_table
 from mapgen.geo.atlas import load_atlas
 
 

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from helpers import write_grid
 
 from mapgen.cli import main
-from mapgen.data.user import load_table
+from mapgen.data.user_tables import load_table
 from mapgen.spec import load_spec
 
 

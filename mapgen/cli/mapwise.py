@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from mapgen.files import FolderNotEmptyError
-from mapgen.mapwise.layout import cf_kind, question_folders, question_table
+from mapgen.mapwise.repository import cf_kind, question_folders, question_table
 from mapgen.recheck.importer import import_mapwise, import_repository, imported_countries, load_imported
 from mapgen.recheck.verdicts import recheck, summary_json, summary_rows, write_recheck, write_summary
 

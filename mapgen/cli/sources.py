@@ -58,7 +58,7 @@ def user_table(atlas, options: dict[str, Any], title: str | None = None):
     """The Statistic of ``options["data"]`` joined to ``atlas`` (warnings printed on stderr)."""
     import warnings
 
-    from mapgen.data.user import load_table
+    from mapgen.data.user_tables import load_table
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

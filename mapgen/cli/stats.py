@@ -10,7 +10,7 @@ from mapgen.cli.sources import open_atlas
 from mapgen.data.curated import list_stats, load_curated
 from mapgen.data.statistic import KINDS, Statistic
 from mapgen.data.synthetic import DISTRIBUTIONS, morans_i, synthesize
-from mapgen.data.user import save_table, table_csv
+from mapgen.data.user_tables import save_table, table_csv
 
 
 @click.group()

@@ -36,8 +36,8 @@ from jinja2 import StrictUndefined
 from jinja2.sandbox import SandboxedEnvironment
 
 from mapgen.eval.examples import example_for
-from mapgen.name_dictionary import renamed_regions
 from mapgen.questions.record import Question
+from mapgen.renamed_regions import renamed_regions
 from mapgen.resources import template_path
 
 PROMPTS_ENV = "MAPGEN_PROMPTS"
@@ -186,7 +186,7 @@ def _spec_dictionary(spec: Mapping[str, Any]) -> dict[str, str]:
     }
 
 
-def name_dictionary(question: Question, spec: Mapping[str, Any] | None = None) -> dict[str, str]:
+def prompt_names(question: Question, spec: Mapping[str, Any] | None = None) -> dict[str, str]:
     """``{real name: name on the map}`` for a counterfactual question, ``{}`` when there is none.
 
     Looked up in order: a ``name_dictionary`` attribute or ``params["name_dictionary"]`` of the question, then
@@ -308,9 +308,9 @@ def render_prompt(
     if bench is not None:
         image_path = image_path or bench.image_path(q.map_id)
         if names is None and q.counterfactual:
-            names = name_dictionary(q, bench.spec(q.map_id))
+            names = prompt_names(q, bench.spec(q.map_id))
     if names is None and q.counterfactual:
-        names = name_dictionary(q)
+        names = prompt_names(q)
     ctx = prompt_context(q, strat, names)
     examples = strat.example_images
     if strat.generated_example:

@@ -25,7 +25,7 @@ India's metadata uses MAPWise's codes (BH, CT, ME, MI, OR, PD, UT; Dadra & Nagar
 unit in mapgen's atlas, are written as the two records DN and DD with that unit's value; Ladakh stays ``LA``).
 Both ``ground_truth`` and ``verified answer`` hold mapgen's computed answer; ``original_data_answer`` (jumb) is
 the answer of the same question (template and parameters) on the ``orgs`` map when the build has one.
-Question text: MAPWise's released wording where a template marks one (:mod:`mapgen.mapwise.wording`; China's
+Question text: MAPWise's released wording where a template marks one (:mod:`mapgen.mapwise.released_wording`; China's
 regions are "states", as in MAPWise), else mapgen's; ``wording="mapgen"`` keeps the build's text throughout.
 """
 
@@ -41,8 +41,8 @@ from typing import Any
 from mapgen.benchmark import MAPS_DIR, Benchmark, map_json_name
 from mapgen.export.common import ExportError, answer_text, image_file
 from mapgen.files import link_or_copy, write_json_atomic, write_text_atomic
-from mapgen.mapwise.layout import CF_COLUMNS, CF_KINDS, COUNTRY_TABLES, VARIANT_FOLDERS
-from mapgen.mapwise.wording import mapwise_text
+from mapgen.mapwise.released_wording import mapwise_text
+from mapgen.mapwise.repository import CF_COLUMNS, CF_KINDS, COUNTRY_TABLES, VARIANT_FOLDERS
 
 WORDINGS: tuple[str, ...] = ("mapwise", "mapgen")
 

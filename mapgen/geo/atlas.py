@@ -2,8 +2,8 @@
 
 Built-in atlases are read from the shipped ``data/atlas/`` files that ``scripts/build_atlas.py`` made from
 Natural Earth (display geometry on first use); a user atlas comes from any vector file
-(:func:`mapgen.geo.user.load_user_atlas`). The types (:class:`Atlas`, :class:`Position`, :class:`RegionGroup`)
-live in :mod:`mapgen.geo.model` and :mod:`mapgen.geo.gazetteer`, which both loaders import; they are
+(:func:`mapgen.geo.vector_file.load_user_atlas`). The types (:class:`Atlas`, :class:`Position`, :class:`RegionGroup`)
+live in :mod:`mapgen.geo.atlas_model` and :mod:`mapgen.geo.gazetteer`, which both loaders import; they are
 re-exported here.
 """
 
@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING
 import networkx as nx
 import yaml
 
+from mapgen.geo.atlas_model import DIRECTIONS, Atlas, Position
 from mapgen.geo.edition import base_of, derive_edition, is_edition
 from mapgen.geo.gazetteer import RegionGroup
-from mapgen.geo.model import DIRECTIONS, Atlas, Position
 from mapgen.geo.names import UnknownNameError, closest
 from mapgen.geo.source import AtlasFile, is_atlas_path
 from mapgen.resources import data_path
@@ -46,7 +46,7 @@ def load_atlas(
     """Load a built-in atlas by name (``usa``, ``india``, ``china``), an edition of one (``india-mapwise``,
     :mod:`mapgen.geo.edition`) or a user vector file by path.
 
-    A path may be a GeoJSON, GeoPackage or shapefile (:func:`mapgen.geo.user.load_user_atlas`; ``name_field``
+    A path may be a GeoJSON, GeoPackage or shapefile (:func:`mapgen.geo.vector_file.load_user_atlas`; ``name_field``
     and ``code_field`` choose its columns, the name column is detected otherwise). An :class:`AtlasFile`
     (what specs record) is checked against its digest first. ``exclude`` leaves regions out.
     """
@@ -128,7 +128,7 @@ def _fresh_user(ref: AtlasFile) -> Atlas:
 @cache
 def _load_user(path: Path, name_field: str | None, code_field: str | None) -> Atlas:
     """A user atlas, read once per process (callers compare the digest to catch a file changed since)."""
-    from mapgen.geo.user import load_user_atlas
+    from mapgen.geo.vector_file import load_user_atlas
 
     return load_user_atlas(path, name_field=name_field, code_field=code_field)
 

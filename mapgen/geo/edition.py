@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING, Any
 import networkx as nx
 import yaml
 
+from mapgen.geo.atlas_model import Atlas, Position
 from mapgen.geo.gazetteer import RegionGroup
-from mapgen.geo.model import Atlas, Position
 from mapgen.resources import data_path
 
 if TYPE_CHECKING:

@@ -1,5 +1,5 @@
 """Gazetteer: the names of one atlas — region names, codes and aliases, neighbours and named groups — without
-geometry. The :class:`~mapgen.geo.model.Atlas` builds one; a :class:`~mapgen.scene.Scene` carries it, so both
+geometry. The :class:`~mapgen.geo.atlas_model.Atlas` builds one; a :class:`~mapgen.scene.Scene` carries it, so both
 resolve names and groups by the same rules.
 """
 

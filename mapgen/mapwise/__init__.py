@@ -5,7 +5,7 @@ questions or scoring, so scene, the exporter and the CLI read and write MAPWise 
 published MAPWise benchmark with the question engine is :mod:`mapgen.recheck`, which uses this format.
 
 - :mod:`~mapgen.mapwise.schema`: MAPWise/MapQA metadata ⇄ Legend and MapSpec, and ``load_map_spec``;
-- :mod:`~mapgen.mapwise.layout`: the names and headers of its question tables and folders;
-- :mod:`~mapgen.mapwise.wording`: its released question wordings, filled from the template YAML;
+- :mod:`~mapgen.mapwise.repository`: the names and headers of its question tables and folders;
+- :mod:`~mapgen.mapwise.released_wording`: its released question wordings, filled from the template YAML;
 - :mod:`~mapgen.mapwise.aliases`: the names its questions use for regions (``data/mapwise_aliases.yaml``).
 """

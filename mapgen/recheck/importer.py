@@ -2,9 +2,9 @@
 
 A country folder holds ``metadata/*.json`` (one MapQA metadata file per map) and its question table: the sample
 layout's ``questions.csv`` or, in MAPWise's repository (``dataset/<country>/``), ``final_us_cleaned8.csv`` /
-``final_india_cleaned4.csv`` / ``final_china_cleaned3.csv`` (:func:`mapgen.mapwise.layout.question_table`).
+``final_india_cleaned4.csv`` / ``final_china_cleaned3.csv`` (:func:`mapgen.mapwise.repository.question_table`).
 :func:`import_repository` imports every question folder of a repository root (or its ``dataset/``): the three
-countries and ``counter_factuals/{img,jumb,orgs,shuff}`` (:func:`mapgen.mapwise.layout.question_folders`; what
+countries and ``counter_factuals/{img,jumb,orgs,shuff}`` (:func:`mapgen.mapwise.repository.question_folders`; what
 each counterfactual kind changes and how it is read: :mod:`mapgen.recheck.cfimport`). The three countries write
 the CSV slightly differently; :func:`read_questions` finds the columns by name:
 
@@ -35,7 +35,7 @@ from mapgen.files import (
     write_jsonl_atomic,
 )
 from mapgen.geo.atlas import BUILTIN
-from mapgen.mapwise.layout import (
+from mapgen.mapwise.repository import (
     CF_ANSWER,
     CF_FOLDER,
     CF_KINDS,

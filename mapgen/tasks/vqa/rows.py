@@ -43,14 +43,14 @@ def question_record(record: dict[str, Any]) -> dict[str, Any]:
 def vqa_prompt(record: dict[str, Any], bench: Benchmark | None = None) -> str:
     """The evaluation prompt of a question: mapgen's ``direct`` strategy (with the name dictionary of a
     counterfactual map)."""
-    from mapgen.eval.prompts import name_dictionary, render_prompt
+    from mapgen.eval.prompts import prompt_names, render_prompt
 
     names = None
     if record.get("counterfactual") and bench is not None:
         from mapgen.questions.record import Question
 
         spec = bench.map_json(record["map_id"]).get("spec")
-        names = name_dictionary(Question.from_dict(question_record(record)), spec)
+        names = prompt_names(Question.from_dict(question_record(record)), spec)
     return render_prompt(question_record(record), "direct", names=names).text
 
 

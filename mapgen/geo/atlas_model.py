@@ -1,6 +1,6 @@
 """Atlas: the regions of one country with codes, names, aliases, display geometry, borders and named groups.
 
-Loading lives in :mod:`mapgen.geo.atlas` (built-in atlases, and user files through :mod:`mapgen.geo.user`);
+Loading lives in :mod:`mapgen.geo.atlas` (built-in atlases, and user files through :mod:`mapgen.geo.vector_file`);
 this module only defines the types both build, so the loaders depend on it and never on each other.
 
 Direction rule (one rule everywhere): a region's *position* is the centroid of its largest polygon, computed in

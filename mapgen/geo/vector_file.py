@@ -19,8 +19,8 @@ import shapely
 import yaml
 
 from mapgen.geo.adjacency import border_graph
+from mapgen.geo.atlas_model import Atlas, Position
 from mapgen.geo.gazetteer import RegionGroup
-from mapgen.geo.model import Atlas, Position
 from mapgen.geo.names import build_index, normalize_name
 from mapgen.geo.source import AtlasFile, file_digest, groups_file
 
@@ -140,7 +140,7 @@ def _distinct_text(column, allow_blank: bool = False) -> bool:
 
 def direction_groups(positions: dict[str, Position]) -> list[RegionGroup]:
     """``North`` / ``South`` / ``East`` / ``West`` (aliases ``northern regions``, ``the north``, …): the regions
-    whose position (the direction rule of :mod:`mapgen.geo.model`) lies in the outer third of the span of all
+    whose position (the direction rule of :mod:`mapgen.geo.atlas_model`) lies in the outer third of the span of all
     positions on that side, by more than 1 % of the span (a row sitting on the one-third line is in neither)."""
     if len(positions) < 3:
         return []
