@@ -1,4 +1,4 @@
-"""Figures of the table-extraction task on a built benchmark (README "Table extraction").
+"""Figures of the table-extraction task on a built benchmark (docs/tasks-and-evaluation.md "Table extraction").
 
 Run: ``python benchmarks/extraction_figures.py BENCH [--seeds 10] [--rounds 3]`` on a folder built with
 ``tasks: [..., extraction]``.

@@ -1,4 +1,4 @@
-"""The border graph against published border lists (data/atlas/borders_<country>.yaml, README "Border graph audit")."""
+"""The border graph against published border lists (data/atlas/borders_<country>.yaml, docs/atlases-and-data.md "Border graph audit")."""
 
 from __future__ import annotations
 

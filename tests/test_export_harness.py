@@ -6,7 +6,7 @@ pixels and answers that map's question, referring expression or caption from ``q
 ``grounding.jsonl`` / ``captions.jsonl`` — except count questions, which it declines. So the harness must report
 exactly the share of non-count questions, a perfect grounding score and perfect captions; any misalignment of
 docs, images, prompts or results inside lmms-eval's loop would show. Skips (saying why) without lmms-eval: it
-installs torch (see the README's "Harness exports" section for the install lines)."""
+installs torch (see "Running the harness exports" in docs/exports.md for the install lines)."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ from mapgen.files import read_jsonl
 
 pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("lmms_eval") is None,
-    reason="lmms-eval is not installed (optional: pip install torch==2.13.0 'mapgen[harness]', see README)",
+    reason="lmms-eval is not installed (optional: pip install torch==2.13.0 'mapgen[harness]', see docs/exports.md)",
 )
 
 HARNESS = {

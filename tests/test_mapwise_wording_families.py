@@ -1,4 +1,4 @@
-"""Every question MAPWise released (the shared sample) is worded like one of mapgen's templates (README
+"""Every question MAPWise released (the shared sample) is worded like one of mapgen's templates (docs/questions.md
 "MAPWise wordings per template"): its text matches a template's ``mapwise_wordings`` or a named engine gap."""
 
 from __future__ import annotations
