@@ -46,6 +46,7 @@ def bench(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def lmms(bench: Path, tmp_path_factory) -> Path:
+    pytest.importorskip("datasets", reason="the lmms-eval export writes its data as HF parquet: the [export] extra")
     return export(bench, "lmms-eval", tmp_path_factory.mktemp("lmms") / "tasks")
 
 
