@@ -76,9 +76,18 @@ def tables(mcq: bool = True) -> dict[str, tuple[str, VlmEvalKitTable]]:
 
 def tsv_frame(bench: Benchmark, split: str, task: str = "vqa") -> pd.DataFrame:
     """The TSV rows of one split: base64 image on a map's first row, that row's index on the others."""
-    rows = [r for r in task_rows(bench, task) if r["split"] == split]
+    rows = split_rows(bench, split, task)
     if not rows:
         raise ExportError(f"{bench.root} has no {task} records in split {split!r}.")
+    return _frame(bench, rows, tables()[task][1])
+
+
+def split_rows(bench: Benchmark, split: str, task: str) -> list[dict[str, Any]]:
+    """The flat rows of ``task`` (a TSV name of :func:`tables`) in ``split``, in build order."""
+    return [r for r in task_rows(bench, task) if r["split"] == split]
+
+
+def _frame(bench: Benchmark, rows: list[dict[str, Any]], table: VlmEvalKitTable) -> pd.DataFrame:
     first: dict[str, int] = {}
     out = []
     for index, r in enumerate(rows):
@@ -87,7 +96,7 @@ def tsv_frame(bench: Benchmark, split: str, task: str = "vqa") -> pd.DataFrame:
         else:
             first[r["map_id"]] = index
             image = base64.b64encode(bench.image_bytes(r["map_id"])).decode("ascii")
-        lead = {"index": index, "image": image} | tables()[task][1].lead(r)
+        lead = {"index": index, "image": image} | table.lead(r)
         out.append(lead | {k: _cell(v) for k, v in r.items() if k not in LEAD_COLUMNS})
     return pd.DataFrame(out)
 
@@ -96,15 +105,11 @@ def _cell(value: Any) -> Any:
     return json.dumps(value) if isinstance(value, (list, dict)) else value
 
 
-def _writes(bench: Benchmark, split: str, task: str, source: str) -> bool:
-    """Whether the export writes ``task``'s TSV: the build has ``source``'s records and rows of it in ``split``."""
-    return bool(bench.tasks.get(source)) and any(r["split"] == split for r in task_rows(bench, task))
-
-
 def dataset_module(name: str, written: list[str]) -> str:
     """``mapgen_dataset.py`` for the dataset ``name``: the harness module with the sections of the TSVs ``written``."""
     text = harness.source(DATASET_MODULE)
-    keep = {section for t in written if (section := tables()[t][1].section)}
+    chosen = tables()
+    keep = {section for t in written if (section := chosen[t][1].section)}
     return harness.cut(text, keep).replace(NAME_PLACEHOLDER, name)
 
 
@@ -114,9 +119,11 @@ def write(bench: Benchmark, dest: Path, split: str | None = None, mcq: bool = Fa
     split = pick_split(bench, split)
     name = dataset_name(bench, split)
     chosen = tables(mcq)
-    written = [task for task, (source, _) in chosen.items() if _writes(bench, split, task, source)]
+    rows = {task: split_rows(bench, split, task) for task, (source, _) in chosen.items() if bench.tasks.get(source)}
+    written = [task for task in chosen if rows.get(task)]
     for task in written:
-        tsv_frame(bench, split, task).to_csv(dest / f"{name}{chosen[task][1].suffix}.tsv", sep="\t", index=False)
+        frame = _frame(bench, rows[task], chosen[task][1])
+        frame.to_csv(dest / f"{name}{chosen[task][1].suffix}.tsv", sep="\t", index=False)
     if not written:
         raise ExportError(f"{bench.root} has no VQA, caption or grounding records in split {split!r}.")
     write_text_atomic(dest / "mapgen_dataset.py", dataset_module(name, written))
