@@ -121,7 +121,7 @@ def test_map_names_and_metadata_keys_follow_mapwise(exported: Path, country: str
     for p in (SAMPLE / country / "metadata").iterdir():
         meta = json.loads(p.read_text())
         sample_keys[meta["legend_type"]].add(tuple(meta))
-    for p in (exported / country / "metadata").iterdir():
+    for p in (exported / country / "metadata").rglob("*.json"):  # the hatched images' own metadata too
         meta = json.loads(p.read_text())
         assert tuple(meta) in sample_keys[meta["legend_type"]], (p.name, tuple(meta))
         assert str(meta["map_id"]) in p.stem
@@ -130,7 +130,7 @@ def test_map_names_and_metadata_keys_follow_mapwise(exported: Path, country: str
 @needs_sample
 def test_india_uses_mapwise_codes(exported: Path) -> None:
     sample = {r["region"] for p in (SAMPLE / "india" / "metadata").iterdir() for r in json.loads(p.read_text())["data"]}
-    for p in (exported / "india" / "metadata").iterdir():
+    for p in (exported / "india" / "metadata").rglob("*.json"):
         data = json.loads(p.read_text())["data"]
         codes = [r["region"] for r in data]
         assert len(codes) == len(set(codes))
@@ -267,3 +267,45 @@ def test_hatched_questions_round_trip_without_disagreement(tmp_path_factory, tmp
         plain = replace(q, variant=None)
         (v,) = recheck(replace(data, questions=[plain]))
         assert v.verdict in ("disagree", "ambiguous"), (q.question, q.ground_truth, v.our_answer)
+
+
+RECLASSIFIED = {
+    "name": "mapwise hatched maps with their own classes",
+    "seed": 5,
+    "countries": [{"name": "usa", "maps": 3, "statistics": {
+        "curated": [], "synthetic": {"count": 3, "distributions": ["lognormal", "heavy_tailed"]}}}],
+    "legend": {"types": ["discrete"], "classes": [5, 6], "schemes": ["natural_breaks", "quantiles"]},
+    "variants": {"annotated": True, "unannotated": False, "hatched": True, "colormaps": ["viridis"]},
+    "questions": {"per_template": 2, "per_image": 40},
+    "tasks": ["vqa"],
+}
+
+
+def test_hatched_image_ships_its_own_metadata_and_the_round_trip_agrees(tmp_path_factory, tmp_path: Path) -> None:
+    """A hatched map re-classified for its patterns (a class holding only specks too small to hatch) has other
+    classes than its colour sibling: its metadata goes to metadata/hatched/, and its questions are judged on it.
+    Without that file the same questions disagree or do not parse (the test can fail)."""
+    from mapgen.recheck.importer import HATCHED_SPEC, import_repository
+    from mapgen.recheck.verdicts import recheck
+
+    bench = build_tiny(tmp_path_factory, RECLASSIFIED, "mwreclassified")
+    maps = bench / "maps"
+    labels = {p.name: [c["label"] for c in json.loads(p.read_text())["spec"]["legend"]["classes"]]
+              for p in maps.glob("*.json")}
+    differ = [n for n in labels if n.endswith("-hatched.json") and labels[n] != labels[n.replace("hatched", "annotated")]]
+    assert differ, "the config should give a hatched map classes of its own"
+    exported = export(bench, "mapwise", tmp_path / "out")
+    usa = exported / "dataset" / "usa"
+    own_classes = []  # the hatched metadata lists the hatched image's classes, the shared one the colour's
+    for own_file in sorted((usa / "metadata" / "hatched").glob("*.json")):
+        own = [d for d in json.loads(own_file.read_text())["class_descriptions"] if d != "N/A"]
+        shared = [d for d in json.loads((usa / "metadata" / own_file.name).read_text())["class_descriptions"]
+                  if d != "N/A"]
+        own_classes.append(own)
+        assert (own != shared) == (own in [labels[n] for n in differ]), own_file.name
+    assert sorted(own_classes) == sorted(v for n, v in labels.items() if n.endswith("-hatched.json"))
+    data = import_repository(exported, tmp_path / "imp")["usa"]
+    verdicts = Counter(v.verdict for v in recheck(data))
+    assert set(verdicts) == {"agree"}, verdicts
+    shared_only = replace(data, specs={k: s for k, s in data.specs.items() if not k.endswith(HATCHED_SPEC)})
+    assert Counter(v.verdict for v in recheck(shared_only))["agree"] < sum(verdicts.values())

@@ -162,3 +162,24 @@ def test_recheck_reads_a_raw_root_of_country_folders(tmp_path: Path):
     summary = json.loads((tmp_path / "rc" / "summary.json").read_text())
     assert set(summary["by_country"]) == {"usa", "india", "china"}
     assert all((tmp_path / "rc" / c / "corrected_questions.csv").is_file() for c in ("usa", "india", "china"))
+
+
+@pytest.mark.parametrize(("title", "percent"), [
+    ("Households with broadband internet (%)", True),
+    ("State-Wise Pattern Of Land Use - Cropping Intensity (Per Cent) - 2007-08", True),
+    ("State-Wise Forest Cover (Square Kilometre) - 1999", False),
+    ("Percentage of Population Below Poverty Line - 2011", True),
+    ("State-Wise Number of Percussion Instruments", False),
+])
+def test_a_mapqa_continuous_map_reads_its_unit_off_the_title(title: str, percent: bool) -> None:
+    """India/China metadata (MapQA dialect) has no data_type: "depicts percentages" is judged on the title."""
+    from mapgen.mapwise.schema import spec_from_mapwise
+
+    meta = {"map_id": "1", "map_type": "Choropleth", "scope": None, "locationmode": "geojson-id",
+            "legend_type": "Continuous", "missing_data": "False", "colormap_name": "YlGnBu",
+            "paper_bgcolor": "white", "title": title,
+            "data": [{"region": code, "value": 10.0 + i, "legend_position": i / 40}
+                     for i, code in enumerate(("RJ", "MP", "MH", "UP", "GJ", "KA", "TN", "BR"))]}
+    spec = spec_from_mapwise(meta, "india", map_id="t")
+    assert spec.legend.percent is percent
+    assert (spec.stat.unit == "%") is percent

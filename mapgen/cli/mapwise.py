@@ -8,7 +8,13 @@ import click
 
 from mapgen.files import FolderNotEmptyError
 from mapgen.mapwise.repository import cf_kind, question_folders, question_table
-from mapgen.recheck.importer import import_mapwise, import_repository, imported_countries, load_imported
+from mapgen.recheck.importer import (
+    HATCHED_SPEC,
+    import_mapwise,
+    import_repository,
+    imported_countries,
+    load_imported,
+)
 from mapgen.recheck.verdicts import recheck, summary_json, summary_rows, write_recheck, write_summary
 
 NOTES_SHOWN = 3
@@ -47,7 +53,8 @@ def import_mapwise_cmd(sample: Path, output: Path, country: str | None, ocr: boo
         raise click.ClickException(str(exc)) from None
     for name, data in imported.items():
         missing = f", {len(data.missing_maps)} maps without metadata" if data.missing_maps else ""
-        click.echo(f"{name}: {len(data.specs)} maps, {len(data.questions)} questions{missing} -> {output}", err=True)
+        maps = sum(not ref.endswith(HATCHED_SPEC) for ref in data.specs)
+        click.echo(f"{name}: {maps} maps, {len(data.questions)} questions{missing} -> {output}", err=True)
         for note in data.notes[:NOTES_SHOWN]:
             click.echo(f"  {note}", err=True)
         if len(data.notes) > NOTES_SHOWN:

@@ -8,6 +8,9 @@ Layout (``DEST`` holds ``dataset/`` like MAPWise's repository root)::
     dataset/china/final_china_cleaned3.csv   map_no,template_no,question,ground_truth,c_or_d,relative_region (y/n),
                                              comments,type (Single/list/Binary/Count/Range etc),type,
     dataset/<country>/metadata/<stem>.json   MAPWise/MapQA metadata (:func:`mapgen.mapwise.schema.spec_to_mapwise`)
+                                             of a map's colour variants
+    dataset/<country>/metadata/hatched/<stem>.json   the hatched image's own metadata (mapgen's addition: its
+                                             grey shades, and its own classes where hatching re-classified it)
     dataset/<country>/{with_annotations,wo_annotations,hatched}/<stem>.png
     dataset/<country>/json_data/<country>_<variant>_maps_data.json   what MAPWise's evaluation scripts read:
         [{country, map_type, map_no, map_path, template_no, question, ground_truth, ground_truth_type, c_or_d,
@@ -42,7 +45,7 @@ from mapgen.benchmark import MAPS_DIR, Benchmark, map_json_name
 from mapgen.export.common import ExportError, answer_text, image_file
 from mapgen.files import link_or_copy, write_json_atomic, write_text_atomic
 from mapgen.mapwise.released_wording import mapwise_text
-from mapgen.mapwise.repository import CF_COLUMNS, CF_KINDS, COUNTRY_TABLES, VARIANT_FOLDERS
+from mapgen.mapwise.repository import CF_COLUMNS, CF_KINDS, COUNTRY_TABLES, HATCHED_METADATA, VARIANT_FOLDERS
 
 WORDINGS: tuple[str, ...] = ("mapwise", "mapgen")
 
@@ -234,6 +237,12 @@ def map_metadata(bench: Benchmark, map_id: str, name: MapName) -> dict[str, Any]
 
 # --- writing ------------------------------------------------------------------------------------------------
 
+def metadata_path(image_folder: str, name: MapName) -> str:
+    """The metadata file (relative to the folder) describing one image: ``metadata/<stem>.json``, shared by a
+    map's colour variants as in MAPWise, or ``metadata/hatched/<stem>.json`` for its hatched image."""
+    folder = HATCHED_METADATA if image_folder == "hatched" else "metadata"
+    return f"{folder}/{name.stem}.json"
+
 
 @dataclass
 class _Folder:
@@ -321,7 +330,8 @@ def write(bench: Benchmark, dest: Path, wording: str | None = None, **_: Any) ->
         written: set[str] = set()
         for map_id, (image_folder, name) in folder.maps.items():
             link_or_copy(image_file(bench, map_id), root / image_folder / f"{name.stem}.png")
-            if name.stem not in written:  # one metadata file per map (its variants share it, as in MAPWise)
-                written.add(name.stem)
-                write_json_atomic(root / "metadata" / f"{name.stem}.json", map_metadata(bench, map_id, name),
+            meta_file = metadata_path(image_folder, name)
+            if meta_file not in written:  # one file per map, shared by its colour variants (as in MAPWise)
+                written.add(meta_file)
+                write_json_atomic(root / meta_file, map_metadata(bench, map_id, name),
                                   sort_keys=False, ensure_ascii=False, newline=True)

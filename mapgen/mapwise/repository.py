@@ -2,7 +2,7 @@
 
 Shared by the reader (:mod:`mapgen.recheck.importer`) and the writer (:mod:`mapgen.export.mapwise`)::
 
-    dataset/<country>/<table>  metadata/  with_annotations/  wo_annotations/  hatched/  json_data/
+    dataset/<country>/<table>  metadata/ (metadata/hatched/)  with_annotations/  wo_annotations/  hatched/  json_data/
     dataset/counter_factuals/<kind>/<kind>_data.csv  <kind>_maps/  json_data/
 """
 
@@ -32,6 +32,11 @@ CF_ANSWER = "verified answer"
 original map, with the original names (checked on repo-sample: every json_data record equals ``verified answer``)."""
 VARIANT_FOLDERS: dict[str, str] = {"annotated": "with_annotations", "unannotated": "wo_annotations",
                                    "hatched": "hatched"}
+HATCHED_METADATA = "metadata/hatched"
+"""mapgen's addition to the layout: a hatched image's own metadata (``metadata/hatched/<stem>.json``). mapgen's
+hatched variant has its own legend (grey shades and patterns, and its own classes where a class would hold only
+specks too small for a pattern), so the metadata of its colour siblings would contradict it; the reader judges
+questions asked on the hatched image only against it."""
 SAMPLE_TABLE = "questions.csv"
 """The question table of the older per-country sample layout (``<country>/metadata/`` + ``questions.csv``)."""
 

@@ -15,6 +15,7 @@ lists classes lowest first then "N/A", ``num_classes`` counts real classes, clas
 from __future__ import annotations
 
 import math
+import re
 import warnings
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -72,8 +73,21 @@ def _dialect(meta: dict) -> Literal["kff", "mapqa"]:
     return "kff" if "class_descriptions" in meta and "num_symbols" in meta else "mapqa"  # USA (KFF) vs India/China
 
 
+_PERCENT_TITLE = re.compile(r"%|\bper\s*cent\b|\bpercent(age)?\b", re.IGNORECASE)
+
+
+def says_percent(meta: dict) -> bool:
+    """Whether a map's values are percentages: its ``data_type`` (USA, KFF) or, where the metadata has none
+    (India/China, MapQA), its title's unit ("(%)", "(Per Cent)"), which is all a reader of the image has."""
+    if meta.get("data_type"):
+        return str(meta["data_type"]).lower().startswith("percent")
+    title = meta.get("title")
+    text = title.get("text", "") if isinstance(title, dict) else title
+    return bool(_PERCENT_TITLE.search(str(text or "")))
+
+
 def _continuous_from_mapwise(meta: dict, values: list[float]) -> Legend:
-    percent = str(meta.get("data_type", "")).lower().startswith("percent")
+    percent = says_percent(meta)
     finite = [v for v in values if not math.isnan(v)]
     scale = 100.0 if percent and finite and max(abs(v) for v in finite) <= 1.0 else 1.0
     leg = continuous_legend(
@@ -321,7 +335,7 @@ def _style(meta: dict[str, Any]) -> Style:
 
 
 def _stat(meta: dict[str, Any], legend: Legend, country: str, title: str) -> StatInfo:
-    percent = legend.percent or str(meta.get("data_type", "")).lower().startswith("percent")
+    percent = legend.percent or says_percent(meta)
     return StatInfo(
         id=f"mapwise_{meta.get('map_id')}",
         country=country,

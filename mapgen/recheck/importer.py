@@ -39,6 +39,7 @@ from mapgen.mapwise.repository import (
     CF_ANSWER,
     CF_FOLDER,
     CF_KINDS,
+    HATCHED_METADATA,
     cf_kind,
     map_image,
     metadata_folder,
@@ -247,6 +248,23 @@ def mark_hatched(questions: list[RawQuestion], variants: dict[tuple[str, str, st
             q.variant = "hatched"
 
 
+HATCHED_SPEC = "#hatched"
+"""Suffix of the key under which :attr:`ImportedSet.specs` holds a hatched image's own map (see
+:data:`mapgen.mapwise.repository.HATCHED_METADATA`)."""
+
+
+def hatched_specs(questions: list[RawQuestion], folder: Path, country: str) -> dict[str, MapSpec]:
+    """``<ref>#hatched`` → the map of a hatched image that has its own metadata file in ``folder`` (mapgen's
+    exports), for the maps with questions asked on the hatched image only; empty for MAPWise's release."""
+    out: dict[str, MapSpec] = {}
+    for q in questions:
+        key = q.map_ref + HATCHED_SPEC
+        if q.variant != "hatched" or key in out or (path := metadata_file(folder, q.map_ref)) is None:
+            continue
+        out[key] = spec_from_metadata(load_metadata(path), country, q.map_id + "-hatched")
+    return out
+
+
 def with_published_ticks(spec: MapSpec, image: Path | None) -> MapSpec:
     """``spec`` with the ticks OCR reads off its published colour bar (continuous maps with an image)."""
     if image is None or spec.legend.kind != "continuous":
@@ -319,6 +337,7 @@ def read_sample(folder: str | Path, country: str | None = None, read_ticks: bool
         meta = load_metadata(path)
         spec = spec_from_metadata(meta, country, q.map_id)
         specs[q.map_ref] = with_published_ticks(spec, map_image(folder, q.map_ref)) if read_ticks else spec
+    specs |= hatched_specs(questions, meta_dir / HATCHED_METADATA.removeprefix("metadata/"), country)
     data = ImportedSet(country, specs, questions, layout, str(folder), missing, kind=kind)
     return with_counterfactuals(data, folder, meta_dir, read_ticks) if kind else data
 

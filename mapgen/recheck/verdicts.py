@@ -50,7 +50,7 @@ from mapgen.questions import (
     trace,
 )
 from mapgen.recheck.cfimport import UNKNOWN
-from mapgen.recheck.importer import ImportedSet, RawQuestion, read_csv_rows
+from mapgen.recheck.importer import HATCHED_SPEC, ImportedSet, RawQuestion, read_csv_rows
 from mapgen.recheck.parse import Parsed, Unparsed, parse_question
 from mapgen.scene import Scene, build_scene
 from mapgen.spec import MapSpec, make_hatched
@@ -474,7 +474,8 @@ def recheck(
         scene = scenes.get(raw.map_ref)
         if scene is not None and raw.variant == "hatched" and scene.legend.kind == "discrete":
             if raw.map_ref not in hatched:
-                hatched[raw.map_ref] = build_scene(make_hatched(data.specs[raw.map_ref]))
+                own = data.specs.get(raw.map_ref + HATCHED_SPEC, data.specs[raw.map_ref])
+                hatched[raw.map_ref] = build_scene(make_hatched(own))
             scene = hatched[raw.map_ref]
         if scene is None:
             out.append(Verdict(raw.country, raw.row, raw.map_ref, raw.map_id, raw.template_no, raw.question,
