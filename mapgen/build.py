@@ -247,7 +247,7 @@ def base_spec(unit: Unit, config: BuildConfig, out_dir: Path | None = None) -> M
     style = replace(unit.choice.style, **style_fields(unit.choice.look, atlas.name))
     legend = unit.choice.legend
     if legend.scale is not None and legend.scale.scale == "log" and not (stat.values.dropna() > 0).all():
-        legend = replace(legend, scale=replace(legend.scale, scale="clip", clip=tuple(config.legend.clip)))
+        legend = replace(legend, scale=replace(legend.scale, scale="clip", clip=(float(config.legend.clip[0]), float(config.legend.clip[1]))))
     spec = spec_of(atlas, stat, legend, style, map_id=unit.unit_id, seed=unit.seed,
                    exclude=tuple(country.exclude))
     if country.language == "en" and country.labels == "codes":

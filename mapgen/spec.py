@@ -101,7 +101,7 @@ def background_color(name: str) -> str:
     from matplotlib import colors
 
     if key in colors.CSS4_COLORS:
-        return colors.CSS4_COLORS[key].lower()
+        return str(colors.CSS4_COLORS[key]).lower()
     try:
         return colors.to_hex(name)
     except ValueError:

@@ -36,6 +36,6 @@ def scale_of(options: dict[str, Any]) -> ScaleOptions | None:
     except ValueError:
         raise click.BadParameter(f"--clip takes two percentiles such as 2,98, not {clip!r}.") from None
     try:
-        return ScaleOptions(scale or ("clip" if clip else "linear"), percentiles, midpoint)  # type: ignore[arg-type]
+        return ScaleOptions(scale or ("clip" if clip else "linear"), percentiles, midpoint)
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
