@@ -175,9 +175,22 @@ def map_choice(config: BuildConfig, rng: np.random.Generator, i: int, pool: list
         if page:
             background, backgrounds = page, [page]
     drawn, background = legible_colours(drawn, background, rng, colormaps, backgrounds)
+    drawn = replace(drawn, scale=drawn_scale(legend, drawn, rng))
     style = Style(renderer=renderer, background=background, legend_position=legend_position,
                   png_compress_level=variants.png_compress_level, width=variants.width, height=variants.height)
     return UnitChoice(statistic, drawn, style, look)
+
+
+def drawn_scale(legend: Any, drawn: LegendChoice, rng: np.random.Generator) -> Any:
+    """The colour-bar scale of a continuous map (``legend.scales``, drawn last: configs without scales draw every
+    map as before; None for a linear bar without a midpoint)."""
+    from mapgen.legend import ScaleOptions
+
+    if drawn.kind != "continuous" or (legend.scales == ["linear"] and legend.midpoint is None):
+        return None
+    scale = str(rng.choice(legend.scales)) if legend.scales != ["linear"] else "linear"
+    clip = tuple(float(v) for v in legend.clip) if scale == "clip" else None
+    return ScaleOptions(scale, clip, None if scale == "log" else legend.midpoint)  # type: ignore[arg-type]
 
 
 def style_background(name: str) -> str | None:
@@ -232,7 +245,10 @@ def base_spec(unit: Unit, config: BuildConfig, out_dir: Path | None = None) -> M
     atlas = country_atlas(config, country, out_dir)
     stat = load_statistic(unit.choice.statistic, atlas, unit, config)
     style = replace(unit.choice.style, **style_fields(unit.choice.look, atlas.name))
-    spec = spec_of(atlas, stat, unit.choice.legend, style, map_id=unit.unit_id, seed=unit.seed,
+    legend = unit.choice.legend
+    if legend.scale is not None and legend.scale.scale == "log" and not (stat.values.dropna() > 0).all():
+        legend = replace(legend, scale=replace(legend.scale, scale="clip", clip=(float(config.legend.clip[0]), float(config.legend.clip[1]))))
+    spec = spec_of(atlas, stat, legend, style, map_id=unit.unit_id, seed=unit.seed,
                    exclude=tuple(country.exclude))
     if country.language == "en" and country.labels == "codes":
         return spec

@@ -185,6 +185,29 @@ class LegendChoices(Strict):
         "quantiles", "equal_interval"]
     orders: Annotated[list[Literal["small_to_large", "large_to_small"]], NonEmpty] = [
         "small_to_large", "large_to_small"]
+    #: Colour-bar scales continuous maps draw from, one per map, seeded (a log map whose values are not all
+    #: positive is drawn clipped instead); ``clip``: the percentiles a clipped bar spans; ``midpoint``: the value
+    #: at a diverging colormap's centre (None: the data's median).
+    scales: Annotated[list[Literal["linear", "log", "clip"]], NonEmpty] = ["linear"]
+    clip: tuple[Number, Number] = (2.0, 98.0)
+    midpoint: Number | None = None
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: Any) -> dict[str, Any]:
+        """Without the scale fields at their defaults (a config without them dumps, hashes and builds as before)."""
+        data = handler(self)
+        for key, default in (("scales", ["linear"]), ("clip", (2.0, 98.0)), ("midpoint", None)):
+            if key in data and (list(data[key]) if isinstance(data[key], (list, tuple)) else data[key]) == (
+                    list(default) if isinstance(default, (list, tuple)) else default):
+                data.pop(key)
+        return data
+
+    @field_validator("clip")
+    @classmethod
+    def _clip_percentiles(cls, value: tuple[float, float]) -> tuple[float, float]:
+        if not 0 <= value[0] < value[1] <= 100:
+            raise ValueError(f"clip percentiles must satisfy 0 <= low < high <= 100, got {list(value)}")
+        return value
 
     @field_validator("classes")
     @classmethod

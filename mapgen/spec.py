@@ -29,6 +29,7 @@ from mapgen.legend import (
     DiscreteOptions,
     LabelOptions,
     Legend,
+    ScaleOptions,
     class_colors,
     continuous_legend,
     discrete_legend,
@@ -39,17 +40,9 @@ from mapgen.resources import data_path
 SPEC_VERSION = 1
 RENDERERS = ("matplotlib", "plotly")
 LEGEND_POSITIONS = ("right", "left", "bottom", "top", "bottom-left", "bottom-right")
-#: Backgrounds used by MAPWise plus common neutral choices (any matplotlib colour is accepted too).
-BACKGROUNDS = {
-    "white": "#ffffff",
-    "lightgray": "#d3d3d3",
-    "lightgrey": "#d3d3d3",
-    "gray": "#d9d9d9",
-    "grey": "#d9d9d9",
-    "darkgray": "#a9a9a9",
-    "lightsteelblue": "#b0c4de",
-    "whitesmoke": "#f5f5f5",
-}
+#: Backgrounds used by MAPWise plus common neutral choices, named as in CSS (any CSS colour name, ``#rrggbb`` or
+#: ``rgb(r, g, b)`` is accepted too; names resolve through matplotlib's CSS4 table: gray is #808080).
+BACKGROUNDS: tuple[str, ...] = ("white", "whitesmoke", "lightgray", "gray", "darkgray", "lightsteelblue")
 
 
 @dataclass(frozen=True)
@@ -99,15 +92,16 @@ class Style:
 
 
 def background_color(name: str) -> str:
-    """Hex colour for a background name or any matplotlib colour; unknown names list the choices."""
+    """Hex colour for a CSS colour name (matplotlib's CSS4 table, case and spaces ignored), ``rgb(r, g, b)`` or any
+    matplotlib colour; unknown names list the choices."""
     key = str(name).strip().lower().replace(" ", "")
-    if key in BACKGROUNDS:
-        return BACKGROUNDS[key]
     rgb = re.fullmatch(r"rgb\((\d+),(\d+),(\d+)\)", key)
     if rgb:
         return "#" + "".join(f"{min(255, int(v)):02x}" for v in rgb.groups())
     from matplotlib import colors
 
+    if key in colors.CSS4_COLORS:
+        return str(colors.CSS4_COLORS[key]).lower()
     try:
         return colors.to_hex(name)
     except ValueError:
@@ -280,6 +274,8 @@ class LegendChoice:
     reverse: bool = False
     hatched: bool = False
     breaks: tuple[float, ...] | None = None
+    #: How a colour bar maps values (linear, log, clip; midpoint); None: linear.
+    scale: ScaleOptions | None = None
 
 
 def make_spec(
@@ -297,12 +293,13 @@ def make_spec(
     map_id: str | None = None,
     seed: int = 0,
     exclude: tuple[str, ...] = (),
+    scale: ScaleOptions | None = None,
     **style: Any,
 ) -> MapSpec:
     """Build a MapSpec from an atlas and a statistic (a :class:`Statistic` or a curated table id): the keyword
     form of :func:`spec_of` (legend arguments, then :class:`Style` fields)."""
     choice = LegendChoice(legend, classes, scheme, order, colormap, reverse, hatched,
-                          None if breaks is None else tuple(breaks))
+                          None if breaks is None else tuple(breaks), scale)
     return spec_of(atlas, stat, choice, style, title=title, map_id=map_id, seed=seed, exclude=exclude)
 
 
@@ -349,14 +346,32 @@ def _legend_of(series: pd.Series, choice: LegendChoice, percent: bool, atlas: At
     if choice.hatched and choice.kind == "continuous":
         raise ValueError("Hatched maps need a discrete legend: use legend='discrete' or drop hatched.")
     if choice.kind == "discrete":
+        if choice.scale is not None and choice.scale != ScaleOptions():
+            raise ValueError("--scale, --clip and --midpoint apply to continuous legends: add --legend continuous")
         return discrete_legend(series, DiscreteOptions(
             k=choice.classes, scheme=choice.scheme, breaks=None if choice.breaks is None else list(choice.breaks),
             percent=percent, order=choice.order, colormap=choice.colormap, reverse=choice.reverse,
             hatched=choice.hatched, minor=speck_regions(atlas),
         ))
     if choice.kind == "continuous":
-        return continuous_legend(series, colormap=choice.colormap, reverse=choice.reverse, percent=percent)
+        return continuous_legend(series, colormap=choice.colormap, reverse=choice.reverse, percent=percent,
+                                 scale=choice.scale)
     raise ValueError(f"Unknown legend type {choice.kind!r}; use 'discrete' or 'continuous'.")
+
+
+def with_scale(spec: MapSpec, scale: ScaleOptions | None) -> MapSpec:
+    """``spec`` with its continuous legend made again on ``scale`` (unchanged for None); a discrete legend
+    refuses a scale."""
+    if scale is None:
+        return spec
+    legend = spec.legend
+    if legend.kind != "continuous":
+        raise ValueError("--scale, --clip and --midpoint apply to continuous legends: this map's legend is discrete")
+    made = continuous_legend(spec.series(), colormap=legend.colormap, reverse=legend.reversed, percent=legend.percent,
+                             label_scale=legend.label_scale, scale=scale)
+    made = replace(made, na_label=legend.na_label if made.na_label else None)
+    spec = replace(spec, legend=legible_legend(made, background_color(spec.style.background)))
+    return replace(spec, map_id=content_id(spec))
 
 
 def _attachment(atlas: Atlas, exclude: tuple[str, ...]) -> AttachedAtlas | None:

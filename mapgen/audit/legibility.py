@@ -7,7 +7,8 @@ hinges on them (ARCHITECTURE.md §4). *Map* checks (title, label size) are repor
 region unreadable.
 
 - ``fill like background``: a legible region's fill within CIEDE2000 :data:`BACKGROUND_DE` of the background
-  (colour maps; hatched maps are read by their pattern);
+  (colour maps; hatched maps are read by their pattern), unless the legend is ``outlined``: the renderer then
+  edges every page-like region and swatch with the map's outline (:func:`mapgen.legend.page_like`);
 - ``no N/A key``: a region without data but no N/A entry in the legend (the N/A regions fail);
 - ``legend outside canvas``: a legend item (swatch, label, colour bar, tick label) leaves the image (the regions
   of that class fail; a colour bar or a tick label: every region with data);
@@ -33,7 +34,7 @@ from typing import Any
 
 from shapely.geometry import LineString, box
 
-from mapgen.legend import Legend, delta_e
+from mapgen.legend import Legend, delta_e, page_like
 from mapgen.legend.colors import MIN_ADJACENT_DELTA_E, MIN_DELTA_E
 from mapgen.spec import background_color
 
@@ -138,7 +139,10 @@ def check_fills(facts: MapFacts, out: MapChecks) -> None:
     for code, legible in facts.drawn_legible.items():
         if not legible:
             continue
-        de = delta_e(facts.legend.color_of(facts.values.get(code)), facts.background)
+        fill = facts.legend.color_of(facts.values.get(code))
+        if facts.legend.outlined and page_like(fill, facts.background):
+            continue  # drawn outlined: it reads as a region, not as paper
+        de = delta_e(fill, facts.background)
         worst = min(worst, (de, code))
         if de < BACKGROUND_DE:
             out.fail("fill like background", [code], {"region": code, "delta_e": round(de, 2)})

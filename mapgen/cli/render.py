@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from mapgen.cli.scales import scale_of, scale_options
 from mapgen.cli.sources import atlas_options, open_atlas, statistic_for, table_options
 from mapgen.cli.styles import look_fields, style_option
 from mapgen.geo.atlas import BUILTIN
@@ -13,7 +14,7 @@ from mapgen.geo.source import is_atlas_path
 from mapgen.mapwise.schema import load_map_spec
 from mapgen.render import render, render_variants
 from mapgen.render.vector import OUTPUT_SUFFIXES
-from mapgen.spec import MapSpec, make_hatched, make_spec
+from mapgen.spec import MapSpec, make_hatched, make_spec, with_scale
 
 
 @click.command("render")
@@ -29,6 +30,7 @@ from mapgen.spec import MapSpec, make_hatched, make_spec
 @click.option("--order", type=click.Choice(["small_to_large", "large_to_small"]), default="small_to_large")
 @click.option("--colormap", default=None, help="matplotlib/plotly colour scale name; append _r to reverse.")
 @click.option("--reverse", is_flag=True, help="Reverse the colour scale.")
+@scale_options
 @click.option("--hatched", is_flag=True, help="Black-and-white hatched classes (discrete maps only).")
 @click.option("--background", default=None, help="white, lightgray, gray, lightsteelblue, … or '#rrggbb'.")
 @click.option("--annotated/--no-annotated", default=None, help="Draw region codes on the map.")
@@ -87,13 +89,14 @@ def _spec_from_source(source: str, stat: str | None, options: dict) -> MapSpec:
         colormap = options["colormap"] or "Blues"
         return make_spec(atlas, statistic, legend=options["legend"], classes=options["classes"],
                          scheme=options["scheme"], order=options["order"], colormap=colormap,
-                         reverse=options["reverse"], hatched=options["hatched"], title=options["title"], **style)
+                         reverse=options["reverse"], hatched=options["hatched"], title=options["title"],
+                         scale=scale_of(options), **style)
     path = Path(source)
     if not path.exists():
         raise click.UsageError(f"{source!r} is neither a country ({', '.join(BUILTIN)}) nor an existing file.")
     if stat or options["data"]:
         raise click.UsageError(f"{source!r} is a map JSON: --stat / --data apply to a country or a vector file.")
-    spec = load_map_spec(path)
+    spec = with_scale(load_map_spec(path), scale_of(options))
     style = look_fields(options["style_ref"], spec.atlas) | style
     spec = spec.with_style(**style) if style else spec
     return make_hatched(spec) if options["hatched"] else spec

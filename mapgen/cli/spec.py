@@ -12,6 +12,7 @@ from typing import Any
 
 import click
 
+from mapgen.cli.scales import scale_of, scale_options
 from mapgen.cli.sources import atlas_options, open_atlas, statistic_for, table_options
 from mapgen.cli.styles import look_fields, style_option
 from mapgen.legend.model import LegendKind, LegendOrder
@@ -78,6 +79,7 @@ def _emit(spec: MapSpec, output: str | None) -> None:
               show_default=True)
 @click.option("--colormap", default="Blues", show_default=True)
 @click.option("--reverse", is_flag=True, help="Reverse the colour map.")
+@scale_options
 @click.option("--hatched", is_flag=True, help="Black-and-white hatch patterns (discrete legends only).")
 @click.option("--title", default=None, help="Map title (default: the statistic's title and year).")
 @click.option("--seed", type=int, default=0, show_default=True)
@@ -101,7 +103,7 @@ def spec(country: str | None, stat_id: str | None, from_metadata: str | None, le
     stat = statistic_for(atlas, stat_id, sources, title)
     built = make_spec(atlas, stat, legend=legend, classes=classes, scheme=scheme, breaks=_parse_breaks(breaks),
                       order=order, colormap=colormap, reverse=reverse, hatched=hatched, title=title, seed=seed,
-                      **look_fields(style_ref, atlas.name))
+                      scale=scale_of(sources), **look_fields(style_ref, atlas.name))
     _emit(built, output)
 
 

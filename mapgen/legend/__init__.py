@@ -8,9 +8,11 @@ class colours, luminance, CIELAB). MAPWise metadata conversion lives in :mod:`ma
 """
 
 from mapgen.legend.classify import (
+    DEFAULT_CLIP,
     K_MAX,
     K_MIN,
     DiscreteOptions,
+    ScaleOptions,
     continuous_legend,
     discrete_legend,
     nice_ticks,
@@ -28,9 +30,11 @@ from mapgen.legend.colors import (
     delta_e,
     get_colormap,
     hex_to_rgb_string,
+    is_diverging,
     legend_collision,
     legibility_suggestion,
     legible_legend,
+    page_like,
     relative_luminance,
     resolve_colormap_name,
     sample_colors,
@@ -45,6 +49,7 @@ from mapgen.legend.grammar import (
     parse_label,
 )
 from mapgen.legend.model import (
+    SCALES,
     LabelBounds,
     LabelOptions,
     Legend,
@@ -56,6 +61,11 @@ from mapgen.legend.model import (
 
 __all__ = [
     "CLASS_COLOR_RANGE",
+    "DEFAULT_CLIP",
+    "SCALES",
+    "ScaleOptions",
+    "is_diverging",
+    "page_like",
     "HATCHES",
     "HATCH_COLOR_RANGE",
     "K_MAX",

@@ -24,11 +24,23 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from mapgen.legend.colors import HATCHES, class_colors, ramp_colors, split_colormap
-from mapgen.legend.grammar import NA_LABEL, format_ranges, resolve_style
-from mapgen.legend.model import LEGEND_ORDERS, LabelOptions, Legend, LegendClass, LegendOrder
+from mapgen.legend.colors import HATCHES, class_colors, is_diverging, ramp_colors, split_colormap
+from mapgen.legend.grammar import NA_LABEL, format_ranges, format_value, resolve_style
+from mapgen.legend.model import (
+    LEGEND_ORDERS,
+    SCALES,
+    LabelOptions,
+    Legend,
+    LegendClass,
+    LegendOrder,
+    LegendScale,
+)
 
 K_MIN, K_MAX = 3, 8
+#: Percentiles a clipped colour bar spans unless told otherwise (``--scale clip`` without ``--clip``).
+DEFAULT_CLIP: tuple[float, float] = (2.0, 98.0)
+#: Ticks of a clipped or log colour bar stay this share of the bar away from its ends (room for the end labels).
+END_CLEARANCE = 0.1
 
 #: Scheme spellings we accept → the scheme name recorded on the legend.
 _SCHEMES = {
@@ -315,6 +327,88 @@ def _tick_labels(ticks: list[float], label_scale: float, percent: bool, style: s
     return format_ranges([(t, t) for t in shown], percent=percent, style=style, decimals=-math.floor(math.log10(step)))
 
 
+@dataclass(frozen=True)
+class ScaleOptions:
+    """How a colour bar maps values: ``scale`` linear, log or clip (at the percentiles ``clip``, default
+    DEFAULT_CLIP); ``midpoint``: the value at the colormap's centre (the bar becomes symmetric about it; a
+    diverging colormap without one is centred on the data's median, with a warning saying so)."""
+
+    scale: LegendScale = "linear"
+    clip: tuple[float, float] | None = None
+    midpoint: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.scale not in SCALES:
+            raise ValueError(f"unknown scale {self.scale!r}; choose one of {', '.join(SCALES)}")
+        if self.clip is not None:
+            lo, hi = self.clip
+            if self.scale != "clip":
+                raise ValueError("clip percentiles need the clip scale: add --scale clip")
+            if not 0 <= lo < hi <= 100:
+                raise ValueError(f"clip percentiles must satisfy 0 <= low < high <= 100, got {lo:g},{hi:g}")
+        if self.midpoint is not None and self.scale == "log":
+            raise ValueError("a midpoint applies to linear and clip scales, not to --scale log")
+
+
+def _positive(s: pd.Series) -> None:
+    """Refuse a log scale over values that are not all positive (one line naming the regions)."""
+    bad = s[s <= 0].dropna()
+    if not bad.empty:
+        names = ", ".join(f"{c} ({v:g})" for c, v in bad.items())
+        raise ValueError(f"a log scale needs positive values; not positive: {names}; use --scale linear or "
+                         f"--scale clip, or drop these regions")
+
+
+def _bar_range(s: pd.Series, opts: ScaleOptions, colormap: str) -> tuple[float, float, tuple[bool, bool], float | None]:
+    """(vmin, vmax, clipped ends, midpoint) of a colour bar over the present values ``s``."""
+    y = s.dropna().to_numpy()
+    lo, hi = float(y.min()), float(y.max())
+    if opts.scale == "log":
+        _positive(s)
+        return lo, hi, (False, False), None
+    if opts.scale == "clip":
+        lo, hi = (float(v) for v in np.percentile(y, opts.clip or DEFAULT_CLIP))
+    clipped = (bool(y.min() < lo), bool(y.max() > hi))
+    mid = opts.midpoint
+    if mid is None and is_diverging(colormap):
+        mid = float(np.median(y))
+        warnings.warn(f"diverging colormap {colormap}: the midpoint is the data's median, {mid:g} (set it with "
+                      "--midpoint)", UserWarning, stacklevel=3)
+    if mid is not None:
+        half = max(hi - mid, mid - lo)
+        lo, hi = mid - half, mid + half
+    return lo, hi, clipped, mid
+
+
+def log_ticks(vmin: float, vmax: float) -> list[float]:
+    """Ticks of a log colour bar: the powers of ten inside [vmin, vmax], or 1-2-5 steps when fewer than three."""
+    eps = 1e-9
+    first, last = math.ceil(math.log10(vmin) - eps), math.floor(math.log10(vmax) + eps)
+    ticks = [10.0**e for e in range(first, last + 1)]
+    if len(ticks) < 3:
+        ticks = [m * 10.0**e for e in range(first - 1, last + 1) for m in (1, 2, 5)]
+        ticks = [t for t in ticks if vmin * (1 - eps) <= t <= vmax * (1 + eps)]
+    return ticks if len(ticks) >= 2 else [vmin, vmax]
+
+
+def _scale_ticks(legend: Legend, n_ticks: int) -> list[float]:
+    """Ticks of a colour bar: nice ticks (log ticks on a log scale); on a log or clipped bar none nearer than
+    END_CLEARANCE to an end, whose tick carries its own label, while two are left."""
+    lo, hi = legend.vmin, legend.vmax
+    ticks = log_ticks(lo, hi) if legend.scale == "log" else nice_ticks(lo, hi, n_ticks)
+    if legend.scale == "linear":
+        return ticks
+    inner = [t for t in ticks if END_CLEARANCE <= legend.bar_position(t) <= 1 - END_CLEARANCE]
+    return inner if len(inner) >= 2 else ticks
+
+
+def _log_tick_labels(ticks: list[float], label_scale: float, percent: bool, style: str) -> list[str]:
+    """Each log tick with the decimals it needs (0.1, 1, 10, 100)."""
+    shown = [t * label_scale for t in ticks]
+    st = resolve_style(style, shown)
+    return [format_value(t, percent, st, max(0, -math.floor(math.log10(t)))) for t in shown]
+
+
 def continuous_legend(
     values: pd.Series,
     colormap: str = "Blues",
@@ -326,23 +420,28 @@ def continuous_legend(
     label_style: str = "auto",
     label_scale: float = 1.0,
     n_colors: int = 256,
+    scale: ScaleOptions | None = None,
 ) -> Legend:
-    """A colour-bar legend over [vmin, vmax] (default: data range) with nice ticks and ``n_colors`` samples."""
+    """A colour-bar legend over [vmin, vmax] (default: data range, or as ``scale`` says) with nice ticks and
+    ``n_colors`` samples."""
     s = check_values(values)
+    opts = scale or ScaleOptions()
     base, rev = split_colormap(colormap, reverse)
-    lo = float(s.min()) if vmin is None else float(vmin)
-    hi = float(s.max()) if vmax is None else float(vmax)
+    lo, hi, clipped, mid = _bar_range(s, opts, base)
+    lo = lo if vmin is None else float(vmin)
+    hi = hi if vmax is None else float(vmax)
     if not (math.isfinite(lo) and math.isfinite(hi)) or lo >= hi:
         raise ValueError(f"continuous legend needs vmin < vmax, got vmin={lo}, vmax={hi}")
     if n_ticks < 2:
         raise ValueError(f"n_ticks must be at least 2, got {n_ticks}")
-    ticks = nice_ticks(lo, hi, n_ticks)
-    return Legend(
-        kind="continuous",
-        vmin=lo,
-        vmax=hi,
+    legend = Legend(kind="continuous", vmin=lo, vmax=hi, scale=opts.scale,
+                    clip=(opts.clip or DEFAULT_CLIP) if opts.scale == "clip" else None, clipped=clipped, midpoint=mid)
+    ticks = _scale_ticks(legend, n_ticks)
+    labels = (_log_tick_labels if opts.scale == "log" else _tick_labels)(ticks, label_scale, percent, label_style)
+    return replace(
+        legend,
         ticks=tuple(ticks),
-        tick_labels=tuple(_tick_labels(ticks, label_scale, percent, label_style)),
+        tick_labels=tuple(labels),
         colormap=base,
         reversed=rev,
         colors=tuple(ramp_colors(base, n_colors, reverse=rev)),

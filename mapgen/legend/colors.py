@@ -8,6 +8,10 @@ luminance and CIELAB differences (used by the renderers, the questions and the i
   pairwise by at least ``MIN_DELTA_E`` CIEDE2000, adjacent classes by at least ``MIN_ADJACENT_DELTA_E``
   (:func:`palette_collision`); a colour bar's whole ramp keeps ``MIN_DELTA_E`` from the background and the N/A
   fill. The N/A fill is the first of ``NA_FILLS`` that passes (:func:`legible_legend`). ΔE comes from coloraide.
+- Outlines: a legend whose classes (or bar colours) may come close to the page — a diverging colormap's pale
+  centre (:func:`is_diverging`) — is ``outlined``: the renderer draws every region and swatch whose fill is within
+  ``MIN_DELTA_E`` of the background with the map's outline (:func:`page_like`), and the rule then accepts a
+  class or bar colour close to the background (class/class, class/N-A and N-A/background pairs still count).
 - Hatched legends (black-and-white maps): class ``i`` gets ``HATCHES[i]`` (so at most 8 classes) and face
   colours run from white to mid grey (``Greys`` in [0, 0.45]) so black hatch lines stay visible.
 """
@@ -43,6 +47,8 @@ MIN_ADJACENT_DELTA_E = 8.0
 NA_FILLS: tuple[str, ...] = ("#d9d9d9", "#ffffff", "#8c8c8c", "#f6e8c3", "#525252", "#000000")
 #: N/A fills of hatched (black-and-white) maps: solid greys with no pattern, darker than every class face.
 HATCHED_NA_FILLS: tuple[str, ...] = ("#7f7f7f", "#525252", "#000000")
+#: A diverging colormap's lightest colour is at least this much (CIELAB L*) lighter than both its ends.
+DIVERGING_LIGHTNESS = 20.0
 #: Points at which a colour bar's ramp is checked against the background and the N/A fill.
 RAMP_CHECK_POINTS = 33
 
@@ -161,11 +167,24 @@ def sample_colors(name: str, n: int, lo: float = 0.0, hi: float = 1.0, reverse: 
 
 
 @lru_cache(maxsize=512)
+def is_diverging(name: str) -> bool:
+    """Whether a colormap is diverging: its lightest colour (CIELAB L*) lies in the middle third of the ramp and
+    is at least DIVERGING_LIGHTNESS lighter than both ends (RdBu, coolwarm, Spectral, PuOr; not viridis, Blues)."""
+    base, _ = split_colormap(name, False)
+    lightness = rgb_to_lab(np.array([hex_to_rgb(c) for c in sample_colors(base, 65)]))[:, 0]
+    peak = int(np.argmax(lightness))
+    return 64 / 3 <= peak <= 128 / 3 and lightness[peak] - max(lightness[0], lightness[-1]) >= DIVERGING_LIGHTNESS
+
+
+@lru_cache(maxsize=512)
 def class_color_range(name: str) -> tuple[float, float]:
     """Part of colormap ``name`` used for classes and colour bars: CLASS_COLOR_RANGE with ends that look like
-    white paper (too light, or within MIN_WHITE_DELTA_E of white) moved inward by at most 0.25."""
+    white paper (too light, or within MIN_WHITE_DELTA_E of white) moved inward by at most 0.25; a diverging
+    colormap uses a range symmetric about its centre (its pale middle stays at the middle of the legend)."""
     from matplotlib.colors import to_hex
 
+    if is_diverging(name):
+        return 1 - CLASS_COLOR_RANGE[1], CLASS_COLOR_RANGE[1]
     cmap = get_colormap(name)
 
     def too_light(t: float) -> bool:
@@ -252,11 +271,12 @@ def _named(classes: Sequence[str], ramp: Sequence[str], na: str | None, backgrou
 
 
 def palette_collision(classes: Sequence[str], background: str, na: str | None = None,
-                      ramp: Sequence[str] = ()) -> Collision | None:
+                      ramp: Sequence[str] = (), outlined: bool = False) -> Collision | None:
     """The closest pair breaking the legibility rule (module docstring), or None when the colours pass.
 
     ``classes`` are discrete class colours (adjacent = consecutive), ``ramp`` a colour bar's colours (checked
-    against the background and the N/A fill only), ``na`` the N/A fill (None: not checked).
+    against the background and the N/A fill only), ``na`` the N/A fill (None: not checked); ``outlined``: classes
+    and bar colours close to the background are drawn outlined, so those pairs pass.
     """
     named = _named(classes, ramp, na, to_hex_color(background))
     ramp_names = {n for n, _ in named if n.startswith("colour bar")}
@@ -264,6 +284,8 @@ def palette_collision(classes: Sequence[str], background: str, na: str | None = 
     for i, (na_, ca) in enumerate(named):
         for nb, cb in named[i + 1 :]:
             if na_ in ramp_names and nb in ramp_names:
+                continue
+            if outlined and nb == "the background" and na_ != "the N/A fill":
                 continue
             adjacent = na_.startswith("class") and nb == f"class {int(na_.split()[1]) + 1}"
             minimum = MIN_ADJACENT_DELTA_E if adjacent else MIN_DELTA_E
@@ -307,30 +329,40 @@ def legible_legend(legend: Any, background: str) -> Any:
     from dataclasses import replace
 
     classes, ramp = legend_palette(legend)
+    if not legend.hatched and not legend.outlined and is_diverging(legend.colormap):
+        legend = replace(legend, outlined=True)
     faces = [c.color for c in legend.classes] if legend.hatched else classes
     na = choose_na_color(faces, background, ramp, hatched=legend.hatched)
     return legend if na is None or na == legend.na_color else replace(legend, na_color=na)
 
 
 def legend_collision(legend: Any, background: str) -> Collision | None:
-    """The colour pair of ``legend`` drawn on ``background`` breaking the legibility rule, if any."""
+    """The colour pair of ``legend`` drawn on ``background`` breaking the legibility rule, if any (an
+    ``outlined`` legend's page-like classes pass: they are drawn outlined)."""
     classes, ramp = legend_palette(legend)
-    return palette_collision(classes, background, legend.na_color, ramp)
+    return palette_collision(classes, background, legend.na_color, ramp, outlined=legend.outlined)
+
+
+def page_like(color: str, background: str) -> bool:
+    """Whether a fill is close enough to the page (< MIN_DELTA_E) that an outlined legend outlines it."""
+    return delta_e(color, background) < MIN_DELTA_E
 
 
 @lru_cache(maxsize=4096)
 def combination_collision(colormap: str, reverse: bool, k: int | None, background: str) -> Collision | None:
     """Collision of a (colormap, reverse, classes, background) choice before any data: every class count up to
     ``k`` (classification may merge classes), or the colour bar when ``k`` is None; the N/A fill is chosen.
-    Cached: a build plans every map against every pair (~0.5 s per map uncached)."""
+    Cached: a build plans every map against every pair (~0.5 s per map uncached). A diverging colormap is
+    drawn outlined (:func:`legible_legend`)."""
+    outlined = is_diverging(colormap)
     if k is None:
         ramp = check_ramp(ramp_colors(colormap, 256, reverse))
         na = choose_na_color([], background, ramp) or NA_FILLS[0]
-        return palette_collision([], background, na, ramp)
+        return palette_collision([], background, na, ramp, outlined)
     for n in range(2, k + 1):
         classes = class_colors(colormap, n, reverse)
         na = choose_na_color(classes, background) or NA_FILLS[0]
-        hit = palette_collision(classes, background, na)
+        hit = palette_collision(classes, background, na, outlined=outlined)
         if hit is not None:
             return hit
     return None

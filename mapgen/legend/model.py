@@ -16,6 +16,7 @@ Contract other modules rely on:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Literal
@@ -29,7 +30,12 @@ LegendKind = Literal["discrete", "continuous"]
 LegendOrder = Literal["small_to_large", "large_to_small"]
 LabelBounds = Literal["data", "breaks"]
 MapwiseDialect = Literal["kff", "mapqa"]
+LegendScale = Literal["linear", "log", "clip"]
 LEGEND_ORDERS: tuple[str, ...] = ("small_to_large", "large_to_small")
+SCALES: tuple[str, ...] = ("linear", "log", "clip")
+#: Fields of a colour bar's scale, left out of the JSON at their defaults (so older specs save as before).
+_SCALE_DEFAULTS: dict[str, Any] = {"scale": "linear", "clip": None, "clipped": (False, False), "midpoint": None,
+                                   "outlined": False}
 
 
 @dataclass(frozen=True)
@@ -129,6 +135,10 @@ class Legend:
     ``na_label`` is set when some regions have no value (shown as an explicit N/A entry).
     ``breaks`` are the upper edges of the classes (mapclassify ``bins``) used by ``class_of``; ``label_scale``
     converts values to the numbers printed in labels (100 for fractions shown as percentages).
+    Colour bars: ``scale`` is ``linear``, ``log`` (positions by log10) or ``clip`` (the bar spans the
+    percentiles ``clip`` of the values; ``clipped`` says whether values lie below / above it, drawn as marked
+    ends); ``midpoint`` is the value at the colormap's centre (diverging colormaps: the bar is symmetric about
+    it). ``outlined``: classes (or bar colours) close to the page are drawn with an outline, regions and swatch.
     """
 
     kind: LegendKind
@@ -147,6 +157,11 @@ class Legend:
     na_color: str = "#d9d9d9"
     breaks: tuple[float, ...] = ()
     label_scale: float = 1.0
+    scale: LegendScale = "linear"
+    clip: tuple[float, float] | None = None
+    clipped: tuple[bool, bool] = (False, False)
+    midpoint: float | None = None
+    outlined: bool = False
     labelling: LabelOptions | None = field(default=None, compare=False)
     mapwise: MapwiseProvenance | None = field(default=None, compare=False)
 
@@ -191,9 +206,39 @@ class Legend:
         return self.bar_position(float(value))
 
     def bar_position(self, v: float) -> float:
-        """Relative position of a present value on a continuous colour bar (0 at vmin, 1 at vmax, clipped)."""
-        span = self.vmax - self.vmin
-        return float(min(1.0, max(0.0, (v - self.vmin) / span))) if span > 0 else 0.0
+        """Relative position of a present value on a continuous colour bar (0 at vmin, 1 at vmax, clipped;
+        by log10 on a log scale)."""
+        lo, hi = self.vmin, self.vmax
+        if self.scale == "log":
+            if v <= 0 or lo <= 0:
+                return 0.0
+            v, lo, hi = math.log10(v), math.log10(lo), math.log10(hi)
+        span = hi - lo
+        return float(min(1.0, max(0.0, (v - lo) / span))) if span > 0 else 0.0
+
+    def value_at(self, position: float) -> float:
+        """The value at relative ``position`` of the colour bar (inverse of :meth:`bar_position`)."""
+        if self.scale == "log":
+            lo, hi = math.log10(self.vmin), math.log10(self.vmax)
+            return float(10 ** (lo + position * (hi - lo)))
+        return float(self.vmin + position * (self.vmax - self.vmin))
+
+    def value_tolerance(self, share: float) -> float:
+        """A reading error of ``share`` of the bar in value units: ``share`` × span on a linear bar; on a log bar
+        the widest, at its top end (vmax less the value ``share`` below it)."""
+        if self.scale == "log":
+            return self.vmax - self.value_at(1.0 - share)
+        return share * (self.vmax - self.vmin)
+
+    def clipped_end(self, value: float | None) -> str | None:
+        """``"low"`` / ``"high"`` when a value lies beyond a clipped end of the colour bar (None otherwise)."""
+        if value is None or pd.isna(value) or self.kind != "continuous":
+            return None
+        if self.clipped[0] and value < self.vmin:
+            return "low"
+        if self.clipped[1] and value > self.vmax:
+            return "high"
+        return None
 
     def color_of(self, value: float | None) -> str:
         """Fill colour of ``value``: its class colour, or the interpolated scale colour; ``na_color`` for NaN."""
@@ -253,6 +298,10 @@ class Legend:
         for f in fields(self):
             if f.name in ("labelling", "mapwise"):
                 continue
+            if f.name in _SCALE_DEFAULTS:
+                if getattr(self, f.name) != _SCALE_DEFAULTS[f.name]:
+                    d[f.name] = _json_safe(getattr(self, f.name))
+                continue
             if f.name == "breaks":  # the place "meta" has always had in spec files
                 d["meta"] = self.meta()
             d[f.name] = getattr(self, f.name)
@@ -268,9 +317,17 @@ class Legend:
         d["classes"] = tuple(LegendClass(**c) for c in d.get("classes", ()))
         for key in ("ticks", "tick_labels", "colors", "breaks"):
             d[key] = tuple(d.get(key, ()))
+        for key in ("clip", "clipped"):
+            if d.get(key) is not None:
+                d[key] = tuple(d[key])
         meta = dict(d.pop("meta", None) or {})
         d["labelling"] = LabelOptions.from_meta(meta)
         d["mapwise"] = MapwiseProvenance.from_meta(meta)
         if meta:
             raise ValueError(f"unknown legend meta fields {sorted(meta)}")
         return cls(**d)
+
+
+def _json_safe(value: Any) -> Any:
+    """Tuples as lists (JSON)."""
+    return list(value) if isinstance(value, tuple) else value

@@ -6,11 +6,13 @@ whichever renderer made the image.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from mapgen.legend import Legend
+from mapgen.legend import Legend, format_value
+from mapgen.legend.grammar import resolve_style
 from mapgen.render.layout import Box, page_scale
 from mapgen.render.style import MapStyle
 from mapgen.render.text import LATIN, TextItem, cap_height_size, font_for, text_box, text_size
@@ -83,16 +85,25 @@ class Swatch:
     hatch: str | None
 
 
+Segment = tuple[tuple[float, float], tuple[float, float]]
+#: Marks of a clipped end: "≤" before the low end's label, "≥" before the high end's.
+CLIP_MARKS = ("≤", "≥")
+#: Length of a clipped end's triangle, as a share of the bar's thickness.
+EXTENSION_SHARE = 0.9
+
+
 @dataclass(frozen=True)
 class ColorBar:
-    """The colour bar's rectangle and its tick marks (pixel line segments)."""
+    """The colour bar's rectangle, its tick marks (pixel line segments; the end ticks last) and the triangles
+    (three corners each) that mark clipped ends."""
 
     x: float
     y: float
     w: float
     h: float
     vertical: bool
-    ticks: tuple[tuple[tuple[float, float], tuple[float, float]], ...]
+    ticks: tuple[Segment, ...]
+    extensions: tuple[tuple[tuple[float, float], ...], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -218,41 +229,132 @@ def _entry(label: str, color: str, hatch: str | None, index: int | None, x: floa
     return Swatch(x, y, d.w, d.h, color, hatch), text, item
 
 
+def end_labels(legend: Legend) -> tuple[str, str]:
+    """Labels of the bar's two ends (three significant digits, like the legend's numbers), with the clip marks
+    ``≤`` / ``≥`` on a clipped end."""
+    shown = [legend.vmin * legend.label_scale, legend.vmax * legend.label_scale]
+    style = resolve_style("auto", shown)
+    texts = [format_value(v, legend.percent, style, 2 - math.floor(math.log10(abs(v))) if v else 0) for v in shown]
+    return tuple(f"{mark}{t}" if clipped else t  # type: ignore[return-value]
+                 for mark, t, clipped in zip(CLIP_MARKS, texts, legend.clipped, strict=True))
+
+
+@dataclass(frozen=True)
+class _Bar:
+    """A colour bar's rectangle while its ticks are laid out."""
+
+    x: float
+    y: float
+    w: float
+    h: float
+    vertical: bool
+    u: float  # legend scale (font size / base font size)
+
+    def at(self, frac: float) -> tuple[float, float]:
+        """The point of the bar's tick edge at relative position ``frac`` (0 = vmin)."""
+        if self.vertical:
+            return self.x + self.w, self.y + self.h - frac * self.h
+        return self.x + frac * self.w, self.y + self.h
+
+    def tick(self, frac: float, label: str, font_px: float, look: LegendText) -> tuple[Segment, TextItem]:
+        """Tick mark and label text at ``frac``."""
+        px, py = self.at(frac)
+        if self.vertical:
+            text = TextItem(px + 7 * self.u, py, label, font_px, look.color, anchor="lm", family=look.family)
+            return ((px, py), (px + 4 * self.u, py)), text
+        text = TextItem(px, py + 6 * self.u, label, font_px, look.color, anchor="mt", family=look.family)
+        return ((px, py), (px, py + 4 * self.u)), text
+
+    def extensions(self, clipped: tuple[bool, bool]) -> dict[str, list[list[float]]]:
+        """Triangle corners beyond each clipped end (``low``, ``high``)."""
+        out: dict[str, list[list[float]]] = {}
+        x, y, w, h = self.x, self.y, self.w, self.h
+        if self.vertical:
+            t = EXTENSION_SHARE * w
+            ends = {"low": [[x, y + h], [x + w, y + h], [x + w / 2, y + h + t]],
+                    "high": [[x, y], [x + w, y], [x + w / 2, y - t]]}
+        else:
+            t = EXTENSION_SHARE * h
+            ends = {"low": [[x, y], [x, y + h], [x - t, y + h / 2]],
+                    "high": [[x + w, y], [x + w, y + h], [x + w + t, y + h / 2]]}
+        for end, is_clipped in zip(("low", "high"), clipped, strict=True):
+            if is_clipped:
+                out[end] = ends[end]
+        return out
+
+
+def _bar_ticks(legend: Legend, bar: _Bar, font_px: float, look: LegendText):
+    """Tick marks, texts and items of the legend's ticks, then of the bar's two ends (a tick at vmin and vmax
+    unless a tick is there already; its label only where it clears the other tick labels)."""
+    ticks, texts, items = [], [], []
+    for tick, label in zip(legend.ticks, legend.tick_labels, strict=False):
+        mark, text = bar.tick(legend.bar_position(tick), label, font_px, look)
+        ticks.append(mark)
+        texts.append(text)
+        items.append({"label": label, "tick": tick, "xy": list(mark[0]), "text_box": list(text_box(text))})
+    taken = [text_box(t) for t in texts]
+    for end, value, label in zip(("min", "max"), (legend.vmin, legend.vmax), end_labels(legend), strict=True):
+        frac = 0.0 if end == "min" else 1.0
+        if any(abs(legend.bar_position(t) - frac) < 1e-9 for t in legend.ticks):
+            continue
+        mark, text = bar.tick(frac, label, font_px, look)
+        ticks.append(mark)
+        item: dict[str, Any] = {"label": label, "tick": value, "end": end, "xy": list(mark[0])}
+        if not any(_overlaps(text_box(text), b) for b in taken):
+            texts.append(text)
+            item["text_box"] = list(text_box(text))
+        items.append(item)
+    return ticks, texts, items
+
+
+def _overlaps(a: tuple[float, float, float, float], b: tuple[float, float, float, float], pad: float = 1.0) -> bool:
+    return min(a[2], b[2]) + pad > max(a[0], b[0]) and min(a[3], b[3]) + pad > max(a[1], b[1])
+
+
+def _bar_head(legend: Legend, bar: _Bar, orientation: str) -> dict[str, Any]:
+    """The colour bar's item: its box, orientation, ends and (when not a plain linear bar) its scale facts."""
+    head: dict[str, Any] = {"colorbar": [bar.x, bar.y, bar.x + bar.w, bar.y + bar.h], "orientation": orientation,
+                            "vmin": legend.vmin, "vmax": legend.vmax}
+    if legend.scale != "linear":
+        head["scale"] = legend.scale
+    if legend.clip is not None:
+        head["clip_percentiles"] = list(legend.clip)
+    if any(legend.clipped):
+        head["clipped"] = {"low": legend.clipped[0], "high": legend.clipped[1]}
+        head["extensions"] = bar.extensions(legend.clipped)
+    if legend.midpoint is not None:
+        head["midpoint"] = legend.midpoint
+    if legend.outlined:
+        head["outlined"] = True
+    return head
+
+
 def _colorbar(legend: Legend, box: Box, orientation: str, font_px: float, look: LegendText = PLAIN) -> LegendLayout:
     vertical = orientation == "vertical"
     d, u = Dims.at(font_px), font_px / BASE_FONT_PX
     na_w = _entry_width(look.shown(legend.na_label), font_px, look.family) + d.entry_gap if legend.na_label else 0.0
-    label_w = max((text_size(t, font_px, look.family)[0] for t in legend.tick_labels), default=0.0)
+    label_w = max((text_size(t, font_px, look.family)[0] for t in (*legend.tick_labels, *end_labels(legend))),
+                  default=0.0)
+    low_t = EXTENSION_SHARE * 18.0 * u if vertical and legend.clipped[0] else 0.0
     if vertical:
-        na_h = d.h + 2 * d.gap if legend.na_label else 0.0
+        na_h = d.h + 2 * d.gap + low_t if legend.na_label else 0.0
         w, h = 18.0 * u, min(box.height * 0.7, 320.0 * u, box.height - 2 * MARGIN - na_h - font_px)
         x0, y0 = box.left + 14 * u, box.top + (box.height - h - na_h) / 2
-        na_xy = (x0, y0 + h + 2 * d.gap)
+        na_xy = (x0, y0 + h + 2 * d.gap + low_t)
     else:
-        room = box.width - 2 * MARGIN - label_w - na_w
+        room = box.width - 2 * MARGIN - label_w - na_w - 2 * EXTENSION_SHARE * 16.0 * u * any(legend.clipped)
         w, h = min(box.width * 0.7, 480.0 * u, room), min(16.0 * u, box.height / 4)
         x0 = box.left + (box.width - w - na_w) / 2
         y0 = box.top + min(box.height * 0.25, max(MARGIN, box.height - MARGIN - h - 6 * u - 1.2 * font_px))
         na_xy = (x0 + w + label_w / 2 + d.entry_gap, y0)
-    span = legend.vmax - legend.vmin
-    items: list[dict[str, Any]] = [{"colorbar": [x0, y0, x0 + w, y0 + h], "orientation": orientation,
-                                    "vmin": legend.vmin, "vmax": legend.vmax}]
-    ticks, texts = [], []
-    for tick, label in zip(legend.ticks, legend.tick_labels):
-        frac = (tick - legend.vmin) / span if span else 0.0
-        if vertical:
-            ty = y0 + h - frac * h
-            ticks.append(((x0 + w, ty), (x0 + w + 4 * u, ty)))
-            texts.append(TextItem(x0 + w + 7 * u, ty, label, font_px, look.color, anchor="lm", family=look.family))
-            items.append({"label": label, "tick": tick, "xy": [x0 + w, ty], "text_box": list(text_box(texts[-1]))})
-        else:
-            tx = x0 + frac * w
-            ticks.append(((tx, y0 + h), (tx, y0 + h + 4 * u)))
-            texts.append(TextItem(tx, y0 + h + 6 * u, label, font_px, look.color, anchor="mt", family=look.family))
-            items.append({"label": label, "tick": tick, "xy": [tx, y0 + h], "text_box": list(text_box(texts[-1]))})
+    bar = _Bar(x0, y0, w, h, vertical, u)
+    ticks, texts, tick_items = _bar_ticks(legend, bar, font_px, look)
+    head = _bar_head(legend, bar, orientation)
+    items: list[dict[str, Any]] = [head, *tick_items]
     swatches = []
     if legend.na_label:
         swatch, text, item = _entry(legend.na_label, legend.na_color, None, None, *na_xy, font_px, look)
         swatches, texts, items = [swatch], [*texts, text], [*items, item]
-    bar = ColorBar(x0, y0, w, h, vertical, tuple(ticks))
-    return LegendLayout(tuple(swatches), bar, tuple(texts), tuple(items))
+    shapes = tuple(tuple((float(x), float(y)) for x, y in pts) for pts in head.get("extensions", {}).values())
+    colorbar = ColorBar(x0, y0, w, h, vertical, tuple(ticks), shapes)
+    return LegendLayout(tuple(swatches), colorbar, tuple(texts), tuple(items))

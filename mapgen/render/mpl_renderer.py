@@ -16,11 +16,11 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.collections import LineCollection, PatchCollection, PathCollection
 from matplotlib.figure import Figure
-from matplotlib.patches import Circle, Rectangle
+from matplotlib.patches import Circle, Polygon, Rectangle
 from PIL import Image, ImageDraw
 
 from mapgen.geo.languages import names_for
-from mapgen.legend import Legend, relative_luminance
+from mapgen.legend import Legend, page_like, relative_luminance
 from mapgen.render.canvas import OUTLINE_WIDTH_PT, AtlasCanvas
 from mapgen.render.labels import (
     CASING_COLOR,
@@ -131,6 +131,7 @@ class MatplotlibFigure:
             temp += self._hatched_regions(spec)
         else:
             self.regions.set_facecolor(faces)
+            temp += self._page_like_outlines(legend, faces, bg)
         labels: dict[str, dict[str, Any]] = {}
         for artist in self.leaders:
             artist.set_visible(False)
@@ -139,7 +140,7 @@ class MatplotlibFigure:
         title_box = self.canvas.layout.title_box
         if style.show_title and title_box is not None and spec.title:
             items.extend(title_items(spec.title, title_box, look))
-        shapes, legend_items = legend_artists(self, legend, style.legend_orientation, items)
+        shapes, legend_items = legend_artists(self, legend, style.legend_orientation, items, bg)
         temp += shapes
         if fmt != "png":
             return self._vector(items, temp, fmt), legend_items, labels
@@ -159,6 +160,19 @@ class MatplotlibFigure:
         for artist in temp:
             artist.remove()
         return data
+
+    def _page_like_outlines(self, legend: Legend, faces: list[str], bg: str) -> list[Any]:
+        """On an ``outlined`` legend, the regions whose fill is close to the page, edged with the map's outline."""
+        if not legend.outlined:
+            return []
+        paths = [self.canvas.paths[c] for c, face in zip(self.canvas.codes, faces, strict=True) if page_like(face, bg)]
+        if not paths:
+            return []
+        borders = self.style.borders
+        coll = PathCollection(paths, facecolors="none", edgecolors=outline_color(bg, self.style),
+                              linewidths=borders.outline_width, zorder=1.5)
+        self.ax.add_collection(coll)
+        return [coll]
 
     def _hatched_regions(self, spec: MapSpec) -> list[Any]:
         legend, canvas, borders = spec.legend, self.canvas, self.style.borders
@@ -195,26 +209,33 @@ class MatplotlibFigure:
 # --- legends -------------------------------------------------------------------------------------------------
 
 
-def legend_artists(fig: MatplotlibFigure, legend: Legend, orientation: str, items: list[TextItem]):
+def legend_artists(fig: MatplotlibFigure, legend: Legend, orientation: str, items: list[TextItem],
+                   background: str = "#ffffff"):
     """Draw the legend geometry of :func:`legend_layout` (in the figure's style: swatch edges, tick colour, an
-    optional box behind it); texts go to ``items``. Returns shapes and item boxes."""
+    optional box behind it; on an ``outlined`` legend, swatches close to the ``background`` edged like their
+    regions); texts go to ``items``. Returns shapes and item boxes."""
     lay, look = fig.canvas.layout, fig.style
     font_px = legend_font_px(lay.width, lay.height, fig.dpi, look.legend.cap_px)
     layout = legend_layout(legend, lay.legend_box, orientation, font_px, LegendText.of(look, fig.canvas.scale))
     shapes: list[Any] = _legend_box(fig, layout)
     edge = look.legend.swatch_edge
     for sw in layout.swatches:
-        rect = Rectangle((sw.x, sw.y), sw.w, sw.h, facecolor=sw.color, edgecolor=edge, linewidth=0.6,
+        outline = legend.outlined and page_like(sw.color, background)
+        rect = Rectangle((sw.x, sw.y), sw.w, sw.h, facecolor=sw.color,
+                         edgecolor=outline_color(background, look) if outline else edge,
+                         linewidth=look.borders.outline_width if outline else 0.6,
                          hatch=hatch_pattern(sw.hatch, look.hatches), zorder=5)
         fig.ax.add_artist(rect)
         shapes.append(rect)
     if layout.colorbar is not None:
-        shapes += _colorbar_artists(fig, legend, layout)
+        shapes += _colorbar_artists(fig, legend, layout, background)
     items.extend(layout.texts)
     return shapes, list(layout.items)
 
 
-def _colorbar_artists(fig: MatplotlibFigure, legend: Legend, layout: LegendLayout) -> list[Any]:
+def _colorbar_artists(fig: MatplotlibFigure, legend: Legend, layout: LegendLayout,
+                      background: str = "#ffffff") -> list[Any]:
+    """The bar's gradient, frame (the map's outline on an ``outlined`` legend), ticks and clipped-end triangles."""
     bar, look = layout.colorbar, fig.style.legend
     if bar is None:
         return []
@@ -222,7 +243,16 @@ def _colorbar_artists(fig: MatplotlibFigure, legend: Legend, layout: LegendLayou
     image = rgb[::-1][:, None, :] if bar.vertical else rgb[None, :, :]  # vmax at the top / right
     shapes: list[Any] = [fig.ax.imshow(image, extent=(bar.x, bar.x + bar.w, bar.y + bar.h, bar.y), aspect="auto",
                                        interpolation="bilinear", zorder=5)]
-    frame = Rectangle((bar.x, bar.y), bar.w, bar.h, fill=False, edgecolor=look.swatch_edge, linewidth=0.6, zorder=6)
+    edge, width = look.swatch_edge, 0.6
+    if legend.outlined:
+        edge, width = outline_color(background, fig.style), fig.style.borders.outline_width
+    for corners in bar.extensions:
+        low = corners[0] == (bar.x, bar.y + bar.h) if bar.vertical else corners[0] == (bar.x, bar.y)
+        tip = Polygon(corners, closed=True, facecolor=legend.colors[0 if low else -1], edgecolor=edge,
+                      linewidth=width, zorder=5)
+        fig.ax.add_artist(tip)
+        shapes.append(tip)
+    frame = Rectangle((bar.x, bar.y), bar.w, bar.h, fill=False, edgecolor=edge, linewidth=width, zorder=6)
     fig.ax.add_artist(frame)
     tick_lines = LineCollection(list(bar.ticks), colors=look.tick_color, linewidths=0.8, zorder=6)
     fig.ax.add_collection(tick_lines)

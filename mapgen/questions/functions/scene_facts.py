@@ -1,7 +1,10 @@
 """Building a Scene's :class:`~mapgen.questions.reading.Reading`: levels, ranges, groups and legend marks.
 
 :func:`context` is cached per Scene. The reading tolerance r of a generation-time Reading is τ plus the safety
-margin :data:`READING_MARGIN`; discrete maps have r = 0 (they are read as classes).
+margin :data:`READING_MARGIN`; discrete maps have r = 0 (they are read as classes). On a log colour bar τ and r
+are shares of the bar, taken in value units where they are widest (at its top end: ``Legend.value_tolerance``).
+A region beyond a clipped end of the bar reads only as "at or beyond the end": the Reading counts it among the
+unreadable regions, so no question names it and none whose answer would change with its value is asked.
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ import math
 
 from mapgen.data.map_words import map_words
 from mapgen.geo.languages import DEFAULT_LANGUAGE
-from mapgen.legend import parse_label
+from mapgen.legend import Legend, parse_label
 from mapgen.legend.grammar import RANGE_WORD, reword_range
 from mapgen.questions.reading import Ctx, number_style, number_text
 from mapgen.scene import PERCEPTUAL_TOLERANCE, Scene
@@ -43,24 +46,32 @@ def _build_context(scene: Scene) -> Ctx:
         level = {c: (None if r.class_index is None else float(r.class_index)) for c, r in scene.regions.items()}
         intervals = [(c.lower, c.upper) for c in legend.classes]
         labels = [c.label for c in legend.classes]
-        tol = 0.0
+        tol, reading, clipped = 0.0, 0.0, frozenset[str]()
     else:
         level = {c: (None if math.isnan(v) else v) for c, v in value.items()}
         ticks = list(legend.ticks)
         intervals = list(zip(ticks[:-1], ticks[1:]))
         labels = [_join(a, b, scene.language) for a, b in zip(legend.tick_labels[:-1], legend.tick_labels[1:])]
-        tol = PERCEPTUAL_TOLERANCE * (legend.vmax - legend.vmin)
+        tol, reading = _tolerances(legend)
+        clipped = frozenset(c for c, v in value.items() if legend.clipped_end(v))
     groups, kinds, centres = _groups(scene)
-    reading = 0.0 if discrete else tol * (1 + READING_MARGIN / PERCEPTUAL_TOLERANCE)
     printed = [label_bounds(c.label) for c in legend.classes] if discrete else []
     ctx = Ctx(
-        scene, discrete, level, value, frozenset(scene.legible()), tol, groups, kinds, centres, intervals, labels, [],
-        reading, printed=printed,
+        scene, discrete, level, value, frozenset(scene.legible()) - clipped, tol, groups, kinds, centres, intervals,
+        labels, [], reading, printed=printed,
     )
     ctx.thresholds = _thresholds(ctx)
     ctx.sorted_neighbors = {c: tuple(sorted(r.neighbors)) for c, r in scene.regions.items()}
     ctx.borders = tuple((a, b) for a, nbrs in ctx.sorted_neighbors.items() for b in nbrs if a < b)
     return ctx
+
+
+def _tolerances(legend: Legend) -> tuple[float, float]:
+    """(τ, r) of a colour bar in value units (module docstring)."""
+    if legend.scale == "log":
+        return legend.value_tolerance(PERCEPTUAL_TOLERANCE), legend.value_tolerance(PERCEPTUAL_TOLERANCE + READING_MARGIN)
+    tol = PERCEPTUAL_TOLERANCE * (legend.vmax - legend.vmin)
+    return tol, tol * (1 + READING_MARGIN / PERCEPTUAL_TOLERANCE)
 
 
 def _join(lo: str, hi: str, language: str = DEFAULT_LANGUAGE) -> str:
