@@ -156,6 +156,8 @@ def test_generic_steps() -> None:
     assert f("value_compare", "D1", v("D1", "CA"), "similar", v("D1", "NV")) is INVALID  # by class: compare
     assert f("exceeds", "D1", v("D1", "CA"), "above", 20.0) is True  # 22-30
     assert f("exceeds", "D1", v("D1", "NV"), "above", 15.0) is INVALID  # 15 inside 11-18
+    assert f("exceeds", "C1", v("C1", "OR"), "above", 40.0) is False  # 30 +- 6
+    assert f("exceeds", "C1", v("C1", "NV"), "below", 50.0) is INVALID  # 52 within r of 50
     assert f("count_compare", "D1", 3, "higher", 2) and f("count_compare", "D1", 2, "similar", 2)
     assert f("count_compare", "D1", 2, "lower", 2) is False
     assert f("at_least", "D1", 3, 3) is True and f("at_least", "D1", 2, 3) is False
