@@ -1,10 +1,11 @@
 """How much the templates share the function library: the share of called functions serving one template.
 
-Run: ``python benchmarks/function_reuse.py [FILE ...] [--alternatives benchmarks/reexpressed_programs.yaml]``.
+Run: ``python benchmarks/function_reuse.py [FILE ...] [--alternatives PROPOSED.yaml]``.
 Counts the functions the templates' program steps call (nested calls included; ``from:`` domain helpers and
 constraints are not program steps and are left out), how many templates call each, and the share of them that
 serve exactly one template (issue 26's goal: at most a third). ``--alternatives`` first replaces the programs
-of the templates it lists (id -> list of ``{step: call}``), to measure a re-expression before shipping it.
+of the templates it lists (id -> ``{program: [{step: call}, ...]}``), to measure a re-expression before shipping
+it (then prove it answers the same: tests/test_questions_reexpressed.py).
 """
 
 from __future__ import annotations

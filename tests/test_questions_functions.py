@@ -37,9 +37,6 @@ def test_filters_and_comparisons() -> None:
     assert f("in_range", "D1", f("members", "D1", FC), 1) == {"AZ", "NM"}
     assert f("in_range", "C1", f("members", "C1", WC), 0) is INVALID  # WA on the 0 tick
     assert f("is_in_range", "C1", "NV", 2) is True
-    assert f("versus_number", "D1", "CA", "above", 20.0) is True  # class 22-30
-    assert f("versus_number", "D1", "NV", "below", 15.0) is INVALID  # 15 inside NV's class 11-18
-    assert f("versus_number", "C1", "OR", "above", 40.0) is False  # 30
     assert f("filter_threshold", "D1", f("members", "D1", FC), "higher", 10.0) == {"AZ", "CO", "NM"}
     assert f("filter_threshold", "C1", {"NV"}, "higher", 50.0) is INVALID  # 52 within tau of 50
     assert f("filter_compare", "D1", f("members", "D1", WC), "similar", "NV") == {"OR"}
@@ -49,12 +46,12 @@ def test_filters_and_comparisons() -> None:
     assert f("filter_compare", "D1", f("members", "D1", FC), "higher", "CO") is INVALID  # CO tops the map: forced
     assert f("is_majority", "D1", {"AZ", "CO", "NM"}, f("members", "D1", FC)) is True
     assert f("all_of", "D1", {"AZ"}, f("members", "D1", FC)) is False
-    assert f("same_range", "D1", f("members", "D1", FC)) is False  # UT, AZ/NM and CO: three classes
-    assert f("same_range", "D1", {"AZ", "NM"}) is True
-    assert f("same_range", "C1", {"AZ", "NM"}) is True  # 70 and 72: both in 60-80
-    assert f("same_range", "C1", {"OR", "AZ"}) is False  # 30 and 70
-    assert f("same_range", "C1", {"WA", "OR"}) is INVALID  # WA on the 0 tick: in no interval for sure
-    assert f("same_range", "D1", {"AZ"}) is INVALID  # one member: nothing to compare
+    assert f("count_ranges", "D1", f("members", "D1", FC)) == 3  # UT, AZ/NM and CO: three classes
+    assert f("count_ranges", "D1", {"AZ", "NM"}) == 1
+    assert f("count_ranges", "C1", {"AZ", "NM"}) == 1  # 70 and 72: both in 60-80
+    assert f("count_ranges", "C1", {"OR", "AZ"}) == 2  # 30 and 70
+    assert f("count_ranges", "C1", {"WA", "OR"}) is INVALID  # WA on the 0 tick: in no interval for sure
+    assert f("count_ranges", "N1", {"KS", "TX"}) is INVALID  # KS is N/A: in no range
     assert f("missing", "N1", {"KS", "OK", "TX"}) == {"KS", "OK"} and f("missing", "D1", {"KS"}) == set()
 
 
@@ -65,7 +62,11 @@ def test_ranks_and_aggregates() -> None:
     assert f("top_n", "D1", f("members", "D1", WC), "highest", 2) == {"CA", "OR"}
     assert f("extreme_class", "D1", fc, "lowest") == 0
     assert f("ranking", "D1", fc) == [["CO"], ["AZ", "NM"], ["UT"]]
-    assert f("median_range", "D1", fc) == 1
+    assert f("median", "D1", fc) == Estimate(16.0, 11.0, 18.0, closed=True, range_index=1)  # 8, 14, 18, 22: class 1
+    assert f("median", "C1", f("members", "C1", FC)) == Estimate(71.0, 65.0, 77.0)  # 30, 70, 72, 90: (70 + 72) / 2
+    assert f("median", "D1", {"AZ", "CO"}) is INVALID  # fewer than 3 members
+    assert f("range_containing", "D1", f("median", "D1", fc)) == 1
+    assert f("range_containing", "C1", f("median", "C1", f("members", "C1", FC))) == 3  # 60-80
     assert f("versus_median", "D1", "CO", "above", fc) is True
     assert f("means_relation", "C1", f("members", "C1", WC), "lower", f("members", "C1", FC)) is True
     assert f("is_outlier", "C1", "UT", f("members", "C1", FC)) is INVALID
@@ -84,15 +85,17 @@ def test_geography() -> None:
     assert f("extreme_local_count", "D1", "similar", "west", 2) == "NV"  # OR, ID (same class as NV)
     assert f("extreme_local_count", "D1", "higher", "west", 0) is INVALID  # N >= 1
     assert f("extreme_in_range", "D1", 2, "east") == "MA"
-    assert f("border_relation", "D1", 2, "only", 0, 2) == "MA"
-    assert f("group_border_relation", "D1", f("members", "D1", WC), "only", 1, 2) == "CA"
     assert f("end_class", "D1", "highest") == 2 and f("end_class", "D1", "lowest") == 0
     assert f("closest_pair", "D1", {"CO", "TX", "CA", "MA"}) == {"CO", "TX"}
-    assert f("closest_pair_in_range", "D1", 2) == {"CO", "TX"}
-    assert f("closest_pair_in_group_range", "D1", {"CA", "MA", "TX"}, 2) == {"CA", "TX"}  # CO left out
-    assert f("closest_pair_in_group_range", "D1", {"CA", "MA", "TX", "CO"}, 2) == {"CO", "TX"}
-    assert f("closest_pair_in_group_range", "D1", {"CA", "MA"}, 2) is INVALID  # two members: forced
+    assert f("closest_pair_in_range", "D1", f("all_regions", "D1"), 2) == {"CO", "TX"}
+    assert f("closest_pair_in_range", "D1", {"CA", "MA", "TX"}, 2) == {"CA", "TX"}  # CO left out
+    assert f("closest_pair_in_range", "D1", {"CA", "MA", "TX", "CO"}, 2) == {"CO", "TX"}
+    assert f("closest_pair_in_range", "D1", {"CA", "MA"}, 2) is INVALID  # two members: forced
     assert f("range_of", "D1", "CA") == 2 and f("range_of", "C1", "WA") is INVALID
+    assert f("range_containing", "D1", f("value", "D1", "CA")) == 2
+    assert f("range_containing", "C1", f("value", "C1", "WA")) is INVALID  # WA on the 0 tick
+    assert f("range_containing", "C1", f("value", "C1", "NV")) == 2  # 52 in 40-60, clear of both ticks
+    assert f("range_containing", "D1", f("difference", "D1", f("value", "D1", "CA"), f("value", "D1", "NV"))) is INVALID
 
 
 def test_legend_facts() -> None:
@@ -132,7 +135,7 @@ def test_generic_steps() -> None:
         return f("value", scene, code)
 
     assert v("C1", "NV") == Estimate(52.0, 46.0, 58.0)
-    assert v("D1", "CA") == Estimate(25.0, 22.0, 30.0, closed=True)  # discrete: the class as printed, 22-30
+    assert v("D1", "CA") == Estimate(25.0, 22.0, 30.0, closed=True, range_index=2)  # discrete: class 2, 22-30
     assert f("value", "N1", "KS") is INVALID  # N/A
     assert f("number", "D1", 5.0) == Estimate(5.0, 5.0, 5.0, closed=True)
     d = f("difference", "C1", v("C1", "CA"), v("C1", "WA"))  # 100 - 0, each +-6
@@ -153,6 +156,8 @@ def test_generic_steps() -> None:
     assert f("value_compare", "D1", v("D1", "CA"), "similar", v("D1", "NV")) is INVALID  # by class: compare
     assert f("exceeds", "D1", v("D1", "CA"), "above", 20.0) is True  # 22-30
     assert f("exceeds", "D1", v("D1", "NV"), "above", 15.0) is INVALID  # 15 inside 11-18
+    assert f("exceeds", "C1", v("C1", "OR"), "above", 40.0) is False  # 30 +- 6
+    assert f("exceeds", "C1", v("C1", "NV"), "below", 50.0) is INVALID  # 52 within r of 50
     assert f("count_compare", "D1", 3, "higher", 2) and f("count_compare", "D1", 2, "similar", 2)
     assert f("count_compare", "D1", 2, "lower", 2) is False
     assert f("at_least", "D1", 3, 3) is True and f("at_least", "D1", 2, 3) is False

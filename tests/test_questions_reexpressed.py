@@ -1,58 +1,196 @@
-"""Re-expressed built-in templates (benchmarks/reexpressed_programs.yaml) answer exactly like the shipped ones.
+"""Built-in templates re-expressed with generic steps answer exactly like their old single-template programs.
 
-Every parameter draw the engine could make on hand-built and real scenes (discrete, continuous, hatched, N/A)
-is run through both programs: the answers (INVALID included) and the regions each program read must agree.
+The old programs and the old functions they called (deleted from the package when the templates stopped calling
+them) are kept here as the oracle. Every parameter draw the engine could make on hand-built and real scenes
+(discrete, continuous, hatched, N/A; as generated and as a reader answers) is run through both programs: the
+answers (INVALID included) must agree, and so must the regions each program read when it answers (what the
+difficulty features and the illegible-region check see; a draw that is INVALID is dropped whatever it read).
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable, Iterator
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
-import yaml
 from test_questions_templates import hand_scene
 
 from mapgen.data.curated import list_stats
-from mapgen.questions import load_templates
+from mapgen.questions import load_templates, register
 from mapgen.questions.engine import answer_key, run_program, sample_params
-from mapgen.questions.functions import INVALID, context
+from mapgen.questions.functions import FUNCTIONS, INVALID, Ctx, Invalid, context
+from mapgen.questions.functions.common import all_valued, known
+from mapgen.questions.functions.geography import _closest_pair_in
+from mapgen.questions.functions.neighbours import _bordering
 from mapgen.questions.templates import Template, parse_expr
 from mapgen.scene import build_scene
 from mapgen.spec import make_spec
 
-ALTERNATIVES = Path(__file__).resolve().parents[1] / "benchmarks" / "reexpressed_programs.yaml"
 DRAWS = 120
 
+#: Each re-expressed template's program before (calling the oracle functions below, prefixed ``old_``).
+OLD_PROGRAMS: dict[str, str] = {
+    "region_vs_number": "old_versus_number(X, S, N)",
+    "region_range": "old_range_of(X)",
+    "group_median_range": "old_median_range(members(R))",
+    "group_median_in_range": "equals(old_median_range(members(R)), Y)",
+    "range_border_relation": "old_border_relation(X, Rel, Y, N)",
+    "group_border_relation": "old_group_border_relation(members(R), Rel, Y, N)",
+    "range_closest_pair": "old_closest_pair_in_range(Y)",
+    "range_closest_pair_in_group": "old_closest_pair_in_group_range(members(R), Y)",
+    "group_all_same_range": "old_same_range(members(R))",
+    "region_vs_group_median": "old_versus_median(X, S, members(R))",  # versus_median now reads median()
+}
 
-def _alternatives() -> dict[str, Template]:
-    data = yaml.safe_load(ALTERNATIVES.read_text(encoding="utf-8"))
+
+# ------------------------------------------------------------------------------- the old functions (the oracle)
+
+
+def old_versus_number(ctx: Ctx, region: str, side: str, number: float) -> bool:
+    return ctx.side(region, number) == (1 if side == "above" else -1)
+
+
+def old_range_of(ctx: Ctx, region: str) -> int:
+    if ctx.lv(region) is None:
+        raise Invalid
+    for i in range(ctx.range_count):
+        if ctx.in_range(region, i):
+            return i
+    raise Invalid
+
+
+def _median_level(ctx: Ctx, regions: Iterable[str]) -> float:
+    pool = all_valued(ctx, regions)
+    if len(pool) < 3:
+        raise Invalid
+    lv = sorted(known(ctx)[c] for c in pool)
+    n = len(lv)
+    if n % 2:
+        return lv[n // 2]
+    a, b = lv[n // 2 - 1], lv[n // 2]
+    if ctx.discrete and a != b:
+        raise Invalid
+    return (a + b) / 2
+
+
+def old_versus_median(ctx: Ctx, region: str, side: str, regions: Iterable[str]) -> bool:
+    med = _median_level(ctx, regions)
+    o = ctx.order_levels(ctx.lv(region), med)
+    if o is None or o == 0:
+        raise Invalid
+    return o == (1 if side == "above" else -1)
+
+
+def old_same_range(ctx: Ctx, regions: Iterable[str]) -> bool:
+    pool = list(regions)
+    if len(pool) < 2 or any(ctx.lv(c) is None for c in pool):
+        raise Invalid
+    ranges = set()
+    for c in pool:
+        inside = [i for i in range(ctx.range_count) if ctx.in_range(c, i)]
+        if len(inside) != 1:
+            raise Invalid
+        ranges.add(inside[0])
+    return len(ranges) == 1
+
+
+def old_median_range(ctx: Ctx, regions: Iterable[str]) -> int:
+    med = _median_level(ctx, regions)
+    if ctx.discrete:
+        return int(med)
+    for i, (lo, hi) in enumerate(ctx.intervals):
+        if lo + ctx.reading < med < hi - ctx.reading:
+            return i
+    raise Invalid
+
+
+def _unique_border_relation(ctx: Ctx, pool: Iterable[str], relation: str, other_idx: int, n: int) -> str:
+    found = _bordering(ctx, pool, relation, other_idx, n)
+    if len(found) != 1:
+        raise Invalid
+    return found[0]
+
+
+def old_border_relation(ctx: Ctx, pool_idx: int, relation: str, other_idx: int, n: int) -> str:
+    pool = [c for c in ctx.scene.regions if ctx.in_range(c, pool_idx)]
+    return _unique_border_relation(ctx, pool, relation, other_idx, n)
+
+
+def old_group_border_relation(ctx: Ctx, regions: Iterable[str], relation: str, other_idx: int, n: int) -> str:
+    pool = sorted(regions)
+    if len(pool) < 2 or any(ctx.lv(c) is None for c in pool):
+        raise Invalid
+    return _unique_border_relation(ctx, pool, relation, other_idx, n)
+
+
+def old_closest_pair_in_range(ctx: Ctx, idx: int) -> frozenset[str]:
+    return _closest_pair_in(ctx, ctx.scene.regions, idx)
+
+
+def old_closest_pair_in_group_range(ctx: Ctx, regions: Iterable[str], idx: int) -> frozenset[str]:
+    return _closest_pair_in(ctx, sorted(regions), idx)
+
+
+ORACLE = {
+    old_versus_number: ("Region Choice Number", "Bool", False),
+    old_range_of: ("Region", "LegendClass", False),
+    old_median_range: ("Regions", "LegendClass", False),
+    old_border_relation: ("LegendClass Relation LegendClass N", "Region", True),
+    old_group_border_relation: ("Regions Relation LegendClass N", "Region", True),
+    old_closest_pair_in_range: ("LegendClass", "Pair", False),
+    old_closest_pair_in_group_range: ("Regions LegendClass", "Pair", False),
+    old_versus_median: ("Region Comparison Regions", "Bool", False),
+    old_same_range: ("Regions", "Bool", False),
+}
+
+
+@pytest.fixture(scope="module")
+def old_templates() -> Iterator[dict[str, Template]]:
+    """The shipped templates with their old programs, the oracle functions registered while the tests run."""
+    for fn, (args, returns, relative) in ORACLE.items():
+        register(args, returns, relative=relative)(fn)
     shipped = load_templates()
-    return {tid: replace(shipped.get(tid), _compiled={}, program=tuple(
-        (name, parse_expr(call)) for step in spec["program"] for name, call in step.items())) for tid, spec in data.items()}
+    try:
+        yield {tid: replace(shipped.get(tid), _compiled={}, program=(("answer", parse_expr(call)),))
+               for tid, call in OLD_PROGRAMS.items()}
+    finally:
+        for fn in ORACLE:
+            FUNCTIONS.pop(fn.__name__, None)
 
 
 def _scenes() -> list:
     scenes = [hand_scene(name) for name in ("D1", "D2", "N1", "C1", "C2")]
     for country in ("usa", "india", "china"):
-        info = list_stats(country)[0]
-        for kind in ({"legend": "discrete"}, {"legend": "continuous"}, {"hatched": True}):
-            scenes.append(build_scene(make_spec(country, info.id, classes=5, **kind)))
+        for info in list_stats(country)[:2]:
+            for kind in ({"legend": "discrete"}, {"legend": "continuous"}, {"hatched": True}):
+                scenes.append(build_scene(make_spec(country, info.id, classes=5, **kind)))
     return scenes
 
 
-def _outcome(template: Template, ctx, params: dict) -> tuple:
+SCENES = _scenes()
+
+
+def _outcome(template: Template, ctx: Ctx, params: dict) -> tuple:
+    """The answer and, when there is one, the regions read (an INVALID draw is dropped, whatever it read)."""
     answer, _ = run_program(template, ctx, dict(params))
-    return ("INVALID" if answer is INVALID else answer_key(answer)), frozenset(ctx.reads)
+    return ("INVALID", None) if answer is INVALID else (answer_key(answer), frozenset(ctx.reads))
 
 
-@pytest.mark.parametrize("template_id", sorted(yaml.safe_load(ALTERNATIVES.read_text(encoding="utf-8"))))
-def test_reexpressed_template_answers_like_the_shipped_one(template_id: str) -> None:
-    alt = _alternatives()[template_id]
+def test_the_old_single_template_functions_are_gone() -> None:
+    """Deleted from the package (only ``range_of``, the documented shorthand of ``range_containing(value(X))``,
+    stays a library step, and ``closest_pair_in_range`` now takes the regions to look among)."""
+    assert not {"versus_number", "median_range", "border_relation", "group_border_relation",
+                "closest_pair_in_group_range", "same_range"} & set(FUNCTIONS)
+    assert FUNCTIONS["closest_pair_in_range"].args == ("Regions", "LegendClass")
+
+
+@pytest.mark.parametrize("template_id", sorted(OLD_PROGRAMS))
+def test_reexpressed_template_answers_like_the_old_program(template_id: str, old_templates) -> None:
+    old = old_templates[template_id]
     shipped = load_templates().get(template_id)
     compared = answered = 0
-    for scene in _scenes():
+    for scene in SCENES:
         if not shipped.applies_to(scene.map_type):
             continue
         rng = random.Random(f"reexpressed:{template_id}:{scene.map_id}")
@@ -62,7 +200,7 @@ def test_reexpressed_template_answers_like_the_shipped_one(template_id: str) -> 
                 params = sample_params(shipped, ctx, rng)
                 if params is None:
                     break
-                want, got = _outcome(shipped, ctx, params), _outcome(alt, ctx, params)
+                want, got = _outcome(old, ctx, params), _outcome(shipped, ctx, params)
                 assert got == want, f"{template_id} on {scene.map_id} {params}: {got} != {want}"
                 compared += 1
                 answered += want[0] != "INVALID"

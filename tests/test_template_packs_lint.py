@@ -71,8 +71,8 @@ MISTAKES = [
      "value?\"]\n    program:\n      - answer: extreme_region(members(R), E)",
      "      E: {type: Extreme, values: [highest, lowest]}\n      S: {type: Choice, values: [over, under]}\n"
      "      N: Number\n      X: Region\n    text: [\"Which {{ state }} {{ R }} has the {{ E }} value?\"]\n"
-     "    program:\n      - answer: versus_number(X, S, N)",
-     ("my_extreme", "versus_number() argument 2 (Choice) gets 'over'", "write one of above")),
+     "    program:\n      - answer: exceeds(value(X), S, N)",
+     ("my_extreme", "exceeds() argument 2 (Side) gets 'over'", "write one of above")),
     ("id of a built-in template", "id: my_pair", "id: region_in_range",
      ("region_in_range", "also defined in mapwise.yaml", "rename one")),
 ]

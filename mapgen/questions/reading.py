@@ -91,12 +91,15 @@ class Estimate:
 
     Continuous maps: the value ± r; discrete maps: the region's class as printed (``closed``: a value on a
     printed bound counts as inside); a reader's copy: the value itself. Arithmetic keeps the interval.
+    ``range_index`` is the legend class a discrete map's reading shows (None on continuous maps and for the result
+    of arithmetic): a class, not its interval, is what a discrete reader sees.
     """
 
     value: float
     lo: float
     hi: float
     closed: bool = False
+    range_index: int | None = None
 
     @staticmethod
     def exactly(x: float) -> Estimate:
@@ -132,8 +135,10 @@ class Estimate:
         if not estimates:
             raise Invalid
         n = len(estimates)
+        shown = {e.range_index for e in estimates}
         return Estimate(sum(e.value for e in estimates) / n, sum(e.lo for e in estimates) / n,
-                        sum(e.hi for e in estimates) / n, all(e.closed for e in estimates))
+                        sum(e.hi for e in estimates) / n, all(e.closed for e in estimates),
+                        shown.pop() if len(shown) == 1 else None)
 
     def below(self, mark: float) -> bool:
         """Whether the value is below ``mark`` for every reading; raises :class:`Invalid` when undecided."""
@@ -371,14 +376,15 @@ class Reading:
         if lv is None:
             raise Invalid
         v = self.value[code]
+        shown = int(lv) if self.discrete else None
         if self.exact:
-            return Estimate(v, v, v)
-        if not self.discrete:
+            return Estimate(v, v, v, range_index=shown)
+        if shown is None:
             return Estimate(v, v - self.reading, v + self.reading)
-        lo, hi = self.printed_bounds(int(lv))
+        lo, hi = self.printed_bounds(shown)
         scale = self.scene.legend.label_scale or 1.0
         low, high = -math.inf if lo is None else lo / scale, math.inf if hi is None else hi / scale
-        return Estimate(v, low, high, closed=True)
+        return Estimate(v, low, high, closed=True, range_index=shown)
 
 
 #: The name the rest of mapgen uses for a Scene's :class:`Reading`.

@@ -21,6 +21,7 @@ _EXTREME = ("highest", "lowest", "second highest", "second lowest", "third highe
 ALLOWED_VALUES: dict[str, tuple[str, ...]] = {
     "Direction": ("north", "south", "east", "west"),
     "Comparison": ("higher", "lower", "similar", "above", "below"),
+    "Side": ("above", "below", "higher", "lower"),
     "Extreme": _EXTREME,
     "Shade": ("darkest", "lightest", "second darkest", "second lightest"),
     "Relation": ("at least", "only", "none"),
@@ -28,7 +29,7 @@ ALLOWED_VALUES: dict[str, tuple[str, ...]] = {
 }
 #: Functions that read more values of a text type than the type's own (function, argument index) -> values.
 EXTRA_VALUES: dict[tuple[str, int], tuple[str, ...]] = {
-    ("widest_class", 0): ("largest", "smallest"), ("versus_number", 1): ("above", "below", "higher", "lower"),
+    ("widest_class", 0): ("largest", "smallest"),
 }  # fmt: skip
 #: Types a value of another type may stand for (``N`` and ``Int`` literals are numbers, and so on).
 WIDER: dict[str, tuple[str, ...]] = {

@@ -70,9 +70,10 @@ def value_compare(ctx: Ctx, a: Estimate, cmp: str, b: Estimate) -> bool:
     return d.above(0.0) if sign(cmp) > 0 else d.below(0.0)
 
 
-@register("Value Comparison Number", "Bool")
+@register("Value Side Number", "Bool")
 def exceeds(ctx: Ctx, a: Estimate, cmp: str, n: float) -> bool:
-    """Whether ``a`` is higher (``higher``/``above``) or lower (``lower``/``below``) than the number ``n``."""
+    """Whether ``a`` is above (``above``/``higher``) or below (``below``/``lower``) the number ``n`` for every
+    reading (a class as printed on a discrete map: a number inside it is not asked)."""
     return a.above(n) if sign(cmp) > 0 else a.below(n)
 
 

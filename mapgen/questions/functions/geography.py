@@ -98,17 +98,11 @@ def _pair_distances(ctx: Ctx) -> list[tuple[float, str, str]]:
     return dists
 
 
-@register("LegendClass", "Pair")
-def closest_pair_in_range(ctx: Ctx, idx: int) -> frozenset[str]:
-    """:func:`closest_pair` of the regions in a range; regions whose membership is unreadable (continuous,
-    within τ of a tick) must not change the answer whether they count or not."""
-    return _closest_pair_in(ctx, ctx.scene.regions, idx)
-
-
 @register("Regions LegendClass", "Pair")
-def closest_pair_in_group_range(ctx: Ctx, regions: Iterable[str], idx: int) -> frozenset[str]:
-    """:func:`closest_pair_in_range` among a group's regions only (reads no region outside the group), so a
-    group away from illegible regions can be asked where the whole map cannot (China: Hong Kong and Macau)."""
+def closest_pair_in_range(ctx: Ctx, regions: Iterable[str], idx: int) -> frozenset[str]:
+    """:func:`closest_pair` of the members in a legend range (reads no region outside ``regions``); members whose
+    membership is unreadable (continuous, within τ of a tick) must not change the answer whether they count or
+    not — which ``closest_pair(in_range(...))`` cannot promise, as ``in_range`` rejects every unreadable member."""
     return _closest_pair_in(ctx, sorted(regions), idx)
 
 

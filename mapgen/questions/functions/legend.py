@@ -10,7 +10,7 @@ from mapgen.legend import relative_luminance
 from mapgen.questions.functions.common import position
 from mapgen.questions.functions.registry import register
 from mapgen.questions.functions.scene_facts import label_bounds
-from mapgen.questions.reading import Ctx, Invalid
+from mapgen.questions.reading import Ctx, Estimate, Invalid
 
 #: Hue spread (degrees) under which a legend counts as "shades of the same colour".
 SINGLE_HUE_MAX_SPREAD = 40.0
@@ -23,11 +23,27 @@ EVEN_WIDTH_TOL, EVEN_GAP_TOL, UNEVEN_WIDTH_RATIO, UNEVEN_GAP = 0.05, 0.05, 1.5, 
 
 @register("Region", "LegendClass")
 def range_of(ctx: Ctx, region: str) -> int:
-    """The legend range of a region (class; tick interval on continuous maps, readable by τ)."""
+    """The legend range of a region (class; tick interval on continuous maps, readable by τ): the shorthand of
+    ``range_containing(value(region))``."""
     if ctx.lv(region) is None:
         raise Invalid
     for i in range(ctx.range_count):
         if ctx.in_range(region, i):
+            return i
+    raise Invalid
+
+
+@register("Value", "LegendClass")
+def range_containing(ctx: Ctx, x: Estimate) -> int:
+    """The legend range holding a Value for every reading: the class a discrete map shows it in; on a continuous
+    map the tick interval it lies inside, clear of both ticks (INVALID when a reading could cross one)."""
+    if ctx.discrete:
+        if x.range_index is None:
+            raise Invalid  # arithmetic on class readings shows no class
+        return x.range_index
+    for i in range(ctx.range_count):
+        lo, hi = ctx.range_bounds(i)
+        if x.above(lo) and x.below(hi):
             return i
     raise Invalid
 

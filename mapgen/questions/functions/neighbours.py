@@ -131,36 +131,11 @@ def _bordering(ctx: Ctx, pool: Iterable[str], relation: str, other_idx: int, n: 
     return found
 
 
-def _unique_border_relation(ctx: Ctx, pool: Iterable[str], relation: str, other_idx: int, n: int) -> str:
-    """The unique member of ``pool`` that :func:`_bordering` finds (INVALID for none or several)."""
-    found = _bordering(ctx, pool, relation, other_idx, n)
-    if len(found) != 1:
-        raise Invalid
-    return found[0]
-
-
 @register("Regions Relation LegendClass N", "Regions", relative=True)
 def bordering_range(ctx: Ctx, regions: Iterable[str], relation: str, other_idx: int, n: int) -> frozenset[str]:
     """Members that border ``at least n`` / ``only`` / ``no`` regions of range ``other_idx`` (members without
     neighbours never qualify; INVALID when a neighbour's range is unreadable)."""
     return frozenset(_bordering(ctx, sorted(regions), relation, other_idx, n))
-
-
-@register("LegendClass Relation LegendClass N", "Region", relative=True)
-def border_relation(ctx: Ctx, pool_idx: int, relation: str, other_idx: int, n: int) -> str:
-    """The unique region in range ``pool_idx`` that borders ``at least n`` / ``only`` / ``no`` regions of
-    range ``other_idx`` (regions without neighbours never qualify for ``only``/``no``)."""
-    pool = [c for c in ctx.scene.regions if ctx.in_range(c, pool_idx)]
-    return _unique_border_relation(ctx, pool, relation, other_idx, n)
-
-
-@register("Regions Relation LegendClass N", "Region", relative=True)
-def group_border_relation(ctx: Ctx, regions: Iterable[str], relation: str, other_idx: int, n: int) -> str:
-    """:func:`border_relation` with a group of regions as the pool (MAPWise's "state in region R")."""
-    pool = sorted(regions)
-    if len(pool) < 2 or any(ctx.lv(c) is None for c in pool):
-        raise Invalid
-    return _unique_border_relation(ctx, pool, relation, other_idx, n)
 
 
 @register("Region", "RegionGroup", relative=True)

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from mapgen.questions.functions.common import all_valued, known, position, sorted_levels, valued
 from mapgen.questions.functions.registry import register
-from mapgen.questions.reading import Ctx, Invalid, sign
+from mapgen.questions.reading import Ctx, Estimate, Invalid, _Invalid, sign
 
 
 def _strict(ctx: Ctx, a: str, b: str) -> bool:
@@ -70,37 +70,32 @@ def ranking(ctx: Ctx, regions: Iterable[str]) -> list[list[str]]:
     return groups
 
 
-def _median_level(ctx: Ctx, regions: Iterable[str]) -> float:
+@register("Regions", "Value")
+def median(ctx: Ctx, regions: Iterable[str]) -> Estimate:
+    """The median of a set (at least 3 members, all with data) as a Value: the middle member by level; for an even
+    count the mean of the two middle ones, which on a discrete map must share a class (INVALID otherwise)."""
     pool = all_valued(ctx, regions)
     if len(pool) < 3:
         raise Invalid
-    lv = sorted(known(ctx)[c] for c in pool)
-    n = len(lv)
+    level = known(ctx)
+    ranked = sorted(pool, key=lambda c: (level[c], c))
+    n = len(ranked)
     if n % 2:
-        return lv[n // 2]
-    a, b = lv[n // 2 - 1], lv[n // 2]
-    if ctx.discrete and a != b:
+        return ctx.estimate(ranked[n // 2])
+    a, b = ranked[n // 2 - 1], ranked[n // 2]
+    if ctx.discrete and level[a] != level[b]:
         raise Invalid  # the median falls between two classes
-    return (a + b) / 2
-
-
-@register("Regions", "LegendClass")
-def median_range(ctx: Ctx, regions: Iterable[str]) -> int:
-    """Range holding the median (middle member by level; even counts need both middle members in one range)."""
-    med = _median_level(ctx, regions)
-    if ctx.discrete:
-        return int(med)
-    for i, (lo, hi) in enumerate(ctx.intervals):
-        if lo + ctx.reading < med < hi - ctx.reading:  # the median moves by at most r
-            return i
-    raise Invalid
+    return Estimate.mean([ctx.estimate(a), ctx.estimate(b)])
 
 
 @register("Region Comparison Regions", "Bool")
 def versus_median(ctx: Ctx, region: str, side: str, regions: Iterable[str]) -> bool:
-    """Whether ``region`` is above/below the median of ``regions`` (a tie with the median is INVALID)."""
-    med = _median_level(ctx, regions)
-    o = ctx.order_levels(ctx.lv(region), med)
+    """Whether ``region`` is above/below the median of ``regions`` (a tie with the median is INVALID; on a discrete
+    map by class, also for a reader: one class is one level)."""
+    med = median(ctx, regions)
+    if isinstance(med, _Invalid):
+        raise Invalid
+    o = ctx.order_levels(ctx.lv(region), med.value if med.range_index is None else float(med.range_index))
     if o is None or o == 0:
         raise Invalid
     return o == sign(side)

@@ -159,21 +159,19 @@ def all_of(ctx: Ctx, subset: Iterable[str], regions: Iterable[str]) -> bool | _I
     return set(pool) <= set(subset)
 
 
-@register("Regions", "Bool")
-def same_range(ctx: Ctx, regions: Iterable[str]) -> bool:
-    """True when every region (at least 2, all with values) lies in one legend range, whichever it is; on a
-    continuous map each value must be read clearly inside one tick interval."""
-    pool = list(regions)
-    if len(pool) < 2 or any(ctx.lv(c) is None for c in pool):
-        raise Invalid
+@register("Regions", "Int")
+def count_ranges(ctx: Ctx, regions: Iterable[str]) -> int:
+    """How many legend ranges the members span (each member read clearly inside one range: on a continuous map
+    clear of every tick; INVALID otherwise, and for a missing member)."""
     ranges = set()
-    for c in pool:
+    for c in regions:
+        if ctx.lv(c) is None:
+            raise Invalid
         inside = [i for i in range(ctx.range_count) if ctx.in_range(c, i)]
         if len(inside) != 1:
             raise Invalid
         ranges.add(inside[0])
-    return len(ranges) == 1
-
+    return len(ranges)
 
 
 @register("Region Region", "Pair")

@@ -22,13 +22,6 @@ def compare(ctx: Ctx, a: str, cmp: str, b: str) -> bool | _Invalid:
     return INVALID if r is None else r
 
 
-@register("Region Choice Number", "Bool")
-def versus_number(ctx: Ctx, region: str, side: str, number: float) -> bool:
-    """Whether a region's value is above/below a number; asked only when the region's class as printed
-    (discrete) or its reading within r (continuous) lies wholly on one side of the number."""
-    return ctx.side(region, number) == sign(side)
-
-
 @register("Region LegendClass", "Bool")
 def is_in_range(ctx: Ctx, region: str, idx: int) -> bool:
     """Whether a region's value lies in a legend range (No for a missing value)."""
