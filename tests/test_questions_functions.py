@@ -202,7 +202,8 @@ def test_every_function_is_unit_tested() -> None:
                  test_legend_facts, test_domain_helpers, test_generic_steps,
                  test_generic_filters_and_neighbour_aggregates):
         test()
-    untested = sorted(set(FUNCTIONS) - TESTED)
+    shipped = {name for name, spec in FUNCTIONS.items() if spec.fn.__module__.startswith("mapgen.")}
+    untested = sorted(shipped - TESTED)  # a pack's or a test's function registered by an earlier test is not ours
     assert not untested, untested
 
 
