@@ -6,16 +6,18 @@ from pathlib import Path
 
 import click
 
+from mapgen.cli.limits import PER_TEMPLATE, SEED
+
 
 @click.command("counterfactual")
 @click.argument("source", type=click.Path(exists=True, path_type=Path))
 @click.option("--kind", "kinds", default="imaginary,shuffled,jumbled", show_default=True,
               help="Comma list of kinds: imaginary, shuffled, jumbled.")
-@click.option("--seed", default=0, show_default=True, help="Seed of the transforms and of fresh questions.")
+@click.option("--seed", type=SEED, default=0, show_default=True, help="Seed of the transforms and of fresh questions.")
 @click.option("-o", "--output", required=True, type=click.Path(file_okay=False, path_type=Path),
               help="Folder of the set (maps/, questions.jsonl, dictionaries/, set.json).")
 @click.option("--no-original", is_flag=True, help="Leave out the original control maps.")
-@click.option("--per-template", default=1, show_default=True, help="Fresh questions per template and map.")
+@click.option("--per-template", type=PER_TEMPLATE, default=1, show_default=True, help="Fresh questions per template and map.")
 @click.option("--templates", "template_files", multiple=True, type=click.Path(exists=True),
               help="Template pack(s) (folder or YAML file) instead of the built-in MAPWise templates.")
 @click.option("--fresh-questions", is_flag=True,

@@ -32,7 +32,7 @@ from typing import Any
 from jinja2 import Environment
 
 from mapgen.benchmark import AUDIT_FILE, AUDIT_MARKDOWN_FILE, MAPS_DIR, Benchmark, image_rel, load_benchmark
-from mapgen.files import read_jsonl, write_text_atomic
+from mapgen.files import read_jsonl, refuse_inside, write_text_atomic
 from mapgen.report_site.worst import worst_cases
 from mapgen.resources import template_path
 from mapgen.tasks import tasks
@@ -198,11 +198,15 @@ def build_site(
     audit_dir: str | Path | None = None,
     title: str | None = None,
 ) -> Path:
-    """Write the static site for ``bench`` into ``out_dir``; returns the path of ``index.html``."""
+    """Write the static site for ``bench`` into ``out_dir``; returns the path of ``index.html``. The benchmark is
+    verified against its manifest first, and ``out_dir`` may not be (or lie inside) an input folder."""
     from mapgen import __version__
 
-    bench_data, out = load_benchmark(bench).require_records(), Path(out_dir)
+    bench_data, out = load_benchmark(bench, verify="all").require_records(), Path(out_dir)
     root = bench_data.root
+    for folder, what in ((root, "the benchmark folder"), (eval_dir, "the eval folder"), (audit_dir, "the audit folder")):
+        if folder is not None:
+            refuse_inside(out, folder, what)
     scores = eval_scores(Path(eval_dir)) if eval_dir else {}
     audit = audit_rows(Path(audit_dir)) if audit_dir else {}
     maps = site_maps(bench_data, scores, audit, Path(eval_dir) if eval_dir else None)
