@@ -91,6 +91,8 @@ AUDIT_PREDICTIONS_FILE = "predictions.jsonl"
 """The oracle's answers as an ordinary predictions file (``mapgen eval BENCH --predictions``)."""
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg")
+DEFAULT_STYLE = "default"
+"""The style of a map whose record names none (builds leave the default look out of their records)."""
 
 
 def image_name(map_id: str) -> str:
@@ -315,6 +317,15 @@ class Benchmark:
     def map_index(self) -> dict[str, dict[str, Any]]:
         """``maps.jsonl`` records by ``map_id``."""
         return {m["map_id"]: m for m in self.maps}
+
+    @cached_property
+    def map_styles(self) -> dict[str, str]:
+        """The map style of each map by id, when any map of the folder records one (builds with
+        ``variants.styles``; a map without one has the :data:`DEFAULT_STYLE`); empty for builds that draw every
+        map in the default look."""
+        if not any("style" in m for m in self.maps):
+            return {}
+        return {m["map_id"]: str(m.get("style") or DEFAULT_STYLE) for m in self.maps}
 
     @cached_property
     def countries(self) -> list[str]:

@@ -87,11 +87,12 @@ def site_maps(bench: Benchmark, scores: dict[str, dict[str, Any]], audit: dict[s
         mid = m["map_id"]
         size = _image_size(bench.spec(mid))
         qs = [_question(q, scores.get(q["question_id"]), audit.get(q["question_id"])) for q in by_q.get(mid, [])]
+        style = {"style": bench.map_styles[mid]} if mid in bench.map_styles else {}  # builds that draw styles
         out.append({"id": mid, "image": image_rel(mid), "w": size[0], "h": size[1],
                     "country": m.get("country") or (qs[0]["country"] if qs else ""),
                     "variant": m.get("variant") or "", "map_type": m.get("map_type") or "",
                     "split": m.get("split") or "", "title": m.get("title") or mid,
-                    "q": qs} | {field: view[mid] for field, view in views.items()})
+                    "q": qs} | style | {field: view[mid] for field, view in views.items()})
     return out
 
 
@@ -224,6 +225,7 @@ def build_site(
     page = Environment(autoescape=True).from_string(_template("index.html")).render(
         title=name,
         subtitle=f"{len(maps)} maps, {n_q} questions" + _tables_note(maps),
+        has_styles=len(set(bench_data.map_styles.values())) > 1,
         has_eval=bool(eval_dir), eval_html=eval_section(Path(eval_dir), out) if eval_dir else "",
         has_audit=bool(audit_dir), audit_html=_audit_section(Path(audit_dir)) if audit_dir else "",
         version=__version__, bench=str(root),

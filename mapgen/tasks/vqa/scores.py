@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING, Any
 
+from mapgen.benchmark import DEFAULT_STYLE
 from mapgen.tasks.base import EvalScope, TaskScores, Texts
 
 if TYPE_CHECKING:
@@ -89,23 +90,11 @@ def score_questions(scope: EvalScope, texts: Texts, other_ids: Collection[str]) 
     else:
         base = evaluate(questions, own)
     references = chance_references(scope.bench, questions, base.frame, scope.seed, scope.form)
-    styles = map_styles(scope.bench)
+    styles = scope.bench.map_styles
     if styles:  # builds that draw map styles: the report breaks scores down by style
         for frame in (base.frame, *references.values()):
             frame["style"] = [styles.get(m, DEFAULT_STYLE) for m in frame["map_id"]]
     return TaskScores(frame=base.frame, references=references, unmatched_predictions=base.unmatched_predictions)
-
-
-DEFAULT_STYLE = "default"
-"""The style of a map whose record names none (builds leave the default look out of their records)."""
-
-
-def map_styles(bench: Benchmark) -> dict[str, str]:
-    """The map style of each map by id, when any map of the benchmark records one (``variants.styles``; empty
-    for builds that draw every map in the default look)."""
-    if not any("style" in m for m in bench.maps):
-        return {}
-    return {m["map_id"]: str(m.get("style") or DEFAULT_STYLE) for m in bench.maps}
 
 
 def baseline_answers(scope: EvalScope, name: str) -> dict[str, str]:
