@@ -147,7 +147,10 @@ def test_eval_refuses_bad_split_limit_and_output(eval_bench, tmp_path):
     refused(run(*base, "-o", eval_bench / "report"), "is inside the benchmark folder")
     refused(run("eval", eval_bench, "--baseline", "pixel", "-o", eval_bench / "px"), "inside the benchmark")
     refused(run("report", eval_bench, "-o", eval_bench / "site"), "inside the benchmark folder")
-    assert not (tmp_path / "r").exists()
+    refused(run(*base, "--cache", eval_bench / "cache.jsonl", "-o", tmp_path / "r"), "--cache", "inside the benchmark")
+    refused(run("export", eval_bench, "--format", "jsonl", "--split", "test", "-o", tmp_path / "x"), "--split",
+            "every split")  # a format that exports every split no longer ignores --split silently
+    assert not (tmp_path / "r").exists() and not (tmp_path / "x").exists()
     assert sorted(p.relative_to(eval_bench) for p in eval_bench.rglob("*")) == before
     verify_folder(eval_bench)  # nothing was written into the benchmark
     with pytest.raises(EvalInputError, match="--limit 0"):

@@ -21,6 +21,7 @@ from mapgen.eval.run import (
     reads,
     run_eval,
 )
+from mapgen.files import refuse_inside
 from mapgen.tasks import Task, record_id, tasks
 
 
@@ -115,6 +116,8 @@ def eval_command(
     verify = "all" if baseline == "pixel" else reads(source)  # the oracle reads the images
     folder = load_benchmark(bench, verify=verify).require_records()  # not a benchmark, or tampered: one line
     check_options(folder, split, limit, out_dir)  # before the oracle or a model writes anything
+    if cache:
+        refuse_inside(cache, folder.root, "the benchmark folder", "--cache")
     if baseline == "pixel":
         source = PredictionsFile(pixel_predictions(bench, out_dir))
     report = run_eval(folder, source, out_dir, seed=seed, split=split, limit=limit, box_scale=box_scale,
