@@ -24,9 +24,18 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
-from mapgen.files import iter_jsonl, read_json, read_jsonl, remove_path, sha256_file, write_json_atomic
+from mapgen.files import (
+    failing_files,
+    iter_jsonl,
+    read_json,
+    read_jsonl,
+    remove_path,
+    sha256_file,
+    verify_checksums,
+    write_json_atomic,
+)
 
 if TYPE_CHECKING:
     from mapgen.questions.record import Question
@@ -82,6 +91,8 @@ AUDIT_PREDICTIONS_FILE = "predictions.jsonl"
 """The oracle's answers as an ordinary predictions file (``mapgen eval BENCH --predictions``)."""
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg")
+DEFAULT_STYLE = "default"
+"""The style of a map whose record names none (builds leave the default look out of their records)."""
 
 
 def image_name(map_id: str) -> str:
@@ -135,8 +146,51 @@ def file_digests(root: str | Path, rels: Iterable[str]) -> dict[str, str]:
 
 def failing_checksums(root: str | Path, files: Mapping[str, str]) -> list[str]:
     """The listed files (relative to ``root``) that are missing or whose sha256 differs from the listed one."""
+    return failing_files(root, files)
+
+
+Verify = Literal["none", "records", "all"]
+"""What a reader verifies before it reads a folder: nothing, every listed file but the images and masks
+(``records``: the JSON-lines files, map JSONs, atlas and pack copies), or every listed file (``all``)."""
+
+
+def _not_image(rel: str) -> bool:
+    return not rel.lower().endswith(IMAGE_SUFFIXES)
+
+
+def _listed_digests(root: Path) -> tuple[str, dict[str, str]]:
+    """The file that lists the folder's checksums (a build's manifest, a counterfactual set's ``set.json``) and
+    its ``files``; ``("", {})`` for a folder without one."""
+    for name in (MANIFEST_FILE, SET_FILE):
+        if (root / name).is_file():
+            data = read_json(root / name)
+            files = data.get("files") if isinstance(data, dict) else None
+            return (name, dict(files)) if isinstance(files, dict) else ("", {})
+    return "", {}
+
+
+def unfinished_build(root: Path) -> NotABenchmarkError:
+    """The error of a build folder whose build never finished (a config marker, no manifest)."""
+    return NotABenchmarkError(f"{root} holds an unfinished build (no {MANIFEST_FILE} yet): finish it with "
+                              f"`mapgen build CONFIG -o {root} --resume`")
+
+
+def verify_folder(root: str | Path, what: Verify = "all") -> None:
+    """Refuse a folder whose files differ from the checksums its manifest (or ``set.json``) lists, or an
+    unfinished build (one line naming the file and the fix: :class:`~mapgen.files.ChecksumError`,
+    :class:`NotABenchmarkError`); ``what``: the files checked (:data:`Verify`). Every reader of a benchmark
+    folder (eval, export, report, prompt, audit) calls it through :func:`load_benchmark` before reading."""
     root = Path(root)
-    return [rel for rel, digest in files.items() if not (root / rel).exists() or sha256_file(root / rel) != digest]
+    if what == "none":
+        return
+    if (root / CONFIG_MARKER).is_file() and not (root / MANIFEST_FILE).is_file():
+        raise unfinished_build(root)
+    listed_in, digests = _listed_digests(root)
+    if not digests:
+        return
+    fix = (f"repair it with `mapgen build CONFIG -o {root} --resume` (rebuilds what changed) or rebuild it"
+           if listed_in == MANIFEST_FILE else "make the set again with `mapgen counterfactual`")
+    verify_checksums(root, digests, str(root / listed_in), fix, None if what == "all" else _not_image)
 
 
 # --- writing a build folder ---------------------------------------------------------------------------------
@@ -265,6 +319,15 @@ class Benchmark:
         return {m["map_id"]: m for m in self.maps}
 
     @cached_property
+    def map_styles(self) -> dict[str, str]:
+        """The map style of each map by id, when any map of the folder records one (builds with
+        ``variants.styles``; a map without one has the :data:`DEFAULT_STYLE`); empty for builds that draw every
+        map in the default look."""
+        if not any("style" in m for m in self.maps):
+            return {}
+        return {m["map_id"]: str(m.get("style") or DEFAULT_STYLE) for m in self.maps}
+
+    @cached_property
     def countries(self) -> list[str]:
         """Countries (atlas names, lower case) the benchmark's questions are about."""
         return sorted({str(q.country).lower() for q in self.questions if q.country})
@@ -355,23 +418,27 @@ class Benchmark:
 def read_manifest(root: str | Path) -> dict[str, Any]:
     """The manifest of a finished build (:class:`NotABenchmarkError` when the folder has none)."""
     path = Path(root) / MANIFEST_FILE
+    if not path.is_file() and (Path(root) / CONFIG_MARKER).is_file():
+        raise unfinished_build(Path(root))
     if not path.is_file():
         raise NotABenchmarkError(f"{root} has no manifest.json: not a finished mapgen build (see `mapgen build`).")
     manifest = read_json(path)
     return manifest if isinstance(manifest, dict) else {}
 
 
-def load_benchmark(path: str | Path, *, finished: bool = False) -> Benchmark:
+def load_benchmark(path: str | Path, *, finished: bool = False, verify: Verify = "none") -> Benchmark:
     """Load a benchmark folder, or the folder of the questions file ``path`` (whose questions are then read).
 
     Missing optional files give empty fields; ``finished`` refuses a folder without ``manifest.json`` (an
-    unfinished build). Bad question lines raise ``ValueError`` naming the file and line.
+    unfinished build); ``verify`` checks the listed checksums first (:func:`verify_folder`). Bad question lines
+    raise ``ValueError`` naming the file and line.
     """
     root = Path(path)
     questions_file = root if root.is_file() else root / QUESTIONS_FILE
     root = root.parent if root.is_file() else root
     if not root.is_dir():
         raise NotABenchmarkError(f"benchmark folder not found: {root}")
+    verify_folder(root, verify)
     manifest = read_manifest(root) if finished or (root / MANIFEST_FILE).is_file() else {}
     records, questions = _questions(questions_file)
     images, jsons = _index_maps(root / MAPS_DIR)

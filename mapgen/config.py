@@ -38,6 +38,10 @@ TASKS = ("vqa", "caption", "grounding")
 MAX_MAPS = 100_000
 MAX_QUESTIONS = 1_000
 MAX_TABLES = 100_000
+MAX_SEED = 2**32 - 1
+"""The largest seed (numpy's legacy seed range; seeds are never negative)."""
+MAX_WORKERS = 64
+"""The most worker processes a build starts (``--workers``)."""
 
 
 class ConfigError(ValueError):
@@ -319,7 +323,7 @@ class BuildConfig(Strict):
     """The whole build."""
 
     name: str = "benchmark"
-    seed: WholeNumber = 0
+    seed: WholeNumber = Field(0, ge=0, le=MAX_SEED)
     countries: list[CountryConfig]
     legend: LegendChoices = LegendChoices()
     variants: VariantChoices = VariantChoices()

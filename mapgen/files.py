@@ -11,7 +11,7 @@ import hashlib
 import json
 import os
 import shutil
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -20,6 +20,33 @@ from typing import Any
 def sha256_file(path: str | Path) -> str:
     """Hex SHA-256 of a file's bytes."""
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+class ChecksumError(ValueError):
+    """Files of a folder that are missing or whose bytes differ from the checksums its manifest lists."""
+
+
+def failing_files(root: str | Path, digests: Mapping[str, str], wanted: Callable[[str], bool] | None = None) -> list[str]:
+    """The files of ``digests`` (relative to ``root``; only those ``wanted`` keeps) that are missing or whose
+    sha256 differs from the listed one."""
+    root = Path(root)
+    return [rel for rel, digest in digests.items() if (wanted is None or wanted(rel))
+            and (not (root / rel).is_file() or sha256_file(root / rel) != digest)]
+
+
+def verify_checksums(root: str | Path, digests: Mapping[str, str], listed_in: str, fix: str,
+                     wanted: Callable[[str], bool] | None = None) -> None:
+    """Refuse (:class:`ChecksumError`, one line naming the first failing file, how many fail and ``fix``) when a
+    file ``digests`` lists under ``root`` (those ``wanted`` keeps) is missing or differs from its checksum in
+    ``listed_in``."""
+    failing = failing_files(root, digests, wanted)
+    if not failing:
+        return
+    first = Path(root) / failing[0]
+    what = f"is missing (listed in {listed_in})" if not first.is_file() else f"does not match its checksum in {listed_in}"
+    more = f" (and {len(failing) - 1} more: {', '.join(failing[1:4])}{', …' if len(failing) > 4 else ''})" \
+        if len(failing) > 1 else ""
+    raise ChecksumError(f"{first} {what}{more}: the folder changed after it was written; {fix}")
 
 
 def _temp_name(path: Path) -> Path:
@@ -150,6 +177,16 @@ def link_or_copy(src: str | Path, dst: str | Path) -> None:
         os.link(src, dst)
     except OSError:
         shutil.copyfile(src, dst)
+
+
+def refuse_inside(out: str | Path, folder: str | Path, what: str, option: str = "-o") -> None:
+    """``ValueError`` when the output folder ``out`` is ``folder`` (an input, ``what`` names it) or lies inside
+    it: a command never writes into what it reads."""
+    target, source = Path(out).resolve(), Path(folder).resolve()
+    if target == source or target.is_relative_to(source):
+        where = "is" if target == source else "is inside"
+        raise ValueError(f"{option} {out} {where} {what} {folder}; write the output to a folder outside it "
+                         f"(e.g. {option} {source.name}-out next to it)")
 
 
 class FolderNotEmptyError(FileExistsError):

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from helpers import ChatStub
+from helpers import ChatStub, resign
 
 from mapgen.benchmark import load_benchmark
 from mapgen.cli import main
@@ -39,7 +39,7 @@ def trimmed_bench(eval_bench: Path, dest: Path) -> tuple[Path, dict[str, dict]]:
     write_answers(root / "questions.jsonl", list(chosen.values()))
     for name in ("captions.jsonl", "grounding.jsonl"):
         write_answers(root / name, read_jsonl(root / name)[:1])
-    return root, chosen
+    return resign(root), chosen
 
 
 def write_answers(path: Path, lines: list) -> Path:
@@ -106,7 +106,6 @@ def test_eval_predictions_cli(eval_bench, tmp_path):
             {"question_id": chosen["range"]["question_id"], "prediction": "I am not sure."},
             {"question_id": listed["question_id"], "prediction": json.dumps({"answer": aliased})},
             {"question_id": chosen["ranking"]["question_id"], "prediction": ranking},
-            {"question_id": "q99", "prediction": "Yes"},
             {"question_id": ref["question_id"], "prediction": json.dumps(ref["ground_truth"])},
             "{broken",
         ],
@@ -114,7 +113,8 @@ def test_eval_predictions_cli(eval_bench, tmp_path):
     out = tmp_path / "report"
     result = CliRunner().invoke(main, ["eval", str(bench), "--predictions", str(answers), "-o", str(out)])
     assert result.exit_code == 0, result.output
-    assert "6 questions" in result.output and "unparsed 1, missing 1, unknown ids 1" in result.output
+    assert "6 questions" in result.output and "unparsed 1, missing 1, unknown ids 0" in result.output
+    assert f"{answers}:7: not valid JSON" in result.output  # the broken line is located, not only counted
     summary = json.loads((out / "summary.json").read_text())
     # binary, count, list (an alias) and ranking right; range unparsed; single missing
     assert summary["score"] == pytest.approx(4 / 6, abs=1e-6)
@@ -128,6 +128,7 @@ def test_random_baseline_needs_the_map_files(eval_bench, tmp_path):
     root = copy_bench(eval_bench, tmp_path / "b")
     map_id = read_jsonl(root / "questions.jsonl")[0]["map_id"]
     (root / "maps" / f"{map_id}.json").unlink()
+    resign(root)  # the manifest no longer lists it (a listed file that is missing is refused before scoring)
     result = CliRunner().invoke(main, ["eval", str(root), "--baseline", "random", "-o", str(tmp_path / "r")])
     assert result.exit_code != 0 and f"no map JSON for {map_id!r}" in result.output
 

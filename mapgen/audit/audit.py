@@ -47,7 +47,7 @@ from mapgen.benchmark import (
     image_path,
     load_benchmark,
 )
-from mapgen.files import write_json_atomic, write_jsonl_atomic, write_text_atomic
+from mapgen.files import refuse_inside, write_json_atomic, write_jsonl_atomic, write_text_atomic
 from mapgen.legend.colors import hex_to_rgb, min_pairwise_delta_e, rgb_to_lab
 from mapgen.questions import TemplateSet, hinges_on, load_templates, trace
 from mapgen.questions.record import format_answer
@@ -334,7 +334,9 @@ class AuditResult:
 
 def audit_benchmark(bench: str | Path, out_dir: str | Path | None = None, progress: bool = False) -> AuditResult:
     """Audit every question (and map) of a benchmark folder; write the audit files when ``out_dir`` is given."""
-    folder = load_benchmark(bench).require_records()
+    folder = load_benchmark(bench, verify="all").require_records()  # refuses a tampered or unfinished build
+    if out_dir is not None:
+        refuse_inside(out_dir, folder.root, "the benchmark folder")
     questions = folder.question_records
     maps_meta = folder.map_index
     map_ids = list(dict.fromkeys([*maps_meta, *(q["map_id"] for q in questions)]))

@@ -9,6 +9,7 @@ import click
 
 from mapgen.benchmark import MAPS_DIR, QUESTIONS_FILE
 from mapgen.build import build, info
+from mapgen.cli.limits import WORKERS
 from mapgen.config import load_config
 from mapgen.tasks import tasks
 
@@ -17,7 +18,7 @@ from mapgen.tasks import tasks
 @click.argument("config", default="mapwise")
 @click.option("-o", "--output", type=click.Path(path_type=Path), default=None,
               help="Output folder (default: ./<config name>-bench).")
-@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True, help="Worker processes.")
+@click.option("--workers", type=WORKERS, default=1, show_default=True, help="Worker processes.")
 @click.option("--resume", is_flag=True, help="Finish an interrupted build; verifies hashes of finished units.")
 @click.option("--force", is_flag=True, help="Replace a folder that holds another build.")
 @click.option("--executor", type=click.Choice(["local", "dask"]), default="local", show_default=True)

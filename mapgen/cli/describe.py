@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from mapgen.cli.limits import REFERRING, SEED
 from mapgen.describe import (
     caption_eval_record,
     describe,
@@ -22,8 +23,8 @@ from mapgen.files import write_text_atomic
 @click.argument("render_json", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("-o", "--output", type=click.Path(path_type=Path), default=None,
               help="Annotations JSON to write (default: print to stdout).")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed for target choice and wordings.")
-@click.option("--n-referring", type=int, default=8, show_default=True, help="Referring expressions to make.")
+@click.option("--seed", type=SEED, default=0, show_default=True, help="Seed for target choice and wordings.")
+@click.option("--n-referring", type=REFERRING, default=8, show_default=True, help="Referring expressions to make.")
 @click.option("--records", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Also write VRSBench records here: captions.jsonl, grounding.jsonl, train_llava.jsonl.")
 def describe_cmd(render_json: Path, output: Path | None, seed: int, n_referring: int, records: Path | None) -> None:

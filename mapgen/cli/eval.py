@@ -7,9 +7,21 @@ import json
 import click
 
 from mapgen.benchmark import load_benchmark
+from mapgen.cli.limits import SEED, Finite, bounded
 from mapgen.eval.baselines import BASELINES
+from mapgen.eval.clients import MAX_CONCURRENCY, MAX_RETRIES, MAX_TIMEOUT
 from mapgen.eval.prompts import list_strategies
-from mapgen.eval.run import PredictionsFile, PredictionSource, prediction_source, run_eval
+from mapgen.eval.run import (
+    SHOWN,
+    EvalReport,
+    PredictionsFile,
+    PredictionSource,
+    check_options,
+    prediction_source,
+    reads,
+    run_eval,
+)
+from mapgen.files import refuse_inside
 from mapgen.tasks import Task, record_id, tasks
 
 
@@ -41,15 +53,17 @@ from mapgen.tasks import Task, record_id, tasks
     show_default=True,
     help="Prompt strategy name or file (see `mapgen prompt --list`).",
 )
-@click.option("--concurrency", default=4, show_default=True, help="Model requests in flight.")
-@click.option("--timeout", default=120.0, show_default=True, help="Seconds per model request.")
-@click.option("--retries", default=3, show_default=True, help="Retries per failed model request.")
+@click.option("--concurrency", type=bounded(1, MAX_CONCURRENCY), default=4, show_default=True,
+              help="Model requests in flight.")
+@click.option("--timeout", type=Finite(0, MAX_TIMEOUT), default=120.0, show_default=True, help="Seconds per model request.")
+@click.option("--retries", type=bounded(0, MAX_RETRIES), default=3, show_default=True,
+              help="Retries per failed model request.")
 @click.option(
     "--cache", type=click.Path(dir_okay=False), help="Response cache JSONL (default OUT/model_cache.jsonl)."
 )
 @click.option("--split", help="Evaluate only this split.")
-@click.option("--limit", type=int, help="Evaluate only the first N questions.")
-@click.option("--seed", default=0, show_default=True, help="Seed of the random baseline.")
+@click.option("--limit", type=bounded(1, None), help="Evaluate only the first N questions.")
+@click.option("--seed", type=SEED, default=0, show_default=True, help="Seed of the random baseline.")
 @click.option(
     "--box-scale",
     type=click.Choice(["percent", "pixels"]),
@@ -95,23 +109,25 @@ def eval_command(
     if sum(x is not None for x in (predictions, model, baseline)) != 1:
         raise click.UsageError("give exactly one of --predictions, --model and --baseline")
     api_key = os.environ.get(api_key_env) if api_key_env else None
-    source: PredictionSource
-    if baseline == "pixel":
-        source = PredictionsFile(pixel_predictions(bench, out_dir))
-    else:
+    source: PredictionSource = PredictionsFile("")  # the pixel oracle's file, once the checks below pass
+    if baseline != "pixel":
         source = prediction_source(predictions, model, baseline, prompt=prompt, base_url=base_url, api_key=api_key,
                                    concurrency=concurrency, timeout=timeout, max_retries=retries, cache=cache)
-    report = run_eval(
-        load_benchmark(bench).require_records(),  # a folder that is not a benchmark: one clear error
-        source,
-        out_dir,
-        seed=seed,
-        split=split,
-        limit=limit,
-        box_scale=box_scale,
-        plots=not no_plots,
-        form=form,
-    )
+    verify = "all" if baseline == "pixel" else reads(source)  # the oracle reads the images
+    folder = load_benchmark(bench, verify=verify).require_records()  # not a benchmark, or tampered: one line
+    check_options(folder, split, limit, out_dir)  # before the oracle or a model writes anything
+    if cache:
+        refuse_inside(cache, folder.root, "the benchmark folder", "--cache")
+    if baseline == "pixel":
+        source = PredictionsFile(pixel_predictions(bench, out_dir))
+    report = run_eval(folder, source, out_dir, seed=seed, split=split, limit=limit, box_scale=box_scale,
+                      plots=not no_plots, form=form)
+    echo_report(report, out_dir)
+
+
+def echo_report(report: EvalReport, out_dir: str) -> None:
+    """What ``mapgen eval`` prints of a run: counts and score, each task's line, the problems found (unreadable
+    prediction lines located, the first few) and the report folder."""
     s = report.summary()
     click.echo(
         f"{s['n']} questions, score {s['score']:.4f}; unparsed {s['unparsed']}, missing {s['missing']}, "
@@ -123,8 +139,17 @@ def eval_command(
             click.echo(line)
     for key in ("duplicate_predictions", "invalid_prediction_lines", "model_failures"):
         if report.extra.get(key):
-            click.echo(f"{key.replace('_', ' ')}: {report.extra[key]}")
+            click.echo(f"{key.replace('_', ' ')}: {report.extra[key]}{_located(report, key)}")
     click.echo(f"report: {out_dir}")
+
+
+def _located(report: EvalReport, key: str) -> str:
+    """The first few unreadable prediction lines, ``file:line: reason`` (skipped: scored as missing)."""
+    if key != "invalid_prediction_lines":
+        return ""
+    problems = [p for p in report.extra.get("prediction_problems", []) if not p.startswith("duplicate ")]
+    shown = "; ".join(problems[:SHOWN]) + ("; …" if len(problems) > SHOWN else "")
+    return f" (skipped, scored as missing: {shown})" if shown else ""
 
 
 def pixel_predictions(bench: str, out_dir: str) -> str:
@@ -153,7 +178,7 @@ def prompt_command(
         return
     if bench is None or question_id is None:
         raise click.UsageError("give BENCH and --question (or --list)")
-    b = load_benchmark(bench)
+    b = load_benchmark(bench, verify="records")
     records: dict[str, tuple[Task, dict]] = {}
     for task in tasks():  # a question id wins over another task's record of the same id
         for r in task.records(b):

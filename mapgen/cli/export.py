@@ -8,6 +8,9 @@ import click
 
 from mapgen.export import FORMATS, export
 
+SPLIT_FORMATS = ("lmms-eval", "vlmevalkit")
+"""The formats that export one split (``--split``)."""
+
 
 @click.command("export")
 @click.argument("bench", type=click.Path(exists=True, file_okay=False, path_type=Path))
@@ -25,6 +28,11 @@ def export_command(bench: Path, fmt: str, output: Path, split: str | None, wordi
     """Export the benchmark in BENCH (a finished `mapgen build` folder) as --format into -o DEST."""
     if mcq and fmt not in ("jsonl", "hf", "vlmevalkit"):
         raise click.UsageError("--mcq is available for the jsonl, hf and vlmevalkit formats")
+    if split is not None and fmt not in SPLIT_FORMATS:  # the other formats export every split
+        raise click.UsageError(f"--split is available for the {' and '.join(SPLIT_FORMATS)} formats; "
+                               f"{fmt} exports every split")
+    if wording is not None and fmt != "mapwise":
+        raise click.UsageError("--wording is available for the mapwise format only")
     options: dict = {"split": split} if split is not None else {}
     if wording is not None:
         options["wording"] = wording

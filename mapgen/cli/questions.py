@@ -9,6 +9,7 @@ from pathlib import Path
 
 import click
 
+from mapgen.cli.limits import PER_TEMPLATE, SEED
 from mapgen.questions import (
     builtin_files,
     function_signatures,
@@ -26,8 +27,8 @@ from mapgen.scene import load_scene
 @click.command("questions")
 @click.argument("map_json", type=click.Path(exists=True, dir_okay=False))
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write JSON lines here (default: stdout).")
-@click.option("--per-template", default=2, show_default=True, help="Questions per template.")
-@click.option("--seed", default=0, show_default=True, help="Seed (same map + seed = same questions).")
+@click.option("--per-template", type=PER_TEMPLATE, default=2, show_default=True, help="Questions per template.")
+@click.option("--seed", type=SEED, default=0, show_default=True, help="Seed (same map + seed = same questions).")
 @click.option("--templates", "template_files", multiple=True, type=click.Path(exists=True),
               help="Template pack(s) (folder or YAML file; repeatable) to use instead of the built-in templates.")
 def questions(map_json: str, output: str | None, per_template: int, seed: int, template_files: tuple[str, ...]) -> None:
@@ -81,8 +82,8 @@ def templates_show(template: str, files: tuple[str, ...]) -> None:
 @templates.command("preview")
 @click.argument("template")
 @click.option("--map", "map_json", required=True, type=click.Path(exists=True, dir_okay=False))
-@click.option("-n", "count", default=20, show_default=True, help="Instantiations to show.")
-@click.option("--seed", default=0, show_default=True)
+@click.option("-n", "count", type=PER_TEMPLATE, default=20, show_default=True, help="Instantiations to show.")
+@click.option("--seed", type=SEED, default=0, show_default=True)
 @_FILES
 def templates_preview(template: str, map_json: str, count: int, seed: int, files: tuple[str, ...]) -> None:
     """Instantiations of one template on a map, each with its answer and program trace."""

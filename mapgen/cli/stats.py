@@ -6,6 +6,7 @@ import math
 
 import click
 
+from mapgen.cli.limits import FINITE, MAX_DECIMALS, SEED, bounded
 from mapgen.cli.sources import open_atlas
 from mapgen.data.curated import list_stats, load_curated
 from mapgen.data.statistic import KINDS, Statistic
@@ -49,17 +50,17 @@ def stats_show(country: str, stat_id: str) -> None:
 
 @stats.command("synth")
 @click.argument("country")
-@click.option("--seed", type=int, default=0, show_default=True, help="Random seed (same seed, same table).")
+@click.option("--seed", type=SEED, default=0, show_default=True, help="Random seed (same seed, same table).")
 @click.option("--distribution", type=click.Choice(list(DISTRIBUTIONS)), default="lognormal", show_default=True)
 @click.option("--spatial", type=click.FloatRange(0.0, 1.0), default=0.0, show_default=True,
               help="Spatial autocorrelation: 0 independent ... 1 smooth.")
 @click.option("--kind", type=click.Choice(list(KINDS)), default="absolute", show_default=True)
-@click.option("--low", type=float, default=None,
+@click.option("--low", type=FINITE, default=None,
               help="Smallest value (default: from the indicator; with --title 100, or 5 for percent).")
-@click.option("--high", type=float, default=None,
+@click.option("--high", type=FINITE, default=None,
               help="Largest value (default: from the indicator; with --title 100000, or 95 for percent).")
-@click.option("--decimals", type=int, default=None, help="Rounding (default: 1 for percent, ~3 digits else).")
-@click.option("--missing", "n_missing", type=int, default=0, show_default=True, help="Regions left N/A.")
+@click.option("--decimals", type=bounded(0, MAX_DECIMALS), default=None, help="Rounding (default: 1 for percent, ~3 digits else).")
+@click.option("--missing", "n_missing", type=bounded(0, None), default=0, show_default=True, help="Regions left N/A.")
 @click.option("--title", default=None,
               help="Title (default: a seeded indicator from data/stats/indicators.yaml, with its unit and range).")
 @click.option("--unit", default=None)

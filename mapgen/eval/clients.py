@@ -39,6 +39,13 @@ API_KEY_ENV = ("MAPGEN_API_KEY", "OPENAI_API_KEY")
 RETRY_STATUS = frozenset({408, 409, 425, 429})
 PROVIDERS = ("openai", "vllm", "ollama", "lmstudio", "compatible")
 
+MAX_CONCURRENCY = 64
+"""The most model requests a run keeps in flight."""
+MAX_RETRIES = 20
+"""The most retries of one failed request."""
+MAX_TIMEOUT = 3600.0
+"""The longest wait for one model request, in seconds."""
+
 
 class TransientError(Exception):
     """An error worth retrying (timeout, connection, 429/5xx)."""

@@ -10,7 +10,8 @@ Files written by :func:`write_report` (byte-identical for identical inputs):
   caller adds (``extra``: each task's summary under its key, run settings).
 - ``tables.md``: a *Tasks* overview (:func:`task_table`: VQA, then each task the run scored — count, main
   score, 95 % bootstrap interval, random / prior / chance), then the MAPWise layout — one table per breakdown
-  (overall, map type = discrete / continuous / hatched, annotated, country, relative region, counterfactual set: ``original`` (the control maps of the
+  (overall, map type = discrete / continuous / hatched, map style when the questions come from more than one
+  (:func:`breakdowns`), annotated, country, relative region, counterfactual set: ``original`` (the control maps of the
   counterfactual study, MAPWise's "Original" row), ``imaginary``, ``shuffled``, ``jumbled``, then ``none`` for
   the ordinary maps), rows the groups, columns Binary Acc,
   Single Recall, Count Acc, Range Acc, List Precision, List Recall, Rank RWP (in %, "-" when a group has no
@@ -74,6 +75,20 @@ BREAKDOWNS: dict[str, str] = {
     "difficulty": "Difficulty",
 }
 """Frame column → table title; ``map_variant`` is ``hatched`` for hatched maps, else the map type."""
+
+STYLE_BREAKDOWN = ("style", "Style")
+"""The by-style table (frame column, title): in a report only when its questions come from more than one map
+style (builds with ``variants.styles``; the VQA task adds the ``style`` column)."""
+
+
+def breakdowns(frame: pd.DataFrame) -> dict[str, str]:
+    """The breakdowns of a report of ``frame``: :data:`BREAKDOWNS`, with the style table after the map type
+    when the frame holds more than one map style."""
+    column, title = STYLE_BREAKDOWN
+    if column not in frame or frame[column].nunique(dropna=False) < 2:
+        return dict(BREAKDOWNS)
+    items = list(BREAKDOWNS.items())
+    return dict([items[0], (column, title), *items[1:]])
 
 COUNTERFACTUAL_ORDER: tuple[str, ...] = ("original", "imaginary", "shuffled", "jumbled", "none")
 """Row order of the counterfactual table: MAPWise's Original control first, then the counterfactual sets."""
@@ -254,7 +269,7 @@ def render_markdown(report: Report, summary: Mapping[str, Any], extra: Mapping[s
     out += ["## Tasks", "", markdown_table(task_table(report, extra, seed, tasks)), ""]
     out += ["Cells: score in % and its 95 % bootstrap interval (questions resampled, "
             f"{BOOTSTRAP_SAMPLES} times, seed {seed}).", ""]
-    for column, label in (("", "Overall"), *BREAKDOWNS.items()):
+    for column, label in (("", "Overall"), *breakdowns(frame).items()):
         by = column or None
         table = with_ci(paper_table(frame, by, refs), paper_ci(frame, by, seed))
         out += [f"## {label}" if by is None else f"## By {label.lower()}", "", markdown_table(table), ""]
@@ -340,11 +355,11 @@ def build_summary(report: Report, extra: Mapping[str, Any] | None = None) -> dic
     summary["by_answer_type"] = per_type
     refs = references_of(report)
     summary["tables"] = {"overall": _table_dict(paper_table(frame, None, refs))} | {
-        column: _table_dict(paper_table(frame, column, refs)) for column in BREAKDOWNS
+        column: _table_dict(paper_table(frame, column, refs)) for column in breakdowns(frame)
     }
     seed = int((extra or {}).get("seed") or 0)
     summary["tables_ci"] = {"overall": paper_ci(frame, None, seed)} | {
-        column: paper_ci(frame, column, seed) for column in BREAKDOWNS
+        column: paper_ci(frame, column, seed) for column in breakdowns(frame)
     }
     for name, ref in refs.items():
         summary[f"{name}_score"] = float(ref["main"].mean()) if len(ref) else None
@@ -434,7 +449,7 @@ def write_plots(report: Report, folder: Path, seed: int = 0) -> list[Path]:
     path = folder / "answer_type.png"
     bar_plot(score_bars(frame, None, seed), "Main score per answer type", path)
     written.append(path)
-    for column, label in BREAKDOWNS.items():
+    for column, label in breakdowns(frame).items():
         path = folder / f"by_{column}.png"
         bar_plot(score_bars(frame, column, seed), f"Main score per answer type by {label.lower()}", path)
         written.append(path)

@@ -3,8 +3,14 @@
 :func:`run_eval` loads the benchmark, gets replies from one :data:`PredictionSource` (a predictions file or
 mapping, a baseline, a model by name or a ready client), lets every registered task (:mod:`mapgen.tasks`) score
 the replies to its records (VQA gives the per-question frame, :func:`~mapgen.eval.score.evaluate`), and writes the
-report (:func:`~mapgen.eval.report.write_report`) when ``out_dir`` is given. Bad input never stops a run: unreadable prediction lines, duplicates (the last one wins), unknown
-ids, unparseable answers and failed model requests are counted and listed in the summary.
+report (:func:`~mapgen.eval.report.write_report`) when ``out_dir`` is given.
+
+A run trusts nothing it reads, and refuses before it writes anything (:class:`EvalInputError`, one line naming
+the problem and the fix): a benchmark whose files fail their manifest checksums (:func:`mapgen.benchmark.
+verify_folder`), an unknown split, a limit below 1, a report folder inside the benchmark, and predictions that
+are empty, that name ids this benchmark does not have (another benchmark's) or that give one id twice. Unreadable
+prediction lines are skipped and located (``file:line: reason``, :attr:`Predictions.invalid`); unparseable
+answers and failed model requests are counted and listed in the summary.
 
 Prediction files: JSONL with one ``{"question_id": ..., "prediction": ...}`` per line (``id`` for the id and
 ``response``/``output``/``text``/``answer`` for the text are accepted too; a non-string value is read as its
@@ -20,13 +26,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mapgen.benchmark import Benchmark, load_benchmark
+from mapgen.benchmark import Benchmark, Verify, load_benchmark
 from mapgen.eval.clients import Completion, OpenAIClient, make_client
 from mapgen.eval.prompts import Prompt
 from mapgen.eval.report import write_report
 from mapgen.eval.score import Report, evaluate
-from mapgen.files import iter_json_lines, read_json, write_jsonl_atomic
-from mapgen.tasks import EvalScope, Task, TaskScores
+from mapgen.files import iter_json_lines, read_json, refuse_inside, write_jsonl_atomic
+from mapgen.tasks import EvalScope, Task, TaskScores, record_id
 from mapgen.tasks import tasks as registered
 
 ID_KEYS = ("question_id", "id")
@@ -55,13 +61,23 @@ class EvalReport(Report):
     :attr:`~mapgen.tasks.TaskScores.item_records`, e.g. the gold tables beside the parsed replies)."""
 
 
+SHOWN = 3
+"""How many offending ids or lines a refusal names."""
+
+
+class EvalInputError(ValueError):
+    """An evaluation input refused before anything is written (the message names the problem and the fix)."""
+
+
 @dataclass
 class Predictions:
-    """Predictions read from a file, with what was wrong in it."""
+    """Predictions read from a file, with what was wrong in it: ``duplicates`` (each id given again),
+    ``invalid`` (``file:line: reason`` of each unreadable line), ``places`` (where each id was given)."""
 
     texts: dict[str, str | None] = field(default_factory=dict)
     duplicates: list[str] = field(default_factory=list)
     invalid: list[str] = field(default_factory=list)
+    places: dict[str, list[str]] = field(default_factory=dict)
 
 
 # ------------------------------------------------------------------------------------------- predictions
@@ -80,22 +96,24 @@ def _first(record: Mapping[str, Any], keys: Sequence[str]) -> tuple[bool, Any]:
     return False, None
 
 
-def _add(preds: Predictions, qid: Any, value: Any) -> None:
+def _add(preds: Predictions, qid: Any, value: Any, where: str = "") -> None:
     key = str(qid)
     if key in preds.texts:
         preds.duplicates.append(key)
     preds.texts[key] = _as_text(value)
+    preds.places.setdefault(key, []).append(where)
 
 
 def _add_record(preds: Predictions, where: str, record: Any) -> None:
     has_id, qid = _first(record, ID_KEYS) if isinstance(record, dict) else (False, None)
     if not has_id or qid is None:
-        preds.invalid.append(f"{where}: no question_id")
+        what = "no question_id" if isinstance(record, dict) else f"a JSON {type(record).__name__}, not an object"
+        preds.invalid.append(f"{where}: {what}")
         return
     has_text, value = _first(record, TEXT_KEYS)
     if not has_text:
-        preds.invalid.append(f"{where}: no prediction for {qid!r}")
-    _add(preds, qid, value)
+        preds.invalid.append(f"{where}: no prediction for {qid!r} (give it as \"prediction\")")
+    _add(preds, qid, value, where)
 
 
 def load_predictions(path: str | Path) -> Predictions:
@@ -114,16 +132,45 @@ def load_predictions(path: str | Path) -> Predictions:
                 _add(preds, qid, value)
         elif isinstance(data, list):
             for number, record in enumerate(data, start=1):
-                _add_record(preds, f"record {number}", record)
+                _add_record(preds, f"{path}: record {number}", record)
         else:
             raise ValueError(f"{path}: expected a JSON object or a list of records")
         return preds
     for number, record, error in iter_json_lines(path):
         if error is not None:
-            preds.invalid.append(f"line {number}: not valid JSON ({error})")
+            preds.invalid.append(f"{path}:{number}: not valid JSON ({error})")
             continue
-        _add_record(preds, f"line {number}", record)
+        _add_record(preds, f"{path}:{number}", record)
     return preds
+
+
+def _few(items: Sequence[str]) -> str:
+    shown = ", ".join(items[:SHOWN])
+    return shown + (f", … ({len(items) - SHOWN} more)" if len(items) > SHOWN else "")
+
+
+def _line_numbers(places: Sequence[str]) -> str:
+    return ", ".join(p.rsplit(":", 1)[-1].strip() if ":" in p else p for p in places)
+
+
+def check_predictions(preds: Predictions, source: str, bench: Benchmark) -> None:
+    """Refuse (:class:`EvalInputError`) predictions that hold none, that give one id twice (named with their
+    lines) or that name ids this benchmark has no record of (counted, a few shown)."""
+    if not preds.texts:
+        broken = f" ({len(preds.invalid)} unreadable lines: {_few(preds.invalid)})" if preds.invalid else ""
+        raise EvalInputError(f"{source} holds no prediction{broken}; write one JSON object per line, "
+                             '{"question_id": ..., "prediction": "<model text>"}')
+    if preds.duplicates:
+        twice = list(dict.fromkeys(preds.duplicates))
+        named = [f"{qid!r} (lines {_line_numbers(preds.places.get(qid, []))})" for qid in twice]
+        raise EvalInputError(f"{source} gives {len(twice)} ids more than once: {_few(named)}; keep one prediction "
+                             "per id (eval never picks one for you)")
+    known = {record_id(r) for task in registered() for r in task.records(bench)}
+    foreign = [qid for qid in preds.texts if qid not in known]
+    if foreign:
+        raise EvalInputError(f"{len(foreign)} of {len(preds.texts)} prediction ids in {source} are not ids of the "
+                             f"benchmark {bench.root} ({_few([repr(q) for q in foreign])}): predictions of another "
+                             "benchmark? Score them against the benchmark they were made for, or remove those lines")
 
 
 def write_predictions(path: str | Path, rows: Iterable[Mapping[str, Any]]) -> Path:
@@ -174,7 +221,9 @@ class PredictionsFile:
     path: str | Path
 
     def gather(self, scope: EvalScope, chosen: Sequence[Task], out: Path | None) -> Gathered:
-        return _noted(load_predictions(self.path), f"predictions: {self.path}")
+        preds = load_predictions(self.path)
+        check_predictions(preds, str(self.path), scope.bench)
+        return _noted(preds, f"predictions: {self.path}")
 
 
 @dataclass(frozen=True)
@@ -185,6 +234,7 @@ class PredictionTexts:
 
     def gather(self, scope: EvalScope, chosen: Sequence[Task], out: Path | None) -> Gathered:
         preds = Predictions(texts={str(k): _as_text(v) for k, v in self.texts.items()})
+        check_predictions(preds, "the predictions given", scope.bench)
         return _noted(preds, "predictions (in memory)")
 
 
@@ -280,6 +330,33 @@ def prediction_source(
 # ------------------------------------------------------------------------------------------- entry point
 
 
+def reads(source: PredictionSource) -> Verify:
+    """What a run with ``source`` reads of the benchmark, so verifies first: the images too when a model is
+    shown them, else the records and map JSONs."""
+    return "all" if isinstance(source, (Model, ModelClient)) else "records"
+
+
+def check_options(bench: Benchmark, split: str | None, limit: int | None, out_dir: str | Path | None) -> None:
+    """Refuse (:class:`EvalInputError`) a split the benchmark does not have (with the closest name), a limit
+    below 1 and a report folder that is the benchmark folder or inside it."""
+    import difflib
+
+    splits = bench.splits()
+    if split is not None and split not in splits:
+        close = difflib.get_close_matches(split, splits, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        known = ", ".join(splits) if splits else "none (its questions have no split; leave --split out)"
+        raise EvalInputError(f"unknown split {split!r}{hint}; the splits of {bench.root}: {known}")
+    if limit is not None and limit < 1:
+        raise EvalInputError(f"--limit {limit}: give at least 1 (the number of questions to evaluate), or leave "
+                             "it out to evaluate them all")
+    if out_dir is not None:
+        try:
+            refuse_inside(out_dir, bench.root, "the benchmark folder")
+        except ValueError as exc:
+            raise EvalInputError(str(exc)) from None
+
+
 def held_out_split(bench: Benchmark) -> str | None:
     """The split a train-learned baseline is scored on by default: the first one that is not ``train``."""
     return next((s for s in bench.splits() if s != TRAIN_SPLIT), None)
@@ -303,9 +380,11 @@ def run_eval(
     ``split``/``limit`` select the questions (a train-learned baseline defaults to the held-out split);
     ``form="mcq"`` scores the multiple-choice form (:mod:`mapgen.eval.mcq`) of the single, range, count and binary
     questions; ``tasks`` names the tasks a model or baseline answers (all by default). Every registered task
-    scores the replies to its records.
+    scores the replies to its records. A benchmark given by path is verified first (:func:`reads`); bad options
+    and predictions are refused before anything is written (:class:`EvalInputError`).
     """
-    bench = bench if isinstance(bench, Benchmark) else load_benchmark(bench)
+    bench = bench if isinstance(bench, Benchmark) else load_benchmark(bench, verify=reads(source))
+    check_options(bench, split, limit, out_dir)
     if isinstance(source, Baseline) and source.name in HELD_OUT_BASELINES and split is None:
         split = held_out_split(bench)
     scope = EvalScope(bench, split=split, limit=limit, seed=seed, form=form, box_scale=box_scale)

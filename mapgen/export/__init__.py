@@ -44,14 +44,15 @@ def list_formats() -> list[str]:
 def export(bench_dir: str | Path, fmt: str, out_dir: str | Path, force: bool = False, **options: Any) -> Path:
     """Export the build at ``bench_dir`` as ``fmt`` into the fresh folder ``out_dir`` (returned, absolute).
 
-    A non-empty ``out_dir`` is refused unless ``force`` (which replaces it once the export has succeeded).
+    The build's files are verified against its manifest first (:func:`mapgen.benchmark.verify_folder`). A
+    non-empty ``out_dir`` is refused unless ``force`` (which replaces it once the export has succeeded).
     ``options`` go to the format's ``write`` (e.g. ``split`` for lmms-eval/VLMEvalKit).
     """
     if fmt not in FORMATS:
         raise ExportError(f"Unknown export format {fmt!r}; choose one of {', '.join(FORMATS)}.")
     module = import_module(FORMATS[fmt])
     try:
-        bench = load_benchmark(bench_dir, finished=True)
+        bench = load_benchmark(bench_dir, finished=True, verify="all")  # refuses a tampered or unfinished build
     except NotABenchmarkError as exc:
         raise ExportError(str(exc)) from None
     out = Path(out_dir).absolute()

@@ -32,7 +32,7 @@ from typing import Any
 from jinja2 import Environment
 
 from mapgen.benchmark import AUDIT_FILE, AUDIT_MARKDOWN_FILE, MAPS_DIR, Benchmark, image_rel, load_benchmark
-from mapgen.files import read_jsonl, write_text_atomic
+from mapgen.files import read_jsonl, refuse_inside, write_text_atomic
 from mapgen.report_site.worst import worst_cases
 from mapgen.resources import template_path
 from mapgen.tasks import tasks
@@ -87,11 +87,12 @@ def site_maps(bench: Benchmark, scores: dict[str, dict[str, Any]], audit: dict[s
         mid = m["map_id"]
         size = _image_size(bench.spec(mid))
         qs = [_question(q, scores.get(q["question_id"]), audit.get(q["question_id"])) for q in by_q.get(mid, [])]
+        style = {"style": bench.map_styles[mid]} if mid in bench.map_styles else {}  # builds that draw styles
         out.append({"id": mid, "image": image_rel(mid), "w": size[0], "h": size[1],
                     "country": m.get("country") or (qs[0]["country"] if qs else ""),
                     "variant": m.get("variant") or "", "map_type": m.get("map_type") or "",
                     "split": m.get("split") or "", "title": m.get("title") or mid,
-                    "q": qs} | {field: view[mid] for field, view in views.items()})
+                    "q": qs} | style | {field: view[mid] for field, view in views.items()})
     return out
 
 
@@ -198,11 +199,15 @@ def build_site(
     audit_dir: str | Path | None = None,
     title: str | None = None,
 ) -> Path:
-    """Write the static site for ``bench`` into ``out_dir``; returns the path of ``index.html``."""
+    """Write the static site for ``bench`` into ``out_dir``; returns the path of ``index.html``. The benchmark is
+    verified against its manifest first, and ``out_dir`` may not be (or lie inside) an input folder."""
     from mapgen import __version__
 
-    bench_data, out = load_benchmark(bench).require_records(), Path(out_dir)
+    bench_data, out = load_benchmark(bench, verify="all").require_records(), Path(out_dir)
     root = bench_data.root
+    for folder, what in ((root, "the benchmark folder"), (eval_dir, "the eval folder"), (audit_dir, "the audit folder")):
+        if folder is not None:
+            refuse_inside(out, folder, what)
     scores = eval_scores(Path(eval_dir)) if eval_dir else {}
     audit = audit_rows(Path(audit_dir)) if audit_dir else {}
     maps = site_maps(bench_data, scores, audit, Path(eval_dir) if eval_dir else None)
@@ -220,6 +225,7 @@ def build_site(
     page = Environment(autoescape=True).from_string(_template("index.html")).render(
         title=name,
         subtitle=f"{len(maps)} maps, {n_q} questions" + _tables_note(maps),
+        has_styles=len(set(bench_data.map_styles.values())) > 1,
         has_eval=bool(eval_dir), eval_html=eval_section(Path(eval_dir), out) if eval_dir else "",
         has_audit=bool(audit_dir), audit_html=_audit_section(Path(audit_dir)) if audit_dir else "",
         version=__version__, bench=str(root),

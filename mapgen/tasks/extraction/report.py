@@ -11,7 +11,7 @@ from typing import Any
 
 from mapgen.eval.report import Bars, bar_plot, interval_text, markdown_table, percent
 from mapgen.files import read_jsonl
-from mapgen.tasks.extraction.scores import extraction_table, table_readings
+from mapgen.tasks.extraction.scores import extraction_table, style_table, table_readings
 
 PLOT = "extraction.png"
 READINGS_FILE = "extraction_readings.jsonl"
@@ -29,10 +29,14 @@ def overview_row(summary: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def section(summary: Mapping[str, Any]) -> list[str]:
-    """The ``tables.md`` section: cells per map variant with their intervals, then the reference rows."""
-    return ["## Table extraction (%)", "", "Main metric: class accuracy (discrete, hatched) or share read within "
-            "the tolerance (continuous); cells of the run with their 95 % bootstrap interval (tables "
-            "resampled).", "", markdown_table(extraction_table(summary, ci=True)), ""]
+    """The ``tables.md`` section: cells per map variant with their intervals, then the reference rows; then,
+    for tables from more than one map style, the main score per style."""
+    lines = ["## Table extraction (%)", "", "Main metric: class accuracy (discrete, hatched) or share read within "
+             "the tolerance (continuous); cells of the run with their 95 % bootstrap interval (tables "
+             "resampled).", "", markdown_table(extraction_table(summary, ci=True)), ""]
+    if summary.get("by_style"):
+        lines += ["### Table extraction by style (%)", "", markdown_table(style_table(summary)), ""]
+    return lines
 
 
 def extraction_bars(summary: Mapping[str, Any]) -> Bars:

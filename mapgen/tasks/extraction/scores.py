@@ -430,11 +430,47 @@ def extraction_summary(records: Sequence[Mapping[str, Any]], texts: Mapping[str,
     summary = summarize(scores, records)
     summary["ci"] = table_ci(scores, records, seed)
     summary["score_ci"] = _score_ci(scores, seed)
-    summary["random"] = summarize(score_tables(records, random_replies(records, seed)), records)
+    random_scores = score_tables(records, random_replies(records, seed))
+    summary["random"] = summarize(random_scores, records)
+    by_style = style_summary(scores, random_scores, records, seed)
+    if by_style:  # builds whose tables come from more than one map style
+        summary["by_style"] = by_style
     if train:
         summary["prior"] = summarize(score_tables(records, prior_replies(records, train)), records)
     summary["chance"] = chance_summary(records)
     return summary, [s.as_row() | {"hatched": bool(r.get("hatched"))} for s, r in zip(scores, records)]
+
+
+def style_summary(scores: Sequence[TableScore], random_scores: Sequence[TableScore],
+                  records: Sequence[Mapping[str, Any]], seed: int = 0) -> dict[str, dict[str, Any]]:
+    """``{style: {n, score, score_ci, random, chance}}``: the main score per map style (tables resampled for its
+    interval) beside the random baseline and the analytic chance on the same tables; empty when the tables come
+    from one style (records name their map's ``style``; none is the default look)."""
+    from mapgen.benchmark import DEFAULT_STYLE
+    from mapgen.eval.bootstrap import mean_ci
+
+    styles = [str(r.get("style") or DEFAULT_STYLE) for r in records]
+    if len(set(styles)) < 2:
+        return {}
+    out: dict[str, dict[str, Any]] = {}
+    for style in sorted(set(styles)):
+        idx = [i for i, s in enumerate(styles) if s == style]
+        main = [scores[i].main for i in idx]
+        out[style] = {"n": len(idx), "score": _mean(main), "score_ci": mean_ci(main, seed, f"extraction|style|{style}"),
+                      "random": _mean(random_scores[i].main for i in idx),
+                      "chance": chance_summary([records[i] for i in idx])["score"]}
+    return out
+
+
+def style_table(summary: Mapping[str, Any]) -> Any:
+    """The by-style rows of the report's extraction section (main score in % with its interval, random,
+    chance); an empty frame without styles."""
+    import pandas as pd
+
+    rows = [{"style": style, "n": cell["n"], "score": _ci_cell(cell["score"] * 100, cell["score_ci"]),
+             "random": cell["random"] * 100, "chance": cell["chance"] * 100}
+            for style, cell in (summary.get("by_style") or {}).items()]
+    return pd.DataFrame(rows, columns=["style", "n", "score", "random", "chance"])
 
 
 def _ci_cell(value: float, ci: Sequence[float] | None) -> Any:

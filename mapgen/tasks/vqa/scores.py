@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING, Any
 
+from mapgen.benchmark import DEFAULT_STYLE
 from mapgen.tasks.base import EvalScope, TaskScores, Texts
 
 if TYPE_CHECKING:
@@ -89,6 +90,10 @@ def score_questions(scope: EvalScope, texts: Texts, other_ids: Collection[str]) 
     else:
         base = evaluate(questions, own)
     references = chance_references(scope.bench, questions, base.frame, scope.seed, scope.form)
+    styles = scope.bench.map_styles
+    if styles:  # builds that draw map styles: the report breaks scores down by style
+        for frame in (base.frame, *references.values()):
+            frame["style"] = [styles.get(m, DEFAULT_STYLE) for m in frame["map_id"]]
     return TaskScores(frame=base.frame, references=references, unmatched_predictions=base.unmatched_predictions)
 
 
