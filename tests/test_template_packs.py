@@ -144,6 +144,11 @@ def test_the_pack_lints_and_previews(builds: dict[str, Path]) -> None:
     a_map = sorted((builds["en"] / "maps").glob("gridland-0000-annotated.json"))[0]
     out = run("templates", "preview", "pack_higher_neighbours", "--templates", builds["pack"], "--map", a_map, "-n", "2")
     assert "Q: How many regions bordering Cell" in out and "higher_neighbours(X)" in out
+    prompt = run("prompt", "--template", "pack_higher_neighbours", "--templates", builds["pack"], "--map", a_map)
+    question = out.splitlines()[0].removeprefix("Q: ")  # preview's first question: the same template, map and seed
+    assert prompt.startswith(f"[image 1] {a_map.with_suffix('.png')}") and f"Question: {question}" in prompt
+    unknown = CliRunner().invoke(main, ["prompt", "--template", "pack_higher_neighbours", "--map", str(a_map)])
+    assert unknown.exit_code == 2 and "no template 'pack_higher_neighbours'" in unknown.output  # pack not named
 
 
 def test_english_build_answers_hold_on_the_grid(builds: dict[str, Path]) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import click
 
@@ -10,7 +11,7 @@ from mapgen.benchmark import load_benchmark
 from mapgen.cli.limits import SEED, Finite, bounded
 from mapgen.eval.baselines import BASELINES
 from mapgen.eval.clients import MAX_CONCURRENCY, MAX_RETRIES, MAX_TIMEOUT
-from mapgen.eval.prompts import list_strategies
+from mapgen.eval.prompts import Prompt, list_strategies
 from mapgen.eval.run import (
     SHOWN,
     EvalReport,
@@ -166,18 +167,33 @@ def pixel_predictions(bench: str, out_dir: str) -> str:
 @click.argument("bench", type=click.Path(exists=True), required=False)
 @click.option("--prompt", "prompt", default="direct", show_default=True, help="Prompt strategy name or file.")
 @click.option("--question", "question_id", help="Question id (or the id of another task's record).")
+@click.option("--template", "template_id", help="Without BENCH: ask this template of --map and show its prompt.")
+@click.option("--map", "map_json", type=click.Path(exists=True, dir_okay=False),
+              help="A map JSON (from `mapgen render`) to ask --template of.")
+@click.option("--templates", "packs", multiple=True, type=click.Path(exists=True),
+              help="Template pack(s) holding --template, repeatable (with the built-in templates). "
+                   "A pack's functions.py is Python and runs when the pack is named.")
+@click.option("--seed", default=0, show_default=True, type=SEED, help="Seed of the question asked with --map.")
 @click.option("--json", "as_json", is_flag=True, help="Print the prompt as JSON.")
 @click.option("--list", "list_only", is_flag=True, help="List the prompt strategies.")
 def prompt_command(
-    bench: str | None, prompt: str, question_id: str | None, as_json: bool, list_only: bool
+    bench: str | None, prompt: str, question_id: str | None, template_id: str | None, map_json: str | None,
+    packs: tuple[str, ...], seed: int, as_json: bool, list_only: bool,
 ) -> None:
-    """Print exactly what a model is sent for one question of BENCH."""
+    """Print exactly what a model is sent for one question of BENCH, or (with --template and --map, for a
+    template author) for a question a template asks of one map."""
     if list_only:
         for name in list_strategies():
             click.echo(name)
         return
+    if bench is None and template_id and map_json:
+        _show_prompt(_template_prompt(template_id, map_json, packs, seed, prompt), as_json)
+        return
     if bench is None or question_id is None:
-        raise click.UsageError("give BENCH and --question (or --list)")
+        raise click.UsageError("give BENCH and --question, or --template and --map (or --list)")
+    if packs or template_id or map_json:
+        raise click.UsageError("--template, --map and --templates ask a fresh question: give them without BENCH "
+                               "(BENCH's questions were asked when it was built, packs included)")
     b = load_benchmark(bench, verify="records")
     records: dict[str, tuple[Task, dict]] = {}
     for task in tasks():  # a question id wins over another task's record of the same id
@@ -189,7 +205,26 @@ def prompt_command(
         except KeyError as exc:
             raise ValueError(exc.args[0]) from None
     task, record = records[question_id]
-    rendered = task.prompt(record, b, prompt)
+    _show_prompt(task.prompt(record, b, prompt), as_json)
+
+
+def _template_prompt(template_id: str, map_json: str, packs: tuple[str, ...], seed: int, strategy: str) -> Prompt:
+    """The prompt of the first question ``template_id`` (built-in or from ``packs``) asks of ``map_json``."""
+    from mapgen.eval.prompts import render_prompt
+    from mapgen.questions import instantiate, load_templates, rejections
+    from mapgen.scene import load_scene
+
+    template = (load_templates(list(packs), builtin=True) if packs else load_templates()).get(template_id)
+    scene = load_scene(map_json)
+    asked = instantiate(template, scene, 1, seed, max_answer_share=1.0, attempts=200)
+    if not asked:
+        why = "; ".join(rejections(template, scene, attempts=200, seed=seed))
+        raise ValueError(f"{template_id} asks nothing of {map_json} ({why}); try another map or seed")
+    image = Path(map_json).with_suffix(".png")
+    return render_prompt(asked[0], strategy, image_path=image if image.is_file() else None)
+
+
+def _show_prompt(rendered: Prompt, as_json: bool) -> None:
     if as_json:
         data = {
             "question_id": rendered.question_id,
