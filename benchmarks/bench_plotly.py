@@ -3,7 +3,7 @@
     python benchmarks/bench_plotly.py [--n 40] [--naive 4]
 
 Prints images/s for 800×600 USA maps (full ``mapgen.render.render``: PNG + mask + JSON) with the plotly renderer
-(one long-lived Chromium), the kaleido sync server (one browser, page reloaded after every image), and the naive
+(one long-lived Chromium; also its SVG, PDF and HTML output), the kaleido sync server (one browser, page reloaded after every image), and the naive
 way: ``go.Figure(...).write_image`` per map, which starts a new browser each call. Needs Chromium.
 """
 
@@ -79,6 +79,10 @@ def main(n: int = 40, naive: int = 4) -> dict[str, float]:
         results["annotated"] = rate("plotly renderer, annotated", render, annotated, out)
         results["hatched"] = rate("plotly renderer, hatched + annotated", render,
                                   [make_hatched(s) for s in annotated], out)
+        for suffix in ("svg", "pdf", "html"):
+            results[suffix] = rate(f"plotly renderer, unannotated, -o map.{suffix}",
+                                   lambda spec, path, s=suffix: render(spec, path.with_suffix(f".{s}")),
+                                   specs(max(4, n // 4), annotated=False), out)
         kaleido.start_sync_server(mathjax=False, silence_warnings=True)
         try:
             results["sync"] = rate("kaleido sync server (reload per image), unannotated", sync_server,

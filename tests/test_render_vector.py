@@ -49,7 +49,8 @@ def test_cli_writes_an_svg_file_not_a_folder(tmp_path: Path) -> None:
     ET.parse(out)
 
 
-def test_plotly_vector_output_is_refused(spec, tmp_path: Path) -> None:
-    with pytest.raises(ValueError, match="SVG output needs the matplotlib renderer"):
-        render(spec.with_style(renderer="plotly"), tmp_path / "m.svg")
-    assert not (tmp_path / "m.svg").exists()
+def test_matplotlib_html_output_is_refused_naming_plotly(spec, tmp_path: Path) -> None:
+    """HTML is plotly's output (tests/test_render_plotly.py tests plotly's SVG, PDF and HTML)."""
+    with pytest.raises(ValueError, match=r"HTML output needs the plotly renderer \(--renderer plotly\)"):
+        render(spec, tmp_path / "m.html")
+    assert list(tmp_path.iterdir()) == []

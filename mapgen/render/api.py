@@ -12,9 +12,9 @@ from mapgen.files import write_files_atomic
 from mapgen.geo.atlas import Atlas
 from mapgen.render.canvas import AtlasCanvas, build_canvas
 from mapgen.render.pixels import HATCH_MIN_RADIUS_PX, mask_image
-from mapgen.render.style import DEFAULT_STYLE, style_of
+from mapgen.render.style import DEFAULT_STYLE, RENDERER_LOOKS, style_of
 from mapgen.render.text import text_box, title_items
-from mapgen.render.vector import OUTPUT_SUFFIXES, VECTOR_FORMATS
+from mapgen.render.vector import OUTPUT_FORMATS, OUTPUT_SUFFIXES, output_problem
 from mapgen.scene import Scene, build_scene
 from mapgen.spec import MapSpec, Style
 
@@ -55,6 +55,8 @@ def layout_key(atlas: Atlas, style: Style) -> tuple:
     key: tuple[Any, ...] = (atlas.name, atlas.codes, style.width, style.height, style.dpi, style.show_title, style.legend_position)
     if style.look != DEFAULT_STYLE or style.look_digest:
         key = (*key, style.look, style.look_digest)
+    elif style.renderer in RENDERER_LOOKS:  # the renderer's own look lays the page out its way
+        key = (*key, style.renderer)
     return key if style.label_mode == "codes" or style.language == "en" else (*key, style.language)
 
 
@@ -87,7 +89,7 @@ Vet = Callable[[dict[str, Any]], dict[str, list[str]]]
 
 
 def render(spec: MapSpec, path: str | Path, atlas: Atlas | None = None, vet: Vet | None = None) -> RenderResult:
-    """Render ``spec`` to ``path`` (PNG, or SVG/PDF with the PNG's layout) plus ``.mask.png`` and ``.json`` beside it. ``vet`` (the build passes
+    """Render ``spec`` to ``path`` (PNG, or SVG/PDF/HTML with the PNG's layout) plus ``.mask.png`` and ``.json`` beside it. ``vet`` (the build passes
     the legibility audit, :func:`mapgen.audit.legibility.vet`) reads the render record before it is written;
     the regions it fails become illegible (``legible: false`` with their ``audit_flags``), so no question
     hinges on them."""
@@ -95,6 +97,9 @@ def render(spec: MapSpec, path: str | Path, atlas: Atlas | None = None, vet: Vet
     suffix = path.suffix.lower()
     if suffix not in OUTPUT_SUFFIXES:
         raise ValueError(f"Output {str(path)!r} must end in one of {', '.join(OUTPUT_SUFFIXES)}.")
+    problem = output_problem(suffix, spec.style.renderer)
+    if problem is not None:
+        raise ValueError(f"{problem}.")
     atlas = atlas or spec.get_atlas()
     canvas = get_canvas(atlas, spec.style)
     png, legend_items, labels = _draw(spec, canvas, suffix)
@@ -111,13 +116,11 @@ def render(spec: MapSpec, path: str | Path, atlas: Atlas | None = None, vet: Vet
 
 
 def _draw(spec: MapSpec, canvas: AtlasCanvas, suffix: str) -> tuple[bytes, list[dict[str, Any]], dict[str, Any]]:
-    """The image bytes of a render in the format of its file suffix (SVG and PDF: matplotlib only)."""
+    """The image bytes of a render in the format of its file suffix (:data:`OUTPUT_FORMATS`)."""
     renderer = get_renderer(spec.style.renderer)
     if suffix == ".png":
         return renderer.draw(spec, canvas)
-    if spec.style.renderer != "matplotlib":
-        raise ValueError(f"{suffix[1:].upper()} output needs the matplotlib renderer (plotly writes PNG).")
-    return renderer.draw(spec, canvas, VECTOR_FORMATS[suffix])
+    return renderer.draw(spec, canvas, OUTPUT_FORMATS[suffix][0])
 
 
 def render_variants(spec: MapSpec, out_dir: str | Path, stem: str | None = None) -> list[RenderResult]:

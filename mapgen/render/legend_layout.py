@@ -37,12 +37,15 @@ class LegendText:
     upper: bool = False
     align: str = "center"
     inset: float = 0.0  # pixels kept free left of left-aligned rows
+    bar_width: float = 18.0  # colour bar thickness at the base legend font (px)
+    bar_length: float = 0.7  # colour bar length: share of the legend box
 
     @classmethod
     def of(cls, style: MapStyle, scale: float = 1.0) -> LegendText:
         """The legend text look of a map style on a page of ``scale`` (:func:`page_scale`)."""
         leg = style.legend
-        return cls(style.fonts.legend, leg.text_color, leg.text_case == "upper", leg.align, leg.inset * scale)
+        return cls(style.fonts.legend, leg.text_color, leg.text_case == "upper", leg.align, leg.inset * scale,
+                   leg.bar_width, leg.bar_length)
 
     def shown(self, label: str) -> str:
         """The text drawn for a legend label."""
@@ -335,15 +338,18 @@ def _colorbar(legend: Legend, box: Box, orientation: str, font_px: float, look: 
     na_w = _entry_width(look.shown(legend.na_label), font_px, look.family) + d.entry_gap if legend.na_label else 0.0
     label_w = max((text_size(t, font_px, look.family)[0] for t in (*legend.tick_labels, *end_labels(legend))),
                   default=0.0)
-    low_t = EXTENSION_SHARE * 18.0 * u if vertical and legend.clipped[0] else 0.0
+    low_t = EXTENSION_SHARE * look.bar_width * u if vertical and legend.clipped[0] else 0.0
     if vertical:
         na_h = d.h + 2 * d.gap + low_t if legend.na_label else 0.0
-        w, h = 18.0 * u, min(box.height * 0.7, 320.0 * u, box.height - 2 * MARGIN - na_h - font_px)
+        reach = look.bar_length / 0.7  # the bar's longest length grows with its share of the box
+        w, h = look.bar_width * u, min(box.height * look.bar_length, 320.0 * u * reach,
+                                       box.height - 2 * MARGIN - na_h - font_px)
         x0, y0 = box.left + 14 * u, box.top + (box.height - h - na_h) / 2
         na_xy = (x0, y0 + h + 2 * d.gap + low_t)
     else:
-        room = box.width - 2 * MARGIN - label_w - na_w - 2 * EXTENSION_SHARE * 16.0 * u * any(legend.clipped)
-        w, h = min(box.width * 0.7, 480.0 * u, room), min(16.0 * u, box.height / 4)
+        room = box.width - 2 * MARGIN - label_w - na_w - 2 * EXTENSION_SHARE * look.bar_width * 8 / 9 * u * any(legend.clipped)
+        reach = look.bar_length / 0.7
+        w, h = min(box.width * look.bar_length, 480.0 * u * reach, room), min(look.bar_width * 8 / 9 * u, box.height / 4)
         x0 = box.left + (box.width - w - na_w) / 2
         y0 = box.top + min(box.height * 0.25, max(MARGIN, box.height - MARGIN - h - 6 * u - 1.2 * font_px))
         na_xy = (x0 + w + label_w / 2 + d.entry_gap, y0)

@@ -86,6 +86,8 @@ class LegendStyle(_Part):
     tick_color: str = "#333333"
     text_case: Literal["as-is", "upper"] = "as-is"
     cap_px: float = Field(11.0, gt=0)
+    bar_width: float = Field(18.0, gt=0)  # colour bar thickness (px at the 800×600 legend font)
+    bar_length: float = Field(0.7, gt=0, le=1)  # colour bar length (share of the legend box)
 
 
 class Borders(_Part):
@@ -230,6 +232,27 @@ def _valid_keys(path: list[str]) -> list[str]:
     return list(model.model_fields)
 
 
+#: Renderers with a look of their own, drawn when a spec names no style (``templates/styles/renderers/``).
+RENDERER_LOOKS = ("plotly",)
+
+
 def style_of(spec_style: Any) -> MapStyle:
-    """The :class:`MapStyle` a spec's style names (``look`` and ``look_digest``)."""
-    return load_style(getattr(spec_style, "look", DEFAULT_STYLE), getattr(spec_style, "look_digest", ""))
+    """The :class:`MapStyle` a spec's style names (``look`` and ``look_digest``); a spec in the default style
+    drawn by a renderer with a look of its own (:data:`RENDERER_LOOKS`) gets that renderer's look."""
+    look, digest = getattr(spec_style, "look", DEFAULT_STYLE), getattr(spec_style, "look_digest", "")
+    renderer = getattr(spec_style, "renderer", "matplotlib")
+    if (look or DEFAULT_STYLE) == DEFAULT_STYLE and not digest and renderer in RENDERER_LOOKS:
+        return renderer_look(renderer)
+    return load_style(look, digest)
+
+
+@cache
+def renderer_look(renderer: str) -> MapStyle:
+    """A renderer's own look (``templates/styles/renderers/<renderer>.yaml``), named after the renderer."""
+    text = template_path("styles", "renderers", f"{renderer}.yaml").read_text(encoding="utf-8")
+    return parse_style(text, f"{renderer} look").model_copy(update={"name": renderer, "digest": text_digest(text)})
+
+
+def look_name(spec_style: Any) -> str:
+    """The name of the look a spec is drawn in (its style, or its renderer's own look)."""
+    return style_of(spec_style).name
