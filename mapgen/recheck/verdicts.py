@@ -45,13 +45,16 @@ from mapgen.questions import (
     Unaskable,
     ask,
     hue_spread,
+    load_templates,
     reading,
     source_domain,
     trace,
 )
 from mapgen.recheck.cfimport import UNKNOWN
+from mapgen.recheck.groups import with_groups, with_mapwise_groups
 from mapgen.recheck.importer import ImportedSet, RawQuestion, read_csv_rows
 from mapgen.recheck.parse import Parsed, Unparsed, parse_question
+from mapgen.recheck.slots import read_by_slots
 from mapgen.scene import Scene, build_scene
 from mapgen.spec import MapSpec, make_hatched
 
@@ -377,16 +380,23 @@ def recheck_question(
     aliases = aliases or load_aliases()
     v = Verdict(raw.country, raw.row, raw.map_ref, raw.map_id, raw.template_no, raw.question, raw.ground_truth,
                 "unparsed", verified=raw.verified)
-    parsed = parse_question(raw.question, scene, raw.template_no, templates, aliases)
+    parsed = read_question(raw, scene, aliases, templates)
     if isinstance(parsed, Unparsed):
         v.reason, v.template_id = parsed.reason, parsed.template_id
         return v
+    scene = with_groups(scene, parsed.groups.values())
     v.template_id, v.mapwise_template = parsed.template_id, parsed.mapwise
     if parsed.in_map_units(raw.ground_truth) is not None:  # "800B" when the question read 800B in the title's unit
         raw = replace(raw, ground_truth=str(parsed.in_map_units(raw.ground_truth)))
     v.params = {k: _jsonable(x) for k, x in parsed.params.items()}
     v.readings, v.notes = parsed.readings, list(parsed.notes)
     names = _answer_names(raw.ground_truth)
+    if not parsed.template.applies_to(scene.map_type):
+        v.verdict = "ambiguous"
+        v.reason = (f"{parsed.template_id} is asked on {', '.join(parsed.template.map_types)} maps only: the engine "
+                    f"has no {scene.map_type}-map form of it (read, not judged)")
+        v.facts = deciding_facts(scene, parsed, names)
+        return v
     problems = domain_problems(parsed, scene) + number_problems(parsed, scene)
     try:
         q: Question | None = ask(parsed.template, scene, parsed.params)
@@ -417,6 +427,21 @@ def recheck_question(
         answer_names = names + [n for g in q.answer for n in g]
     v.facts = deciding_facts(scene, parsed, answer_names)
     return v
+
+
+def read_question(raw: RawQuestion, scene: Scene, aliases: MapwiseAliases, templates: TemplateSet | None = None
+                  ) -> Parsed | Unparsed:
+    """The question read by its template's MAPWise wordings, or else by filling its template's slots
+    (:mod:`mapgen.recheck.slots`); the wordings' reason stays when neither reads it and the slot reader names no
+    slot of the row's template."""
+    parsed = parse_question(raw.question, scene, raw.template_no, templates, aliases)
+    if not isinstance(parsed, Unparsed):
+        return parsed
+    by_slots = read_by_slots(raw.question, scene, raw.template_no, templates or load_templates(), aliases)
+    if isinstance(by_slots, Parsed) or by_slots.reason.startswith("slot ") or parsed.reason.startswith(
+            "no template wording"):
+        return by_slots
+    return parsed
 
 
 def bar_ends_call(parsed: Parsed, scene: Scene, ground_truth: str) -> str | None:
@@ -467,14 +492,14 @@ def recheck(
     data: ImportedSet, aliases: MapwiseAliases | None = None, templates: TemplateSet | None = None
 ) -> list[Verdict]:
     """Verdicts for every question of an imported set (questions on maps without metadata are unparsed)."""
-    scenes = {ref: build_scene(on_published_ticks(spec)) for ref, spec in data.specs.items()}
+    scenes = {ref: with_mapwise_groups(build_scene(on_published_ticks(spec))) for ref, spec in data.specs.items()}
     hatched: dict[str, Scene] = {}
     out = []
     for raw in data.questions:
         scene = scenes.get(raw.map_ref)
         if scene is not None and raw.variant == "hatched" and scene.legend.kind == "discrete":
             if raw.map_ref not in hatched:
-                hatched[raw.map_ref] = build_scene(make_hatched(data.specs[raw.map_ref]))
+                hatched[raw.map_ref] = with_mapwise_groups(build_scene(make_hatched(data.specs[raw.map_ref])))
             scene = hatched[raw.map_ref]
         if scene is None:
             out.append(Verdict(raw.country, raw.row, raw.map_ref, raw.map_id, raw.template_no, raw.question,
@@ -615,8 +640,8 @@ def _on_implied_grid(v: Verdict, raw: RawQuestion, spec: MapSpec, aliases: Mapwi
     if shown is None:
         return v
     unit = "%" if legend.percent else ""
-    again = recheck_question(raw, build_scene(with_ticks(spec, shown, [f"{t:,.10g}{unit}" for t in shown])),
-                             aliases, templates)
+    grid = with_ticks(spec, shown, [f"{t:,.10g}{unit}" for t in shown])
+    again = recheck_question(raw, with_mapwise_groups(build_scene(grid)), aliases, templates)
     if again.verdict == "unparsed":
         return v
     note = f"judged on the tick grid the range implies (every {shown[1] - shown[0]:,.10g}{unit}), not read from the image"
