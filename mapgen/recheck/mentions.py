@@ -90,6 +90,7 @@ _BORDER_BEFORE = ("bordering", "borders", "border", "bordered by", "adjacent to"
 _BORDER_AFTER = ("border", "borders", "bordering region", "bordering states", "bordering", "border region")
 _NEIGHBOURS = re.compile(r"\bits (?:other )?neighbou?r(?:s|ing (?:region|states?))\b|\bthat share (?:a )?border "
                          r"with it\b|\bcompared to its neighbou?rs\b")
+_SLASH_UT = re.compile(r"\b(states?|provinces?)\s*/\s*(?:uts?|union territor(?:y|ies))\b")
 _EXCLUDING = re.compile(r"\s*\b(?:excluding|without) (?:the )?missing (?:values?|data)\b")
 _NUM = r"-?\d[\d,]*(?:\.\d+)?\s*(?:%|k|m|b|bn|million|billion|thousand|lakh crore|lakh|crore|cr)?"
 _CLOSED = re.compile(rf"(?:between\s+)?(?P<a>{_NUM})\s*(?:-|–|to|and)\s*(?P<b>{_NUM})(?![\w])")
@@ -446,11 +447,12 @@ def _direction_word(w: list[str], i: int) -> str | None:
 
 
 def _neighbours(b: _Builder, flagged: bool) -> None:
-    """"its neighbours" / "its neighbouring region": the group bordering the one region named."""
+    """"its neighbours" / "its neighbouring region": the group bordering the one region named (a mention a group
+    slot may take, never one left over: "compared to all its neighbours" is also a direction template's words)."""
     regions = [m for m in b.out.items if m.kind == "region"]
     if flagged and regions:
-        b.out.items.append(Mention("group", f"bordering {b.scene.regions[regions[0].value].name}", "its neighbours",
-                                   len(b.words)))
+        b.out.items.append(Mention("neighbours", f"bordering {b.scene.regions[regions[0].value].name}",
+                                   "its neighbours", len(b.words)))
 
 
 def _excluding(b: _Builder, flagged: bool) -> None:
@@ -470,7 +472,7 @@ def read_mentions(question: str, scene: Scene, index: Index) -> Mentions:
     excluding = bool(_EXCLUDING.search(low))
     low = _EXCLUDING.sub(" ", low)
     neighbours = bool(_NEIGHBOURS.search(low))
-    low = _NEIGHBOURS.sub(" nbrs ", low)
+    low = _SLASH_UT.sub(r"\1", low)
     low, numbers = _numbers(low)
     notes: list[str] = []
     words = fix_typos(words_of(low), index, notes)

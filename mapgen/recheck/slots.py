@@ -118,7 +118,9 @@ def question_form(text: str) -> str:
 
 def _form_fits(template: Template, form: str) -> bool:
     kind = template.answer_type
-    if form in ("binary", "count", "ranking"):
+    if form == "binary":  # a yes/no question's template may answer with one of two words ("evenly spaced")
+        return kind in ("binary", "single")
+    if form in ("count", "ranking"):
         return kind == form
     return kind in ("single", "list", "range")
 
@@ -129,6 +131,14 @@ def _cues_fit(template: Template, words: str) -> bool:
 
 
 # ---------------------------------------------------------------------------------------------- filling
+
+
+class SlotError(ParseError):
+    """A slot that cannot be filled; ``depth`` = how many slots were filled before it (the deepest is reported)."""
+
+    def __init__(self, message: str, depth: int) -> None:
+        super().__init__(message)
+        self.depth = depth
 
 
 @dataclass
@@ -157,7 +167,7 @@ def _region(f: _Fill, p: Param) -> Any:
 
 
 def _group(f: _Fill, p: Param) -> Any:
-    m = f.take(("group",))
+    m = f.take(("group",)) or f.take(("neighbours",))
     if m is not None:
         if m.value not in f.mentions.groups and m.value not in reading(f.res.scene).groups:
             raise ParseError(f"'{m.text}' names no group of this map")
@@ -181,10 +191,18 @@ def _legend_class(f: _Fill, p: Param) -> Any:
     if m is None:
         raise ParseError("no legend range named")
     if m.kind == "range":
-        return f.res.legend_class(f"{m.value[0]} - {m.value[1]}")
+        return f.res.legend_class(_shared_unit(*m.value))
     if m.kind == "rank":
         return f.res.legend_class(m.value)
     return f.res.legend_class(m.text)
+
+
+def _shared_unit(low: str, high: str) -> str:
+    """"14 - 16m" is 14m-16m: a unit written once after a range's upper end applies to both ends."""
+    unit = re.search(r"[a-z%]+$", high.strip())
+    if unit and not re.search(r"[a-z%]$", low.strip()):
+        low = low.strip() + unit[0]
+    return f"{low} - {high}"
 
 
 def _number(f: _Fill, p: Param) -> Any:
@@ -240,12 +258,28 @@ def _choice(f: _Fill, p: Param) -> Any:
         for phrase in (str(value), *CHOICES.get(str(value), ())):
             if re.search(rf"\b{re.escape(phrase)}\b", text):
                 found.append((len(phrase), str(value), phrase))
+    if not found and set(p.values) == {"above", "below"}:
+        return _side(f, p)
     if not found:
         raise ParseError(f"none of {list(p.values)} is said")
     _, value, phrase = max(found)
     said = set(phrase.split())
     f.pool = [m for m in f.pool if not (m.kind in ("comparison", "extreme") and m.text in said)]
     return value
+
+
+def _side(f: _Fill, p: Param) -> str:
+    """above/below from a comparison word or an open range ("values above 2%": its number stays for N)."""
+    m = f.take(("comparison",))
+    if m is None:
+        m = f.take(("open",))
+        if m is None:
+            raise ParseError(f"none of {list(p.values)} is said")
+        f.pool.insert(0, Mention("number", m.value[1], m.text, m.start))
+        return "above" if m.value[0] == "higher" else "below"
+    if m.value == "similar":
+        raise ParseError(f"'{m.text}' is neither above nor below")
+    return "above" if m.value == "higher" else "below"
 
 
 FILLERS: dict[str, Callable[[_Fill, Param], Any]] = {
@@ -273,11 +307,12 @@ def fill(template: Template, mentions: Mentions, res: Resolver, whole: bool) -> 
         try:
             params[p.name] = _fill_param(f, p)
         except ParseError as exc:
-            raise ParseError(f"slot {p.name} ({p.type}) of {template.id}: {exc}") from None
+            raise SlotError(f"slot {p.name} ({p.type}) of {template.id}: {exc}", len(params)) from None
         readings[p.name] = f"(slot) -> {params[p.name]}"
     left = [m for m in f.pool if m.kind in SUBSTANTIVE]
     if left:
-        raise ParseError(f"{template.id} has no slot for {', '.join(repr(m.text) for m in left)}")
+        raise SlotError(f"{template.id} has no slot for {', '.join(repr(m.text) for m in left)}",
+                        len(params))
     notes = [f"read by filling the slots of {template.id}"]
     return Parsed(template.id, template.mapwise, params, readings, template, notes)
 
@@ -308,9 +343,9 @@ def read_by_slots(text: str, scene: Scene, template_no: int | None, templates: T
                   aliases: MapwiseAliases) -> Parsed | Unparsed:
     """The question read by filling the slots of its template (or of another that fits it)."""
     mentions = read_mentions(text, scene, scene_index(scene, aliases))
-    words = " ".join(mentions.words)
+    words = " ".join(mentions.words) + " | " + " ".join(mentions.text.lower().split())
     form = question_form(mentions.text)
-    first: str | None = None
+    first: tuple[int, str] | None = None
     for whole in (False, True):
         for t in _candidates(templates, template_no, scene.map_type):
             if not (_form_fits(t, form) and _cues_fit(t, words)):
@@ -318,9 +353,9 @@ def read_by_slots(text: str, scene: Scene, template_no: int | None, templates: T
             res = Resolver(scene, aliases)
             try:
                 parsed = fill(t, mentions, res, whole)
-            except ParseError as exc:
-                if first is None and t.mapwise == template_no:
-                    first = str(exc)
+            except SlotError as exc:
+                if t.mapwise == template_no and (first is None or exc.depth > first[0]):
+                    first = (exc.depth, str(exc))
                 continue
             parsed.notes += mentions.notes + res.notes
             parsed.spoken = dict(res.spoken)
@@ -328,5 +363,5 @@ def read_by_slots(text: str, scene: Scene, template_no: int | None, templates: T
             if template_no is not None and t.mapwise != template_no:
                 parsed.notes.append(f"MAPWise labels it template {template_no}; its slots are template {t.mapwise}'s")
             return parsed
-    return Unparsed(first or f"no template of number {template_no} (or any other) takes what the question names: "
+    return Unparsed(first[1] if first else f"no template of number {template_no} (or any other) takes what the question names: "
                     + ", ".join(f"{m.kind} {m.text!r}" for m in mentions.items))
