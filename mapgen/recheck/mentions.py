@@ -74,14 +74,7 @@ EXTREME = {
 }  # fmt: skip
 DIRECTIONS = ("north", "south", "east", "west")
 NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
-KEYWORDS = (
-    "yes no does do is are which what how many count list name rank state states region regions value values "
-    "range ranges legend class classes category categories shade shades colour color darkest lightest darkness "
-    "intensity proportional directly inversely distinct different percentages absolute discrete continuous "
-    "bordering border borders neighbouring neighbours neighbour majority median average outlier pair difference "
-    "closest closer furthest along among amongst between within belong belongs fall falls lie lies missing data "
-    "evenly spaced significant gaps only least atleast than compared similar higher lower highest lowest"
-).split()
+KEYWORDS = ["yes", "no", "does", "do", "is", "are", "which", "what", "how", "many", "count", "list", "name", "rank", "state", "states", "region", "regions", "value", "values", "range", "ranges", "legend", "class", "classes", "category", "categories", "shade", "shades", "colour", "color", "darkest", "lightest", "darkness", "intensity", "proportional", "directly", "inversely", "distinct", "different", "percentages", "absolute", "discrete", "continuous", "bordering", "border", "borders", "neighbouring", "neighbours", "neighbour", "majority", "median", "average", "outlier", "pair", "difference", "closest", "closer", "furthest", "along", "among", "amongst", "between", "within", "belong", "belongs", "fall", "falls", "lie", "lies", "missing", "data", "evenly", "spaced", "significant", "gaps", "only", "least", "atleast", "than", "compared", "similar", "higher", "lower", "highest", "lowest"]
 #: Words before a region or country that make it a border group ("bordering Kansas", "adjacent to Texas").
 _BORDER_BEFORE = ("bordering", "borders", "border", "bordered by", "adjacent to", "surrounding", "next to",
                   "sharing border with", "share border with", "shares border with", "sharing a border with",
@@ -138,7 +131,7 @@ def _group_phrases(scene: Scene, aliases: MapwiseAliases) -> dict[str, tuple[str
         if g.kind == "region_border":
             continue
         for spelling in (g.name, *g.aliases):
-            k = key_of(spelling)
+            k = key_of(spelling).removeprefix("the ")  # "the West": the article is read as no part of a name
             out.setdefault(k, ("group", g.name))
             for tail in (" states", " region", " area", " states of india", " provinces"):
                 if k.endswith(tail) and len(k) > len(tail) + 2:
@@ -170,7 +163,7 @@ def build_index(scene: Scene, aliases: MapwiseAliases) -> Index:
             phrases.setdefault(key_of(adjective), ("country", country))
     codes: dict[str, str] = {}
     fuzzy: list[str] = []
-    for code, r in scene.regions.items():
+    for code in scene.regions:
         for spelling in scene.spellings(code):
             if re.fullmatch(r"[A-Z]{2,3}", spelling):
                 codes[spelling] = code
