@@ -83,6 +83,17 @@ _BORDER_BEFORE = ("bordering", "borders", "border", "bordered by", "adjacent to"
 _BORDER_AFTER = ("border", "borders", "bordering region", "bordering states", "bordering", "border region")
 _NEIGHBOURS = re.compile(r"\bits (?:other )?neighbou?r(?:s|ing (?:region|states?))\b|\bthat share (?:a )?border "
                          r"with it\b|\bcompared to its neighbou?rs\b")
+_DIRECTIONAL = re.compile(r"(?:north|south)?(?:east|west)?(?:ern)?|(?:north|south)(?:ern)?")
+#: Words that end a group phrase ("on the North coast", "in the Satpura Range") and words that begin one.
+_GROUP_NOUNS = frozenset({"region", "coast", "coastline", "border", "belt", "range", "plateau", "ghats", "part",
+                          "india", "ocean", "sea", "bowl", "heartland", "valley", "hills"})
+_PREPOSITIONS = frozenset({"in", "on", "along", "among", "amongst", "within", "of", "to", "bordering", "that",
+                           "which", "where", "from", "for"})
+_FILLER = frozenset({"the", "and", "of", "or", "entire", "whole", "all", "india", "value", "values", "same",
+                     "legend", "marking", "markings", "a", "states", "state", "region", "regions", "area", "along",
+                     "in", "on", "that", "which", "is", "are", "to", "its", "other", "neighbouring", "neighboring",
+                     "terms", "s", "share", "shares", "sharing", "with", "either", "land", "lie", "lies",
+                     "located"})
 _SLASH_UT = re.compile(r"\b(states?|provinces?)\s*/\s*(?:uts?|union territor(?:y|ies))\b")
 _EXCLUDING = re.compile(r"\s*\b(?:excluding|without) (?:the )?missing (?:values?|data)\b")
 _NUM = r"-?\d[\d,]*(?:\.\d+)?\s*(?:%|k|m|b|bn|million|billion|thousand|lakh crore|lakh|crore|cr)?"
@@ -135,7 +146,8 @@ def _group_phrases(scene: Scene, aliases: MapwiseAliases) -> dict[str, tuple[str
             out.setdefault(k, ("group", g.name))
             for tail in (" states", " region", " area", " states of india", " provinces"):
                 if k.endswith(tail) and len(k) > len(tail) + 2:
-                    out.setdefault(k[: -len(tail)], ("group", g.name))
+                    if not _DIRECTIONAL.fullmatch(k[: -len(tail)]):  # "southern": a direction, not the South
+                        out.setdefault(k[: -len(tail)], ("group", g.name))
                 else:
                     out.setdefault(k + tail, ("group", g.name))
     for alias, target in aliases.groups.get(scene.country, {}).items():
@@ -273,6 +285,9 @@ def _scan(words: list[str], original: str, index: Index) -> list[tuple[int, int,
     upper = set(re.findall(r"\b[A-Z]{2,3}\b", original))
     while i < len(words):
         hit = None
+        if _DIRECTIONAL.fullmatch(words[i]) and i + 1 < len(words) and words[i + 1].startswith("most"):
+            i += 1
+            continue
         for n in range(min(index.longest, len(words) - i), 0, -1):
             phrase = " ".join(words[i:i + n])
             if phrase in index.phrases:
@@ -458,6 +473,32 @@ def _excluding(b: _Builder, flagged: bool) -> None:
     g.value = b.derived(f"{g.value} with data", members, "with data", f"the members of {g.value} that have a value")
 
 
+def _unread_groups(b: _Builder) -> None:
+    """A group-like phrase with words no mention read ("on the North coast", "or rice bowl of India"): an
+    unknown group, so no template reads the question as if the phrase were not there. The phrase runs back from
+    a group noun (region, coast, range, plateau, …) to the preposition before it."""
+    w = b.words
+    for j, word in enumerate(w):
+        if word not in _GROUP_NOUNS or j in b.used:
+            continue
+        k = j
+        while k > 0 and j - k < 4 and w[k - 1] not in _PREPOSITIONS and not w[k - 1].startswith("num"):
+            k -= 1
+        if word == "border" and j > 0 and w[j - 1] in ("not", "t", "only", "to"):
+            continue  # "does not border any …": the verb
+        if word == "range" and (k == j or w[j - 1] in _FILLER or w[j - 1] in COMPARISON or w[j - 1] in EXTREME):
+            continue  # "in range 3-5", "a higher range": a legend range, not a mountain range
+        unread = [i for i in range(k, j + 1) if i not in b.used and w[i] not in _FILLER]
+        if k > 0 and w[k - 1] in _PREPOSITIONS and any(w[i] not in _GROUP_NOUNS for i in unread):
+            b.add("unknown group", " ".join(w[k:j + 1]), k, j + 1)
+    for g in [m for m in b.out.items if m.kind == "group"]:
+        end = g.start + len(g.text.split())
+        tail = w[end:end + 4]
+        if tail[:1] in (["or"], ["and"]) and len(tail) > 1 and end + 1 not in b.used and \
+                not tail[1].startswith("num") and tail[1] not in COMPARISON and tail[1] not in ("have", "has", "also"):
+            b.add("unknown group", " ".join(tail), end, end + len(tail))
+
+
 def read_mentions(question: str, scene: Scene, index: Index) -> Mentions:
     """The mentions of ``question`` on ``scene``'s map, in text order."""
     text = " ".join(question.replace("’", "'").split())
@@ -481,6 +522,7 @@ def read_mentions(question: str, scene: Scene, index: Index) -> Mentions:
             b.used.add(i)
     _word_mentions(b)
     _unions(b)
+    _unread_groups(b)
     _neighbours(b, neighbours)
     _excluding(b, excluding)
     out.items.sort(key=lambda m: m.start)

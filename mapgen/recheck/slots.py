@@ -84,7 +84,7 @@ CUES: dict[str, tuple[str, str]] = {
     "group_ranking": (r"rank", ""),
 }
 #: Mention kinds that must all fill a slot (comparison words may also be part of a choice phrase).
-SUBSTANTIVE = ("region", "group", "range", "rank", "open", "number", "count", "extreme", "direction", "comparison")
+SUBSTANTIVE = ("region", "group", "unknown group", "range", "rank", "open", "number", "count", "extreme", "direction", "comparison")
 #: Choice words: parameter value -> phrases that say it (besides the value itself).
 CHOICES: dict[str, tuple[str, ...]] = {
     "same": ("same", "similar", "closest", "lowest difference", "least difference", "smallest difference"),
@@ -103,7 +103,8 @@ CHOICES: dict[str, tuple[str, ...]] = {
 
 
 def question_form(text: str) -> str:
-    """binary, count, ranking or open: what kind of answer the question's first words ask for."""
+    """binary, count, ranking, range or open: what kind of answer the question's first words ask for ("What is the
+    second highest value range …" asks for a range, never for the regions in it)."""
     q = text.lower().strip()
     if re.match(r"(?:yes\s*(?:or|/)\s*no)\b", q) or q.endswith("yes/no"):
         return "binary"
@@ -113,11 +114,16 @@ def question_form(text: str) -> str:
         return "ranking"
     if re.match(r"(?:does|do|is|are|can|has|have)\b", q) and not re.search(r"\bor\b", q):
         return "binary"
+    if re.match(r"(?:what|which)\b(?:(?!\b(?:states?|provinces?|pair)\b)[^?])*\b(?:range|class|interval)\b", q) or \
+            q.startswith("between which"):
+        return "range"
     return "open"
 
 
 def _form_fits(template: Template, form: str) -> bool:
     kind = template.answer_type
+    if form == "range":
+        return kind == "range"
     if form == "binary":  # a yes/no question's template may answer with one of two words ("evenly spaced")
         return kind in ("binary", "single")
     if form in ("count", "ranking"):
@@ -167,7 +173,9 @@ def _region(f: _Fill, p: Param) -> Any:
 
 
 def _group(f: _Fill, p: Param) -> Any:
-    m = f.take(("group",)) or f.take(("neighbours",))
+    m = f.take(("group", "unknown group")) or f.take(("neighbours",))
+    if m is not None and m.kind == "unknown group":
+        raise ParseError(f"unknown group '{m.text}'")
     if m is not None:
         if m.value not in f.mentions.groups and m.value not in reading(f.res.scene).groups:
             raise ParseError(f"'{m.text}' names no group of this map")
@@ -314,7 +322,23 @@ def fill(template: Template, mentions: Mentions, res: Resolver, whole: bool) -> 
         raise SlotError(f"{template.id} has no slot for {', '.join(repr(m.text) for m in left)}",
                         len(params))
     notes = [f"read by filling the slots of {template.id}"]
-    return Parsed(template.id, template.mapwise, params, readings, template, notes)
+    return Parsed(template.id, template.mapwise, params, readings, template, notes, _yes_if(template, mentions))
+
+
+#: Yes/no questions on a template that answers one of two phrases: the phrase a "Yes" means, by the words the
+#: question uses ("Are there significant gaps …?": Yes = "Significant gaps").
+YES_IF: dict[str, tuple[tuple[str, str], ...]] = {
+    "legend_spacing": ((r"gaps?", "Significant gaps"), (r"even|equal|uniform", "Evenly spaced")),
+}
+
+
+def _yes_if(template: Template, mentions: Mentions) -> str | None:
+    if template.answer_type != "single" or question_form(mentions.text) != "binary":
+        return None
+    for pattern, answer in YES_IF.get(template.id, ()):
+        if re.search(rf"\b(?:{pattern})", mentions.text.lower()):
+            return answer
+    raise SlotError(f"{template.id}: the yes/no question names neither of its answers", len(template.params))
 
 
 # ---------------------------------------------------------------------------------------------- reading
