@@ -306,7 +306,7 @@ def _scan(words: list[str], original: str, index: Index) -> list[tuple[int, int,
 
 
 def _fuzzy(words: list[str], i: int, index: Index) -> tuple[int, int, str, str] | None:
-    if len(words[i]) < 4 or words[i] in index.vocabulary or words[i].startswith("num"):
+    if len(words[i]) < 4 or words[i] in KEYWORDS or words[i] in _template_words() or words[i].startswith("num"):
         return None
     for n in (3, 2, 1):
         phrase = " ".join(words[i:i + n])

@@ -6,7 +6,9 @@ with another template's number, every other template) are tried in turn. A templ
 from the question's :class:`~mapgen.recheck.mentions.Mention` records, each slot by its type: regions, groups
 (curated, by border words, directions from a region, unions, members with data; with no group written, the
 whole map as a last resort), legend ranges (as printed, by rank, open ranges), numbers in the map's units,
-counts, comparison, extreme and direction words, and choice words found in the text. A template fits when the
+counts, comparison, extreme and direction words, and choice words found in the text; last of all, a count or
+rank outside the template's domain ("the second highest value range", "at least 1 state": read as said, judged
+ambiguous) and a region where a number goes (its value on the map). A template fits when the
 question has the form of its answer (yes/no, how many, rank, the rest), its cue words are present
 (:data:`CUES`: what tells templates with the same slots apart — "median", "majority", "all", "pair"), every
 slot is filled and nothing the question names is left over. "Unparsed" names the slot that could not be
@@ -155,7 +157,8 @@ class _Fill:
     pool: list[Mention]
     mentions: Mentions
     whole: bool
-    used_words: set[str]
+    loose: bool  # a count or rank outside the template's domain, a region's value where a number goes
+    outside: list[str]
 
     def take(self, kinds: tuple[str, ...]) -> Mention | None:
         for m in self.pool:
@@ -217,6 +220,8 @@ def _number(f: _Fill, p: Param) -> Any:
     m = f.take(("number", "open"))
     if m is None:
         region = f.take(("region",))
+        if region is not None and f.loose:
+            return _region_value(f, region)
         if region is not None:
             raise ParseError(f"'{region.text}' is a region where the template takes a number (engine gap)")
         raise ParseError("no number named")
@@ -224,6 +229,17 @@ def _number(f: _Fill, p: Param) -> Any:
         f.pool.insert(0, Mention("comparison", m.value[0], m.text, m.start))
         return f.res.number(m.value[1])
     return f.res.number(m.value)
+
+
+def _region_value(f: _Fill, m: Mention) -> float:
+    """A region where a number goes ("closer to Gujarat or Jharkhand", "values lower than Florida"): its value
+    on the map; MAPWise's answer naming the region is judged as that value."""
+    r = f.res.scene.regions[m.value]
+    if r.missing:
+        raise ParseError(f"'{m.text}' is a region without a value where the template takes a number")
+    f.res.spoken[" ".join(r.name.lower().split())] = r.value
+    f.res.notes.append(f"'{m.text}' where a number goes: {r.name}'s value on the map ({r.value:,.10g})")
+    return r.value
 
 
 def _count(f: _Fill, p: Param) -> Any:
@@ -299,13 +315,17 @@ FILLERS: dict[str, Callable[[_Fill, Param], Any]] = {
 def _fill_param(f: _Fill, p: Param) -> Any:
     value = FILLERS.get(p.type, _choice)(f, p)
     if p.values and p.type != "LegendClass" and value not in p.values:
+        if f.loose and p.type in ("N", "Extreme"):  # read as said; the engine's domain does not hold it
+            f.outside.append(f"{p.name} = {value} is outside the template's domain ({', '.join(map(str, p.values))})")
+            return value
         raise ParseError(f"'{value}' is not one of {list(p.values)}")
     return value
 
 
-def fill(template: Template, mentions: Mentions, res: Resolver, whole: bool) -> Parsed:
-    """``template`` with every slot filled from ``mentions`` (ParseError naming the slot that cannot be)."""
-    f = _Fill(res, list(mentions.items), mentions, whole, set())
+def fill(template: Template, mentions: Mentions, res: Resolver, whole: bool, loose: bool = False) -> Parsed:
+    """``template`` with every slot filled from ``mentions`` (ParseError naming the slot that cannot be);
+    ``whole``: a group slot with no group named takes the whole map; ``loose``: see :class:`_Fill`."""
+    f = _Fill(res, list(mentions.items), mentions, whole, loose, [])
     params: dict[str, Any] = {}
     readings: dict[str, str] = {}
     for p in template.params:
@@ -317,12 +337,17 @@ def fill(template: Template, mentions: Mentions, res: Resolver, whole: bool) -> 
         except ParseError as exc:
             raise SlotError(f"slot {p.name} ({p.type}) of {template.id}: {exc}", len(params)) from None
         readings[p.name] = f"(slot) -> {params[p.name]}"
-    left = [m for m in f.pool if m.kind in SUBSTANTIVE]
+    need = CUES.get(template.id, ("", ""))[0]
+    cue = re.search(need, " ".join(mentions.words)) if need else None
+    cue_words = set(cue.group(0).split()) if cue else set()  # "all … same": the cue's words fill no slot
+    left = [m for m in f.pool if m.kind in SUBSTANTIVE and not (m.kind == "comparison" and m.text in cue_words)]
     if left:
         raise SlotError(f"{template.id} has no slot for {', '.join(repr(m.text) for m in left)}",
                         len(params))
     notes = [f"read by filling the slots of {template.id}"]
-    return Parsed(template.id, template.mapwise, params, readings, template, notes, _yes_if(template, mentions))
+    parsed = Parsed(template.id, template.mapwise, params, readings, template, notes, _yes_if(template, mentions))
+    parsed.outside = list(f.outside)
+    return parsed
 
 
 #: Yes/no questions on a template that answers one of two phrases: the phrase a "Yes" means, by the words the
@@ -370,13 +395,13 @@ def read_by_slots(text: str, scene: Scene, template_no: int | None, templates: T
     words = " ".join(mentions.words) + " | " + " ".join(mentions.text.lower().split())
     form = question_form(mentions.text)
     first: tuple[int, str] | None = None
-    for whole in (False, True):
+    for whole, loose in ((False, False), (True, False), (False, True), (True, True)):
         for t in _candidates(templates, template_no, scene.map_type):
             if not (_form_fits(t, form) and _cues_fit(t, words)):
                 continue
             res = Resolver(scene, aliases)
             try:
-                parsed = fill(t, mentions, res, whole)
+                parsed = fill(t, mentions, res, whole, loose)
             except SlotError as exc:
                 if t.mapwise == template_no and (first is None or exc.depth > first[0]):
                     first = (exc.depth, str(exc))

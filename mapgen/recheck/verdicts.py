@@ -391,6 +391,11 @@ def recheck_question(
     v.params = {k: _jsonable(x) for k, x in parsed.params.items()}
     v.readings, v.notes = parsed.readings, list(parsed.notes)
     names = _answer_names(raw.ground_truth)
+    if parsed.outside:
+        v.verdict = "ambiguous"
+        v.reason = "read, not asked: " + "; ".join(parsed.outside)
+        v.facts = deciding_facts(scene, parsed, names)
+        return v
     if not parsed.template.applies_to(scene.map_type):
         v.verdict = "ambiguous"
         v.reason = (f"{parsed.template_id} is asked on {', '.join(parsed.template.map_types)} maps only: the engine "
