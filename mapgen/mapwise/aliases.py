@@ -24,7 +24,7 @@ class MapwiseAliases:
     groups: dict[str, dict[str, str]] = field(default_factory=dict)  # country -> normalised alias -> group
     words: dict[str, str] = field(default_factory=dict)  # lower-case typo -> word
     demonyms: dict[str, str] = field(default_factory=dict)  # lower-case adjective -> country ("canadian" -> Canada)
-    texts: dict[str, str] = field(default_factory=dict)  # normalised alias -> the alias as written
+    texts: dict[str, tuple[str, ...]] = field(default_factory=dict)  # normalised alias -> the alias as written
 
     def region(self, country: str, text: str) -> str | None:
         """The atlas spelling (code or name) a MAPWise spelling stands for, if listed."""
@@ -45,8 +45,12 @@ def aliases_from_data(data: dict[str, Any]) -> MapwiseAliases:
     words = {str(r["alias"]).lower(): str(r["word"]) for r in data.get("words") or ()}
     demonyms = {str(r["adjective"]).lower(): str(r["country"]) for r in data.get("demonyms") or ()}
     countries = [k for k in data if k not in ("words", "demonyms")]
-    texts = {normalize_name(r["alias"]): str(r["alias"]) for c in countries
-             for kind in ("regions", "groups") for r in (data[c] or {}).get(kind) or ()}
+    texts: dict[str, tuple[str, ...]] = {}
+    for c in countries:
+        for kind in ("regions", "groups"):
+            for r in (data[c] or {}).get(kind) or ():
+                key = normalize_name(r["alias"])
+                texts[key] = (*texts.get(key, ()), str(r["alias"]))
     return MapwiseAliases(
         regions={c: _entries((data[c] or {}).get("regions"), "region") for c in countries},
         groups={c: _entries((data[c] or {}).get("groups"), "group") for c in countries},

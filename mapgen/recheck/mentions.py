@@ -66,7 +66,7 @@ class Mentions:
 COMPARISON = {
     "higher": "higher", "greater": "higher", "more": "higher", "larger": "higher", "above": "higher",
     "bigger": "higher", "lower": "lower", "less": "lower", "lesser": "lower", "smaller": "lower", "below": "lower",
-    "similar": "similar", "same": "similar", "equal": "similar",
+    "similar": "similar", "same": "similar", "equal": "similar", "different": "different",
 }  # fmt: skip
 EXTREME = {
     "highest": "highest", "largest": "highest", "greatest": "highest", "maximum": "highest", "top": "highest",
@@ -138,10 +138,16 @@ class Index:
 
 def _group_phrases(scene: Scene, aliases: MapwiseAliases) -> dict[str, tuple[str, str]]:
     out: dict[str, tuple[str, str]] = {}
+    extra: dict[str, list[str]] = {}
+    for alias, target in aliases.groups.get(scene.country, {}).items():
+        try:
+            extra.setdefault(scene.group_info(target).name, []).extend(alias_texts(alias, aliases))
+        except (KeyError, ValueError):
+            continue
     for g in scene.groups.values():
         if g.kind == "region_border":
             continue
-        for spelling in (g.name, *g.aliases):
+        for spelling in (g.name, *g.aliases, *extra.get(g.name, ())):
             k = key_of(spelling).removeprefix("the ")  # "the West": the article is read as no part of a name
             out.setdefault(k, ("group", g.name))
             for tail in (" states", " region", " area", " states of india", " provinces"):
@@ -150,17 +156,12 @@ def _group_phrases(scene: Scene, aliases: MapwiseAliases) -> dict[str, tuple[str
                         out.setdefault(k[: -len(tail)], ("group", g.name))
                 else:
                     out.setdefault(k + tail, ("group", g.name))
-    for alias, target in aliases.groups.get(scene.country, {}).items():
-        try:
-            out.setdefault(key_of(alias_text(alias, aliases, scene)), ("group", scene.group_info(target).name))
-        except (KeyError, ValueError):
-            continue
     return out
 
 
-def alias_text(normalised: str, aliases: MapwiseAliases, scene: Scene) -> str:
-    """The written form of a group alias (the alias file keeps normalised keys and, beside them, the text)."""
-    return aliases.texts.get(normalised, normalised)
+def alias_texts(normalised: str, aliases: MapwiseAliases) -> tuple[str, ...]:
+    """The written forms of an alias (the alias file keeps normalised keys and, beside them, the texts)."""
+    return aliases.texts.get(normalised, (normalised,))
 
 
 def build_index(scene: Scene, aliases: MapwiseAliases) -> Index:
@@ -186,7 +187,8 @@ def build_index(scene: Scene, aliases: MapwiseAliases) -> Index:
                 fuzzy.append(k)
         for alias, target in aliases.regions.get(scene.country, {}).items():
             if _resolves(scene, target) == code:
-                phrases.setdefault(key_of(aliases.texts.get(alias, alias)), ("region", code))
+                for text in alias_texts(alias, aliases):
+                    phrases.setdefault(key_of(text), ("region", code))
     fuzzy += [key_of(c) for c in countries]
     vocabulary = frozenset(KEYWORDS) | {w for p in phrases for w in p.split()} | _template_words()
     return Index(phrases, codes, max(len(p.split()) for p in phrases), tuple(fuzzy), vocabulary)
@@ -310,8 +312,10 @@ def _fuzzy(words: list[str], i: int, index: Index) -> tuple[int, int, str, str] 
         return None
     for n in (3, 2, 1):
         phrase = " ".join(words[i:i + n])
+        if n == 1 and is_common_word(phrase):  # "wise" is no misspelt "Wis."
+            continue
         hits = difflib.get_close_matches(phrase, index.fuzzy, n=1, cutoff=FUZZY_CUTOFF)
-        if hits and len(words[i:i + n]) == n:
+        if hits and len(words[i:i + n]) == n and len(hits[0]) >= 4:
             return (i, i + n, *index.phrases[hits[0]])
     return None
 
@@ -347,6 +351,9 @@ class _Builder:
         self.used: set[int] = set()
 
     def add(self, kind: str, value: Any, start: int, end: int) -> Mention:
+        """A mention over words ``start:end`` (one read earlier inside that span is dropped: "west" in "to the west
+        of Idaho")."""
+        self.out.items = [m for m in self.out.items if not start <= m.start < end]
         m = Mention(kind, value, " ".join(self.words[start:end]), start)
         self.out.items.append(m)
         self.used.update(range(start, end))
@@ -381,7 +388,7 @@ class _Builder:
     def _direction_of(self, start: int) -> tuple[int, str] | None:
         """("west", start) when the region follows "west of" / "to the west of" / "western"… of."""
         w = self.words
-        if start >= 2 and w[start - 1] == "of":
+        if start >= 2 and (w[start - 1] == "of" or (w[start - 1] == "to" and w[start - 2] in DIRECTIONS)):
             d = re.sub(r"(?:ern)?(?:most)?$", "", w[start - 2])
             if d in DIRECTIONS:
                 j = start - 2
@@ -396,6 +403,15 @@ class _Builder:
         members = [c for c in self.scene.regions if c != code and self.scene.direction_key(c, direction) > ref]
         return self.derived(name, members, "direction",
                             f"regions whose position lies further {direction} than {self.scene.regions[code].name}'s")
+
+
+def _of_groups(b: _Builder) -> None:
+    """"the coast of Arabian Sea", "states bordering the coast of …": a group "of" another is the latter."""
+    groups = [m for m in b.out.items if m.kind == "group"]
+    for first, second in zip(groups, groups[1:]):
+        if b.words[first.start + len(first.text.split()):second.start] == ["of"]:
+            b.out.items = [m for m in b.out.items if m is not first]
+            second.text, second.start = f"{first.text} of {second.text}", first.start
 
 
 def _unions(b: _Builder) -> None:
@@ -521,6 +537,7 @@ def read_mentions(question: str, scene: Scene, index: Index) -> Mentions:
             out.items.append(m)
             b.used.add(i)
     _word_mentions(b)
+    _of_groups(b)
     _unions(b)
     _unread_groups(b)
     _neighbours(b, neighbours)

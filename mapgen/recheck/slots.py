@@ -7,8 +7,8 @@ from the question's :class:`~mapgen.recheck.mentions.Mention` records, each slot
 (curated, by border words, directions from a region, unions, members with data; with no group written, the
 whole map as a last resort), legend ranges (as printed, by rank, open ranges), numbers in the map's units,
 counts, comparison, extreme and direction words, and choice words found in the text; last of all, a count or
-rank outside the template's domain ("the second highest value range", "at least 1 state": read as said, judged
-ambiguous) and a region where a number goes (its value on the map). A template fits when the
+rank or comparison outside the template's domain ("the second highest value range", "at least 1 state", "a
+different value": read as said, judged ambiguous) and a region where a number goes (its value on the map). A template fits when the
 question has the form of its answer (yes/no, how many, rank, the rest), its cue words are present
 (:data:`CUES`: what tells templates with the same slots apart — "median", "majority", "all", "pair"), every
 slot is filled and nothing the question names is left over. "Unparsed" names the slot that could not be
@@ -52,7 +52,7 @@ CUES: dict[str, tuple[str, str]] = {
     "neighbour_comparison": (r"neighbo", ""),
     "region_comparison": (r"", r"neighbo|\bmedian\b|\baverage\b"),
     "direction_local_extreme": (r"neighbo", r"at\s*least|atleast|\bnum\d+\b"),
-    "direction_extreme_category": (r"range|categor|class", r"neighbo"),
+    "direction_extreme_category": (r"range|categor|class|value", r"neighbo"),
     "direction_local_extreme_count": (r"at\s*least|atleast|\bnum\d+\s+of\s+its", ""),
     "group_is_extreme": (r"", r"neighbo"),
     "group_mean_comparison": (r"average|mean", ""),
@@ -142,11 +142,13 @@ def _cues_fit(template: Template, words: str) -> bool:
 
 
 class SlotError(ParseError):
-    """A slot that cannot be filled; ``depth`` = how many slots were filled before it (the deepest is reported)."""
+    """A slot that cannot be filled: ``depth`` = how many slots were filled before it, ``named`` = the slot's
+    phrase was there but did not resolve. The failure reported is a named one first, then the row's own
+    template's, then the deepest."""
 
-    def __init__(self, message: str, depth: int) -> None:
+    def __init__(self, message: str, depth: int, named: bool = False) -> None:
         super().__init__(message)
-        self.depth = depth
+        self.depth, self.named = depth, named
 
 
 @dataclass
@@ -251,6 +253,12 @@ def _count(f: _Fill, p: Param) -> Any:
 
 def _comparison(f: _Fill, p: Param) -> Any:
     m = f.take(("comparison",))
+    if m is None and f.loose and re.search(r"\b(?:highest|lowest|least)\s+value\s+(?:compared|than)\b",
+                                           " ".join(f.mentions.words)):
+        m = f.take(("extreme",))  # "has the least value compared to its neighbours": lower than each of them
+        if m is not None:
+            f.res.notes.append(f"'{m.text}' before 'compared to' read as the comparison {m.value}")
+            return {"highest": "higher", "lowest": "lower"}.get(m.value, m.value)
     if m is None:
         m = f.take(("open",))
         if m is None:
@@ -315,7 +323,7 @@ FILLERS: dict[str, Callable[[_Fill, Param], Any]] = {
 def _fill_param(f: _Fill, p: Param) -> Any:
     value = FILLERS.get(p.type, _choice)(f, p)
     if p.values and p.type != "LegendClass" and value not in p.values:
-        if f.loose and p.type in ("N", "Extreme"):  # read as said; the engine's domain does not hold it
+        if f.loose and p.type in ("N", "Extreme", "Comparison"):  # read as said; the engine's domain does not hold it
             f.outside.append(f"{p.name} = {value} is outside the template's domain ({', '.join(map(str, p.values))})")
             return value
         raise ParseError(f"'{value}' is not one of {list(p.values)}")
@@ -335,7 +343,8 @@ def fill(template: Template, mentions: Mentions, res: Resolver, whole: bool, loo
         try:
             params[p.name] = _fill_param(f, p)
         except ParseError as exc:
-            raise SlotError(f"slot {p.name} ({p.type}) of {template.id}: {exc}", len(params)) from None
+            named = not re.match(r"no |none of", str(exc))  # a phrase that did not resolve beats one not there
+            raise SlotError(f"slot {p.name} ({p.type}) of {template.id}: {exc}", len(params), named) from None
         readings[p.name] = f"(slot) -> {params[p.name]}"
     need = CUES.get(template.id, ("", ""))[0]
     cue = re.search(need, " ".join(mentions.words)) if need else None
@@ -394,7 +403,7 @@ def read_by_slots(text: str, scene: Scene, template_no: int | None, templates: T
     mentions = read_mentions(text, scene, scene_index(scene, aliases))
     words = " ".join(mentions.words) + " | " + " ".join(mentions.text.lower().split())
     form = question_form(mentions.text)
-    first: tuple[int, str] | None = None
+    first: tuple[tuple[bool, bool, int], str] | None = None
     for whole, loose in ((False, False), (True, False), (False, True), (True, True)):
         for t in _candidates(templates, template_no, scene.map_type):
             if not (_form_fits(t, form) and _cues_fit(t, words)):
@@ -403,8 +412,9 @@ def read_by_slots(text: str, scene: Scene, template_no: int | None, templates: T
             try:
                 parsed = fill(t, mentions, res, whole, loose)
             except SlotError as exc:
-                if t.mapwise == template_no and (first is None or exc.depth > first[0]):
-                    first = (exc.depth, str(exc))
+                rank = (exc.named, t.mapwise == template_no, exc.depth)
+                if first is None or rank > first[0]:
+                    first = (rank, str(exc))
                 continue
             parsed.notes += mentions.notes + res.notes
             parsed.spoken = dict(res.spoken)
