@@ -4,6 +4,7 @@ full release's text read end to end (the full figures: benchmarks/recheck_releas
 from __future__ import annotations
 
 from functools import cache
+import re
 from pathlib import Path
 
 import pytest
@@ -56,8 +57,26 @@ def test_curated_and_derived_groups():
 
 
 def test_unfilled_slot_is_named():
+    p = read("india", "108_0D", "Which state in the northeast region has the most different value?", 28)
+    assert not p.ok and re.match(r"slot \w+ \(\w+\) of \w+: ", p.reason)  # "most different" from what?
+
+
+def test_unread_group_phrase_is_an_unknown_group():
+    p = read("usa", "10436", "Which states on the North coast have missing data?", 37)
+    assert not p.ok and "north coast" in p.reason
+
+
+def test_values_outside_the_domain_are_read_not_asked():
+    p = read("usa", "10436", "What is the second highest value range in the west coast region?", 12)
+    assert p.ok and p.template_id == "group_extreme_range" and p.params["E"] == "second highest"
+    assert p.outside and "outside the template's domain" in p.outside[0]
+
+
+def test_a_region_where_a_number_goes_is_its_value():
     p = read("india", "108_0D", "Is the value of Bihar closer to Punjab or West Bengal?", 10)
-    assert not p.ok and p.reason.startswith("slot A (Number) of region_closer_to_number")
+    sc = scene("india", "108_0D")
+    assert p.ok and p.params["A"] == sc.regions["PB"].value and p.params["B"] == sc.regions["WB"].value
+    assert p.in_map_units("Punjab") is not None  # MAPWise's answer naming the region is judged as its value
 
 
 @pytest.mark.skipif(not RELEASE.is_dir(), reason="../shared release-text is absent")

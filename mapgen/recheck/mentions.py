@@ -491,28 +491,37 @@ def _excluding(b: _Builder, flagged: bool) -> None:
 
 def _unread_groups(b: _Builder) -> None:
     """A group-like phrase with words no mention read ("on the North coast", "or rice bowl of India"): an
-    unknown group, so no template reads the question as if the phrase were not there. The phrase runs back from
-    a group noun (region, coast, range, plateau, …) to the preposition before it."""
-    w = b.words
-    for j, word in enumerate(w):
-        if word not in _GROUP_NOUNS or j in b.used:
-            continue
-        k = j
-        while k > 0 and j - k < 4 and w[k - 1] not in _PREPOSITIONS and not w[k - 1].startswith("num"):
-            k -= 1
-        if word == "border" and j > 0 and w[j - 1] in ("not", "t", "only", "to"):
-            continue  # "does not border any …": the verb
-        if word == "range" and (k == j or w[j - 1] in _FILLER or w[j - 1] in COMPARISON or w[j - 1] in EXTREME):
-            continue  # "in range 3-5", "a higher range": a legend range, not a mountain range
-        unread = [i for i in range(k, j + 1) if i not in b.used and w[i] not in _FILLER]
-        if k > 0 and w[k - 1] in _PREPOSITIONS and any(w[i] not in _GROUP_NOUNS for i in unread):
-            b.add("unknown group", " ".join(w[k:j + 1]), k, j + 1)
+    unknown group, so no template reads the question as if the phrase were not there."""
+    for j, word in enumerate(b.words):
+        if word in _GROUP_NOUNS and j not in b.used:
+            _unread_phrase(b, j)
     for g in [m for m in b.out.items if m.kind == "group"]:
-        end = g.start + len(g.text.split())
-        tail = w[end:end + 4]
-        if tail[:1] in (["or"], ["and"]) and len(tail) > 1 and end + 1 not in b.used and \
-                not tail[1].startswith("num") and tail[1] not in COMPARISON and tail[1] not in ("have", "has", "also"):
-            b.add("unknown group", " ".join(tail), end, end + len(tail))
+        _unread_alternative(b, g)
+
+
+def _unread_phrase(b: _Builder, j: int) -> None:
+    """The phrase from the preposition before group noun ``j`` to it, when words of it were not read."""
+    w = b.words
+    k = j
+    while k > 0 and j - k < 4 and w[k - 1] not in _PREPOSITIONS and not w[k - 1].startswith("num"):
+        k -= 1
+    if w[j] == "border" and j > 0 and w[j - 1] in ("not", "t", "only", "to"):
+        return  # "does not border any …": the verb
+    if w[j] == "range" and (k == j or w[j - 1] in _FILLER or w[j - 1] in COMPARISON or w[j - 1] in EXTREME):
+        return  # "in range 3-5", "a higher range": a legend range, not a mountain range
+    unread = [i for i in range(k, j + 1) if i not in b.used and w[i] not in _FILLER]
+    if k > 0 and w[k - 1] in _PREPOSITIONS and any(w[i] not in _GROUP_NOUNS for i in unread):
+        b.add("unknown group", " ".join(w[k:j + 1]), k, j + 1)
+
+
+def _unread_alternative(b: _Builder, g: Mention) -> None:
+    """"breadbasket or rice bowl of India": an alternative to a group that nothing read."""
+    end = g.start + len(g.text.split())
+    tail = b.words[end:end + 4]
+    if tail[:1] not in (["or"], ["and"]) or len(tail) < 2 or end + 1 in b.used:
+        return
+    if not tail[1].startswith("num") and tail[1] not in COMPARISON and tail[1] not in ("have", "has", "also"):
+        b.add("unknown group", " ".join(tail), end, end + len(tail))
 
 
 def read_mentions(question: str, scene: Scene, index: Index) -> Mentions:

@@ -307,7 +307,8 @@ def compare_answer(q: Question, theirs: str, yes_if: str | None = None) -> tuple
 INSETS: dict[str, frozenset[str]] = {"usa": frozenset({"AK", "HI"})}
 #: Hue spreads (degrees) this close to the engine's one-hue threshold are a judgement call.
 HUE_BAND = (20.0, 60.0)
-_DIRECTION_TEMPLATES = {"direction_local_extreme", "is_direction_local_extreme", "direction_extreme_in_range"}
+_DIRECTION_TEMPLATES = {"direction_local_extreme", "is_direction_local_extreme", "direction_extreme_in_range",
+                         "direction_extreme_category", "direction_local_extreme_count"}
 
 
 def judgement_call(parsed: Parsed, q: Question, scene: Scene, theirs: str) -> str | None:
@@ -391,36 +392,46 @@ def recheck_question(
     v.params = {k: _jsonable(x) for k, x in parsed.params.items()}
     v.readings, v.notes = parsed.readings, list(parsed.notes)
     names = _answer_names(raw.ground_truth)
-    if parsed.outside:
-        v.verdict = "ambiguous"
-        v.reason = "read, not asked: " + "; ".join(parsed.outside)
-        v.facts = deciding_facts(scene, parsed, names)
-        return v
-    if not parsed.template.applies_to(scene.map_type):
-        v.verdict = "ambiguous"
-        v.reason = (f"{parsed.template_id} is asked on {', '.join(parsed.template.map_types)} maps only: the engine "
-                    f"has no {scene.map_type}-map form of it (read, not judged)")
-        v.facts = deciding_facts(scene, parsed, names)
-        return v
+    why = _not_asked(parsed, scene)
     problems = domain_problems(parsed, scene) + number_problems(parsed, scene)
     try:
-        q: Question | None = ask(parsed.template, scene, parsed.params)
+        q: Question | None = None if why else ask(parsed.template, scene, parsed.params)
     except Unaskable:
         q = None
     if q is None:
         v.verdict = "ambiguous"
-        v.reason, v.program = explain_rejection(parsed, scene)
-        if problems:
+        v.reason, v.program = (why, []) if why else explain_rejection(parsed, scene)
+        if problems and not why:
             v.reason += "; " + "; ".join(problems)
         v.facts = deciding_facts(scene, parsed, names)
         return v
-    q = _with_aliases(q, aliases, scene)
+    _judge(v, parsed, _with_aliases(q, aliases, scene), scene, raw, published, problems)
+    return v
+
+
+def _not_asked(parsed: Parsed, scene: Scene) -> str | None:
+    """Why a question read by its slots is not asked: a slot value outside the template's domain, or a template the
+    engine asks on the other map type only."""
+    if parsed.outside:
+        return "read, not asked: " + "; ".join(parsed.outside)
+    if not parsed.template.applies_to(scene.map_type):
+        return (f"{parsed.template_id} is asked on {', '.join(parsed.template.map_types)} maps only: the engine has "
+                f"no {scene.map_type}-map form of it (read, not judged)")
+    return None
+
+
+def _judge(v: Verdict, parsed: Parsed, q: Question, scene: Scene, raw: RawQuestion, published: bool,
+           problems: list[str]) -> None:
+    """The verdict on MAPWise's answer against the engine's, with the deciding facts."""
+    names = _answer_names(raw.ground_truth)
     v.program = q.program
     v.our_answer = "Yes" if parsed.yes_if and normalize_answer_name(str(q.answer)) == normalize_answer_name(parsed.yes_if) else (
         "No" if parsed.yes_if else mapwise_style(q, raw.ground_truth))
     v.verdict, v.metrics, v.reason = compare_answer(q, raw.ground_truth, parsed.yes_if)
     if v.verdict == "disagree":
         _second_look(v, parsed, q, scene, raw, published)
+    if v.verdict == "disagree":
+        _derived_group_call(v, parsed)
     if problems:
         literal = f" (read literally, MAPWise's answer would {v.verdict})" if raw.ground_truth else ""
         v.verdict = "ambiguous"
@@ -431,7 +442,16 @@ def recheck_question(
     if q.answer_type == "ranking":
         answer_names = names + [n for g in q.answer for n in g]
     v.facts = deciding_facts(scene, parsed, answer_names)
-    return v
+
+
+def _derived_group_call(v: Verdict, parsed: Parsed) -> None:
+    """A disagreement on a group defined by direction from a region ("states south of Maharashtra": positions
+    further south) is a matter of definition: MAPWise's authors may have drawn the line otherwise."""
+    derived = [g for g in parsed.groups.values() if g.kind == "direction"]
+    if derived:
+        v.verdict = "ambiguous"
+        v.reason = (f"'{derived[0].name}' is read as {derived[0].source}; the answer depends on where the line is "
+                    f"drawn (MAPWise's answer disagrees with that reading)")
 
 
 def read_question(raw: RawQuestion, scene: Scene, aliases: MapwiseAliases, templates: TemplateSet | None = None
