@@ -3,8 +3,8 @@ full release's text read end to end (the full figures: benchmarks/recheck_releas
 
 from __future__ import annotations
 
-from functools import cache
 import re
+from functools import cache
 from pathlib import Path
 
 import pytest

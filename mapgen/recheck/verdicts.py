@@ -463,10 +463,12 @@ def read_question(raw: RawQuestion, scene: Scene, aliases: MapwiseAliases, templ
     if not isinstance(parsed, Unparsed):
         return parsed
     by_slots = read_by_slots(raw.question, scene, raw.template_no, templates or load_templates(), aliases)
-    if isinstance(by_slots, Parsed) or by_slots.reason.startswith("slot ") or parsed.reason.startswith(
-            "no template wording"):
+    if isinstance(by_slots, Parsed):
         return by_slots
-    return parsed
+    if parsed.reason.startswith("contradictory") or not (
+            by_slots.reason.startswith("slot ") or parsed.reason.startswith("no template wording")):
+        return parsed  # "contradictory wording 'less greater than'" says more than a slot
+    return by_slots
 
 
 def bar_ends_call(parsed: Parsed, scene: Scene, ground_truth: str) -> str | None:
