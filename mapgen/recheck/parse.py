@@ -62,6 +62,8 @@ class Parsed:
     yes_if: str | None = None  # the question asks yes/no about a single answer: Yes iff answer == yes_if
     ok: bool = True
     spoken: dict[str, float] = field(default_factory=dict)  # number phrase read in the title's unit -> value
+    groups: dict[str, Any] = field(default_factory=dict)  # groups the question derives (name -> RegionGroup)
+    outside: list[str] = field(default_factory=list)  # slot values read as said that the template's domain lacks
 
     def in_map_units(self, answer: str) -> str | None:
         """An answer that repeats a number phrase read in the title's unit ("800B"), as that value in the map's

@@ -45,13 +45,16 @@ from mapgen.questions import (
     Unaskable,
     ask,
     hue_spread,
+    load_templates,
     reading,
     source_domain,
     trace,
 )
 from mapgen.recheck.cfimport import UNKNOWN
+from mapgen.recheck.groups import with_groups, with_mapwise_groups
 from mapgen.recheck.importer import HATCHED_SPEC, ImportedSet, RawQuestion, read_csv_rows
 from mapgen.recheck.parse import Parsed, Unparsed, parse_question
+from mapgen.recheck.slots import read_by_slots
 from mapgen.scene import Scene, build_scene
 from mapgen.spec import MapSpec, make_hatched
 
@@ -304,7 +307,8 @@ def compare_answer(q: Question, theirs: str, yes_if: str | None = None) -> tuple
 INSETS: dict[str, frozenset[str]] = {"usa": frozenset({"AK", "HI"})}
 #: Hue spreads (degrees) this close to the engine's one-hue threshold are a judgement call.
 HUE_BAND = (20.0, 60.0)
-_DIRECTION_TEMPLATES = {"direction_local_extreme", "is_direction_local_extreme", "direction_extreme_in_range"}
+_DIRECTION_TEMPLATES = {"direction_local_extreme", "is_direction_local_extreme", "direction_extreme_in_range",
+                         "direction_extreme_category", "direction_local_extreme_count"}
 
 
 def judgement_call(parsed: Parsed, q: Question, scene: Scene, theirs: str) -> str | None:
@@ -377,35 +381,57 @@ def recheck_question(
     aliases = aliases or load_aliases()
     v = Verdict(raw.country, raw.row, raw.map_ref, raw.map_id, raw.template_no, raw.question, raw.ground_truth,
                 "unparsed", verified=raw.verified)
-    parsed = parse_question(raw.question, scene, raw.template_no, templates, aliases)
+    parsed = read_question(raw, scene, aliases, templates)
     if isinstance(parsed, Unparsed):
         v.reason, v.template_id = parsed.reason, parsed.template_id
         return v
+    scene = with_groups(scene, parsed.groups.values())
     v.template_id, v.mapwise_template = parsed.template_id, parsed.mapwise
     if parsed.in_map_units(raw.ground_truth) is not None:  # "800B" when the question read 800B in the title's unit
         raw = replace(raw, ground_truth=str(parsed.in_map_units(raw.ground_truth)))
     v.params = {k: _jsonable(x) for k, x in parsed.params.items()}
     v.readings, v.notes = parsed.readings, list(parsed.notes)
     names = _answer_names(raw.ground_truth)
+    why = _not_asked(parsed, scene)
     problems = domain_problems(parsed, scene) + number_problems(parsed, scene)
     try:
-        q: Question | None = ask(parsed.template, scene, parsed.params)
+        q: Question | None = None if why else ask(parsed.template, scene, parsed.params)
     except Unaskable:
         q = None
     if q is None:
         v.verdict = "ambiguous"
-        v.reason, v.program = explain_rejection(parsed, scene)
-        if problems:
+        v.reason, v.program = (why, []) if why else explain_rejection(parsed, scene)
+        if problems and not why:
             v.reason += "; " + "; ".join(problems)
         v.facts = deciding_facts(scene, parsed, names)
         return v
-    q = _with_aliases(q, aliases, scene)
+    _judge(v, parsed, _with_aliases(q, aliases, scene), scene, raw, published, problems)
+    return v
+
+
+def _not_asked(parsed: Parsed, scene: Scene) -> str | None:
+    """Why a question read by its slots is not asked: a slot value outside the template's domain, or a template the
+    engine asks on the other map type only."""
+    if parsed.outside:
+        return "read, not asked: " + "; ".join(parsed.outside)
+    if not parsed.template.applies_to(scene.map_type):
+        return (f"{parsed.template_id} is asked on {', '.join(parsed.template.map_types)} maps only: the engine has "
+                f"no {scene.map_type}-map form of it (read, not judged)")
+    return None
+
+
+def _judge(v: Verdict, parsed: Parsed, q: Question, scene: Scene, raw: RawQuestion, published: bool,
+           problems: list[str]) -> None:
+    """The verdict on MAPWise's answer against the engine's, with the deciding facts."""
+    names = _answer_names(raw.ground_truth)
     v.program = q.program
     v.our_answer = "Yes" if parsed.yes_if and normalize_answer_name(str(q.answer)) == normalize_answer_name(parsed.yes_if) else (
         "No" if parsed.yes_if else mapwise_style(q, raw.ground_truth))
     v.verdict, v.metrics, v.reason = compare_answer(q, raw.ground_truth, parsed.yes_if)
     if v.verdict == "disagree":
         _second_look(v, parsed, q, scene, raw, published)
+    if v.verdict == "disagree":
+        _derived_group_call(v, parsed)
     if problems:
         literal = f" (read literally, MAPWise's answer would {v.verdict})" if raw.ground_truth else ""
         v.verdict = "ambiguous"
@@ -416,7 +442,33 @@ def recheck_question(
     if q.answer_type == "ranking":
         answer_names = names + [n for g in q.answer for n in g]
     v.facts = deciding_facts(scene, parsed, answer_names)
-    return v
+
+
+def _derived_group_call(v: Verdict, parsed: Parsed) -> None:
+    """A disagreement on a group defined by direction from a region ("states south of Maharashtra": positions
+    further south) is a matter of definition: MAPWise's authors may have drawn the line otherwise."""
+    derived = [g for g in parsed.groups.values() if g.kind == "direction"]
+    if derived:
+        v.verdict = "ambiguous"
+        v.reason = (f"'{derived[0].name}' is read as {derived[0].source}; the answer depends on where the line is "
+                    f"drawn (MAPWise's answer disagrees with that reading)")
+
+
+def read_question(raw: RawQuestion, scene: Scene, aliases: MapwiseAliases, templates: TemplateSet | None = None
+                  ) -> Parsed | Unparsed:
+    """The question read by its template's MAPWise wordings, or else by filling its template's slots
+    (:mod:`mapgen.recheck.slots`); the wordings' reason stays when neither reads it and the slot reader names no
+    slot of the row's template."""
+    parsed = parse_question(raw.question, scene, raw.template_no, templates, aliases)
+    if not isinstance(parsed, Unparsed):
+        return parsed
+    by_slots = read_by_slots(raw.question, scene, raw.template_no, templates or load_templates(), aliases)
+    if isinstance(by_slots, Parsed):
+        return by_slots
+    if parsed.reason.startswith("contradictory") or not (
+            by_slots.reason.startswith("slot ") or parsed.reason.startswith("no template wording")):
+        return parsed  # "contradictory wording 'less greater than'" says more than a slot
+    return by_slots
 
 
 def bar_ends_call(parsed: Parsed, scene: Scene, ground_truth: str) -> str | None:
@@ -467,7 +519,8 @@ def recheck(
     data: ImportedSet, aliases: MapwiseAliases | None = None, templates: TemplateSet | None = None
 ) -> list[Verdict]:
     """Verdicts for every question of an imported set (questions on maps without metadata are unparsed)."""
-    scenes = {ref: build_scene(on_published_ticks(spec)) for ref, spec in data.specs.items()}
+    scenes = {ref: with_mapwise_groups(build_scene(on_published_ticks(spec))) for ref, spec in data.specs.items()
+              if not ref.endswith(HATCHED_SPEC)}  # a hatched image's own map is built when its questions come
     hatched: dict[str, Scene] = {}
     out = []
     for raw in data.questions:
@@ -475,7 +528,7 @@ def recheck(
         if scene is not None and raw.variant == "hatched" and scene.legend.kind == "discrete":
             if raw.map_ref not in hatched:
                 own = data.specs.get(raw.map_ref + HATCHED_SPEC, data.specs[raw.map_ref])
-                hatched[raw.map_ref] = build_scene(make_hatched(own))
+                hatched[raw.map_ref] = with_mapwise_groups(build_scene(make_hatched(own)))
             scene = hatched[raw.map_ref]
         if scene is None:
             out.append(Verdict(raw.country, raw.row, raw.map_ref, raw.map_id, raw.template_no, raw.question,
@@ -616,8 +669,8 @@ def _on_implied_grid(v: Verdict, raw: RawQuestion, spec: MapSpec, aliases: Mapwi
     if shown is None:
         return v
     unit = "%" if legend.percent else ""
-    again = recheck_question(raw, build_scene(with_ticks(spec, shown, [f"{t:,.10g}{unit}" for t in shown])),
-                             aliases, templates)
+    grid = with_ticks(spec, shown, [f"{t:,.10g}{unit}" for t in shown])
+    again = recheck_question(raw, with_mapwise_groups(build_scene(grid)), aliases, templates)
     if again.verdict == "unparsed":
         return v
     note = f"judged on the tick grid the range implies (every {shown[1] - shown[0]:,.10g}{unit}), not read from the image"
