@@ -9,36 +9,14 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
 
 import networkx as nx
-import yaml
 
 from mapgen.geo.atlas import load_atlas
+from mapgen.geo.published_borders import Pair, PublishedBorders, load_published
 from mapgen.resources import data_path
 
-Pair = frozenset[str]
-
-
-@dataclass(frozen=True)
-class PublishedBorders:
-    """One country's published border list (see the data file's header for its fields)."""
-
-    country: str
-    source: str
-    neighbours: dict[str, tuple[str, ...]]
-    foreign: dict[str, tuple[str, ...]]
-    differences: dict[Pair, dict[str, Any]]
-    unsure: dict[Pair, str]
-
-    @property
-    def pairs(self) -> set[Pair]:
-        """Every published border as an unordered pair."""
-        return {frozenset((a, b)) for a, ns in self.neighbours.items() for b in ns}
-
-    def asymmetric(self) -> list[tuple[str, str]]:
-        """``(a, b)`` where ``a`` lists ``b`` but ``b`` does not list ``a``."""
-        return sorted((a, b) for a, ns in self.neighbours.items() for b in ns if a not in self.neighbours.get(b, ()))
+__all__ = ["BorderAudit", "Pair", "PublishedBorders", "audit", "load_published", "measured_graph"]
 
 
 @dataclass(frozen=True)
@@ -56,19 +34,6 @@ class BorderAudit:
     @property
     def fixed_by_overrides(self) -> set[Pair]:
         return self.raw_disagreements - self.disagreements
-
-
-def load_published(country: str) -> PublishedBorders:
-    """The published border list of a built-in atlas."""
-    raw = yaml.safe_load(data_path("atlas", f"borders_{country}.yaml").read_text(encoding="utf-8"))
-    return PublishedBorders(
-        country=raw["country"],
-        source=" ".join(raw["source"].split()),
-        neighbours={c: tuple(ns or ()) for c, ns in raw["neighbours"].items()},
-        foreign={c: tuple(ns or ()) for c, ns in (raw.get("foreign") or {}).items()},
-        differences={frozenset(d["pair"]): d for d in raw.get("differences") or []},
-        unsure={frozenset(u["pair"]): u["note"] for u in raw.get("unsure") or []},
-    )
 
 
 def measured_graph(country: str) -> nx.Graph:
