@@ -2,7 +2,9 @@
 
 ``data/atlas/borders_<country>.yaml`` lists every region's neighbours and foreign countries as general
 references publish them, and explains each pair where the atlas disagrees (a point contact, water the map does not
-draw, an override). :func:`audit` compares the measured graph (before and after the curated overrides) with it.
+draw, an override). :func:`audit` compares the measured graph (before and after the curated overrides) with it
+and lists the contested pairs (:mod:`mapgen.geo.published_borders`); :func:`audit_user` reports what the border
+rule made of a user atlas (the contacts it left out, the near misses it contested).
 """
 
 from __future__ import annotations
@@ -12,11 +14,11 @@ from dataclasses import dataclass
 
 import networkx as nx
 
-from mapgen.geo.atlas import load_atlas
+from mapgen.geo.atlas import Atlas, load_atlas
 from mapgen.geo.published_borders import Pair, PublishedBorders, load_published
 from mapgen.resources import data_path
 
-__all__ = ["BorderAudit", "Pair", "PublishedBorders", "audit", "load_published", "measured_graph"]
+__all__ = ["BorderAudit", "Pair", "PublishedBorders", "audit", "audit_user", "load_published", "measured_graph"]
 
 
 @dataclass(frozen=True)
@@ -30,6 +32,9 @@ class BorderAudit:
     disagreements: set[Pair]  # published list vs the final graph (overrides applied)
     raw_disagreements: set[Pair]  # published list vs the measured graph before overrides
     foreign_disagreements: dict[str, tuple[set[str], set[str]]]  # region -> (published only, atlas only)
+    contested: frozenset[Pair] = frozenset()  # the atlas's contested pairs (no question hinges on them)
+    rule: str = ""  # the border rule in words
+    dropped: tuple[tuple[str, str, float], ...] = ()  # a user atlas: contacts the rule left out, (a, b, km)
 
     @property
     def fixed_by_overrides(self) -> set[Pair]:
@@ -69,4 +74,23 @@ def audit(country: str) -> BorderAudit:
         disagreements=final ^ listed,
         raw_disagreements=raw ^ listed,
         foreign_disagreements=foreign,
+        contested=atlas.contested,
+        rule=atlas.border_rule,
+    )
+
+
+def audit_user(atlas: Atlas) -> BorderAudit:
+    """What the border rule made of a user atlas (no published list to compare): its rule, the contacts it left
+    out and the near misses among them, which are contested."""
+    return BorderAudit(
+        country=atlas.name,
+        regions=len(atlas.codes),
+        published_pairs=0,
+        atlas_pairs=atlas.graph.number_of_edges(),
+        disagreements=set(),
+        raw_disagreements=set(),
+        foreign_disagreements={},
+        contested=atlas.contested,
+        rule=atlas.border_rule,
+        dropped=atlas.dropped_borders,
     )

@@ -41,6 +41,18 @@ def declared_crs(gdf: gpd.GeoDataFrame, path: Path) -> pyproj.CRS:
     return pyproj.CRS.from_epsg(4326)
 
 
+def refuse_unreadable_prj(path: Path) -> None:
+    """Refuse a shapefile whose ``.prj`` is no CRS pyproj can read (GDAL then fails to open the file)."""
+    prj = path.with_suffix(".prj")
+    if path.suffix.lower() != ".shp" or not prj.is_file():
+        return
+    text = prj.read_text(encoding="utf-8", errors="replace")
+    try:
+        pyproj.CRS.from_user_input(text)
+    except pyproj.exceptions.CRSError:
+        _refuse_unknown(path, " ".join(text.split())[:80])
+
+
 def _refuse_unknown(path: Path, written: str) -> None:
     raise AtlasFileError(
         f"{str(path)!r} declares the CRS {written!r}, which is not a coordinate system mapgen knows; save the file "

@@ -20,7 +20,7 @@ import yaml
 
 from mapgen.geo.adjacency import BorderMeasure, measure_borders
 from mapgen.geo.atlas_model import Atlas, Position
-from mapgen.geo.coordinates import AtlasFileError, declared_crs, to_lonlat
+from mapgen.geo.coordinates import AtlasFileError, declared_crs, refuse_unreadable_prj, to_lonlat
 from mapgen.geo.gazetteer import RegionGroup
 from mapgen.geo.names import build_index, normalize_name
 from mapgen.geo.source import AtlasFile, file_digest, groups_file
@@ -125,6 +125,7 @@ def _read_vector(path: Path) -> gpd.GeoDataFrame:
     try:
         gdf = gpd.read_file(path)
     except Exception as exc:  # pyogrio raises several types for unreadable files
+        refuse_unreadable_prj(path)
         raise AtlasFileError(
             f"Cannot read {str(path)!r} as a vector file ({exc}). Give a GeoJSON, GeoPackage or shapefile."
         ) from exc
