@@ -119,6 +119,9 @@ class Scene:
     gazetteer: Gazetteer = field(repr=False, compare=False)
     language: str = "en"  # the language questions are asked in (the spec's style)
     native: NativeNames | None = field(default=None, repr=False, compare=False)  # region names in that language
+    #: Pairs ``(a, b)``, ``a < b``, whose border is contested (the atlas's, ARCHITECTURE.md §3): not neighbours,
+    #: and no question hinges on them (the engine re-asks with each counted as a border).
+    contested: tuple[tuple[str, str], ...] = ()
 
     # --- regions -------------------------------------------------------------------------------------
     @property
@@ -267,6 +270,7 @@ class Scene:
         return replace(
             self,
             regions=regions,
+            contested=tuple(p for p in self.contested if not drop & set(p)),
             legend_facts=legend_facts(self.legend, has_na),
             derived={c: p for c, p in self.derived.items() if c not in drop},
             centroids=LazyMapping(lambda: {c: self.centroids[c] for c in regions}),
@@ -316,6 +320,8 @@ class Scene:
                     "color": r.color,
                     "hatch": r.hatch,
                     "neighbors": sorted(r.neighbors),
+                    **({"contested": sorted(c for p in self.contested if r.code in p for c in p if c != r.code)}
+                       if any(r.code in p for p in self.contested) else {}),
                     "groups": sorted(r.groups),
                     "position": {"lon": r.lon, "lat": r.lat},
                     "area_km2": r.area_km2,
@@ -472,7 +478,14 @@ def build_scene(spec: MapSpec, atlas: Atlas | None = None) -> Scene:
         gazetteer=atlas.gazetteer,
         language=spec.style.language,
         native=names_for(spec.style.language, atlas.name),
+        contested=_contested_pairs(atlas, regions),
     )
+
+
+def _contested_pairs(atlas: Atlas, regions: Mapping[str, RegionFacts]) -> tuple[tuple[str, str], ...]:
+    """The atlas's contested pairs among the scene's regions, each as ``(a, b)`` with ``a < b``, sorted."""
+    pairs = [sorted(p) for p in atlas.contested if p <= regions.keys()]
+    return tuple(sorted((a, b) for a, b in pairs))
 
 
 def with_render_record(scene: Scene, record: dict[str, Any]) -> Scene:

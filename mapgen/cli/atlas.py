@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 import click
 
 from mapgen.cli.sources import atlas_options, open_atlas
 from mapgen.geo.atlas import list_atlases
+
+if TYPE_CHECKING:
+    from mapgen.geo.atlas_model import Atlas
 
 # --- atlas -------------------------------------------------------------------------------------------------
 
@@ -43,11 +47,22 @@ def atlas_show(country: str, as_json: bool, name_field: str | None, code_field: 
     records = [a.region_record(c) for c in a.codes]
     if as_json:
         source = {"file": a.file.record()} if a.file else {}
-        click.echo(json.dumps({"atlas": a.name, "title": a.title, **source, "regions": records}, indent=2))
+        borders = {"borders": {"rule": a.border_rule, "contested": sorted(sorted(p) for p in a.contested),
+                               "left_out": [list(d) for d in a.dropped_borders]}}
+        click.echo(json.dumps({"atlas": a.name, "title": a.title, **source, "regions": records, **borders}, indent=2))
         return
     for r in records:
         foreign = ", ".join(r["foreign_borders"]) or "-"
         click.echo(f"{r['code']}\t{r['name']}\tneighbours: {' '.join(r['neighbors']) or '-'}\tforeign: {foreign}")
+    if a.file is not None:
+        click.echo(border_outcome(a), err=True)
+
+
+def border_outcome(a: Atlas) -> str:
+    """One line on what the border rule made of an atlas: the rule, borders, contested pairs, contacts left out."""
+    contested = ", ".join("–".join(sorted(p)) for p in sorted(a.contested, key=sorted)) or "none"
+    return (f"borders: {a.graph.number_of_edges()} ({a.border_rule}); contested: {contested}; "
+            f"contacts left out: {len(a.dropped_borders)}")
 
 
 @atlas.command("neighbors")

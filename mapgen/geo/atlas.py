@@ -22,6 +22,7 @@ from mapgen.geo.atlas_model import DIRECTIONS, Atlas, Position
 from mapgen.geo.edition import base_of, derive_edition, is_edition
 from mapgen.geo.gazetteer import RegionGroup
 from mapgen.geo.names import UnknownNameError, closest
+from mapgen.geo.published_borders import has_published, load_published
 from mapgen.geo.source import AtlasFile, is_atlas_path
 from mapgen.resources import data_path
 
@@ -162,7 +163,23 @@ def _load_builtin(name: str) -> Atlas:
         region_word=meta.get("region_word", "region"),
         crs=facts["crs"],
         source=facts["source"],
+        contested=_contested(name, graph),
+        border_rule=_rule_text(facts.get("border_rule") or {}),
     )
+
+
+def _contested(name: str, graph: nx.Graph) -> frozenset[frozenset[str]]:
+    """The pairs on which the graph and the atlas's published border list disagree, and its unsure pairs."""
+    if not has_published(name):
+        return frozenset()
+    return load_published(name).contested(frozenset(e) for e in graph.edges)
+
+
+def _rule_text(rule: Mapping) -> str:
+    """The shipped facts' border rule in words."""
+    if not rule:
+        return ""
+    return f"more than {rule['min_km']:g} km of shared boundary (within {rule['buffer_m']:g} m)"
 
 
 @cache

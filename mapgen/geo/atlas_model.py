@@ -96,6 +96,13 @@ class Atlas:
     exclusions: tuple[str, ...] = field(default=(), compare=False)
     #: The whole atlas :meth:`without` cut this one from (None for a whole atlas).
     whole: Atlas | None = field(default=None, compare=False, repr=False)
+    #: Pairs whose border a reader could dispute (ARCHITECTURE.md §3): the built-in atlases' disagreements with
+    #: their published lists, a user atlas's near misses. They are not borders, and no question hinges on them.
+    contested: frozenset[frozenset[str]] = field(default=frozenset(), compare=False)
+    #: The border rule in words (``more than 5 km of shared boundary …``) and, for a user atlas, the contacts it
+    #: left out as ``(a, b, km)``, longest first.
+    border_rule: str = field(default="", compare=False)
+    dropped_borders: tuple[tuple[str, str, float], ...] = field(default=(), compare=False, repr=False)
 
     def __post_init__(self) -> None:
         self.gazetteer = Gazetteer(
@@ -148,6 +155,11 @@ class Atlas:
         """Shared border length in km (0 when they do not border)."""
         data = self.graph.get_edge_data(self.resolve(a), self.resolve(b))
         return float(data["km"]) if data else 0.0
+
+    def contested_with(self, region: str) -> frozenset[str]:
+        """Codes of the regions whose border with ``region`` is contested (none of them is a neighbour)."""
+        code = self.resolve(region)
+        return frozenset(c for pair in self.contested if code in pair for c in pair if c != code)
 
     def foreign_borders(self, region: str) -> dict[str, float]:
         """Foreign countries a region borders → shared length in km."""
@@ -225,6 +237,9 @@ class Atlas:
             file=self.file,
             exclusions=self.exclusions + regions,
             whole=self.whole or self,
+            contested=frozenset(p for p in self.contested if not p & drop),
+            border_rule=self.border_rule,
+            dropped_borders=tuple(d for d in self.dropped_borders if not set(d[:2]) & drop),
         )
 
     def region_record(self, region: str) -> dict:
@@ -236,6 +251,7 @@ class Atlas:
             "name": self.name_of(code),
             "aliases": list(self.aliases.get(code, ())),
             "neighbors": sorted(self.neighbors(code)),
+            **({"contested": sorted(self.contested_with(code))} if self.contested_with(code) else {}),
             "foreign_borders": self.foreign_borders(code),
             "groups": sorted(self.groups_of(code)),
             "position": {"lon": pos.lon, "lat": pos.lat},

@@ -2,43 +2,23 @@
 
 ``data/atlas/borders_<country>.yaml`` lists every region's neighbours and foreign countries as general
 references publish them, and explains each pair where the atlas disagrees (a point contact, water the map does not
-draw, an override). :func:`audit` compares the measured graph (before and after the curated overrides) with it.
+draw, an override). :func:`audit` compares the measured graph (before and after the curated overrides) with it
+and lists the contested pairs (:mod:`mapgen.geo.published_borders`); :func:`audit_user` reports what the border
+rule made of a user atlas (the contacts it left out, the near misses it contested).
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
 
 import networkx as nx
-import yaml
 
-from mapgen.geo.atlas import load_atlas
+from mapgen.geo.atlas import Atlas, load_atlas
+from mapgen.geo.published_borders import Pair, PublishedBorders, load_published
 from mapgen.resources import data_path
 
-Pair = frozenset[str]
-
-
-@dataclass(frozen=True)
-class PublishedBorders:
-    """One country's published border list (see the data file's header for its fields)."""
-
-    country: str
-    source: str
-    neighbours: dict[str, tuple[str, ...]]
-    foreign: dict[str, tuple[str, ...]]
-    differences: dict[Pair, dict[str, Any]]
-    unsure: dict[Pair, str]
-
-    @property
-    def pairs(self) -> set[Pair]:
-        """Every published border as an unordered pair."""
-        return {frozenset((a, b)) for a, ns in self.neighbours.items() for b in ns}
-
-    def asymmetric(self) -> list[tuple[str, str]]:
-        """``(a, b)`` where ``a`` lists ``b`` but ``b`` does not list ``a``."""
-        return sorted((a, b) for a, ns in self.neighbours.items() for b in ns if a not in self.neighbours.get(b, ()))
+__all__ = ["BorderAudit", "Pair", "PublishedBorders", "audit", "audit_user", "load_published", "measured_graph"]
 
 
 @dataclass(frozen=True)
@@ -52,23 +32,13 @@ class BorderAudit:
     disagreements: set[Pair]  # published list vs the final graph (overrides applied)
     raw_disagreements: set[Pair]  # published list vs the measured graph before overrides
     foreign_disagreements: dict[str, tuple[set[str], set[str]]]  # region -> (published only, atlas only)
+    contested: frozenset[Pair] = frozenset()  # the atlas's contested pairs (no question hinges on them)
+    rule: str = ""  # the border rule in words
+    dropped: tuple[tuple[str, str, float], ...] = ()  # a user atlas: contacts the rule left out, (a, b, km)
 
     @property
     def fixed_by_overrides(self) -> set[Pair]:
         return self.raw_disagreements - self.disagreements
-
-
-def load_published(country: str) -> PublishedBorders:
-    """The published border list of a built-in atlas."""
-    raw = yaml.safe_load(data_path("atlas", f"borders_{country}.yaml").read_text(encoding="utf-8"))
-    return PublishedBorders(
-        country=raw["country"],
-        source=" ".join(raw["source"].split()),
-        neighbours={c: tuple(ns or ()) for c, ns in raw["neighbours"].items()},
-        foreign={c: tuple(ns or ()) for c, ns in (raw.get("foreign") or {}).items()},
-        differences={frozenset(d["pair"]): d for d in raw.get("differences") or []},
-        unsure={frozenset(u["pair"]): u["note"] for u in raw.get("unsure") or []},
-    )
 
 
 def measured_graph(country: str) -> nx.Graph:
@@ -104,4 +74,23 @@ def audit(country: str) -> BorderAudit:
         disagreements=final ^ listed,
         raw_disagreements=raw ^ listed,
         foreign_disagreements=foreign,
+        contested=atlas.contested,
+        rule=atlas.border_rule,
+    )
+
+
+def audit_user(atlas: Atlas) -> BorderAudit:
+    """What the border rule made of a user atlas (no published list to compare): its rule, the contacts it left
+    out and the near misses among them, which are contested."""
+    return BorderAudit(
+        country=atlas.name,
+        regions=len(atlas.codes),
+        published_pairs=0,
+        atlas_pairs=atlas.graph.number_of_edges(),
+        disagreements=set(),
+        raw_disagreements=set(),
+        foreign_disagreements={},
+        contested=atlas.contested,
+        rule=atlas.border_rule,
+        dropped=atlas.dropped_borders,
     )

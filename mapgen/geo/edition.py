@@ -158,7 +158,21 @@ def derive_edition(key: str, base: Atlas) -> Atlas:
         region_word=base.region_word,
         crs=base.crs,
         source=f"{base.source}; edition {key} (mapgen/geo/edition.py)",
+        contested=_contested(base, mapping, split),
+        border_rule=base.border_rule,
     )
+
+
+def _contested(base: Atlas, mapping: dict[str, list[str]], split: set[str]) -> frozenset[frozenset[str]]:
+    """The base's contested pairs under the edition's codes (pairs of a split unit, or merged into one, drop)."""
+    out = set()
+    for pair in base.contested:
+        if pair & split:
+            continue
+        news = frozenset(mapping.get(c, [c])[0] for c in pair)
+        if len(news) == 2:
+            out.add(news)
+    return frozenset(out)
 
 
 def _bases_of(mapping: dict[str, list[str]], new: str) -> list[str]:

@@ -18,23 +18,26 @@ import pyproj
 import shapely
 import yaml
 
-from mapgen.geo.adjacency import border_graph
+from mapgen.geo.adjacency import BorderMeasure, measure_borders
 from mapgen.geo.atlas_model import Atlas, Position
+from mapgen.geo.coordinates import AtlasFileError, declared_crs, refuse_unreadable_prj, to_lonlat
 from mapgen.geo.gazetteer import RegionGroup
 from mapgen.geo.names import build_index, normalize_name
 from mapgen.geo.source import AtlasFile, file_digest, groups_file
+
+__all__ = ["AtlasFileError", "BorderWarning", "OverlapWarning", "direction_groups", "load_user_atlas", "make_codes"]
 
 #: Column names tried, in order (case-insensitive), when no ``name_field`` is given.
 NAME_FIELDS = ("name", "name_en", "name_1", "name_2", "shapename", "region", "region_name", "province", "state",
                "district", "county", "label", "nom", "nombre")
 
 
-class AtlasFileError(ValueError):
-    """A user atlas file that cannot be used as given."""
-
-
 class OverlapWarning(UserWarning):
     """Two regions of a user atlas overlap (each shared point would belong to both)."""
+
+
+class BorderWarning(UserWarning):
+    """Regions of a user atlas share a boundary too short for the border rule, yet longer than a point contact."""
 
 
 #: Overlaps smaller than this share of the smaller region (digitising slivers) are not reported.
@@ -48,7 +51,8 @@ def load_user_atlas(
     code_field: str | None = None,
     title: str | None = None,
 ) -> Atlas:
-    """Read a vector file, repair or reject bad geometry, project it equal-area and compute the border graph."""
+    """Read a vector file, repair or reject bad geometry, project it equal-area and compute the border graph
+    (the map-scaled rule of :mod:`mapgen.geo.adjacency`; near misses are warned about and contested)."""
     path = Path(path)
     if not path.exists():
         raise AtlasFileError(f"Atlas file {str(path)!r} does not exist.")
@@ -64,11 +68,9 @@ def load_user_atlas(
     codes = _texts(gdf[code_field], code_field, path) if code_field else make_codes(names)
     _reject_duplicates(codes, "code", path)
     _reject_duplicates(names, "name", path)
+    refuse_group_words(names, codes, path)
     geoms = [_checked_geometry(g, label) for g, label in zip(gdf.geometry, names)]
-    crs = gdf.crs or pyproj.CRS.from_epsg(4326)
-    if crs.is_geographic:
-        _check_lonlat(gdf.total_bounds, path)
-    lonlat = gpd.GeoSeries(geoms, crs=crs).to_crs(4326)
+    lonlat = to_lonlat(gpd.GeoSeries(geoms, crs=declared_crs(gdf, path)), path)
     lon_0 = central_longitude(lonlat)
     equal_area = _equal_area_crs(lonlat.total_bounds, lon_0)
     projected = lonlat.to_crs(equal_area)
@@ -77,18 +79,39 @@ def load_user_atlas(
     frame.index.name = "code"
     positions = _positions(codes, lonlat, projected, equal_area, lon_0)
     region_names = dict(zip(codes, names))
+    borders = measure_borders(codes, list(projected))
+    warn_near_misses(borders, region_names, path)
     return Atlas(
         name=path.stem,
         title=title or default_title(path.stem),
         names=region_names,
         load_geometry=lambda: frame,
         aliases={},
-        graph=border_graph(codes, list(projected)),
+        graph=borders.graph,
         positions=positions,
         static_groups=(*direction_groups(positions), *load_user_groups(path, region_names)),
         source=str(path),
         crs=equal_area,
         file=AtlasFile(path.resolve(), digest, name_field, code_field),
+        contested=frozenset(frozenset(d[:2]) for d in borders.near_misses),
+        border_rule=borders.rule.describe(),
+        dropped_borders=borders.dropped,
+    )
+
+
+def warn_near_misses(borders: BorderMeasure, names: dict[str, str], path: Path) -> None:
+    """One :class:`BorderWarning` listing the contacts the border rule dropped that are longer than a point
+    contact (they are contested: not borders, and no question hinges on them)."""
+    near = borders.near_misses
+    if not near:
+        return
+    pairs = ", ".join(f"{names[a]!r}–{names[b]!r} ({km:.3g} km)" for a, b, km in near[:_MAX_PAIRS])
+    more = f" (and {len(near) - _MAX_PAIRS} more)" if len(near) > _MAX_PAIRS else ""
+    warnings.warn(
+        f"{str(path)!r}: {len(near)} shared boundar{'y is' if len(near) == 1 else 'ies are'} too short for a border "
+        f"by the rule ({borders.rule.describe()}): {pairs}{more}; they are not borders and no question hinges on "
+        "them (if they are borders, fix the polygons so the regions share their edge).",
+        BorderWarning, stacklevel=3,
     )
 
 
@@ -102,6 +125,7 @@ def _read_vector(path: Path) -> gpd.GeoDataFrame:
     try:
         gdf = gpd.read_file(path)
     except Exception as exc:  # pyogrio raises several types for unreadable files
+        refuse_unreadable_prj(path)
         raise AtlasFileError(
             f"Cannot read {str(path)!r} as a vector file ({exc}). Give a GeoJSON, GeoPackage or shapefile."
         ) from exc
@@ -152,13 +176,50 @@ def direction_groups(positions: dict[str, Position]) -> list[RegionGroup]:
         for word, members in ((high, {c for c, v in values.items() if v > hi - third + margin}),
                               (low, {c for c, v in values.items() if v < lo + third - margin})):
             if third > 0 and 0 < len(members) < len(positions):
-                adjective = f"{word}ern"
+                name, *aliases = direction_group_words(word)
                 out.append(RegionGroup(
-                    name=word.capitalize(), members=frozenset(members),
-                    aliases=(f"{adjective} regions", f"the {word}", f"{adjective} part"), kind="direction",
+                    name=name, members=frozenset(members), aliases=tuple(aliases), kind="direction",
                     source="computed: position in the outer third of the atlas's span",
                 ))
     return out
+
+
+def direction_group_words(word: str) -> tuple[str, ...]:
+    """The name and aliases of the computed group of direction ``word`` (``North``, ``northern regions``, …)."""
+    adjective = f"{word}ern"
+    return word.capitalize(), f"{adjective} regions", f"the {word}", f"{adjective} part"
+
+
+#: The prefix of the computed ``bordering <region>`` groups.
+BORDERING = "bordering "
+
+
+def refuse_group_words(names: list[str], codes: list[str], path: Path) -> None:
+    """Refuse a region named (or coded) like a computed group — ``North``, ``the south``, ``bordering Cell B2``:
+    questions and answers could not tell the region from the group (docs/atlases-and-data.md, Groups)."""
+    words = {normalize_name(w): w for d in ("north", "south", "east", "west") for w in direction_group_words(d)}
+    for name, code in zip(names, codes):
+        for spelling in (name, code):
+            key = normalize_name(spelling)
+            if key in words or _bordering_phrase(spelling):
+                group = words.get(key, f"the regions {spelling.strip()}")
+                raise AtlasFileError(
+                    f"{str(path)!r}: region {name!r} is spelled like the computed group {group!r} that questions "
+                    f"ask about; rename the region in the file (e.g. {_suggestion(spelling)!r}) or choose another "
+                    "column with --name-field / --code-field."
+                )
+
+
+def _bordering_phrase(text: str) -> bool:
+    words = text.lower().split()
+    return len(words) > 1 and words[0] == BORDERING.strip()
+
+
+def _suggestion(spelling: str) -> str:
+    text = " ".join(spelling.split())
+    if _bordering_phrase(text):
+        return f"{text[len(BORDERING):]} Border"
+    return f"{text} Region"
 
 
 def load_user_groups(path: Path, names: dict[str, str]) -> list[RegionGroup]:
@@ -175,6 +236,10 @@ def load_user_groups(path: Path, names: dict[str, str]) -> list[RegionGroup]:
     for record in records:
         if not isinstance(record, dict) or not record.get("name") or not record.get("members"):
             raise AtlasFileError(f"{gpath}: each group needs a 'name' and a list of 'members'; got {record!r}.")
+        clash = [w for w in (record["name"], *(record.get("aliases") or ())) if normalize_name(str(w)) in index]
+        if clash:
+            raise AtlasFileError(f"{gpath}: group {record['name']!r} is spelled like the region {clash[0]!r}; "
+                                 "rename the group (questions could not tell the two apart).")
         unknown = [m for m in record["members"] if normalize_name(m) not in index]
         if unknown:
             raise AtlasFileError(f"{gpath}: group {record['name']!r} names unknown regions {unknown}.")
@@ -217,20 +282,6 @@ def _texts(column, field: str, path: Path) -> list[str]:
             f"have no {field!r}; give every region a name (or remove the feature)."
         )
     return [str(v).strip() for v in column]
-
-
-def _check_lonlat(bounds, path: Path) -> None:
-    """Refuse coordinates a lon/lat file cannot hold (projected metres in a file that declares no CRS)."""
-    west, south, east, north = (float(b) for b in bounds)
-    if -180.0 <= west <= east <= 180.0 and -90.0 <= south <= north <= 90.0:
-        return
-    axis = "latitude beyond ±90" if -180.0 <= west <= east <= 180.0 else "longitude beyond ±180"
-    raise AtlasFileError(
-        f"{str(path)!r} has coordinates x {west:.6g} to {east:.6g}, y {south:.6g} to {north:.6g} ({axis}) "
-        "but declares no projected CRS; if they are projected (e.g. "
-        "metres), save the file with its CRS (GeoPackage/shapefile .prj, or `ogr2ogr -t_srs EPSG:4326`), "
-        "otherwise fix the coordinates."
-    )
 
 
 def warn_overlaps(names: list[str], geoms: list) -> list[tuple[str, str, float]]:

@@ -10,7 +10,8 @@ importable on its own.
 - asking: :func:`ask` one question, :func:`reask` a question record on another (e.g. counterfactual) map,
   :func:`instantiate` / :func:`generate_questions` draw questions, :func:`balance`, :func:`select_questions`;
 - programs: :func:`trace` runs a template's program (steps, answer, regions read), :func:`answer_key`,
-  :func:`hinges_on` (the hinge check: which unreadable regions an answer depends on), :func:`source_domain`
+  :func:`hinges_on` (the hinge check: which unreadable regions an answer depends on), :func:`contested_hinges`
+  (the contested borders it depends on), :func:`source_domain`
   (a parameter's ``from`` expression evaluated on a map);
 - reading: :func:`reading` is how the engine reads a Scene (:class:`Reading`: levels, tolerance, legend
   intervals, groups; its decisions raise :class:`Invalid` within the reading tolerance, which :func:`register`
@@ -46,6 +47,7 @@ from mapgen.questions.functions import (
     hue_spread,
     register,
 )
+from mapgen.questions.functions.scene_facts import with_borders_flipped
 from mapgen.questions.io import read_jsonl, write_jsonl
 from mapgen.questions.packs import Pack, PackError, copy_pack, open_pack, write_starter
 from mapgen.questions.preview import rejections
@@ -106,6 +108,7 @@ __all__ = [
     "balance",
     "builtin_files",
     "check_packs",
+    "contested_hinges",
     "copy_pack",
     "function_signatures",
     "generate_questions",
@@ -207,6 +210,21 @@ def hinges_on(template: Template, scene: Scene, params: Mapping[str, Any], unrea
     if other is INVALID or answer is INVALID or _answer_key(other) != _answer_key(answer):
         return read
     return read if hinges_on_illegible(template, blind, params, other) else []
+
+
+def contested_hinges(template: Template, scene: Scene, params: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The contested pairs of ``scene`` (``Scene.contested``) whose counting as a border alone changes the answer
+    of ``template`` with ``params`` (the engine asks no question that hinges on any; readers use this to say
+    which)."""
+    ctx = context(scene)
+    params = dict(params)
+    answer, _ = run_program(template, ctx, params)
+    out = []
+    for pair in scene.contested:
+        other, _ = run_program(template, with_borders_flipped(ctx, [pair]), params)
+        if other is INVALID or _answer_key(other) != _answer_key(answer):
+            out.append(pair)
+    return out
 
 
 @dataclass(frozen=True)

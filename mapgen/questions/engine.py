@@ -2,7 +2,8 @@
 
 Rejection (CLEVR-style, a rejected draw is simply skipped): a library function returned INVALID (ties where one
 answer is asked, degenerate sets, continuous comparisons closer than the perceptual tolerance), a constraint is
-false, the answer changes when an illegible region the program read takes any other legend level, the same
+false, the answer changes when an illegible region the program read takes any other legend level or when a
+contested border is counted the other way, the same
 question text was already produced, or the answer already fills its share (binary: at most half Yes / half No
 per template and map; other types: at most ``max_answer_share`` of a template's questions on one map).
 Everything is seeded by ``(seed, map_id, template id)``: the same Scene and seed give the same questions.
@@ -21,6 +22,7 @@ from typing import Any
 from mapgen.geo.languages import DEFAULT_LANGUAGE
 from mapgen.legend import parse_label
 from mapgen.questions.functions import FUNCTIONS, INVALID, Ctx, context
+from mapgen.questions.functions.scene_facts import with_borders_flipped
 from mapgen.questions.record import Question
 from mapgen.questions.sandbox import TEXT_ENV
 from mapgen.questions.templates import (
@@ -118,6 +120,19 @@ def hinges_on_illegible(template: Template, ctx: Ctx, params: dict[str, Any], an
             other, _ = run_program(template, alt, params)
             if other is INVALID or answer_key(other) != answer_key(answer):
                 return True
+    return False
+
+
+def hinges_on_contested(template: Template, ctx: Ctx, params: dict[str, Any], answer: Any) -> bool:
+    """True when the answer changes (or cannot be given) once a contested pair of the map — each alone, then all
+    at once — is counted the other way: a border where the map has none (ARCHITECTURE.md §3)."""
+    pairs = ctx.scene.contested
+    if not pairs or not (template.relative or any(p.type == "RegionGroup" for p in template.params)):
+        return False  # a program that reads no border (functions marked relative) nor a group cannot hinge on one
+    for flip in [[p] for p in pairs] + ([list(pairs)] if len(pairs) > 1 else []):
+        other, _ = run_program(template, with_borders_flipped(ctx, flip), params)
+        if other is INVALID or answer_key(other) != answer_key(answer):
+            return True
     return False
 
 
@@ -347,7 +362,8 @@ def _uses_region_border_group(template: Template, params: dict[str, Any], ctx: C
 
 class Unaskable(ValueError):
     """Why a question cannot be asked on a Scene; ``kind`` is a short category: ``template``, ``parameter``,
-    ``invalid`` (a program step), ``constraint``, ``illegible`` or ``declined`` (``accept`` said no)."""
+    ``invalid`` (a program step), ``constraint``, ``illegible``, ``contested`` (the answer hinges on a contested
+    border) or ``declined`` (``accept`` said no)."""
 
     def __init__(self, kind: str, reason: str) -> None:
         super().__init__(reason)
@@ -394,6 +410,8 @@ def ask(
         raise why
     if hinges_on_illegible(template, ctx, params, answer):
         raise Unaskable("illegible", "the answer depends on a region too small to read")
+    if hinges_on_contested(template, ctx, params, answer):
+        raise Unaskable("contested", "the answer depends on a contested border")
     if accept is not None and not accept(answer):
         raise Unaskable("declined", "the answer was declined")
     if not isinstance(variant, int):

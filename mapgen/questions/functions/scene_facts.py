@@ -10,6 +10,8 @@ unreadable regions, so no question names it and none whose answer would change w
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
+from dataclasses import replace
 
 from mapgen.data.map_words import map_words
 from mapgen.geo.languages import DEFAULT_LANGUAGE
@@ -72,6 +74,27 @@ def _tolerances(legend: Legend) -> tuple[float, float]:
         return legend.value_tolerance(PERCEPTUAL_TOLERANCE), legend.value_tolerance(PERCEPTUAL_TOLERANCE + READING_MARGIN)
     tol = PERCEPTUAL_TOLERANCE * (legend.vmax - legend.vmin)
     return tol, tol * (1 + READING_MARGIN / PERCEPTUAL_TOLERANCE)
+
+
+def with_borders_flipped(ctx: Ctx, pairs: Iterable[tuple[str, str]]) -> Ctx:
+    """A copy of ``ctx`` where each pair borders when the map says it does not, and the reverse (the contested
+    check): neighbours, ``bordering <region>`` groups and the list of borders follow; levels stay."""
+    pairs = tuple(pairs)
+    key = f"flipped {pairs}"
+    facts = ctx.fixed.get(key)
+    if facts is None:
+        regions = dict(ctx.scene.regions)
+        for a, b in pairs:
+            for x, y in ((a, b), (b, a)):
+                regions[x] = replace(regions[x], neighbors=regions[x].neighbors ^ {y})
+        scene = replace(ctx.scene, regions=regions)
+        groups, _, _ = _groups(scene)
+        ordered = {c: tuple(sorted(r.neighbors)) for c, r in regions.items()}
+        borders = tuple((a, b) for a, nbrs in ordered.items() for b in nbrs if a < b)
+        facts = ctx.fixed[key] = (scene, groups, ordered, borders)
+    scene, groups, ordered, borders = facts
+    return replace(ctx, scene=scene, groups=groups, sorted_neighbors=ordered, borders=borders, reads=set(),
+                   cache={}, changed_from=None)
 
 
 def _join(lo: str, hi: str, language: str = DEFAULT_LANGUAGE) -> str:
