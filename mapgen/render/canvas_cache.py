@@ -89,7 +89,7 @@ def save_canvas(canvas: AtlasCanvas, key: tuple) -> None:
     path = _path(canvas.atlas, key)
     if path is None:
         return
-    data = pickle.dumps({"key": repr(key), "codes": canvas.atlas.codes, "canvas": replace(canvas, atlas=None)},
+    data = pickle.dumps({"key": repr(key), "codes": canvas.atlas.codes, "canvas": replace(canvas, atlas=None)},  # type: ignore[arg-type]
                         protocol=pickle.HIGHEST_PROTOCOL)
     with contextlib.suppress(OSError):
         write_bytes_atomic(path, data)
