@@ -80,6 +80,8 @@ def main() -> None:
             results[("annotated", level)] = rate(f"matplotlib annotated, PNG level {level}", render, annotated, out)
             hatched = [make_hatched(s) for s in annotated]
             results[("hatched", level)] = rate(f"matplotlib hatched + annotated, PNG level {level}", render, hatched, out)
+        print(f"targets (issue 30): annotated {results[('annotated', 6)]:.1f} (>= 40), hatched + annotated "
+              f"{results[('hatched', 6)]:.1f} (>= 30) images per {'CPU-' if args.cpu else ''}second at PNG level 6")
         naive = rate("naive geopandas .plot + savefig", naive_geopandas, specs(min(args.n, 20)), out)
         print(f"speed-up of mapgen unannotated (level 6) over naive geopandas: {results[('plain', 6)] / naive:.1f}x")
         if args.plotly:

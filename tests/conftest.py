@@ -10,6 +10,8 @@ import tempfile
 os.environ["HF_DATASETS_CACHE"] = tempfile.mkdtemp(prefix="mapgen-hf-datasets-")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+# Canvases computed by the tests go to a folder of this session, not the user's cache (mapgen.render.canvas_cache).
+os.environ.setdefault("MAPGEN_CANVAS_CACHE", tempfile.mkdtemp(prefix="mapgen-canvas-"))
 
 
 import pytest  # noqa: E402

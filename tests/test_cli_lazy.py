@@ -32,7 +32,8 @@ def _heavy_imports(*args: str) -> list[str]:
 
 @pytest.mark.parametrize("args", [
     ("--help",), ("atlas", "list"), ("atlas", "show", "india", "--json"), ("atlas", "neighbors", "usa", "CO"),
-    ("atlas", "group", "china", "bordering Russia"), ("atlas", "group", "usa"),
+    ("atlas", "group", "china", "bordering Russia"), ("atlas", "group", "usa"), ("render", "--help"),
+    ("spec", "--help"), ("styles", "--help"),
 ])
 def test_light_commands_import_no_heavy_library(args: tuple[str, ...]) -> None:
     assert _heavy_imports(*args) == []

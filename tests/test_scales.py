@@ -260,3 +260,10 @@ def test_named_backgrounds_follow_css() -> None:
     assert background_color("Light Slate Gray") == "#778899"
     assert delta_e(background_color("gray"), "#ffffff") > delta_e(background_color("lightgray"), "#ffffff")
     assert to_hex_color(background_color("white")) == "#ffffff"
+
+
+def test_the_cli_scale_choices_are_the_legend_scales() -> None:
+    from mapgen.cli.scales import SCALES as CLI_SCALES
+    from mapgen.legend import SCALES
+
+    assert tuple(CLI_SCALES) == tuple(SCALES)

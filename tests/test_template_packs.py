@@ -203,8 +203,8 @@ def test_starter_pack_lints(tmp_path: Path) -> None:
 
 
 def test_scene_json_shows_legibility_as_rendered(tmp_path: Path) -> None:
-    run("spec", "usa", "--stat", "population_2020", "-o", tmp_path / "usa.json")
-    run("render", tmp_path / "usa.json", "-o", tmp_path / "usa.png")
+    run("spec", "usa", "--stat", "population_2020", "-o", tmp_path / "spec.json")
+    run("render", tmp_path / "spec.json", "-o", tmp_path / "usa.png")  # a render never overwrites its source
     rendered = json.loads((tmp_path / "usa.json").read_text())
     illegible = {code for code, facts in rendered["regions"].items() if not facts["legible"]}
     assert {"DC", "DE", "RI"} <= illegible

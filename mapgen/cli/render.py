@@ -1,24 +1,38 @@
-"""``mapgen render``: draw a map (from a spec file or from a country + statistic) to PNG + mask + JSON."""
+"""``mapgen render``: draw maps (from spec files or from a country + statistic) to PNG + mask + JSON.
+
+Several SOURCEs, or a CSV of specs (:mod:`mapgen.cli.render_jobs`), render in one process. Nothing heavy is
+imported until a map is drawn (``mapgen render --help`` loads no pandas, matplotlib or geopandas).
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
+from mapgen.cli.map_options import apply_to_spec, given_options, parse_breaks, refuse_source_options
+from mapgen.cli.render_jobs import (
+    OUTPUT_SUFFIXES,
+    Job,
+    Source,
+    check_outputs,
+    expand_sources,
+    is_spec_csv,
+    job_inputs,
+    output_for,
+)
 from mapgen.cli.scales import scale_of, scale_options
 from mapgen.cli.sources import atlas_options, open_atlas, statistic_for, table_options
 from mapgen.cli.styles import look_fields, style_option
-from mapgen.geo.atlas import BUILTIN
-from mapgen.geo.source import is_atlas_path
-from mapgen.mapwise.schema import load_map_spec
-from mapgen.render import render, render_variants
-from mapgen.render.vector import OUTPUT_SUFFIXES
-from mapgen.spec import MapSpec, make_hatched, make_spec, with_scale
+
+#: Options whose explicit use asks for the legibility check of the colours drawn.
+_COLOUR_REQUESTS = ("colormap", "reverse", "background", "style_ref", "legend", "classes", "scheme", "breaks",
+                    "scale", "clip", "midpoint")
 
 
 @click.command("render")
-@click.argument("source")
+@click.argument("sources", nargs=-1, required=True, metavar="SOURCE...")
 @click.option("--stat", help="Curated statistic id (when SOURCE is a country).")
 @table_options
 @atlas_options
@@ -27,6 +41,7 @@ from mapgen.spec import MapSpec, make_hatched, make_spec, with_scale
 @click.option("--classes", type=int, default=5, show_default=True)
 @click.option("--scheme", default="quantiles", show_default=True,
               help="quantiles, equal_interval or natural_breaks.")
+@click.option("--breaks", default=None, help="Upper class edges, e.g. 1,2,3 (override --scheme).")
 @click.option("--order", type=click.Choice(["small_to_large", "large_to_small"]), default="small_to_large")
 @click.option("--colormap", default=None, help="matplotlib/plotly colour scale name; append _r to reverse.")
 @click.option("--reverse", is_flag=True, help="Reverse the colour scale.")
@@ -44,32 +59,24 @@ from mapgen.spec import MapSpec, make_hatched, make_spec, with_scale
 @style_option
 @click.option("--all-variants", is_flag=True, help="Annotated, unannotated and hatched renders into -o DIR.")
 @click.option("-o", "--output", required=True, type=click.Path(path_type=Path),
-              help="PNG, SVG or PDF path (or a folder).")
-def render_cmd(source: str, output: Path, stat: str | None, all_variants: bool, **options) -> None:
+              help="PNG, SVG, PDF or (plotly) HTML path (or a folder; a folder for several maps).")
+@click.pass_context
+def render_cmd(ctx: click.Context, sources: tuple[str, ...], output: Path, all_variants: bool, **options: Any) -> None:
     """Render SOURCE (a map JSON, MAPWise metadata, or a country or vector file with --stat/--data) to PNG.
 
-    A PNG (or SVG / PDF), its region-id mask and a JSON (spec + pixel facts) are written."""
+    A PNG (or SVG / PDF), its region-id mask and a JSON (spec + pixel facts) are written. Several SOURCEs, or
+    a CSV of specs (a `source` column, option columns, an `output` column), render in one process into the
+    folder -o. Options given with a map JSON are applied to it (or refused, naming the option); no output may
+    overwrite an input."""
     _check_output(output)
-    spec = _spec_from_source(source, stat, options)
-    if options["colormap"] or options["background"] or options["style_ref"]:
-        _refuse_illegible(spec)
-    if all_variants:
-        for result in render_variants(spec, output):
-            click.echo(str(result.image))
-        return
-    if output.suffix.lower() not in OUTPUT_SUFFIXES:
-        output = output / f"{spec.map_id}.png"
-    if spec.style.annotated and options["annotated"] is None:
-        from mapgen.build import MAX_CALLOUTS, labels_fit
-
-        if not labels_fit(spec):
-            click.echo(f"Note: more than {MAX_CALLOUTS} region labels would not fit inside their regions; drawing "
-                       "the map unannotated (pass --annotated to force labels).", err=True)
-            spec = spec.with_style(annotated=False)
-    result = render(spec, output)
-    illegible = [c for c, r in result.scene.regions.items() if not r.legible]
-    click.echo(f"{result.image}  (mask {result.mask.name}, facts {result.json.name}; "
-               f"illegible: {' '.join(illegible) or 'none'})")
+    items = expand_sources(ctx, sources, options, given_options(ctx) - {"output", "all_variants"})
+    several = len(items) > 1 or any(is_spec_csv(s) for s in sources)
+    if several and output.suffix.lower() in OUTPUT_SUFFIXES:
+        raise click.BadParameter("several maps need a folder, not a file.", param_hint="-o")
+    jobs = [_job(item, output, several) for item in items]
+    check_outputs(jobs, all_variants)
+    for job, item in zip(jobs, items):
+        _render_job(job, item, all_variants)
 
 
 def _check_output(output: Path) -> None:
@@ -80,29 +87,90 @@ def _check_output(output: Path) -> None:
                                  f"{', '.join(OUTPUT_SUFFIXES)} (or a folder).", param_hint="-o")
 
 
-def _spec_from_source(source: str, stat: str | None, options: dict) -> MapSpec:
+def _job(item: Source, output: Path, several: bool) -> Job:
+    """The spec of one source and where it goes, its colours checked when the user chose them."""
+    try:
+        spec = _spec_from_source(item)
+    except click.ClickException as exc:
+        if not item.where:
+            raise
+        raise click.UsageError(f"{item.where}: {exc.format_message()}") from None
+    if any(n in item.given for n in _COLOUR_REQUESTS):
+        _refuse_illegible(spec)
+    return Job(spec, output_for(item, spec, output, several), job_inputs(item))
+
+
+def _render_job(job: Job, item: Source, all_variants: bool) -> None:
+    from mapgen.render import render, render_variants
+
+    if all_variants:
+        for result in render_variants(job.spec, job.output):
+            click.echo(str(result.image))
+        return
+    spec = job.spec
+    if spec.style.annotated and "annotated" not in item.given:
+        from mapgen.build import MAX_CALLOUTS, labels_fit
+
+        if not labels_fit(spec):
+            click.echo(f"Note: more than {MAX_CALLOUTS} region labels would not fit inside their regions; drawing "
+                       "the map unannotated (pass --annotated to force labels).", err=True)
+            spec = spec.with_style(annotated=False)
+    result = render(spec, job.output)
+    illegible = [c for c, r in result.scene.regions.items() if not r.legible]
+    click.echo(f"{result.image}  (mask {result.mask.name}, facts {result.json.name}; "
+               f"illegible: {' '.join(illegible) or 'none'})")
+
+
+def _spec_from_source(item: Source):
+    """The MapSpec of a country or vector file (with --stat/--data) or of a map JSON (options applied)."""
+    from mapgen.geo.atlas import BUILTIN
+    from mapgen.geo.source import is_atlas_path
+
+    source, options = item.source, item.options
     style = _style_options(options)
     if source.lower() in BUILTIN or is_atlas_path(source):
-        atlas = open_atlas(source, options["name_field"], options["code_field"])
-        style = look_fields(options["style_ref"], atlas.name) | style
-        statistic = statistic_for(atlas, stat, options, options["title"])
-        colormap = options["colormap"] or "Blues"
-        return make_spec(atlas, statistic, legend=options["legend"], classes=options["classes"],
-                         scheme=options["scheme"], order=options["order"], colormap=colormap,
-                         reverse=options["reverse"], hatched=options["hatched"], title=options["title"],
-                         scale=scale_of(options), **style)
+        return _spec_from_table(source, options, style)
     path = Path(source)
     if not path.exists():
         raise click.UsageError(f"{source!r} is neither a country ({', '.join(BUILTIN)}) nor an existing file.")
-    if stat or options["data"]:
+    if options["stat"] or options["data"]:
         raise click.UsageError(f"{source!r} is a map JSON: --stat / --data apply to a country or a vector file.")
+    refuse_source_options(item.given, source)
+    return _spec_from_json(path, options, style, item.given)
+
+
+def _spec_from_table(source: str, options: dict[str, Any], style: dict[str, Any]):
+    from mapgen.spec import make_spec
+
+    atlas = open_atlas(source, options["name_field"], options["code_field"])
+    style = look_fields(options["style_ref"], atlas.name) | style
+    statistic = statistic_for(atlas, options["stat"], options, options["title"])
+    colormap = options["colormap"] or "Blues"
+    return make_spec(atlas, statistic, legend=options["legend"], classes=options["classes"],
+                     scheme=options["scheme"], breaks=parse_breaks(options["breaks"]), order=options["order"],
+                     colormap=colormap, reverse=options["reverse"], hatched=options["hatched"],
+                     title=options["title"], scale=scale_of(options), **style)
+
+
+def _spec_from_json(path: Path, options: dict[str, Any], style: dict[str, Any], given: set[str]):
+    """A map JSON with the style, legend and title options applied; a new background re-picks the N/A fill."""
+    from dataclasses import replace
+
+    from mapgen.legend import legible_legend
+    from mapgen.mapwise.schema import load_map_spec
+    from mapgen.spec import background_color, make_hatched, with_scale
+
     spec = with_scale(load_map_spec(path), scale_of(options))
     style = look_fields(options["style_ref"], spec.atlas) | style
-    spec = spec.with_style(**style) if style else spec
-    return make_hatched(spec) if options["hatched"] else spec
+    if style:
+        spec = spec.with_style(**style)
+        if spec.style.background and "background" in style:
+            spec = replace(spec, legend=legible_legend(spec.legend, background_color(spec.style.background)))
+    spec = apply_to_spec(spec, options, given)
+    return make_hatched(spec) if options["hatched"] and not spec.hatched else spec
 
 
-def _refuse_illegible(spec: MapSpec) -> None:
+def _refuse_illegible(spec) -> None:
     """Refuse an explicit colour request whose colours a reader could not tell apart (one line, with a fix)."""
     from mapgen.legend import legend_collision, legibility_suggestion, legible_legend
     from mapgen.spec import background_color

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from mapgen.legend import SCALES, ScaleOptions
+if TYPE_CHECKING:
+    from mapgen.legend import ScaleOptions
+
+#: ``mapgen.legend.SCALES`` (not imported here: it loads pandas, and ``render --help`` must not).
+SCALES = ("linear", "log", "clip")
 
 
 def scale_options(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -35,6 +39,8 @@ def scale_of(options: dict[str, Any]) -> ScaleOptions | None:
             raise ValueError
     except ValueError:
         raise click.BadParameter(f"--clip takes two percentiles such as 2,98, not {clip!r}.") from None
+    from mapgen.legend import ScaleOptions
+
     try:
         return ScaleOptions(scale or ("clip" if clip else "linear"), percentiles, midpoint)
     except ValueError as exc:

@@ -8,17 +8,20 @@ import warnings
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import click
 
+from mapgen.cli.map_options import parse_breaks
 from mapgen.cli.scales import scale_of, scale_options
 from mapgen.cli.sources import atlas_options, open_atlas, statistic_for, table_options
 from mapgen.cli.styles import look_fields, style_option
-from mapgen.legend.model import LegendKind, LegendOrder
-from mapgen.mapwise.schema import spec_from_mapwise
-from mapgen.scene import load_scene
-from mapgen.spec import MapSpec, make_spec
+
+if TYPE_CHECKING:
+    from mapgen.spec import MapSpec
+
+LegendKind = Literal["discrete", "continuous"]  # mapgen.legend.model's (not imported: it loads pandas)
+LegendOrder = Literal["small_to_large", "large_to_small"]
 
 
 def _echo_warnings(fn: Callable[[], Any]) -> Any:
@@ -29,15 +32,6 @@ def _echo_warnings(fn: Callable[[], Any]) -> Any:
     for w in caught:
         click.echo(f"Warning: {w.message}", err=True)
     return result
-
-
-def _parse_breaks(text: str | None) -> list[float] | None:
-    if not text:
-        return None
-    try:
-        return [float(b) for b in text.split(",") if b.strip()]
-    except ValueError:
-        raise click.BadParameter(f"breaks must be comma-separated numbers, got {text!r}") from None
 
 
 def json_safe(data: Any) -> Any:
@@ -90,7 +84,11 @@ def spec(country: str | None, stat_id: str | None, from_metadata: str | None, le
          scheme: str, breaks: str | None, order: LegendOrder, colormap: str, reverse: bool, hatched: bool,
          title: str | None, seed: int, output: str | None, style_ref: str | None, **sources: Any) -> None:
     """The MapSpec of one map of COUNTRY (a name or vector file) from --stat or --data, or --from-metadata."""
+    from mapgen.spec import make_spec
+
     if from_metadata:
+        from mapgen.mapwise.schema import spec_from_mapwise
+
         if stat_id or sources["data"]:
             raise click.UsageError("--from-metadata takes no --stat / --data.")
         meta = json.loads(Path(from_metadata).read_text(encoding="utf-8"))
@@ -101,7 +99,7 @@ def spec(country: str | None, stat_id: str | None, from_metadata: str | None, le
                                "(or use --from-metadata).")
     atlas = open_atlas(country, sources["name_field"], sources["code_field"])
     stat = statistic_for(atlas, stat_id, sources, title)
-    built = make_spec(atlas, stat, legend=legend, classes=classes, scheme=scheme, breaks=_parse_breaks(breaks),
+    built = make_spec(atlas, stat, legend=legend, classes=classes, scheme=scheme, breaks=parse_breaks(breaks),
                       order=order, colormap=colormap, reverse=reverse, hatched=hatched, title=title, seed=seed,
                       scale=scale_of(sources), **look_fields(style_ref, atlas.name))
     _emit(built, output)
@@ -116,6 +114,8 @@ def _value(value: float) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Print every fact as JSON.")
 def scene(spec_file: str, as_json: bool) -> None:
     """The Scene of a map: per region value, class, neighbours, groups; legend facts."""
+    from mapgen.scene import load_scene
+
     sc = load_scene(spec_file)  # a render JSON's pixel facts give legibility as rendered
     if as_json:
         click.echo(json.dumps(json_safe(sc.to_dict()), indent=1, allow_nan=False))

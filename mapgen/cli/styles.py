@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from mapgen.render.style import DEFAULT_STYLE, StyleError, load_style, preset_names, style_source
+DEFAULT_STYLE = "default"  # mapgen.render.style.DEFAULT_STYLE (imported when a style is read: it loads the renderer)
 
 style_option = click.option(
     "--style", "style_ref", default=None,
@@ -18,6 +18,8 @@ def look_fields(ref: str | None, country: str) -> dict[str, Any]:
     an unknown name or an invalid file is a usage error in one line."""
     if not ref or ref == DEFAULT_STYLE:
         return {}
+    from mapgen.render.style import StyleError, load_style
+
     try:
         return load_style(ref).spec_defaults(country)
     except StyleError as exc:
@@ -32,6 +34,8 @@ def styles() -> None:
 @styles.command("list")
 def list_styles() -> None:
     """One preset name per line."""
+    from mapgen.render.style import preset_names
+
     for name in preset_names():
         click.echo(name)
 
@@ -40,6 +44,8 @@ def list_styles() -> None:
 @click.argument("name")
 def show_style(name: str) -> None:
     """Print the YAML of preset NAME (or of a style file, after checking it)."""
+    from mapgen.render.style import StyleError, load_style, style_source
+
     try:
         load_style(name)
         click.echo(style_source(name)[1], nl=False)

@@ -32,12 +32,35 @@ def _suggest(what: str, given: str, valid: list[str]) -> ValueError:
     return ValueError(f"unknown {what} {given!r}.{hint} Valid: {', '.join(valid)}")
 
 
-@cache
-def _regions() -> dict[str, tuple[str, ...]]:
-    """Region codes per country: the built-in atlases are the one source of codes (read once per process)."""
-    from mapgen.geo.atlas import list_atlases, shipped_atlas
+class _Regions(dict):
+    """Region codes per country, each read from its built-in atlas (the one source of codes) when first asked
+    for, once per process: a render of one country does not load the other atlases."""
 
-    return {name: shipped_atlas(name).codes for name in list_atlases()}
+    def __missing__(self, country: str) -> tuple[str, ...]:
+        from mapgen.geo.atlas import shipped_atlas
+
+        if country not in self.names:
+            raise KeyError(country)
+        self[country] = shipped_atlas(country).codes
+        return self[country]
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        from mapgen.geo.atlas import list_atlases
+
+        return tuple(list_atlases())
+
+    def __iter__(self):
+        return iter(self.names)
+
+    def __contains__(self, country: object) -> bool:
+        return country in self.names
+
+
+@cache
+def _regions() -> _Regions:
+    """Region codes per country (:class:`_Regions`: read lazily)."""
+    return _Regions()
 
 
 @lru_cache(maxsize=1)

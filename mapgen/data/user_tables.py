@@ -28,7 +28,7 @@ import math
 import re
 import warnings
 from collections.abc import Hashable
-from dataclasses import asdict, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Literal, cast
 
@@ -37,11 +37,12 @@ import pandas as pd
 
 from mapgen.data.statistic import KINDS, Kind, StatInfo, Statistic
 from mapgen.files import write_text_atomic
-from mapgen.geo.atlas import Atlas, as_atlas, uncut
+from mapgen.geo.atlas import BUILTIN, Atlas, as_atlas, uncut
 from mapgen.geo.names import UnknownRegionError, normalize_name
 
 __all__ = [
     "MissingValueWarning",
+    "OmittedRegionWarning",
     "TableError",
     "load_table",
     "metadata_path",
@@ -67,6 +68,10 @@ class TableError(ValueError):
 
 class MissingValueWarning(UserWarning):
     """Explicit empty / N/A cells in a user table became N/A."""
+
+
+class OmittedRegionWarning(UserWarning):
+    """Regions of the atlas a user table does not list at all became N/A."""
 
 
 # --- reading ----------------------------------------------------------------------------------------------
@@ -296,13 +301,15 @@ def _resolve_rows(
     keep: list[int] = []
     seen: dict[str, tuple[str, str]] = {}
     duplicates = []
+    unknown: list[tuple[str, str]] = []  # (the one-name message, the entry of a list)
     for pos, (cell, row) in enumerate(zip(frame[region_col], rows)):
         if _is_missing(cell) and not (isinstance(cell, str) and cell.strip()):  # "NA" may be a code
             raise TableError(f"Empty region name at {row} of {_describe(source)} (column {region_col!r}).")
         try:
             code = full.resolve(str(cell).strip())
         except UnknownRegionError as exc:
-            raise TableError(f"{row} of {_describe(source)}: {exc}") from None
+            unknown.append((f"{row} of {_describe(source)}: {exc}", _unknown_entry(row, str(cell).strip(), exc.matches)))
+            continue
         if code not in atlas.codes:
             continue
         if code in seen:
@@ -313,9 +320,33 @@ def _resolve_rows(
         seen.setdefault(code, (row, str(cell).strip()))
         codes.append(code)
         keep.append(pos)
+    if len(unknown) == 1:
+        raise TableError(unknown[0][0])
+    if unknown:
+        raise TableError(f"{len(unknown)} unknown {atlas.title} region names in {_describe(source)} (column "
+                         f"{region_col!r}): {'; '.join(entry for _, entry in unknown)}.")
     if duplicates:
         raise TableError(f"Duplicate regions in {_describe(source)}: {_listing(duplicates)}.")
     return codes, keep
+
+
+def _unknown_entry(row: str, name: str, matches: list[str]) -> str:
+    """``line 3 'Kalifornia' (did you mean California?)`` for one unknown region name."""
+    hint = f" (did you mean: {', '.join(matches)}?)" if matches else " (no close match)"
+    return f"{row} {name!r}{hint}"
+
+
+def _report_omitted(atlas: Atlas, codes: list[str], expected: set[str], on_missing: OnMissing,
+                    source: Source) -> None:
+    """One warning naming every region of the atlas the table leaves out (they become N/A), unless the sidecar
+    lists them as missing on purpose or ``on_missing="ignore"``."""
+    listed = set(codes)
+    omitted = [c for c in atlas.codes if c not in listed and c not in expected]
+    if not omitted or on_missing == "ignore":
+        return
+    names = ", ".join(f"{c} ({atlas.name_of(c)})" for c in omitted)
+    warnings.warn(f"{_describe(source)} leaves out {len(omitted)} of {len(atlas.codes)} {atlas.title} regions, "
+                  f"drawn as N/A: {names}.", OmittedRegionWarning, stacklevel=3)
 
 
 # --- metadata ---------------------------------------------------------------------------------------------
@@ -345,22 +376,73 @@ def _default_unit(kind: str) -> str:
 def _info(
     atlas: Atlas, source: Source, value_col: str, meta: dict[str, Any], overrides: dict[str, Any]
 ) -> StatInfo:
-    title = overrides["title"] or meta.get("title") or value_col
+    named = overrides["title"] or meta.get("title")
+    guess = ColumnTitle(str(named)) if named else column_title(value_col, atlas, source)
     kind = overrides["kind"] or meta.get("kind") or "absolute"
     if kind not in KINDS:
         raise TableError(f"kind must be one of {KINDS}, got {kind!r}.")
     default_source = "user table" if isinstance(source, pd.DataFrame) else f"user table {Path(source).name}"
-    year = overrides["year"] if overrides["year"] is not None else meta.get("year")
+    year = overrides["year"] if overrides["year"] is not None else meta.get("year", guess.year)
+    unit = overrides["unit"] if overrides["unit"] is not None else meta.get("unit", guess.unit)
     return StatInfo(
-        id=overrides["stat_id"] or meta.get("id") or _slug(title),
+        id=overrides["stat_id"] or meta.get("id") or _slug(named or value_col),
         country=atlas.name,
-        title=str(title),
-        unit=str(overrides["unit"] if overrides["unit"] is not None else meta.get("unit", _default_unit(kind))),
+        title=guess.title,
+        unit=str(_default_unit(kind) if unit is None else unit),
         kind=cast(Kind, kind),  # checked against KINDS above
         year=None if year is None else int(year),
         source=str(overrides["source_note"] or meta.get("source") or default_source),
         notes=str(meta.get("notes", "")),
     )
+
+
+# --- readable titles --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ColumnTitle:
+    """The title a table's value column gives a map (and the unit and year it implies, when it does)."""
+
+    title: str
+    unit: str | None = None
+    year: int | None = None
+
+
+#: Abbreviations of column names spelled out in titles (``pop_2020`` → "Population, 2020").
+_WORDS = {"pop": "population", "gdp": "GDP", "avg": "average", "pct": "percent", "perc": "percent",
+          "num": "number", "no": "number", "pc": "per capita", "sq": "square", "km": "km", "mi": "miles",
+          "hh": "households", "med": "median", "tot": "total", "gdppc": "GDP per capita", "usd": "USD"}
+_YEAR = re.compile(r"^(1[89]|20)\d{2}$")
+
+
+def column_title(column: str, atlas: Atlas, source: Source) -> ColumnTitle:
+    """A readable title from a value column's name, never the raw name: the curated statistic of that id
+    (its catalogue title, unit and year), else the column's words with abbreviations spelled out and a trailing
+    year split off (``pop_2020`` → "Population", year 2020); a generic column (``value``) is titled after the
+    file's name."""
+    curated = _curated_title(column, atlas)
+    if curated is not None:
+        return curated
+    name = column
+    if name.strip().lower() in _VALUE_NAMES and not isinstance(source, pd.DataFrame):
+        name = Path(source).stem
+    words = [w for w in re.split(r"[_\-\s.]+|(?<=[a-z])(?=[A-Z])", name.strip()) if w]
+    year = int(words.pop()) if len(words) > 1 and _YEAR.match(words[-1]) else None
+    spelled = [_WORDS.get(w.lower(), w if w.isupper() else w.lower()) for w in words] or ["value"]
+    text = " ".join(spelled)
+    return ColumnTitle(text[:1].upper() + text[1:], None, year)
+
+
+def _curated_title(column: str, atlas: Atlas) -> ColumnTitle | None:
+    """The catalogue's title, unit and year when the column is named after a curated statistic of the atlas."""
+    if atlas.name not in BUILTIN:
+        return None
+    from mapgen.data.curated import list_stats
+
+    for info in list_stats(atlas.name):
+        if info.id == column.strip().lower():
+            return ColumnTitle(info.title, info.unit, info.year)
+    return None
 
 
 # --- public API -------------------------------------------------------------------------------------------
@@ -409,6 +491,7 @@ def load_table(
     kept = frame.iloc[keep]
     values, missing_rows = _values(kept, value_col, codes, [rows[p] for p in keep], info.kind)
     _report_missing(values, missing_rows, set(meta.get("missing") or ()), on_missing, value_col, source)
+    _report_omitted(atlas, codes, set(meta.get("missing") or ()), on_missing, source)
     series = pd.Series({code: values.get(code, math.nan) for code in atlas.codes}, dtype=float)
     return Statistic(values=series, info=replace(info, missing=tuple(series.index[series.isna()])))
 

@@ -163,7 +163,11 @@ def _scheme_and_k(y: np.ndarray, opts: DiscreteOptions) -> tuple[str, int]:
 
 
 def classify(y: np.ndarray, k: int, scheme: str, breaks: Sequence[float] | None = None) -> np.ndarray:
-    """Upper edges of the classes (mapclassify ``bins``) by ``mapclassify.classify``, deduplicated."""
+    """Upper edges of the classes (mapclassify ``bins``) by ``mapclassify.classify``, deduplicated. Quantiles and
+    equal intervals are computed here with mapclassify's arithmetic (the same floats), which spares a render
+    the 1-3 s of importing mapclassify (scipy.stats, scikit-learn)."""
+    if scheme in _OWN_SCHEMES:
+        return np.unique(_OWN_SCHEMES[scheme](np.asarray(y, dtype=float).flatten(), k))
     import mapclassify as mc
 
     with warnings.catch_warnings():
@@ -173,6 +177,43 @@ def classify(y: np.ndarray, k: int, scheme: str, breaks: Sequence[float] | None 
         else:
             bins = mc.classify(y, _CLASSIFIER.get(scheme, scheme), k=k).bins
     return np.unique(np.asarray(bins, dtype=float))
+
+
+def quantile_bins(y: np.ndarray, k: int) -> np.ndarray:
+    """mapclassify's ``Quantiles`` bins: ``scipy.stats.scoreatpercentile`` (linear interpolation between the two
+    nearest order statistics) at 100/k, 200/k, … 100, deduplicated."""
+    w = 100.0 / k
+    p = np.arange(w, 100 + w, w)
+    if p[-1] > 100.0:
+        p[-1] = 100.0
+    ordered = np.sort(y)
+    return np.unique(np.array([_score_at(ordered, float(pct)) for pct in p]))
+
+
+def _score_at(ordered: np.ndarray, per: float) -> float:
+    """``scipy.stats.scoreatpercentile(y, per)`` of sorted ``ordered`` (its ``fraction`` method, same floats)."""
+    idx = per / 100.0 * (ordered.shape[0] - 1)
+    i = int(idx)
+    if i == idx:
+        return np.add.reduce(ordered[i:i + 1] * np.array(1), axis=0) / 1.0
+    weights = np.array([(i + 1 - idx), (idx - i)], float)
+    return np.add.reduce(ordered[i:i + 2] * weights, axis=0) / weights.sum()
+
+
+def equal_interval_bins(y: np.ndarray, k: int) -> np.ndarray:
+    """mapclassify's ``EqualInterval`` bins: k equal steps from the minimum, the last edge the maximum."""
+    max_y, min_y = max(y), min(y)
+    if min_y == max_y:
+        raise ValueError(f"Not enough unique values in array to form {k} classes. All values in `y` are equal.")
+    width = (max_y - min_y) * 1.0 / k
+    cuts = np.arange(min_y + width, max_y + width, width)
+    if len(cuts) > k:
+        cuts = cuts[0:k]
+    cuts[-1] = max_y
+    return cuts.copy()
+
+
+_OWN_SCHEMES = {"quantiles": quantile_bins, "equal_interval": equal_interval_bins}
 
 
 def _class_index(y: np.ndarray, bins: np.ndarray) -> np.ndarray:

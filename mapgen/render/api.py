@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from mapgen.files import write_files_atomic
 from mapgen.geo.atlas import Atlas
 from mapgen.render.canvas import AtlasCanvas, build_canvas
+from mapgen.render.canvas_cache import load_canvas, save_canvas
 from mapgen.render.pixels import HATCH_MIN_RADIUS_PX, mask_image
 from mapgen.render.style import DEFAULT_STYLE, RENDERER_LOOKS, style_of
 from mapgen.render.text import text_box, title_items
@@ -61,10 +62,15 @@ def layout_key(atlas: Atlas, style: Style) -> tuple:
 
 
 def get_canvas(atlas: Atlas, style: Style) -> AtlasCanvas:
-    """The cached canvas (paths, mask, pixel facts) for this atlas and page layout."""
+    """The cached canvas (paths, mask, pixel facts) for this atlas and page layout: held per process, and for
+    built-in atlases kept on disk between processes (:mod:`mapgen.render.canvas_cache`)."""
     key = layout_key(atlas, style)
     if key not in _CANVASES:
-        _CANVASES[key] = build_canvas(atlas, style)
+        canvas = load_canvas(atlas, key)
+        if canvas is None:
+            canvas = build_canvas(atlas, style)
+            save_canvas(canvas, key)
+        _CANVASES[key] = canvas
     return _CANVASES[key]
 
 

@@ -24,7 +24,6 @@ from typing import Any, cast
 import numpy as np
 import shapely
 from PIL import Image, ImageDraw
-from scipy import ndimage
 from shapely.geometry import MultiPolygon, Polygon
 
 from mapgen.geo.atlas import Atlas
@@ -114,6 +113,8 @@ def region_pixels(
     obstacles: Any,
 ) -> dict[str, RegionPixels]:
     """Pixel facts of every region; sample points keep clear of ``obstacles`` (label boxes, leader lines)."""
+    from scipy import ndimage  # imported when a canvas is computed, not when a cached one is drawn
+
     areas = np.bincount(mask.ravel(), minlength=len(codes) + 1)
     slices = ndimage.find_objects(mask.astype(np.int32), max_label=len(codes))
     out = {}
@@ -153,6 +154,8 @@ def _on_region(mask: np.ndarray, xy: tuple[float, float], mask_id: int) -> bool:
 
 def _deepest_pixel(mask: np.ndarray, sl: tuple[slice, ...], mask_id: int) -> tuple[float, float]:
     """Centre of the region's mask pixel farthest from any other pixel (first in row order on ties)."""
+    from scipy import ndimage
+
     window = np.pad(mask[sl] == mask_id, 1)
     depth = ndimage.distance_transform_edt(window)
     row, col = np.unravel_index(int(np.argmax(depth)), depth.shape)
