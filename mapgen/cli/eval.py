@@ -180,8 +180,10 @@ def prompt_command(
     bench: str | None, prompt: str, question_id: str | None, template_id: str | None, map_json: str | None,
     packs: tuple[str, ...], seed: int, as_json: bool, list_only: bool,
 ) -> None:
-    """Print exactly what a model is sent for one question of BENCH, or (with --template and --map, for a
-    template author) for a question a template asks of one map."""
+    """Print exactly what a model is sent for one question of BENCH.
+
+    With --template and --map instead of BENCH (for a template author): the prompt of a question that template,
+    built-in or from --templates packs, asks of one map."""
     if list_only:
         for name in list_strategies():
             click.echo(name)
