@@ -178,3 +178,23 @@ def test_placement_is_deterministic() -> None:
     first, second = build_canvas(atlas, spec.style), build_canvas(atlas, spec.style)
     assert first.places == second.places and first.unplaced == second.unplaced
     assert {c: p.sample for c, p in first.pixels.items()} == {c: p.sample for c, p in second.pixels.items()}
+
+
+@pytest.mark.parametrize("country", list(STATS))
+def test_every_legible_region_has_a_label_at_400_by_300(country: str, tmp_path: Path) -> None:
+    """On a 400×300 page (labels scaled with the map, 6 px capitals) every region the pixel rules keep legible
+    gets a label, and the legibility audit flags nothing (IL, PA, NC, … had none: labels stopped shrinking at
+    0.6×, and a region whose inside label was placed by the scaled room rule blocked every callout near it)."""
+    from mapgen.audit.legibility import check_record
+
+    spec = make_spec(country, STATS[country], annotated=True, width=400, height=300)
+    canvas = get_canvas(load_atlas(country), spec.style)
+    legible = {c for c, p in canvas.pixels.items() if p.legible}
+    assert not legible & set(canvas.unplaced), sorted(legible & set(canvas.unplaced))
+    result = render(spec, tmp_path / f"{country}.png")
+    assert legible <= set(result.labels), sorted(legible - set(result.labels))
+    assert {c for c, r in result.scene.regions.items() if r.legible} == legible
+    heights = [lab["box"][3] - lab["box"][1] - 2 for lab in result.labels.values()]  # text box less its padding
+    assert min(heights) >= 6 and max(heights) <= 8, sorted(set(heights))
+    checks = check_record(result.record)
+    assert checks.flags == [] and not checks.regions, (checks.flags, checks.regions)

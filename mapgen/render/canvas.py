@@ -19,7 +19,7 @@ from shapely.geometry import Point, box
 
 from mapgen.geo.atlas import BUILTIN, Atlas
 from mapgen.geo.languages import DEFAULT_LANGUAGE, names_for
-from mapgen.render.layout import Layout, compute_layout, page_scale
+from mapgen.render.layout import Layout, compute_layout, label_cap_px, page_scale
 from mapgen.render.pixels import (
     RegionPixels,
     largest_part,
@@ -114,7 +114,7 @@ def build_canvas(atlas: Atlas, style: Style) -> AtlasCanvas:
     geoms = {c: shapely.orient_polygons(g) for c, g in pixel_geometry(atlas, layout).items()}
     mask = rasterize_mask(atlas.codes, geoms, layout.width, layout.height)
     scale = page_scale(style.width, style.height)
-    label_px = cap_height_size(look.labels.cap_px * label_scale(style, look.labels.scale))
+    label_px = cap_height_size(label_cap_px(style.width, style.height, look.labels.cap_px, look.labels.scale))
     poles = {c: pole(largest_part(g)) for c, g in geoms.items()}
     canvas = AtlasCanvas(atlas, layout, geoms, {}, mask, {}, {}, label_px, scale)
     mb = layout.map_box
@@ -129,12 +129,6 @@ def build_canvas(atlas: Atlas, style: Style) -> AtlasCanvas:
     canvas.paths = {c: geometry_path(g) for c, g in geoms.items()}
     canvas.outline = geometry_path(canvas.outline_geom)
     return canvas
-
-
-def label_scale(style: Style, how: str) -> float:
-    """How much region labels grow on a page: with the page (:func:`page_scale`), or at least with its width."""
-    scale = page_scale(style.width, style.height)
-    return max(scale, min(2.5, style.width / 800)) if how == "width" else scale
 
 
 def ink_shape(canvas: AtlasCanvas, extra: tuple[str, ...] = ()) -> BoxShape:

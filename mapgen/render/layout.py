@@ -72,6 +72,22 @@ def page_scale(width: int, height: int) -> float:
     return min(2.5, max(0.6, min(width / 800, height / 600)))
 
 
+#: Region labels never get a cap height under this (px), however small the page: 6 px is half the 12 px of
+#: 800×600 — the size of a 400×300 page, where the legibility audit asks for 12 px × 400 / 800.
+MIN_LABEL_CAP_PX = 6.0
+
+
+def label_cap_px(width: int, height: int, cap_px: float, how: str = "page") -> float:
+    """Cap height of region labels on a page (``cap_px`` at 800×600): scaled with the map, i.e. the smaller of
+    the page's width / 800 and height / 600 (at most 2.5×; ``how="width"``: at least with its width), and never
+    under :data:`MIN_LABEL_CAP_PX`. Unlike :func:`page_scale` it does not stop at 0.6: on a 400×300 page the map
+    is drawn at half its 800×600 size and so are its labels."""
+    scale = min(2.5, width / 800, height / 600)
+    if how == "width":
+        scale = max(scale, min(2.5, width / 800))
+    return max(MIN_LABEL_CAP_PX, cap_px * scale)
+
+
 def compute_layout(bounds: tuple[float, float, float, float], style: Style, look: MapStyle | None = None) -> Layout:
     """Fit data ``bounds`` (minx, miny, maxx, maxy) into the page left after title and legend (sizes and the
     map area's margin from the map style ``look``, the default style when None)."""

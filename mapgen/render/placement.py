@@ -185,9 +185,10 @@ class Problem:
         self.parts = shapely.STRtree([largest_part(self.geoms[c]) for c in self.codes])
 
     def room(self, code: str) -> float | None:
-        """The free circle region ``code`` keeps beside labels: :data:`ROOM_PX`, or its own inscribed radius less
+        """The free circle region ``code`` keeps beside labels: :data:`ROOM_PX` (scaled down on pages smaller
+        than 800×600, as :func:`inside_spot` leaves it beside an inside label), or its own inscribed radius less
         half a pixel when smaller; None for a speck with nothing to keep."""
-        need = min(ROOM_PX, self.poles[code][1] - 0.5)
+        need = min(ROOM_PX * min(1.0, self.scale), self.poles[code][1] - 0.5)
         return need if need >= MIN_RADIUS_PX else None
 
     def index(self, code: str) -> int:
@@ -200,7 +201,8 @@ class Problem:
 
 
 def plan(problem: Problem) -> tuple[dict[str, LabelPlace], tuple[str, ...], Obstacles]:
-    """Label places, the regions left unplaced, and the obstacles the placed labels make."""
+    """Label places, the regions left unplaced, and the obstacles the placed labels make. Placements are
+    compared by how many regions with room to sample are left unplaced, then by all unplaced, then by cost."""
     inside: dict[str, LabelPlace] = {}
     pending = []
     areas = np.bincount(problem.mask.ravel(), minlength=len(problem.codes) + 1)
@@ -210,13 +212,14 @@ def plan(problem: Problem) -> tuple[dict[str, LabelPlace], tuple[str, ...], Obst
             inside[code] = LabelPlace("inside", xy)
         elif areas[problem.index(code)] >= 1:
             pending.append(code)
-    best = (inside, list(pending), float("inf"), _obstacles(problem, inside))
     specks = {c for c in pending if areas[problem.index(c)] < MIN_AREA_PX}
-    for order in _orders(problem, pending, areas):
+    hopeless = specks | {c for c in pending if problem.room(c) is None}
+    best = (inside, list(pending), float("inf"), _obstacles(problem, inside))
+    for order in _orders(problem, pending, areas, hopeless):
         for _ in range(REPAIR_PASSES):
             obstacles = _obstacles(problem, inside)
             callouts, failed, cost = _place_callouts(problem, order, obstacles)
-            improved = (len(failed), cost) < (len(best[1]), best[2])
+            improved = _rank(failed, cost, hopeless) < _rank(best[1], best[2], hopeless)
             if improved:
                 best = (inside | callouts, failed, cost, obstacles)
             if not improved or set(failed) <= specks:
@@ -228,6 +231,11 @@ def plan(problem: Problem) -> tuple[dict[str, LabelPlace], tuple[str, ...], Obst
     return places, tuple(sorted(failed, key=problem.codes.index)), obstacles
 
 
+def _rank(failed: list[str], cost: float, hopeless: set[str]) -> tuple[int, int, float]:
+    """How good a placement is (lower is better): regions left unplaced that could be read, all left, cost."""
+    return len(set(failed) - hopeless), len(failed), cost
+
+
 def _obstacles(problem: Problem, places: dict[str, LabelPlace]) -> Obstacles:
     obstacles = Obstacles(problem.scale)
     for place in places.values():
@@ -235,12 +243,13 @@ def _obstacles(problem: Problem, places: dict[str, LabelPlace]) -> Obstacles:
     return obstacles
 
 
-def _orders(problem: Problem, pending: list[str], areas: np.ndarray) -> list[list[str]]:
-    """The callout orders tried: specks first then top to bottom, plain top to bottom, smallest first."""
+def _orders(problem: Problem, pending: list[str], areas: np.ndarray, hopeless: set[str]) -> list[list[str]]:
+    """The callout orders tried: specks first then top to bottom, plain top to bottom, smallest first, and
+    regions with room to sample first (``hopeless`` ones last), top to bottom."""
     y = {c: problem.poles[c][0][1] for c in pending}
     area = {c: int(areas[problem.index(c)]) for c in pending}
     return [sorted(pending, key=lambda c: (area[c] >= MIN_AREA_PX, y[c])), sorted(pending, key=lambda c: y[c]),
-            sorted(pending, key=lambda c: (area[c], y[c]))]
+            sorted(pending, key=lambda c: (area[c], y[c])), sorted(pending, key=lambda c: (c in hopeless, y[c]))]
 
 
 def _place_callouts(problem: Problem, order: list[str], obstacles: Obstacles):
