@@ -50,7 +50,7 @@ def name_share(country: str, size: tuple[int, int]) -> tuple[int, int, dict[str,
     fit = getattr(canvas, "name_fit", None)
     for code in named:
         found = fit(code, texts[code]) if fit else None
-        kind = "one line" if found is None else found.kind
+        kind = "one line" if found is None else found.layout.kind
         kinds[kind] = kinds.get(kind, 0) + 1
     return len(named), len(canvas.codes), kinds
 

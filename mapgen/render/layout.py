@@ -7,6 +7,7 @@ Pixel coordinates have their origin at the top-left corner of the image, x to th
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -14,6 +15,10 @@ from mapgen.render.style import MapStyle, load_style
 from mapgen.spec import Style
 
 PAD_PX = 8
+#: A page whose size nobody states is this wide; its height comes from the map's shape (:func:`shape_size`).
+BASE_WIDTH_PX = 800
+SIZE_STEP_PX = 100  # the shape's page heights go in steps of this …
+HEIGHT_SHARES = (0.75, 1.25)  # … from 3/4 of the width (800×600) to 5/4 of it (800×1000)
 
 
 @dataclass(frozen=True)
@@ -105,6 +110,37 @@ def compute_layout(bounds: tuple[float, float, float, float], style: Style, look
     x0 = minx - (map_box.width / scale - (maxx - minx)) / 2
     y1 = maxy + (map_box.height / scale - (maxy - miny)) / 2
     return Layout(w, h, map_box, legend_box, title_box, scale, x0, y1)
+
+
+def shape_size(bounds: tuple[float, float, float, float], look: MapStyle | None = None,
+               width: int = BASE_WIDTH_PX) -> tuple[int, int]:
+    """The page a map of ``bounds`` (its projected minx, miny, maxx, maxy) gets by its shape: ``width`` wide and
+    the lowest height, in steps of :data:`SIZE_STEP_PX` within :data:`HEIGHT_SHARES` of the width, at which the
+    map fills the whole width of its map box (title band, legend strip and map-area margin as the style ``look``
+    lays them out, its legend where the style puts it, else on the right). A map wider than the box at the
+    lowest height keeps that height; one that is still too tall at the highest gets the highest."""
+    look = look or load_style()
+    position = look.legend.position or "right"
+    low, high = (round(share * width) for share in HEIGHT_SHARES)
+    heights = list(range(low, high + 1, SIZE_STEP_PX))
+    minx, miny, maxx, maxy = bounds
+    for height in heights:
+        lay = compute_layout(bounds, Style(width=width, height=height, legend_position=position), look)
+        across = (lay.map_box.width - 2 * PAD_PX) / (maxx - minx)  # pixels per data unit at the full width
+        if (maxy - miny) * across <= lay.map_box.height - 2 * PAD_PX:
+            return width, height
+    return width, heights[-1]
+
+
+def default_page_size(atlas: Any, look: MapStyle | None = None) -> tuple[int, int]:
+    """The page size of a map of ``atlas`` nobody stated a size for: the style's size for the country (its
+    ``sizes``) when it has one, else :func:`shape_size` of the atlas's projected bounds."""
+    look = look or load_style()
+    if atlas.name in look.sizes:
+        width, height = look.sizes[atlas.name]
+        return int(width), int(height)
+    x1, y1, x2, y2 = (float(v) for v in atlas.gdf.total_bounds)
+    return shape_size((x1, y1, x2, y2), look)
 
 
 def _with_margin(b: Box, margin: tuple[float, float, float, float], scale: float) -> Box:

@@ -484,3 +484,35 @@ def _box_sums(table: np.ndarray, x1, y1, x2, y2) -> np.ndarray:
     c1, c2 = np.clip(np.ceil(x1 - 0.5), 0, w).astype(int), np.clip(np.ceil(x2 - 0.5), 0, w).astype(int)
     r1, r2 = np.clip(np.ceil(y1 - 0.5), 0, h).astype(int), np.clip(np.ceil(y2 - 0.5), 0, h).astype(int)
     return table[r2, c2] - table[r1, c2] - table[r2, c1] + table[r1, c1]
+
+
+# --- full names inside their region ------------------------------------------------------------------------
+
+
+def label_obstacles(places: dict[str, LabelPlace], shapes: dict[str, BoxShape], scale: float) -> dict[str, list]:
+    """Per region, what its planned label occupies for another label's box: the box grown by
+    :data:`BOX_CLEARANCE_PX`, and a callout's leader line and dot with the same clearance (as :class:`Obstacles`)."""
+    out: dict[str, list] = {}
+    for code, place in places.items():
+        obstacles = Obstacles(scale)
+        obstacles.add(place, shapes)
+        out[code] = obstacles.for_boxes
+    return out
+
+
+def name_spot(part, ink: tuple[float, float, float, float], starts: list[tuple[float, float]], keep,
+              others: shapely.STRtree | None) -> tuple[float, float] | None:
+    """Centre for a text block of glyph box ``ink`` (relative to its centre) inside ``part``: the first of
+    ``starts`` (the code's spot, the pole), then of a grid over the part nearest the first, where the recorded
+    box (the glyph box grown by :data:`INSIDE_PAD_PX`) lies inside the part, clear of ``keep`` (the region's
+    sample circle) and of every geometry of ``others`` (the other labels); None when there is none."""
+    height = ink[3] - ink[1]
+    grid = _grid(part, starts[0], max(1.0, height / 4))
+    pts = np.asarray([*starts, *grid], dtype=float)
+    pad = INSIDE_PAD_PX
+    boxes = shapely.box(pts[:, 0] + ink[0] - pad, pts[:, 1] + ink[1] - pad, pts[:, 0] + ink[2] + pad,
+                        pts[:, 1] + ink[3] + pad)
+    shapely.prepare(part)
+    ok = shapely.contains(part, boxes) & ~shapely.intersects(keep, boxes) & ~_blocked(boxes, others)
+    hits = np.nonzero(ok)[0]
+    return (float(pts[hits[0]][0]), float(pts[hits[0]][1])) if len(hits) else None
