@@ -176,8 +176,9 @@ def map_choice(config: BuildConfig, rng: np.random.Generator, i: int, pool: list
             background, backgrounds = page, [page]
     drawn, background = legible_colours(drawn, background, rng, colormaps, backgrounds)
     drawn = replace(drawn, scale=drawn_scale(legend, drawn, rng))
+    size = variants.size or (800, 600)  # a config that states no size: base_spec sizes the page by its shape
     style = Style(renderer=renderer, background=background, legend_position=legend_position,
-                  png_compress_level=variants.png_compress_level, width=variants.width, height=variants.height)
+                  png_compress_level=variants.png_compress_level, width=size[0], height=size[1])
     return UnitChoice(statistic, drawn, style, look)
 
 
@@ -244,7 +245,7 @@ def base_spec(unit: Unit, config: BuildConfig, out_dir: Path | None = None) -> M
     country = config.country(unit.country)
     atlas = country_atlas(config, country, out_dir)
     stat = load_statistic(unit.choice.statistic, atlas, unit, config)
-    style = replace(unit.choice.style, **style_fields(unit.choice.look, atlas.name))
+    style = replace(unit.choice.style, **style_fields(unit.choice.look, atlas, config.variants.size is None))
     legend = unit.choice.legend
     if legend.scale is not None and legend.scale.scale == "log" and not (stat.values.dropna() > 0).all():
         legend = replace(legend, scale=replace(legend.scale, scale="clip", clip=(float(config.legend.clip[0]), float(config.legend.clip[1]))))
@@ -286,13 +287,19 @@ def _atlas_path(config: BuildConfig, country: CountryConfig, out_dir: Path | Non
     return path if out_dir is None else Path(out_dir) / ATLASES_DIR / country.key / path.name
 
 
-def style_fields(name: str | None, country: str) -> dict[str, Any]:
-    """The spec style fields a map style sets for a country (none without a style or for the default)."""
-    if not name:
-        return {}
+def style_fields(name: str | None, atlas: Any, by_shape: bool = False) -> dict[str, Any]:
+    """The spec style fields a map style sets for a country (none without a style or for the default), and
+    with ``by_shape`` (a config that states no page size) the page size: the style's for the country, else the
+    one the atlas's shape gives (:func:`mapgen.render.layout.default_page_size`)."""
     from mapgen.render.style import load_style
 
-    return load_style(name).spec_defaults(country)
+    look = load_style(name or "default")
+    fields = look.spec_defaults(atlas.name) if name else {}
+    if by_shape and "width" not in fields:
+        from mapgen.render.layout import default_page_size
+
+        fields["width"], fields["height"] = default_page_size(atlas, look)
+    return fields
 
 
 def atlas_source(config: BuildConfig, country: CountryConfig, out_dir: Path | None = None) -> str | AtlasFile:

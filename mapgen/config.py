@@ -234,8 +234,10 @@ class VariantChoices(Strict):
     legend_positions: Annotated[list[Literal["right", "bottom", "bottom-right", "bottom-left", "left", "top"]],
                                 NonEmpty] = ["right"]
     png_compress_level: WholeNumber = Field(6, ge=0, le=9)
-    width: WholeNumber = Field(800, ge=100, le=4000)
-    height: WholeNumber = Field(600, ge=100, le=4000)
+    #: Page size; when neither is given each country's maps get the size of its shape (800 wide,
+    #: :func:`mapgen.render.layout.default_page_size`); when one is given the other defaults to 800 / 600.
+    width: WholeNumber | None = Field(None, ge=100, le=4000)
+    height: WholeNumber | None = Field(None, ge=100, le=4000)
     #: Map styles the maps draw from (presets of ``templates/styles`` or style YAML files): one per map, seeded.
     styles: list[str] = ["default"]
 
@@ -243,7 +245,15 @@ class VariantChoices(Strict):
     def _dump(self, handler):
         """Leave the default styles out, so configs without styles dump (and hash) as before."""
         data = handler(self)
-        return {k: v for k, v in data.items() if not (k == "styles" and v == ["default"])}
+        return {k: v for k, v in data.items()
+                if not (k == "styles" and v == ["default"]) and not (k in ("width", "height") and v is None)}
+
+    @property
+    def size(self) -> tuple[int, int] | None:
+        """The stated page size (width, height), or None when the config states none."""
+        if self.width is None and self.height is None:
+            return None
+        return (self.width or 800, self.height or 600)
 
     @field_validator("styles")
     @classmethod

@@ -55,7 +55,7 @@ _COLOUR_REQUESTS = ("colormap", "reverse", "background", "style_ref", "legend", 
               type=click.Choice(["right", "left", "bottom", "top", "bottom-left", "bottom-right"]))
 @click.option("--horizontal-legend", is_flag=True, help="Lay the legend out horizontally.")
 @click.option("--no-title", is_flag=True)
-@click.option("--size", default=None, help="WIDTHxHEIGHT in pixels (default 800x600).")
+@click.option("--size", default=None, help="WIDTHxHEIGHT in pixels (default: 800 wide, the height by the map's shape).")
 @style_option
 @click.option("--all-variants", is_flag=True, help="Annotated, unannotated and hatched renders into -o DIR.")
 @click.option("-o", "--output", required=True, type=click.Path(path_type=Path),
@@ -143,7 +143,7 @@ def _spec_from_table(source: str, options: dict[str, Any], style: dict[str, Any]
     from mapgen.spec import make_spec
 
     atlas = open_atlas(source, options["name_field"], options["code_field"])
-    style = look_fields(options["style_ref"], atlas.name) | style
+    style = look_fields(options["style_ref"], atlas) | style
     statistic = statistic_for(atlas, options["stat"], options, options["title"])
     colormap = options["colormap"] or "Blues"
     return make_spec(atlas, statistic, legend=options["legend"], classes=options["classes"],

@@ -101,7 +101,7 @@ def spec(country: str | None, stat_id: str | None, from_metadata: str | None, le
     stat = statistic_for(atlas, stat_id, sources, title)
     built = make_spec(atlas, stat, legend=legend, classes=classes, scheme=scheme, breaks=parse_breaks(breaks),
                       order=order, colormap=colormap, reverse=reverse, hatched=hatched, title=title, seed=seed,
-                      scale=scale_of(sources), **look_fields(style_ref, atlas.name))
+                      scale=scale_of(sources), **look_fields(style_ref, atlas))
     _emit(built, output)
 
 

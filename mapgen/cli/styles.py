@@ -13,17 +13,23 @@ style_option = click.option(
     help="Map style: a preset (`mapgen styles list`) or a style YAML file (default: default).")
 
 
-def look_fields(ref: str | None, country: str) -> dict[str, Any]:
+def look_fields(ref: str | None, country: Any) -> dict[str, Any]:
     """The spec style fields of a ``--style`` value for a country (none for no value or the default style);
-    an unknown name or an invalid file is a usage error in one line."""
-    if not ref or ref == DEFAULT_STYLE:
-        return {}
+    an unknown name or an invalid file is a usage error in one line. Given the country's Atlas (a map drawn
+    from a country or a vector file, not from a spec that has its size), the fields hold the page size too:
+    the style's size for the country, else the one its shape gives (:func:`~mapgen.render.layout.default_page_size`)."""
     from mapgen.render.style import StyleError, load_style
 
     try:
-        return load_style(ref).spec_defaults(country)
+        look = load_style(ref or DEFAULT_STYLE)
+        fields = {} if not ref or ref == DEFAULT_STYLE else look.spec_defaults(getattr(country, "name", country))
     except StyleError as exc:
         raise click.BadParameter(str(exc), param_hint="--style") from None
+    if not isinstance(country, str) and "width" not in fields:
+        from mapgen.render.layout import default_page_size
+
+        fields["width"], fields["height"] = default_page_size(country, look)
+    return fields
 
 
 @click.group("styles")

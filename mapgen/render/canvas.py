@@ -9,17 +9,17 @@ every label box, leader line and end dot.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import shapely
 from matplotlib.path import Path
-from shapely.geometry import Point, box
+from shapely.geometry import Point
 
 from mapgen.geo.atlas import BUILTIN, Atlas
 from mapgen.geo.languages import DEFAULT_LANGUAGE, names_for
-from mapgen.render.layout import Layout, compute_layout, page_scale
+from mapgen.render.layout import Layout, compute_layout, label_cap_px, page_scale
 from mapgen.render.pixels import (
     RegionPixels,
     largest_part,
@@ -28,9 +28,9 @@ from mapgen.render.pixels import (
     rasterize_mask,
     region_pixels,
 )
-from mapgen.render.placement import BoxShape, LabelPlace, Problem, plan
+from mapgen.render.placement import ROOM_PX, BoxShape, LabelPlace, Problem, label_obstacles, name_spot, plan
 from mapgen.render.style import style_of
-from mapgen.render.text import cap_height_size, font, font_for, script_of
+from mapgen.render.text import NameLayout, cap_height_size, font, font_for, name_layouts, script_of
 from mapgen.spec import Style
 
 __all__ = ["LABEL_CAP_PX", "AtlasCanvas", "LabelPlace", "build_canvas", "geometry_path", "label_box_color"]
@@ -41,6 +41,14 @@ RESERVED_TEXT = "WW"  # the widest two-letter label: every planned label reserve
 LABEL_MARGIN_PX = 2.0
 OUTLINE_SIMPLIFY_PX = 0.5  # the outline is a stroke over the fills: detail finer than half a pixel does not show
 OUTLINE_WIDTH_PT = 0.9  # the default style's outline stroke width (sample points keep clear of the style's)
+
+
+@dataclass(frozen=True)
+class NameFit:
+    """Where and how a region's full name is set inside it: the text layout and the block's centre."""
+
+    layout: NameLayout
+    xy: tuple[float, float]
 
 
 @dataclass
@@ -60,6 +68,9 @@ class AtlasCanvas:
     outline: Path | None = None  # the outer edge of all regions (one compound path)
     outline_geom: Any = None  # the same outline as a shapely geometry
     ink: BoxShape | None = None  # the glyph box every label plans for (:func:`ink_shape`)
+    shapes: dict[str, BoxShape] = field(default_factory=dict)  # the boxes labels reserve, per kind
+    fits: dict[tuple[str, str], NameFit | None] = field(default_factory=dict)  # (region, name) → its fit
+    _label_geoms: dict[str, list] | None = None
 
     @property
     def codes(self) -> tuple[str, ...]:
@@ -80,14 +91,44 @@ class AtlasCanvas:
         return (xy[0] + left - 1, xy[1] + top - 1, xy[0] + right + 1, xy[1] + bottom + 1)
 
     def name_fits(self, code: str, text: str) -> bool:
-        """Whether a longer label (a full name) fits inside the region without covering its sample point."""
+        """Whether a longer label (a full name) fits inside the region (:meth:`name_fit`)."""
+        return self.name_fit(code, text) is not None
+
+    def name_fit(self, code: str, text: str) -> NameFit | None:
+        """How a full name is set inside its region, cached: the first of :func:`name_layouts` (the codes' size
+        on one line, two lines, smaller type) whose box finds a spot inside the region's largest part — the code's
+        spot, the pole or the nearest grid point — clear of its sample circle (up to ``ROOM_PX`` wide) and of
+        every other label, leader line and dot; None for a region labelled by a callout or without such a spot."""
+        key = (code, text)
+        if key not in self.fits:
+            self.fits[key] = self._fit(code, text)
+        return self.fits[key]
+
+    def fitted(self, code: str, text: str) -> NameFit | None:
+        """The fit :meth:`name_fit` found for ``text`` on ``code`` if that text was asked about (a full name
+        the label texts chose), else None (codes are drawn where the plan put them)."""
+        return self.fits.get((code, text))
+
+    def _fit(self, code: str, text: str) -> NameFit | None:
         place = self.places.get(code)
         if place is None or place.kind != "inside":
-            return False
-        label = box(*self.text_box(text, place.xy))
+            return None
+        px = self.pixels[code]
+        keep = Point(px.sample).buffer(max(LABEL_MARGIN_PX, min(px.sample_radius, ROOM_PX)))
+        others = [g for c, geoms in self.label_geoms().items() if c != code for g in geoms]
+        tree = shapely.STRtree(others) if others else None
         part = largest_part(self.geoms[code])
-        sample = Point(self.pixels[code].sample)
-        return part.contains(label) and label.distance(sample) > LABEL_MARGIN_PX
+        for layout in name_layouts(text, self.label_px):
+            xy = name_spot(part, layout.ink, [place.xy, px.pole], keep, tree)
+            if xy is not None:
+                return NameFit(layout, xy)
+        return None
+
+    def label_geoms(self) -> dict[str, list]:
+        """What each planned label occupies for another label's box (made on first use)."""
+        if self._label_geoms is None:
+            self._label_geoms = label_obstacles(self.places, self.shapes, self.scale)
+        return self._label_geoms
 
     def callout_fits(self, text: str) -> bool:
         """Whether ``text`` in another script fits the glyph box every label plans for (a callout's box holds
@@ -114,13 +155,13 @@ def build_canvas(atlas: Atlas, style: Style) -> AtlasCanvas:
     geoms = {c: shapely.orient_polygons(g) for c, g in pixel_geometry(atlas, layout).items()}
     mask = rasterize_mask(atlas.codes, geoms, layout.width, layout.height)
     scale = page_scale(style.width, style.height)
-    label_px = cap_height_size(look.labels.cap_px * label_scale(style, look.labels.scale))
+    label_px = cap_height_size(label_cap_px(style.width, style.height, look.labels.cap_px, look.labels.scale))
     poles = {c: pole(largest_part(g)) for c, g in geoms.items()}
     canvas = AtlasCanvas(atlas, layout, geoms, {}, mask, {}, {}, label_px, scale)
     mb = layout.map_box
     problem = Problem(atlas.codes, geoms, mask, (mb.left, mb.top, mb.right, mb.bottom),
                       ink_shape(canvas, callout_texts(atlas, style)), scale, poles)
-    canvas.ink = problem.ink
+    canvas.ink, canvas.shapes = problem.ink, problem.shapes
     canvas.places, canvas.unplaced, obstacles = plan(problem)
     canvas.outline_geom = shapely.union_all(list(geoms.values()), grid_size=0.01).buffer(0).simplify(OUTLINE_SIMPLIFY_PX)
     # the dark outline stroke: half its width, the simplification and a pixel of antialiasing
@@ -129,12 +170,6 @@ def build_canvas(atlas: Atlas, style: Style) -> AtlasCanvas:
     canvas.paths = {c: geometry_path(g) for c, g in geoms.items()}
     canvas.outline = geometry_path(canvas.outline_geom)
     return canvas
-
-
-def label_scale(style: Style, how: str) -> float:
-    """How much region labels grow on a page: with the page (:func:`page_scale`), or at least with its width."""
-    scale = page_scale(style.width, style.height)
-    return max(scale, min(2.5, style.width / 800)) if how == "width" else scale
 
 
 def ink_shape(canvas: AtlasCanvas, extra: tuple[str, ...] = ()) -> BoxShape:

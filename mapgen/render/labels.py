@@ -8,8 +8,11 @@
 - Leader lines: a dark line on a white casing (visible on dark fills and unlike a hatch line, which has no
   casing), from the edge of the drawn box to a dark dot with a white rim inside the region.
 
-The label record of a map (``labels`` in its JSON) gives per region the text, kind, text box, and for callouts
-the leader line's two end points and the dot.
+- Full names (``--names``) are set where :meth:`AtlasCanvas.name_fit` found room for them: at the codes' size,
+  on two lines, or in smaller type; a region without room keeps its code.
+
+The label record of a map (``labels`` in its JSON) gives per region the text, kind, text box, for a name on two
+lines its ``lines``, and for callouts the leader line's two end points and the dot.
 """
 
 from __future__ import annotations
@@ -18,9 +21,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from mapgen.legend import relative_luminance
-from mapgen.render.canvas import AtlasCanvas, label_box_color
+from mapgen.render.canvas import AtlasCanvas, NameFit, label_box_color
 from mapgen.render.placement import LabelPlace, exit_point
-from mapgen.render.text import TextItem
+from mapgen.render.text import TextItem, text_box
 
 LEADER_COLOR = "#1a1a1a"
 LEADER_WIDTH_PX = 1.2
@@ -31,8 +34,9 @@ CALLOUT_FRAME = "#4d4d4d"
 
 @dataclass(frozen=True)
 class DrawnLabel:
-    """One region label as drawn: its text item, the text box recorded in the map JSON, and for callouts the
-    leader line (from the drawn box's edge to the dot) and the dot."""
+    """One region label as drawn: its text item (the first line of a name on two lines, the second in
+    ``more``), the text box recorded in the map JSON (around every line), and for callouts the leader line (from
+    the drawn box's edge to the dot) and the dot."""
 
     code: str
     kind: str
@@ -41,9 +45,18 @@ class DrawnLabel:
     line: tuple[tuple[float, float], tuple[float, float]] | None = None
     dot: tuple[float, float] | None = None
     dot_radius: float = 0.0
+    more: tuple[TextItem, ...] = ()
+
+    @property
+    def items(self) -> tuple[TextItem, ...]:
+        """Every text item of the label (one per line)."""
+        return (self.item, *self.more)
 
     def record(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"text": self.item.text, "kind": self.kind, "box": list(self.box)}
+        text = " ".join(i.text for i in self.items)
+        out: dict[str, Any] = {"text": text, "kind": self.kind, "box": list(self.box)}
+        if self.more:
+            out["lines"] = [i.text for i in self.items]
         if self.line is not None and self.dot is not None:  # a callout has both
             out["line"] = [[round(v, 2) for v in p] for p in self.line]
             out["dot"] = [round(v, 2) for v in self.dot]
@@ -73,6 +86,9 @@ def _drawn(canvas: AtlasCanvas, code: str, place: LabelPlace, text: str, face: s
            callout_frame: str = CALLOUT_FRAME) -> DrawnLabel:
     fill = label_box_color(place, hatched)
     color, halo = ("#000000", None) if fill else text_colors(face)
+    fit = canvas.fitted(code, text) if place.kind == "inside" else None
+    if fit is not None:
+        return _drawn_name(code, fit, color, fill, halo)
     frame = callout_frame if place.kind == "callout" else None
     item = TextItem(place.xy[0], place.xy[1], text, canvas.label_px, color, "mm", fill, frame, halo)
     box = canvas.text_box(text, place.xy)
@@ -80,3 +96,14 @@ def _drawn(canvas: AtlasCanvas, code: str, place: LabelPlace, text: str, face: s
         return DrawnLabel(code, place.kind, item, box)
     start = exit_point(place.xy, place.dot, (box[0] - 1, box[1] - 1, box[2] + 1, box[3] + 1))
     return DrawnLabel(code, place.kind, item, box, (start, place.dot), place.dot, place.dot_radius)
+
+
+def _drawn_name(code: str, fit: NameFit, color: str, fill: str | None, halo: str | None) -> DrawnLabel:
+    """A full name as :meth:`AtlasCanvas.name_fit` set it: one item per line, the box around all of them."""
+    (x, y), layout = fit.xy, fit.layout
+    items = [TextItem(x, y + dy, line, layout.size_px, color, "mm", fill, None, halo)
+             for line, dy in zip(layout.lines, layout.offsets)]
+    boxes = [text_box(i) for i in items]
+    box = (min(b[0] for b in boxes) - 1, min(b[1] for b in boxes) - 1, max(b[2] for b in boxes) + 1,
+           max(b[3] for b in boxes) + 1)
+    return DrawnLabel(code, "inside", items[0], box, more=tuple(items[1:]))

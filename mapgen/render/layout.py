@@ -7,6 +7,7 @@ Pixel coordinates have their origin at the top-left corner of the image, x to th
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -14,6 +15,10 @@ from mapgen.render.style import MapStyle, load_style
 from mapgen.spec import Style
 
 PAD_PX = 8
+#: A page whose size nobody states is this wide; its height comes from the map's shape (:func:`shape_size`).
+BASE_WIDTH_PX = 800
+SIZE_STEP_PX = 100  # the shape's page heights go in steps of this …
+HEIGHT_SHARES = (0.75, 1.25)  # … from 3/4 of the width (800×600) to 5/4 of it (800×1000)
 
 
 @dataclass(frozen=True)
@@ -72,6 +77,22 @@ def page_scale(width: int, height: int) -> float:
     return min(2.5, max(0.6, min(width / 800, height / 600)))
 
 
+#: Region labels never get a cap height under this (px), however small the page: 6 px is half the 12 px of
+#: 800×600 — the size of a 400×300 page, where the legibility audit asks for 12 px × 400 / 800.
+MIN_LABEL_CAP_PX = 6.0
+
+
+def label_cap_px(width: int, height: int, cap_px: float, how: str = "page") -> float:
+    """Cap height of region labels on a page (``cap_px`` at 800×600): scaled with the map, i.e. the smaller of
+    the page's width / 800 and height / 600 (at most 2.5×; ``how="width"``: at least with its width), and never
+    under :data:`MIN_LABEL_CAP_PX`. Unlike :func:`page_scale` it does not stop at 0.6: on a 400×300 page the map
+    is drawn at half its 800×600 size and so are its labels."""
+    scale = min(2.5, width / 800, height / 600)
+    if how == "width":
+        scale = max(scale, min(2.5, width / 800))
+    return max(MIN_LABEL_CAP_PX, cap_px * scale)
+
+
 def compute_layout(bounds: tuple[float, float, float, float], style: Style, look: MapStyle | None = None) -> Layout:
     """Fit data ``bounds`` (minx, miny, maxx, maxy) into the page left after title and legend (sizes and the
     map area's margin from the map style ``look``, the default style when None)."""
@@ -89,6 +110,37 @@ def compute_layout(bounds: tuple[float, float, float, float], style: Style, look
     x0 = minx - (map_box.width / scale - (maxx - minx)) / 2
     y1 = maxy + (map_box.height / scale - (maxy - miny)) / 2
     return Layout(w, h, map_box, legend_box, title_box, scale, x0, y1)
+
+
+def shape_size(bounds: tuple[float, float, float, float], look: MapStyle | None = None,
+               width: int = BASE_WIDTH_PX) -> tuple[int, int]:
+    """The page a map of ``bounds`` (its projected minx, miny, maxx, maxy) gets by its shape: ``width`` wide and
+    the lowest height, in steps of :data:`SIZE_STEP_PX` within :data:`HEIGHT_SHARES` of the width, at which the
+    map fills the whole width of its map box (title band, legend strip and map-area margin as the style ``look``
+    lays them out, its legend where the style puts it, else on the right). A map wider than the box at the
+    lowest height keeps that height; one that is still too tall at the highest gets the highest."""
+    look = look or load_style()
+    position = look.legend.position or "right"
+    low, high = (round(share * width) for share in HEIGHT_SHARES)
+    heights = list(range(low, high + 1, SIZE_STEP_PX))
+    minx, miny, maxx, maxy = bounds
+    for height in heights:
+        lay = compute_layout(bounds, Style(width=width, height=height, legend_position=position), look)
+        across = (lay.map_box.width - 2 * PAD_PX) / (maxx - minx)  # pixels per data unit at the full width
+        if (maxy - miny) * across <= lay.map_box.height - 2 * PAD_PX:
+            return width, height
+    return width, heights[-1]
+
+
+def default_page_size(atlas: Any, look: MapStyle | None = None) -> tuple[int, int]:
+    """The page size of a map of ``atlas`` nobody stated a size for: the style's size for the country (its
+    ``sizes``) when it has one, else :func:`shape_size` of the atlas's projected bounds."""
+    look = look or load_style()
+    if atlas.name in look.sizes:
+        width, height = look.sizes[atlas.name]
+        return int(width), int(height)
+    x1, y1, x2, y2 = (float(v) for v in atlas.gdf.total_bounds)
+    return shape_size((x1, y1, x2, y2), look)
 
 
 def _with_margin(b: Box, margin: tuple[float, float, float, float], scale: float) -> Box:

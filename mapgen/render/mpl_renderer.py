@@ -195,7 +195,7 @@ class MatplotlibFigure:
         """Label texts go to ``items`` (drawn by PIL), records to ``out``; leader lines and dots are shown."""
         canvas = self.canvas
         drawn = drawn_labels(canvas, texts, dict(zip(canvas.codes, faces)), hatched, self.style.labels.callout_frame)
-        items.extend(d.item for d in drawn)
+        items.extend(item for d in drawn for item in d.items)
         out.update({d.code: d.record() for d in drawn})
         lines = [d.line for d in drawn if d.line is not None]
         if lines:

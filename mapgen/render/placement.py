@@ -185,9 +185,10 @@ class Problem:
         self.parts = shapely.STRtree([largest_part(self.geoms[c]) for c in self.codes])
 
     def room(self, code: str) -> float | None:
-        """The free circle region ``code`` keeps beside labels: :data:`ROOM_PX`, or its own inscribed radius less
+        """The free circle region ``code`` keeps beside labels: :data:`ROOM_PX` (scaled down on pages smaller
+        than 800×600, as :func:`inside_spot` leaves it beside an inside label), or its own inscribed radius less
         half a pixel when smaller; None for a speck with nothing to keep."""
-        need = min(ROOM_PX, self.poles[code][1] - 0.5)
+        need = min(ROOM_PX * min(1.0, self.scale), self.poles[code][1] - 0.5)
         return need if need >= MIN_RADIUS_PX else None
 
     def index(self, code: str) -> int:
@@ -200,7 +201,8 @@ class Problem:
 
 
 def plan(problem: Problem) -> tuple[dict[str, LabelPlace], tuple[str, ...], Obstacles]:
-    """Label places, the regions left unplaced, and the obstacles the placed labels make."""
+    """Label places, the regions left unplaced, and the obstacles the placed labels make. Placements are
+    compared by how many regions with room to sample are left unplaced, then by all unplaced, then by cost."""
     inside: dict[str, LabelPlace] = {}
     pending = []
     areas = np.bincount(problem.mask.ravel(), minlength=len(problem.codes) + 1)
@@ -210,13 +212,14 @@ def plan(problem: Problem) -> tuple[dict[str, LabelPlace], tuple[str, ...], Obst
             inside[code] = LabelPlace("inside", xy)
         elif areas[problem.index(code)] >= 1:
             pending.append(code)
-    best = (inside, list(pending), float("inf"), _obstacles(problem, inside))
     specks = {c for c in pending if areas[problem.index(c)] < MIN_AREA_PX}
-    for order in _orders(problem, pending, areas):
+    hopeless = specks | {c for c in pending if problem.room(c) is None}
+    best = (inside, list(pending), float("inf"), _obstacles(problem, inside))
+    for order in _orders(problem, pending, areas, hopeless):
         for _ in range(REPAIR_PASSES):
             obstacles = _obstacles(problem, inside)
             callouts, failed, cost = _place_callouts(problem, order, obstacles)
-            improved = (len(failed), cost) < (len(best[1]), best[2])
+            improved = _rank(failed, cost, hopeless) < _rank(best[1], best[2], hopeless)
             if improved:
                 best = (inside | callouts, failed, cost, obstacles)
             if not improved or set(failed) <= specks:
@@ -228,6 +231,11 @@ def plan(problem: Problem) -> tuple[dict[str, LabelPlace], tuple[str, ...], Obst
     return places, tuple(sorted(failed, key=problem.codes.index)), obstacles
 
 
+def _rank(failed: list[str], cost: float, hopeless: set[str]) -> tuple[int, int, float]:
+    """How good a placement is (lower is better): regions left unplaced that could be read, all left, cost."""
+    return len(set(failed) - hopeless), len(failed), cost
+
+
 def _obstacles(problem: Problem, places: dict[str, LabelPlace]) -> Obstacles:
     obstacles = Obstacles(problem.scale)
     for place in places.values():
@@ -235,12 +243,13 @@ def _obstacles(problem: Problem, places: dict[str, LabelPlace]) -> Obstacles:
     return obstacles
 
 
-def _orders(problem: Problem, pending: list[str], areas: np.ndarray) -> list[list[str]]:
-    """The callout orders tried: specks first then top to bottom, plain top to bottom, smallest first."""
+def _orders(problem: Problem, pending: list[str], areas: np.ndarray, hopeless: set[str]) -> list[list[str]]:
+    """The callout orders tried: specks first then top to bottom, plain top to bottom, smallest first, and
+    regions with room to sample first (``hopeless`` ones last), top to bottom."""
     y = {c: problem.poles[c][0][1] for c in pending}
     area = {c: int(areas[problem.index(c)]) for c in pending}
     return [sorted(pending, key=lambda c: (area[c] >= MIN_AREA_PX, y[c])), sorted(pending, key=lambda c: y[c]),
-            sorted(pending, key=lambda c: (area[c], y[c]))]
+            sorted(pending, key=lambda c: (area[c], y[c])), sorted(pending, key=lambda c: (c in hopeless, y[c]))]
 
 
 def _place_callouts(problem: Problem, order: list[str], obstacles: Obstacles):
@@ -475,3 +484,35 @@ def _box_sums(table: np.ndarray, x1, y1, x2, y2) -> np.ndarray:
     c1, c2 = np.clip(np.ceil(x1 - 0.5), 0, w).astype(int), np.clip(np.ceil(x2 - 0.5), 0, w).astype(int)
     r1, r2 = np.clip(np.ceil(y1 - 0.5), 0, h).astype(int), np.clip(np.ceil(y2 - 0.5), 0, h).astype(int)
     return table[r2, c2] - table[r1, c2] - table[r2, c1] + table[r1, c1]
+
+
+# --- full names inside their region ------------------------------------------------------------------------
+
+
+def label_obstacles(places: dict[str, LabelPlace], shapes: dict[str, BoxShape], scale: float) -> dict[str, list]:
+    """Per region, what its planned label occupies for another label's box: the box grown by
+    :data:`BOX_CLEARANCE_PX`, and a callout's leader line and dot with the same clearance (as :class:`Obstacles`)."""
+    out: dict[str, list] = {}
+    for code, place in places.items():
+        obstacles = Obstacles(scale)
+        obstacles.add(place, shapes)
+        out[code] = obstacles.for_boxes
+    return out
+
+
+def name_spot(part, ink: tuple[float, float, float, float], starts: list[tuple[float, float]], keep,
+              others: shapely.STRtree | None) -> tuple[float, float] | None:
+    """Centre for a text block of glyph box ``ink`` (relative to its centre) inside ``part``: the first of
+    ``starts`` (the code's spot, the pole), then of a grid over the part nearest the first, where the recorded
+    box (the glyph box grown by :data:`INSIDE_PAD_PX`) lies inside the part, clear of ``keep`` (the region's
+    sample circle) and of every geometry of ``others`` (the other labels); None when there is none."""
+    height = ink[3] - ink[1]
+    grid = _grid(part, starts[0], max(1.0, height / 4))
+    pts = np.asarray([*starts, *grid], dtype=float)
+    pad = INSIDE_PAD_PX
+    boxes = shapely.box(pts[:, 0] + ink[0] - pad, pts[:, 1] + ink[1] - pad, pts[:, 0] + ink[2] + pad,
+                        pts[:, 1] + ink[3] + pad)
+    shapely.prepare(part)
+    ok = shapely.contains(part, boxes) & ~shapely.intersects(keep, boxes) & ~_blocked(boxes, others)
+    hits = np.nonzero(ok)[0]
+    return (float(pts[hits[0]][0]), float(pts[hits[0]][1])) if len(hits) else None

@@ -289,8 +289,8 @@ def _label_traces(spec: MapSpec, canvas: AtlasCanvas, look: MapStyle, out: dict[
     for (box_fill, box_frame), (bx, by) in sorted(boxes.items(), key=str):
         traces.append(_path_trace(bx, by, box_fill, box_frame or CLEAR, 1 if box_frame else 0))
     groups: dict[tuple[str, str | None, tuple[str, int]], list] = {}
-    for d in drawn:
-        groups.setdefault((d.item.color, d.item.halo, css_font(d.item.text, d.item.size_px)), []).append(d.item)
+    for item in (i for d in drawn for i in d.items):  # a full name on two lines is two items
+        groups.setdefault((item.color, item.halo, css_font(item.text, item.size_px)), []).append(item)
     for (color, halo, face), items in sorted(groups.items(), key=str):
         trace = _text_trace([i.x for i in items], [i.y for i in items], [i.text for i in items], color, face)
         if halo:

@@ -229,7 +229,7 @@ def title_items(title: str, box, style: MapStyle | None = None) -> list[TextItem
 
     if text_size(title, size, family)[0] <= room:
         return [item(box.top + box.height / 2, title, size)]
-    lines = [line for line in _two_lines(title) if line]
+    lines = [line for line in two_lines(title) if line]
     if len(lines) == 1:
         return [item(box.top + box.height / 2, _ellipsis(title, size, room, family), size)]
     size = min(size, box.height / 2.5)
@@ -253,7 +253,55 @@ def _default_style() -> MapStyle:
     return load_style()
 
 
-def _two_lines(text: str) -> list[str]:
+#: Full-name region labels (``--names``) may shrink to this share of the code size (10 px capitals at 800×600)…
+NAME_MIN_SHARE = 5 / 6
+#: … in steps of one pixel of font size; their two lines sit this many font sizes apart.
+NAME_LINE_STEP = 1.2
+
+
+@dataclass(frozen=True)
+class NameLayout:
+    """One way to set a region's full name: its lines, font size, the lines' centres relative to the block's
+    centre (y offsets) and the glyph box of the whole block relative to its centre (left, top, right, bottom)."""
+
+    kind: str  # "one line", "smaller type", "two lines" (or "smaller, two lines")
+    lines: tuple[str, ...]
+    size_px: float
+    offsets: tuple[float, ...]
+    ink: tuple[float, float, float, float]
+
+
+def name_layouts(name: str, size_px: float) -> list[NameLayout]:
+    """The ways to set ``name`` as a region label, best first: at the codes' ``size_px`` on one line, then on two
+    balanced lines, then each one pixel of font size smaller down to :data:`NAME_MIN_SHARE` of it. A smaller
+    size is offered only while the name's glyph box stays as tall as a code's capitals at ``size_px`` (the
+    height the legibility audit measures), so a name never reads smaller than the codes by that rule."""
+    cap = text_size("H", size_px)[1]
+    split = tuple(line for line in two_lines(name) if line)
+    options = [(name,), split] if len(split) == 2 else [(name,)]
+    out = []
+    size = size_px
+    while size >= NAME_MIN_SHARE * size_px:
+        for lines in options:
+            layout = _layout(lines, size, size < size_px)
+            if layout.ink[3] - layout.ink[1] >= cap:
+                out.append(layout)
+        size -= 1
+    return out
+
+
+def _layout(lines: tuple[str, ...], size: float, smaller: bool) -> NameLayout:
+    step = NAME_LINE_STEP * size
+    offsets = (0.0,) if len(lines) == 1 else (-step / 2, step / 2)
+    boxes = [font_for(line, size).getbbox(line, anchor="mm") for line in lines]
+    ink = (min(b[0] for b in boxes), min(b[1] + dy for b, dy in zip(boxes, offsets)),
+           max(b[2] for b in boxes), max(b[3] + dy for b, dy in zip(boxes, offsets)))
+    kind = {(1, False): "one line", (1, True): "smaller type", (2, False): "two lines",
+            (2, True): "smaller, two lines"}[(len(lines), smaller)]
+    return NameLayout(kind, lines, size, offsets, (float(ink[0]), float(ink[1]), float(ink[2]), float(ink[3])))
+
+
+def two_lines(text: str) -> list[str]:
     """``text`` split at the space that best balances the two lines' lengths."""
     words = text.split()
     if len(words) < 2:
