@@ -1,4 +1,4 @@
-"""``class_by_count`` (MAPWise T29 "Which range has the second highest number of states?") on hand-built scenes.
+"""``ranked_class(classes(), 'regions', E)`` (MAPWise T29 "Which range has the second highest number of states?") on hand-built scenes.
 
 Counts are worked out by hand from the scene descriptions in test_questions_templates:
 D1 classes 2-8 / 11-18 / 22-30 hold 41 / 6 / 4 states; D2 classes 50-90 / 120-180 / 250-320 hold 3 / 44 / 4.
@@ -26,8 +26,13 @@ def scene(name: str):
     return hand_scene(name)
 
 
+def by_count(ctx, extreme: str):
+    """The class ranked ``extreme`` by its count of regions (template 29's program)."""
+    return FUNCTIONS["ranked_class"].fn(ctx, FUNCTIONS["classes"].fn(ctx), "regions", extreme)
+
+
 def class_by_count(name: str, extreme: str):
-    return FUNCTIONS["class_by_count"].fn(context(scene(name)), extreme)
+    return by_count(context(scene(name)), extreme)
 
 
 @pytest.mark.parametrize(("name", "extreme", "expected"), [
@@ -51,5 +56,5 @@ def test_counts_follow_the_data() -> None:
     moved = dict(D1_VALUES, ID=29, MT=29, ND=29)  # class 22-30 now holds 7 states, 11-18 still 6
     s = build_scene(make_spec("usa", _stat(5, moved), breaks=[10, 20]))
     ctx = context(s)
-    assert FUNCTIONS["class_by_count"].fn(ctx, "second highest") == 2
-    assert FUNCTIONS["class_by_count"].fn(ctx, "third highest") == 1
+    assert by_count(ctx, "second highest") == 2
+    assert by_count(ctx, "third highest") == 1

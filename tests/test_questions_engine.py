@@ -230,7 +230,7 @@ def test_user_template_file_is_used(tmp_path: Path) -> None:
         "definitions:\n  big: a value in the highest legend class\n"
         "templates:\n  - id: is_top_class\n    answer_type: binary\n    map_types: [discrete]\n"
         "    params:\n      X: Region\n    text: ['Is {{ X }} in the top class?']\n"
-        "    program:\n      - answer: equals(range_of(X), num_classes())\n    uses: [big]\n"
+        "    program:\n      - answer: equals(range_of(X), count(classes()))\n    uses: [big]\n"
     )
     assert lint_file(path) == []
     qs = generate_questions(scene("usa", "population_2020"), str(path), per_template=2, seed=0)

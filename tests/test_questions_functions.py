@@ -46,12 +46,14 @@ def test_filters_and_comparisons() -> None:
     assert f("filter_compare", "D1", f("members", "D1", FC), "higher", "CO") is INVALID  # CO tops the map: forced
     assert f("is_majority", "D1", {"AZ", "CO", "NM"}, f("members", "D1", FC)) is True
     assert f("all_of", "D1", {"AZ"}, f("members", "D1", FC)) is False
-    assert f("count_ranges", "D1", f("members", "D1", FC)) == 3  # UT, AZ/NM and CO: three classes
-    assert f("count_ranges", "D1", {"AZ", "NM"}) == 1
-    assert f("count_ranges", "C1", {"AZ", "NM"}) == 1  # 70 and 72: both in 60-80
-    assert f("count_ranges", "C1", {"OR", "AZ"}) == 2  # 30 and 70
-    assert f("count_ranges", "C1", {"WA", "OR"}) is INVALID  # WA on the 0 tick: in no interval for sure
-    assert f("count_ranges", "N1", {"KS", "TX"}) is INVALID  # KS is N/A: in no range
+    assert f("count", "D1", f("ranges_of", "D1", f("members", "D1", FC))) == 3  # UT, AZ/NM and CO: three classes
+    assert f("ranges_of", "D1", {"AZ", "NM"}) == (1,)
+    assert f("ranges_of", "C1", {"AZ", "NM"}) == (3,)  # 70 and 72: both in 60-80
+    assert f("count", "C1", f("ranges_of", "C1", {"OR", "AZ"})) == 2  # 30 and 70
+    assert f("ranges_of", "C1", {"WA", "OR"}) is INVALID  # WA on the 0 tick: in no interval for sure
+    assert f("ranges_of", "N1", {"KS", "TX"}) == f("ranges_of", "N1", {"TX"})  # KS is N/A: in no range
+    assert f("with_data", "N1", {"KS", "TX"}) is INVALID  # so "all in the same range" is not asked of it
+    assert f("count", "D1", f("classes", "D1")) == 3 and f("count", "D1", {"AZ", "NM"}) == 2
     assert f("missing", "N1", {"KS", "OK", "TX"}) == {"KS", "OK"} and f("missing", "D1", {"KS"}) == set()
 
 
@@ -61,6 +63,7 @@ def test_ranks_and_aggregates() -> None:
     assert f("extreme_region", "D1", fc, "second highest") is INVALID
     assert f("top_n", "D1", f("members", "D1", WC), "highest", 2) == {"CA", "OR"}
     assert f("extreme_class", "D1", fc, "lowest") == 0
+    assert f("ranked_class", "D1", f("ranges_of", "D1", fc), "level", "lowest") == 0  # the same, composed
     assert f("ranking", "D1", fc) == [["CO"], ["AZ", "NM"], ["UT"]]
     assert f("median", "D1", fc) == Estimate(16.0, 11.0, 18.0, closed=True, range_index=1)  # 8, 14, 18, 22: class 1
     assert f("median", "C1", f("members", "C1", FC)) == Estimate(71.0, 65.0, 77.0)  # 30, 70, 72, 90: (70 + 72) / 2
@@ -85,7 +88,8 @@ def test_geography() -> None:
     assert f("extreme_local_count", "D1", "similar", "west", 2) == "NV"  # OR, ID (same class as NV)
     assert f("extreme_local_count", "D1", "higher", "west", 0) is INVALID  # N >= 1
     assert f("extreme_in_range", "D1", 2, "east") == "MA"
-    assert f("end_class", "D1", "highest") == 2 and f("end_class", "D1", "lowest") == 0
+    assert f("ranked_class", "D1", f("classes", "D1"), "level", "highest") == 2
+    assert f("ranked_class", "D1", f("classes", "D1"), "level", "lowest") == 0
     assert f("closest_pair", "D1", {"CO", "TX", "CA", "MA"}) == {"CO", "TX"}
     assert f("closest_pair_in_range", "D1", f("all_regions", "D1"), 2) == {"CO", "TX"}
     assert f("closest_pair_in_range", "D1", {"CA", "MA", "TX"}, 2) == {"CA", "TX"}  # CO left out
@@ -99,7 +103,7 @@ def test_geography() -> None:
 
 
 def test_legend_facts() -> None:
-    assert f("num_classes", "D1") == 3
+    assert f("count", "D1", f("classes", "D1")) == 3 and f("classes", "C1") == (0, 1, 2, 3, 4)
     assert f("darker_is_higher", "D1") is True
     assert f("is_percent", "D1") is False
     assert f("legend_kind", "C1") == "continuous"
@@ -107,8 +111,8 @@ def test_legend_facts() -> None:
     assert f("class_by_shade", "D1", "darkest") == 2 and f("class_by_shade", "D1", "second lightest") == 1
     assert f("legend_span", "D1") == ("2 - 30", [2.0, 30.0])
     assert f("legend_span", "C1") == ("0 - 100", [0.0, 100.0])
-    assert f("widest_class", "D1", "largest") == 2
-    assert f("class_by_count", "D1", "highest") == 0
+    assert f("ranked_class", "D1", f("classes", "D1"), "width", "highest") == 2  # 22-30
+    assert f("ranked_class", "D1", f("classes", "D1"), "regions", "highest") == 0
     assert f("legend_spacing", "D1") == "significant gaps"
     assert hue_spread(["#ff0000", "#00ff00"]) == pytest.approx(120, abs=1)
     assert hue_spread(["#ffffff", "#777777"]) == 0

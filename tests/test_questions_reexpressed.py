@@ -9,6 +9,7 @@ difficulty features and the illegible-region check see; a draw that is INVALID i
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
@@ -19,8 +20,8 @@ from test_questions_templates import hand_scene
 from mapgen.data.curated import list_stats
 from mapgen.questions import load_templates, register
 from mapgen.questions.engine import answer_key, run_program, sample_params
-from mapgen.questions.functions import FUNCTIONS, INVALID, Ctx, Invalid, context
-from mapgen.questions.functions.common import all_valued, known
+from mapgen.questions.functions import FUNCTIONS, INVALID, Ctx, Invalid, context, label_bounds
+from mapgen.questions.functions.common import all_valued, known, position
 from mapgen.questions.functions.geography import _closest_pair_in
 from mapgen.questions.functions.neighbours import _bordering
 from mapgen.questions.templates import Template, parse_expr
@@ -41,6 +42,11 @@ OLD_PROGRAMS: dict[str, str] = {
     "range_closest_pair_in_group": "old_closest_pair_in_group_range(members(R), Y)",
     "group_all_same_range": "old_same_range(members(R))",
     "region_vs_group_median": "old_versus_median(X, S, members(R))",  # versus_median now reads median()
+    # the legend's classes as a set, ranked by a key: count(classes()), ranked_class(S, key, E), ranges_of(S)
+    "legend_class_count": "old_num_classes()",
+    "legend_widest_class": "old_widest_class('largest')",
+    "range_with_extreme_count": "old_class_by_count(E)",
+    "direction_extreme_category": "extreme_in_range(old_end_class(E), D)",
 }
 
 
@@ -132,6 +138,43 @@ def old_closest_pair_in_group_range(ctx: Ctx, regions: Iterable[str], idx: int) 
     return _closest_pair_in(ctx, sorted(regions), idx)
 
 
+def old_num_classes(ctx: Ctx) -> int:
+    return ctx.scene.legend_facts.num_classes
+
+
+def old_widest_class(ctx: Ctx, extreme: str) -> int:
+    widths = []
+    for c in ctx.scene.legend.classes:
+        lo, hi = label_bounds(c.label)
+        if lo is None or hi is None:
+            raise Invalid
+        widths.append((hi - lo, c.index))
+    widths.sort(reverse=extreme.endswith("highest") or extreme == "largest")
+    if len(widths) < 2 or math.isclose(widths[0][0], widths[1][0], rel_tol=1e-6):
+        raise Invalid
+    return widths[0][1]
+
+
+def old_class_by_count(ctx: Ctx, extreme: str) -> int:
+    counts = {c.index: 0 for c in ctx.scene.legend.classes}
+    for code in ctx.scene.regions:
+        lv = ctx.lv(code)
+        if lv is not None:
+            counts[int(lv)] += 1
+    ranked = sorted(counts.items(), key=lambda kv: kv[1], reverse=extreme.endswith("highest"))
+    k = position(extreme)
+    if len(ranked) < max(2, k + 1):
+        raise Invalid
+    tied = [ranked[j][1] for j in (k - 1, k + 1) if 0 <= j < len(ranked)]
+    if ranked[k][1] in tied:
+        raise Invalid
+    return ranked[k][0]
+
+
+def old_end_class(ctx: Ctx, extreme: str) -> int:
+    return ctx.range_count - 1 if extreme.endswith("highest") else 0
+
+
 ORACLE = {
     old_versus_number: ("Region Choice Number", "Bool", False),
     old_range_of: ("Region", "LegendClass", False),
@@ -142,6 +185,10 @@ ORACLE = {
     old_closest_pair_in_group_range: ("Regions LegendClass", "Pair", False),
     old_versus_median: ("Region Comparison Regions", "Bool", False),
     old_same_range: ("Regions", "Bool", False),
+    old_num_classes: ("", "Int", False),
+    old_widest_class: ("Str", "LegendClass", False),
+    old_class_by_count: ("Extreme", "LegendClass", False),
+    old_end_class: ("Extreme", "LegendClass", False),
 }
 
 
@@ -165,6 +212,8 @@ def _scenes() -> list:
         for info in list_stats(country)[:2]:
             for kind in ({"legend": "discrete"}, {"legend": "continuous"}, {"hatched": True}):
                 scenes.append(build_scene(make_spec(country, info.id, classes=5, **kind)))
+        for k in (3, 4, 7):  # legends of other sizes (the legend-class templates rank and count classes)
+            scenes.append(build_scene(make_spec(country, list_stats(country)[2].id, classes=k)))
     return scenes
 
 
@@ -181,7 +230,8 @@ def test_the_old_single_template_functions_are_gone() -> None:
     """Deleted from the package (only ``range_of``, the documented shorthand of ``range_containing(value(X))``,
     stays a library step, and ``closest_pair_in_range`` now takes the regions to look among)."""
     assert not {"versus_number", "median_range", "border_relation", "group_border_relation",
-                "closest_pair_in_group_range", "same_range"} & set(FUNCTIONS)
+                "closest_pair_in_group_range", "same_range", "num_classes", "widest_class", "class_by_count",
+                "end_class", "count_ranges"} & set(FUNCTIONS)
     assert FUNCTIONS["closest_pair_in_range"].args == ("Regions", "LegendClass")
 
 

@@ -26,14 +26,14 @@ ALLOWED_VALUES: dict[str, tuple[str, ...]] = {
     "Shade": ("darkest", "lightest", "second darkest", "second lightest"),
     "Relation": ("at least", "only", "none"),
     "Closeness": ("same", "closest", "most different"),
+    "ClassKey": ("level", "width", "regions"),
 }
 #: Functions that read more values of a text type than the type's own (function, argument index) -> values.
-EXTRA_VALUES: dict[tuple[str, int], tuple[str, ...]] = {
-    ("widest_class", 0): ("largest", "smallest"),
-}  # fmt: skip
+EXTRA_VALUES: dict[tuple[str, int], tuple[str, ...]] = {}
 #: Types a value of another type may stand for (``N`` and ``Int`` literals are numbers, and so on).
 WIDER: dict[str, tuple[str, ...]] = {
     "Number": ("N", "Int"), "N": ("Int",), "Int": ("N",), "Choice": ("Str",), "Str": ("Choice",),
+    "Set": ("Regions", "Pair", "LegendClasses"),
 }  # fmt: skip
 #: What a parameter's ``from:`` must give: a list of candidates of the parameter's type.
 CANDIDATES: dict[str, str] = {"Region": "Regions", "LegendClass": "LegendClasses", "Number": "Numbers"}

@@ -63,12 +63,6 @@ def extreme_in_range(ctx: Ctx, idx: int, direction: str) -> str:
 
 
 
-@register("Extreme", "LegendClass")
-def end_class(ctx: Ctx, extreme: str) -> int:
-    """The legend's highest or lowest class (discrete maps: the "highest / lowest category")."""
-    return ctx.range_count - 1 if extreme.endswith("highest") else 0
-
-
 @register("Regions", "Pair")
 def closest_pair(ctx: Ctx, regions: Iterable[str]) -> frozenset[str]:
     """The two regions whose centroids (projected CRS) are closest; must beat the runner-up by 10 %."""

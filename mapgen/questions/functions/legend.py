@@ -1,10 +1,10 @@
-"""The legend: a region's range, class counts, colours (darkness, hue, shades), printed widths and spacing."""
+"""The legend: its classes as a set, a region's range, ranking classes by a key, colours, printed widths, spacing."""
 
 from __future__ import annotations
 
 import colorsys
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from mapgen.legend import relative_luminance
 from mapgen.questions.functions.common import position
@@ -46,12 +46,6 @@ def range_containing(ctx: Ctx, x: Estimate) -> int:
         if x.above(lo) and x.below(hi):
             return i
     raise Invalid
-
-
-@register("", "Int")
-def num_classes(ctx: Ctx) -> int:
-    """Number of legend classes (without N/A)."""
-    return ctx.scene.legend_facts.num_classes
 
 
 @register("", "Bool")
@@ -132,40 +126,6 @@ def legend_span(ctx: Ctx) -> tuple[str, list[float | None]]:
     return f"{labels[0]} - {labels[-1]}", [legend.vmin * scale, legend.vmax * scale]
 
 
-@register("Extreme", "LegendClass")
-def widest_class(ctx: Ctx, extreme: str) -> int:
-    """The class with the largest (or smallest) range of values, as its label prints it (unique)."""
-    widths = []
-    for c in ctx.scene.legend.classes:
-        lo, hi = label_bounds(c.label)
-        if lo is None or hi is None:
-            raise Invalid
-        widths.append((hi - lo, c.index))
-    widths.sort(reverse=extreme.endswith("highest") or extreme == "largest")
-    if len(widths) < 2 or math.isclose(widths[0][0], widths[1][0], rel_tol=1e-6):
-        raise Invalid
-    return widths[0][1]
-
-
-@register("Extreme", "LegendClass")
-def class_by_count(ctx: Ctx, extreme: str) -> int:
-    """The class holding the most / fewest regions, or the second / third most / fewest; its count must differ
-    from the counts ranked just before and after it (a tie is INVALID)."""
-    counts = {c.index: 0 for c in ctx.scene.legend.classes}
-    for code in ctx.scene.regions:
-        lv = ctx.lv(code)
-        if lv is not None:
-            counts[int(lv)] += 1
-    ranked = sorted(counts.items(), key=lambda kv: kv[1], reverse=extreme.endswith("highest"))
-    k = position(extreme)
-    if len(ranked) < max(2, k + 1):
-        raise Invalid
-    tied = [ranked[j][1] for j in (k - 1, k + 1) if 0 <= j < len(ranked)]
-    if ranked[k][1] in tied:
-        raise Invalid
-    return ranked[k][0]
-
-
 @register("", "Str")
 def legend_spacing(ctx: Ctx) -> str:
     """``evenly spaced`` or ``significant gaps`` (definitions in the module constants)."""
@@ -184,3 +144,69 @@ def legend_spacing(ctx: Ctx) -> str:
     if wmax >= UNEVEN_WIDTH_RATIO * wmin or max(gaps, default=0) >= UNEVEN_GAP * span:
         return "significant gaps"
     raise Invalid
+
+
+@register("", "LegendClasses")
+def classes(ctx: Ctx) -> tuple[int, ...]:
+    """The legend's ranges, lowest first: its classes (discrete; without N/A) or tick intervals (continuous)."""
+    return tuple(range(ctx.range_count))
+
+
+@register("Regions", "LegendClasses")
+def ranges_of(ctx: Ctx, regions: Iterable[str]) -> tuple[int, ...]:
+    """The legend ranges the members with data lie in, lowest first (members without data are in none; a member
+    a reading could put in two ranges — near a tick — is INVALID)."""
+    found = set()
+    for c in regions:
+        if ctx.lv(c) is None:
+            continue
+        inside = [i for i in range(ctx.range_count) if ctx.in_range(c, i)]
+        if len(inside) != 1:
+            raise Invalid
+        found.add(inside[0])
+    return tuple(sorted(found))
+
+
+def _width(ctx: Ctx) -> Callable[[int], float]:
+    """A range's width as the legend prints it (a class label's bounds; continuous: the tick interval)."""
+    def width(idx: int) -> float:
+        if not ctx.discrete:
+            start, end = ctx.range_bounds(idx)
+            return end - start
+        lo, hi = label_bounds(ctx.scene.legend.classes[idx].label)
+        if lo is None or hi is None:
+            raise Invalid
+        return hi - lo
+    return width
+
+
+def _members(ctx: Ctx) -> Callable[[int], float]:
+    """How many regions a range holds (every region is read; one a reading could move across a tick: INVALID)."""
+    counts = [0] * ctx.range_count
+    for code in ctx.scene.regions:
+        for i in range(ctx.range_count):
+            counts[i] += ctx.in_range(code, i)
+    return counts.__getitem__
+
+
+#: The keys :func:`ranked_class` ranks legend ranges by.
+CLASS_KEYS: dict[str, Callable[[Ctx], Callable[[int], float]]] = {
+    "level": lambda ctx: float,
+    "width": _width,
+    "regions": _members,
+}
+
+
+@register("LegendClasses ClassKey Extreme", "LegendClass")
+def ranked_class(ctx: Ctx, ranges: Iterable[int], key: str, extreme: str) -> int:
+    """The range ranked highest / lowest / second … by ``key`` (``level``: the legend order, ``width``: as
+    printed, ``regions``: how many regions it holds) among ``ranges``; its key must differ from those ranked just
+    before and after it (a tie is INVALID), and there must be at least two ranges."""
+    of = CLASS_KEYS[key](ctx)
+    ranked = sorted(((of(i), i) for i in ranges), key=lambda kv: kv[0], reverse=extreme.endswith("highest"))
+    k = position(extreme)
+    if len(ranked) < max(2, k + 1):
+        raise Invalid
+    if any(math.isclose(ranked[j][0], ranked[k][0], rel_tol=1e-6) for j in (k - 1, k + 1) if 0 <= j < len(ranked)):
+        raise Invalid
+    return ranked[k][1]

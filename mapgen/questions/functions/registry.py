@@ -57,7 +57,8 @@ def register(
 
     ``args`` are the parameter types after the :class:`~mapgen.questions.reading.Reading` (a space-separated
     string or a tuple; ``""`` for none): ``Region``, ``Regions``, ``RegionGroup``, ``LegendClass``, ``Number``,
-    ``Value``, ``Int``, ``Bool``, ``Comparison``, ``Extreme``, ``Direction``, ``Choice``, ``N``, ``Any``, ...;
+    ``Value``, ``Int``, ``Bool``, ``Comparison``, ``Extreme``, ``Direction``, ``Choice``, ``N``, ``LegendClasses``,
+    ``ClassKey``, ``Set`` (any set: ``Regions``, ``Pair`` or ``LegendClasses``), ``Any``, ...;
     ``returns`` is the result type; ``relative=True`` marks a function that reads the border graph (its
     questions are ``relative_region``). The decorated function is returned guarded: a decision of the reading
     API that is undefined within the tolerance makes it return :data:`~mapgen.questions.reading.INVALID`.

@@ -40,10 +40,10 @@ def others(ctx: Ctx, regions: frozenset[str], region: str) -> frozenset[str]:
     return frozenset(regions) - {region}
 
 
-@register("Regions", "Int")
-def count(ctx: Ctx, regions: Iterable[str]) -> int:
-    """Number of regions in a set."""
-    return len(list(regions))
+@register("Set", "Int")
+def count(ctx: Ctx, items: Iterable[Any]) -> int:
+    """Number of members of a set (regions, or legend classes as ``classes()`` and ``ranges_of(S)`` give)."""
+    return len(list(items))
 
 
 def _forced(ctx: Ctx, key: Any, test: Callable[[str], bool | None]) -> bool:
@@ -157,21 +157,6 @@ def all_of(ctx: Ctx, subset: Iterable[str], regions: Iterable[str]) -> bool | _I
     if any(ctx.lv(c) is None for c in pool) or len(pool) < 2:
         return INVALID
     return set(pool) <= set(subset)
-
-
-@register("Regions", "Int")
-def count_ranges(ctx: Ctx, regions: Iterable[str]) -> int:
-    """How many legend ranges the members span (each member read clearly inside one range: on a continuous map
-    clear of every tick; INVALID otherwise, and for a missing member)."""
-    ranges = set()
-    for c in regions:
-        if ctx.lv(c) is None:
-            raise Invalid
-        inside = [i for i in range(ctx.range_count) if ctx.in_range(c, i)]
-        if len(inside) != 1:
-            raise Invalid
-        ranges.add(inside[0])
-    return len(ranges)
 
 
 @register("Region Region", "Pair")
