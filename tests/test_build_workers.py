@@ -92,9 +92,8 @@ def test_sigterm_stops_the_workers_and_releases_the_lock(tmp_path: Path) -> None
 
 def test_a_second_build_into_a_folder_being_built_is_refused(tmp_path: Path) -> None:
     out = tmp_path / "out"
-    with folder_lock(out):
-        with pytest.raises(BuildError) as err:
-            build(CONFIG, out, progress=False)
+    with folder_lock(out), pytest.raises(BuildError) as err:
+        build(CONFIG, out, progress=False)
     assert str(out) in str(err.value) and f"pid {os.getpid()}" in str(err.value)
     assert not (out / LOCK_FILE).exists()  # released on exit
     assert list(out.iterdir()) == []  # the refused build wrote nothing
