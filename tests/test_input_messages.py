@@ -139,3 +139,39 @@ def test_a_shapefile_without_prj_warns_naming_it(tmp_path: Path) -> None:
     with pytest.warns(UserWarning, match=r"squares\.prj"):
         atlas = load_atlas(shp)
     assert len(atlas.codes) == 3
+
+
+# --- YAML ---------------------------------------------------------------------------------------------------
+
+BAD_YAML = "name: x\ncountries:\n  - {name: usa, maps: 2\nseed: 1\n"
+
+
+def test_a_yaml_syntax_error_is_one_line_file_line_column(tmp_path: Path) -> None:
+    geo = tmp_path / "squares.geojson"
+    geo.write_text(json.dumps(_squares()))
+    (tmp_path / "squares.groups.yaml").write_text(BAD_YAML)
+    code, out = invoke("atlas", "show", geo)  # before: 8 lines of PyYAML excerpts citing "<unicode string>"
+    assert code == 2 and len(out.strip().splitlines()) == 1
+    assert f"{tmp_path / 'squares.groups.yaml'}:4:5: expected ',' or '}}'" in out and "<unicode" not in out
+    style = tmp_path / "style.yaml"
+    style.write_text(BAD_YAML)
+    code, out = invoke("render", "usa", "--style", style, "-o", tmp_path / "r.png")
+    assert code == 2 and f"{style}:4:5:" in out  # before: "not valid YAML (ParserError)", no place
+    code, out = invoke("templates", "lint", style)
+    assert code != 0 and len(out.strip().splitlines()) == 1 and "line 4, column 5" in out and "<unicode" not in out
+
+
+# --- a closed pipe ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("args", [["templates", "list"], ["atlas", "show", "usa"]])
+def test_a_closed_pipe_exits_quietly_with_141(args: list[str]) -> None:
+    import subprocess
+    import sys
+
+    process = subprocess.Popen([sys.executable, "-m", "mapgen", *args], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE)
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()  # the reader is gone before the first line (`… | head -0`)
+    stderr = process.stderr.read().decode()
+    assert process.wait(timeout=120) == 141 and stderr == ""  # before: exit 1, "unexpected BrokenPipeError"

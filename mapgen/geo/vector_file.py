@@ -16,13 +16,13 @@ from pathlib import Path
 import geopandas as gpd
 import pyproj
 import shapely
-import yaml
 
 from mapgen.geo.adjacency import border_graph
 from mapgen.geo.atlas_model import Atlas, Position
 from mapgen.geo.gazetteer import RegionGroup
 from mapgen.geo.names import build_index, normalize_name
 from mapgen.geo.source import AtlasFile, file_digest, groups_file
+from mapgen.yamlio import YAMLFileError, load_yaml_file
 
 #: Column names tried, in order (case-insensitive), when no ``name_field`` is given.
 NAME_FIELDS = ("name", "name_en", "name_1", "name_2", "shapename", "region", "region_name", "province", "state",
@@ -231,7 +231,10 @@ def load_user_groups(path: Path, names: dict[str, str]) -> list[RegionGroup]:
     gpath = groups_file(path)
     if not gpath.is_file():
         return []
-    records = yaml.safe_load(gpath.read_text(encoding="utf-8")) or []
+    try:
+        records = load_yaml_file(gpath) or []
+    except YAMLFileError as exc:
+        raise AtlasFileError(str(exc)) from None
     index = build_index({c: (c, n) for c, n in names.items()})
     groups = []
     for record in records:
