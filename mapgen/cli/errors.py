@@ -21,7 +21,7 @@ OPTIONAL_EXTRAS: dict[str, str] = {
     "pyarrow": "export", "dask": "dask", "distributed": "dask",
 }
 
-_WRITE_ERRNOS = {errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC}
+_WRITE_ERRNOS = {errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, errno.EDQUOT}
 _PATH_ERRNOS = {errno.ENOTDIR, errno.EISDIR, errno.EEXIST}
 
 
@@ -35,6 +35,10 @@ def missing_dependency(exc: ImportError) -> str | None:
 
 
 def _os_message(exc: OSError) -> str:
+    from mapgen.files import DiskFullError
+
+    if isinstance(exc, DiskFullError):
+        return str(exc)
     where = f" {exc.filename}" if exc.filename else ""
     reason = exc.strerror or str(exc)
     if exc.errno in _PATH_ERRNOS:
