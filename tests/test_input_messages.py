@@ -85,6 +85,28 @@ def test_a_comma_table_is_read_as_before(tmp_path: Path, recwarn: pytest.Warning
     assert not [w for w in recwarn if "separated" in str(w.message)]
 
 
+# --- numeric extremes ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("values", "word", "fix"), [
+    (["1e306", "2e306", "3e306"], "too large", "divide by 1e306"),  # before: a legend off the page, 90-digit numbers
+    (["5e-314", "1e-313", "2e-313"], "too small", "multiply by 1e314"),  # subnormal; before: unexpected IndexError
+])
+def test_numeric_extremes_are_refused_naming_regions_and_the_rescaling(tmp_path: Path, values: list[str], word: str,
+                                                                       fix: str) -> None:
+    path = tmp_path / "extreme.csv"
+    path.write_text("State,V\n" + "".join(f"{s},{v}\n" for s, v in zip(("California", "Texas", "Ohio"), values)))
+    code, out = invoke("render", "usa", "--data", path, "-o", tmp_path / "m.png")
+    assert code == 2 and len(out.strip().splitlines()) == 1 and not (tmp_path / "m.png").exists()
+    assert str(path) in out and word in out and fix in out and "CA " in out and "OH " in out
+
+
+def test_ordinary_magnitudes_and_zeros_are_read(tmp_path: Path) -> None:
+    path = tmp_path / "ok.csv"
+    path.write_text("State,V\nCalifornia,0\nTexas,1e14\nOhio,-2.5e-11\n")
+    assert _values(load_table(path, "usa")) == {"CA": 0.0, "TX": 1e14, "OH": -2.5e-11}
+
+
 # --- vector files --------------------------------------------------------------------------------------------
 
 

@@ -485,9 +485,32 @@ def load_table(
     codes, keep = _resolve_rows(frame, region_col, atlas, rows, source)
     kept = frame.iloc[keep]
     values, missing_rows = _values(kept, value_col, codes, [rows[p] for p in keep], info.kind)
+    check_magnitudes(values, value_col, source)
     _report_missing(values, missing_rows, set(meta.get("missing") or ()), on_missing, value_col, source)
     series = pd.Series({code: values.get(code, math.nan) for code in atlas.codes}, dtype=float)
     return Statistic(values=series, info=replace(info, missing=tuple(series.index[series.isna()])))
+
+
+#: Magnitudes a legend can print readably: larger values give legends that run off the page, smaller non-zero
+#: ones (subnormal floats among them) 90-digit numbers and classification breaks that collapse.
+MAX_MAGNITUDE, MIN_MAGNITUDE = 1e15, 1e-12
+
+
+def check_magnitudes(values: dict[str, float], value_col: str, source: Source) -> None:
+    """Refuse values above :data:`MAX_MAGNITUDE` or non-zero below :data:`MIN_MAGNITUDE` in size, naming the
+    regions and the factor to rescale by."""
+    finite = {c: v for c, v in values.items() if math.isfinite(v)}
+    huge = {c: v for c, v in finite.items() if abs(v) > MAX_MAGNITUDE}
+    tiny = {c: v for c, v in finite.items() if v != 0 and abs(v) < MIN_MAGNITUDE}
+    for found, word, bound in ((huge, "large", f"above {MAX_MAGNITUDE:g}"), (tiny, "small", f"below {MIN_MAGNITUDE:g}")):
+        if not found:
+            continue
+        exponent = math.floor(math.log10(max(abs(v) for v in found.values()) if word == "large"
+                                         else min(abs(v) for v in found.values())))
+        factor = f"divide by 1e{exponent}" if word == "large" else f"multiply by 1e{-exponent}"
+        listed = _listing([f"{c} {v:.3g}" for c, v in found.items()])
+        raise TableError(f"{_describe(source)}: values in column {value_col!r} are too {word} to print readably "
+                         f"({bound}): {listed}; rescale the column ({factor}) and name the factor in the unit.")
 
 
 def _report_missing(
