@@ -40,6 +40,7 @@ from mapgen.benchmark import (
     write_unit_record,
 )
 from mapgen.build_packs import build_templates, copy_packs, missing_texts
+from mapgen.build_workers import LOCK_FILE, folder_lock, run_for_parent, worker_pool
 from mapgen.config import BuildConfig, CounterfactualKind, load_config
 from mapgen.errors import BuildError
 from mapgen.files import sha256_file, write_json_atomic, write_jsonl_atomic
@@ -464,32 +465,33 @@ def build(
     check_inputs(config)
     for line in missing_texts(config, build_templates(config)[1]):  # the packs lint before anything is written
         warnings.warn(line, stacklevel=2)
-    prepare_folder(config, out_dir, resume=resume, force=force)
-    atlases = copy_user_atlases(config, out_dir)
-    packs = copy_packs(config, out_dir)
-    units = plan(config)
-    results: dict[str, dict[str, Any]] = {}
-    todo = []
-    for unit in units:
-        done = completed(unit, out_dir) if resume else None
-        if done is not None:
-            results[unit.unit_id] = done
-        else:
-            todo.append(unit)
-    run = run_local if executor == "local" else run_dask
-    for result in run(todo, config, out_dir, workers=workers, scheduler=scheduler, progress=progress):
-        results[result["unit_id"]] = result
-    ordered = [results[u.unit_id] for u in units]
-    manifest = finalize(config, out_dir, ordered, atlases, packs)
-    timings: Counter[str] = Counter()
-    for unit in todo:
-        timings.update(results[unit.unit_id].get("timings", {}))
-    seconds = time.perf_counter() - start
-    write_json_atomic(out_dir / BUILD_LOG_FILE, {"seconds": round(seconds, 2), "built": len(todo),
-                                                    "reused": len(units) - len(todo), "workers": workers,
-                                                    "executor": executor,
-                                                    "stage_seconds": {k: round(v, 2) for k, v in timings.items()}})
-    return BuildReport(out_dir, manifest, len(todo), len(units) - len(todo), seconds, dict(timings))
+    with folder_lock(out_dir):  # one build per folder at a time (mapgen.build_workers)
+        prepare_folder(config, out_dir, resume=resume, force=force)
+        atlases = copy_user_atlases(config, out_dir)
+        packs = copy_packs(config, out_dir)
+        units = plan(config)
+        results: dict[str, dict[str, Any]] = {}
+        todo = []
+        for unit in units:
+            done = completed(unit, out_dir) if resume else None
+            if done is not None:
+                results[unit.unit_id] = done
+            else:
+                todo.append(unit)
+        run = run_local if executor == "local" else run_dask
+        for result in run(todo, config, out_dir, workers=workers, scheduler=scheduler, progress=progress):
+            results[result["unit_id"]] = result
+        ordered = [results[u.unit_id] for u in units]
+        manifest = finalize(config, out_dir, ordered, atlases, packs)
+        timings: Counter[str] = Counter()
+        for unit in todo:
+            timings.update(results[unit.unit_id].get("timings", {}))
+        seconds = time.perf_counter() - start
+        write_json_atomic(out_dir / BUILD_LOG_FILE, {"seconds": round(seconds, 2), "built": len(todo),
+                                                        "reused": len(units) - len(todo), "workers": workers,
+                                                        "executor": executor,
+                                                        "stage_seconds": {k: round(v, 2) for k, v in timings.items()}})
+        return BuildReport(out_dir, manifest, len(todo), len(units) - len(todo), seconds, dict(timings))
 
 
 def check_run_options(workers: int, executor: str) -> None:
@@ -555,7 +557,7 @@ def prepare_folder(config: BuildConfig, out_dir: Path, resume: bool, force: bool
                              "or --force to rebuild from scratch.")
         elif force:
             clear_build(out_dir)
-    elif out_dir.exists() and any(out_dir.iterdir()) and not force:
+    elif out_dir.exists() and any(p.name != LOCK_FILE for p in out_dir.iterdir()) and not force:
         raise BuildError(f"{out_dir} is not empty and holds no mapgen build; choose an empty folder or use --force.")
     out_dir.mkdir(parents=True, exist_ok=True)
     write_marker(out_dir, config.digest(), config.model_dump())
@@ -571,10 +573,10 @@ def run_local(units: list[Unit], config: BuildConfig, out_dir: Path, workers: in
                 advance()
                 yield result
             return
-        from concurrent.futures import ProcessPoolExecutor, as_completed
+        from concurrent.futures import as_completed
 
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            futures = [pool.submit(run_unit, unit, config, out_dir) for unit in units]
+        with worker_pool(workers) as (pool, parent):  # workers die with this process (mapgen.build_workers)
+            futures = [pool.submit(run_for_parent, run_unit, parent, unit, config, out_dir) for unit in units]
             for future in as_completed(futures):
                 advance()
                 yield future.result()

@@ -7,6 +7,7 @@ by :mod:`mapgen.benchmark`, which uses these primitives.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -49,6 +50,41 @@ def verify_checksums(root: str | Path, digests: Mapping[str, str], listed_in: st
     raise ChecksumError(f"{first} {what}{more}: the folder changed after it was written; {fix}")
 
 
+#: Errors of a disk that has no room left (no space, or over the user's quota).
+_FULL = {errno.ENOSPC, errno.EDQUOT}
+
+
+class DiskFullError(OSError):
+    """A write that found no space left; its message names the destination and the space it needed."""
+
+    def __str__(self) -> str:
+        return str(self.strerror)
+
+
+def _size(n: float) -> str:
+    for unit in ("bytes", "KB", "MB", "GB"):
+        if n < 1024 or unit == "GB":
+            return f"{n:.0f} {unit}" if unit == "bytes" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n:.1f} GB"
+
+
+def disk_full(exc: OSError, path: Path, needed: int | None = None) -> DiskFullError | None:
+    """``exc`` as a :class:`DiskFullError` naming ``path``, the bytes ``needed`` and the free space (``None`` for
+    any other error)."""
+    if isinstance(exc, DiskFullError) or exc.errno not in _FULL:
+        return None
+    try:
+        free = f", {_size(shutil.disk_usage(path.parent).free)} free"
+    except OSError:
+        free = ""
+    need = f"{_size(needed)} needed{free}" if needed is not None else free.lstrip(", ")
+    detail = f" ({need})" if need else ""
+    message = (f"cannot write {path}: no space left on its disk{detail}; free some space there or choose a folder "
+               "on another disk (-o/--output). Nothing half-written was left behind.")
+    return DiskFullError(exc.errno, message, str(path))
+
+
 def _temp_name(path: Path) -> Path:
     return path.with_name(f".{path.name}.{os.getpid()}.tmp")
 
@@ -61,6 +97,10 @@ def write_bytes_atomic(path: str | Path, data: bytes) -> Path:
     try:
         tmp.write_bytes(data)
         tmp.replace(path)
+    except OSError as exc:
+        if (full := disk_full(exc, path, len(data))) is None:
+            raise
+        raise full from exc
     finally:
         tmp.unlink(missing_ok=True)
     return path
@@ -123,15 +163,18 @@ def write_files_atomic(files: Mapping[Path, bytes]) -> None:
         for path, data in files.items():
             path.parent.mkdir(parents=True, exist_ok=True)
             tmp = _temp_name(path)
+            temps.append((tmp, path))  # before writing: a write that fails half-way is removed too
             tmp.write_bytes(data)
-            temps.append((tmp, path))
         for tmp, path in temps:
             tmp.replace(path)
             done.append(path)
-    except BaseException:
+    except BaseException as exc:
         for path in done:
             path.unlink(missing_ok=True)
-        raise
+        full = disk_full(exc, next(iter(files)), sum(map(len, files.values()))) if isinstance(exc, OSError) else None
+        if full is None:
+            raise
+        raise full from exc
     finally:
         for tmp, _ in temps:
             tmp.unlink(missing_ok=True)
@@ -176,7 +219,13 @@ def link_or_copy(src: str | Path, dst: str | Path) -> None:
     try:
         os.link(src, dst)
     except OSError:
-        shutil.copyfile(src, dst)
+        try:
+            shutil.copyfile(src, dst)
+        except OSError as exc:  # shutil names the source even when the destination's disk is full
+            if (full := disk_full(exc, dst, Path(src).stat().st_size)) is None:
+                raise
+            dst.unlink(missing_ok=True)
+            raise full from exc
 
 
 def refuse_inside(out: str | Path, folder: str | Path, what: str, option: str = "-o") -> None:
@@ -205,6 +254,26 @@ def remove_path(path: Path) -> None:
         path.unlink()
 
 
+_WRITE = {errno.EACCES, errno.EPERM, errno.EROFS}
+
+
+def _folder_write_error(exc: OSError, tmp: Path, out: Path) -> OSError | None:
+    """A write error inside the staging folder ``tmp`` as one naming the destination ``out`` (``None``: an error
+    of some other file, e.g. a source that cannot be read, which names itself)."""
+    where = Path(exc.filename) if exc.filename else None
+    inside = where is None or where.absolute().is_relative_to(tmp)
+    if not inside or exc.errno not in _FULL | _WRITE:
+        return None
+    if exc.errno in _WRITE:
+        return OSError(exc.errno, exc.strerror, str(out))
+    try:
+        free = f" ({_size(shutil.disk_usage(out.parent).free)} free)"
+    except OSError:
+        free = ""
+    return DiskFullError(exc.errno, f"cannot write {out}: no space left on its disk{free}; free some space there "
+                         "or choose a folder on another disk (-o/--output). Nothing was left behind.", str(out))
+
+
 @contextmanager
 def atomic_folder(out_dir: str | Path, replace: bool = False) -> Iterator[Path]:
     """A fresh temporary folder beside ``out_dir`` that takes the place of ``out_dir`` only when the block
@@ -221,6 +290,11 @@ def atomic_folder(out_dir: str | Path, replace: bool = False) -> Iterator[Path]:
     tmp.mkdir()
     try:
         yield tmp
+    except OSError as exc:
+        remove_path(tmp)
+        if (named := _folder_write_error(exc, tmp, out)) is None:
+            raise
+        raise named from exc
     except BaseException:
         remove_path(tmp)
         raise

@@ -8,6 +8,7 @@ through it; template packs, languages and styles can too (it depends on nothing 
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import yaml
@@ -56,3 +57,32 @@ def yaml_problem(exc: yaml.YAMLError) -> str:
     mark = exc.problem_mark
     where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
     return f"{context}{problem}{where}; fix the YAML syntax there"
+
+
+class YAMLFileError(ValueError):
+    """A YAML file that cannot be read, as one line: ``FILE:LINE:COL: what; fix``."""
+
+
+def yaml_file_problem(path: str | Path, exc: yaml.YAMLError) -> str:
+    """``FILE:LINE:COL: what is wrong (where its context started); fix the YAML syntax there`` — one line, in
+    the form compilers use, instead of PyYAML's excerpts citing ``<unicode string>``."""
+    if not isinstance(exc, yaml.MarkedYAMLError) or exc.problem_mark is None:
+        return f"{path}: {' '.join(str(exc).split())}"
+    mark, problem = exc.problem_mark, exc.problem or "syntax error"
+    context = ""
+    if exc.context:
+        start = exc.context_mark
+        context = f" ({exc.context}" + (f" that starts at line {start.line + 1}" if start is not None else "") + ")"
+    return f"{path}:{mark.line + 1}:{mark.column + 1}: {problem}{context}; fix the YAML syntax there"
+
+
+def load_yaml_file(path: str | Path) -> Any:
+    """:func:`load_yaml` of a UTF-8 file; a syntax error or a duplicate key raises :class:`YAMLFileError`
+    (``FILE:LINE:COL: what; fix``), a file that is not UTF-8 one naming it."""
+    try:
+        return load_yaml(Path(path).read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise YAMLFileError(f"{path}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}); "
+                            "save it as UTF-8") from None
+    except yaml.YAMLError as exc:
+        raise YAMLFileError(yaml_file_problem(path, exc)) from None

@@ -13,7 +13,14 @@ import warnings
 
 import click
 
-from mapgen.cli.errors import ENVIRONMENT, explain, one_line_warning, unexpected
+from mapgen.cli.errors import (
+    ENVIRONMENT,
+    closed_pipe,
+    exit_quietly_on_closed_pipe,
+    explain,
+    one_line_warning,
+    unexpected,
+)
 
 #: Command name → (module, attribute, one-line help shown by ``mapgen --help``; a test keeps it equal to the
 #: command's own docstring).
@@ -85,6 +92,8 @@ class MapgenGroup(click.Group):
         except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort, SystemExit):
             raise
         except Exception as exc:
+            if closed_pipe(exc):  # `mapgen … | head -1`: quiet, like Unix tools
+                exit_quietly_on_closed_pipe()
             if ctx.params.get("debug"):
                 raise
             message, code = explain(exc) or (unexpected(exc), ENVIRONMENT)

@@ -21,7 +21,7 @@ OPTIONAL_EXTRAS: dict[str, str] = {
     "pyarrow": "export", "dask": "dask", "distributed": "dask",
 }
 
-_WRITE_ERRNOS = {errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC}
+_WRITE_ERRNOS = {errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, errno.EDQUOT}
 _PATH_ERRNOS = {errno.ENOTDIR, errno.EISDIR, errno.EEXIST}
 
 
@@ -35,6 +35,10 @@ def missing_dependency(exc: ImportError) -> str | None:
 
 
 def _os_message(exc: OSError) -> str:
+    from mapgen.files import DiskFullError
+
+    if isinstance(exc, DiskFullError):
+        return str(exc)
     where = f" {exc.filename}" if exc.filename else ""
     reason = exc.strerror or str(exc)
     if exc.errno in _PATH_ERRNOS:
@@ -45,6 +49,20 @@ def _os_message(exc: OSError) -> str:
 def _template_error(exc: BaseException) -> bool:
     jinja = sys.modules.get("jinja2.exceptions")
     return jinja is not None and isinstance(exc, jinja.TemplateError)
+
+
+def _yaml_error(exc: BaseException) -> str | None:
+    """One line for a PyYAML error no loader explained (``FILE:LINE:COL: what`` when the file is known)."""
+    yaml = sys.modules.get("yaml")
+    if yaml is None or not isinstance(exc, yaml.YAMLError):
+        return None
+    from mapgen.yamlio import yaml_file_problem, yaml_problem
+
+    mark = getattr(exc, "problem_mark", None)
+    name = getattr(mark, "name", None)
+    if name and not str(name).startswith("<"):
+        return yaml_file_problem(name, exc)
+    return f"not valid YAML: {yaml_problem(exc)}"
 
 
 def explain(exc: BaseException) -> tuple[str, int] | None:
@@ -59,11 +77,36 @@ def explain(exc: BaseException) -> tuple[str, int] | None:
     if isinstance(exc, (MemoryError, RecursionError, OverflowError)):
         return (f"resource limit reached ({type(exc).__name__}: {exc}); a template or config asks for more than "
                 "mapgen can compute — make it smaller."), ENVIRONMENT
+    if (yaml_message := _yaml_error(exc)) is not None:
+        return yaml_message, INPUT
     if _template_error(exc):
         return f"template text rejected by the sandbox: {exc}; run `mapgen templates lint FILE`.", INPUT
     if isinstance(exc, ValueError):
         return str(exc), INPUT
     return None
+
+
+#: The exit status of a command whose reader closed the pipe: 128 + SIGPIPE, what a shell reports for ``yes``
+#: in ``yes | head -1`` (so ``set -o pipefail`` scripts see it the same way).
+BROKEN_PIPE = 141
+
+
+def closed_pipe(exc: BaseException) -> bool:
+    """True for a write into a pipe whose reader has gone (``mapgen templates list | head -1``)."""
+    return isinstance(exc, BrokenPipeError) or (isinstance(exc, OSError) and exc.errno == errno.EPIPE)
+
+
+def exit_quietly_on_closed_pipe() -> None:
+    """Leave without a message (exit 141, like a Unix tool killed by SIGPIPE): stdout is pointed at
+    ``/dev/null`` first so Python's own flush at exit does not report the broken pipe either."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    sys.exit(BROKEN_PIPE)
 
 
 def one_line_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,

@@ -23,6 +23,7 @@ of ``title``, ``unit``, ``kind``, ``year``, ``source_note`` and the id.
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import re
@@ -112,14 +113,90 @@ def read_frame(source: Source, atlas: Atlas | None = None) -> tuple[pd.DataFrame
 
 
 def _read_text(path: Path, sep: str) -> pd.DataFrame:
+    text = decode_table(path)
+    sep = detect_delimiter(text, sep, path)
     try:
-        return pd.read_csv(
-            path, sep=sep, dtype=str, keep_default_na=False, skipinitialspace=True, encoding="utf-8-sig"
-        )
+        frame = pd.read_csv(io.StringIO(text), sep=sep, dtype=str, keep_default_na=False, skipinitialspace=True)
     except pd.errors.EmptyDataError:
         raise TableError(f"{path} is empty (no header, no rows).") from None
-    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
+    except pd.errors.ParserError as exc:
         raise TableError(f"{path} is not a readable {'TSV' if sep == chr(9) else 'CSV'} file: {exc}") from None
+    return _decimal_commas(frame, path) if sep == ";" else frame
+
+
+#: Byte-order marks → the encoding they announce (UTF-32 before UTF-16: its LE mark starts with UTF-16's).
+_BOMS = ((b"\xff\xfe\x00\x00", "utf-32"), (b"\x00\x00\xfe\xff", "utf-32"), (b"\xff\xfe", "utf-16"),
+         (b"\xfe\xff", "utf-16"), (b"\xef\xbb\xbf", "utf-8-sig"))
+
+
+def decode_table(path: Path) -> str:
+    """A text table's characters: UTF-8 (a BOM allowed), or UTF-16/32 announced by a byte-order mark; any other
+    encoding (Latin-1, Windows-1252, UTF-16 without a BOM) is refused with "save it as UTF-8", naming the file,
+    the line and the byte."""
+    data = path.read_bytes()
+    encoding = next((name for bom, name in _BOMS if data.startswith(bom)), "utf-8")
+    try:
+        if encoding == "utf-8" and b"\x00" in data[:4096]:  # valid UTF-8, but no text table holds NUL bytes
+            raise UnicodeDecodeError("utf-8", data, data.index(b"\x00"), data.index(b"\x00") + 1, "NUL byte")
+        return data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        raise TableError(_encoding_problem(path, data, exc)) from None
+
+
+def _encoding_problem(path: Path, data: bytes, exc: UnicodeDecodeError) -> str:
+    line = data.count(b"\n", 0, exc.start) + 1
+    if data[:200].count(b"\x00") > len(data[:200]) // 4:
+        guess, tool = "it looks like UTF-16 without a byte-order mark", "iconv -f utf-16le -t utf-8"
+        line = data.count(b"\n\x00", 0, exc.start) + 1
+    else:
+        start = data.rfind(b"\n", 0, exc.start) + 1
+        end = data.find(b"\n", exc.start)
+        shown = data[start:end if end >= 0 else len(data)].decode("cp1252", errors="replace").strip()[:60]
+        guess = f"it looks like Latin-1/Windows-1252: line {line} reads {shown!r} in that encoding"
+        tool = "iconv -f cp1252 -t utf-8"
+    return (f"{path} is not UTF-8 text (byte 0x{data[exc.start]:02x} on line {line}; {guess}); save it as UTF-8 "
+            f"(e.g. Excel: Save As → 'CSV UTF-8'; {tool}) and try again.")
+
+
+_DELIMITERS = {",": "a comma", ";": "a semicolon", "\t": "a tab", "|": "a vertical bar"}
+
+
+def detect_delimiter(text: str, sep: str, path: Path) -> str:
+    """``sep`` when the header line holds it, else the one other delimiter (``;``, tab, ``|``, ``,``) the
+    header and the next lines hold equally often (a warning names it); else ``sep``."""
+    lines = [line for line in text.splitlines() if line.strip()][:20]
+    if not lines or sep in lines[0]:
+        return sep
+    counts = {d: lines[0].count(d) for d in _DELIMITERS if d != sep and lines[0].count(d)}
+    steady = [d for d, n in counts.items() if all(line.count(d) == n for line in lines[1:])]
+    if len(steady) != 1:
+        return sep
+    found = steady[0]
+    warnings.warn(f"{path}: its columns are separated by {_DELIMITERS[found]} ({found!r}), not by "
+                  f"{_DELIMITERS[sep]}; read it that way.", stacklevel=4)
+    return found
+
+
+_DECIMAL_COMMA = re.compile(r"^[-+]?\d+,\d+$")
+_EUROPEAN_NUMBER = re.compile(r"^[-+]?(\d{1,3}(\.\d{3})+|\d+)(,\d+)?$")
+
+
+def _decimal_commas(frame: pd.DataFrame, path: Path) -> pd.DataFrame:
+    """A semicolon table whose numbers use decimal commas (``12,5``) read as decimal points (``1.234,5`` →
+    ``1234.5``), with a warning; other tables unchanged."""
+    cells = [c for col in frame.columns for c in frame[col] if isinstance(c, str)]
+    if not any(_DECIMAL_COMMA.match(c.strip()) for c in cells):
+        return frame
+    warnings.warn(f"{path}: semicolon-separated with decimal commas (e.g. '12,5'); read ',' as the decimal "
+                  "mark and '.' as the thousands separator.", stacklevel=5)
+
+    def convert(cell: Any) -> Any:
+        text = cell.strip() if isinstance(cell, str) else cell
+        if isinstance(text, str) and _EUROPEAN_NUMBER.match(text):
+            return text.replace(".", "").replace(",", ".")
+        return cell
+
+    return frame.apply(lambda col: col.map(convert))
 
 
 def _read_parquet(path: Path) -> pd.DataFrame:
@@ -490,10 +567,33 @@ def load_table(
     codes, keep = _resolve_rows(frame, region_col, atlas, rows, source)
     kept = frame.iloc[keep]
     values, missing_rows = _values(kept, value_col, codes, [rows[p] for p in keep], info.kind)
+    check_magnitudes(values, value_col, source)
     _report_missing(values, missing_rows, set(meta.get("missing") or ()), on_missing, value_col, source)
     _report_omitted(atlas, codes, set(meta.get("missing") or ()), on_missing, source)
     series = pd.Series({code: values.get(code, math.nan) for code in atlas.codes}, dtype=float)
     return Statistic(values=series, info=replace(info, missing=tuple(series.index[series.isna()])))
+
+
+#: Magnitudes a legend can print readably: larger values give legends that run off the page, smaller non-zero
+#: ones (subnormal floats among them) 90-digit numbers and classification breaks that collapse.
+MAX_MAGNITUDE, MIN_MAGNITUDE = 1e15, 1e-12
+
+
+def check_magnitudes(values: dict[str, float], value_col: str, source: Source) -> None:
+    """Refuse values above :data:`MAX_MAGNITUDE` or non-zero below :data:`MIN_MAGNITUDE` in size, naming the
+    regions and the factor to rescale by."""
+    finite = {c: v for c, v in values.items() if math.isfinite(v)}
+    huge = {c: v for c, v in finite.items() if abs(v) > MAX_MAGNITUDE}
+    tiny = {c: v for c, v in finite.items() if v != 0 and abs(v) < MIN_MAGNITUDE}
+    for found, word, bound in ((huge, "large", f"above {MAX_MAGNITUDE:g}"), (tiny, "small", f"below {MIN_MAGNITUDE:g}")):
+        if not found:
+            continue
+        exponent = math.floor(math.log10(max(abs(v) for v in found.values()) if word == "large"
+                                         else min(abs(v) for v in found.values())))
+        factor = f"divide by 1e{exponent}" if word == "large" else f"multiply by 1e{-exponent}"
+        listed = _listing([f"{c} {v:.3g}" for c, v in found.items()])
+        raise TableError(f"{_describe(source)}: values in column {value_col!r} are too {word} to print readably "
+                         f"({bound}): {listed}; rescale the column ({factor}) and name the factor in the unit.")
 
 
 def _report_missing(

@@ -16,7 +16,6 @@ from pathlib import Path
 import geopandas as gpd
 import pyproj
 import shapely
-import yaml
 
 from mapgen.geo.adjacency import BorderMeasure, measure_borders
 from mapgen.geo.atlas_model import Atlas, Position
@@ -24,6 +23,7 @@ from mapgen.geo.coordinates import AtlasFileError, declared_crs, refuse_unreadab
 from mapgen.geo.gazetteer import RegionGroup
 from mapgen.geo.names import build_index, normalize_name
 from mapgen.geo.source import AtlasFile, file_digest, groups_file
+from mapgen.yamlio import YAMLFileError, load_yaml_file
 
 __all__ = ["AtlasFileError", "BorderWarning", "OverlapWarning", "direction_groups", "load_user_atlas", "make_codes"]
 
@@ -69,6 +69,7 @@ def load_user_atlas(
     _reject_duplicates(codes, "code", path)
     _reject_duplicates(names, "name", path)
     refuse_group_words(names, codes, path)
+    check_finite(list(gdf.geometry), names, path)
     geoms = [_checked_geometry(g, label) for g, label in zip(gdf.geometry, names)]
     lonlat = to_lonlat(gpd.GeoSeries(geoms, crs=declared_crs(gdf, path)), path)
     lon_0 = central_longitude(lonlat)
@@ -121,9 +122,70 @@ def default_title(stem: str) -> str:
     return " ".join(w if not w.islower() else w.capitalize() for w in words) or stem
 
 
-def _read_vector(path: Path) -> gpd.GeoDataFrame:
+#: A shapefile's side files: the ones it cannot be read without, and the one that gives its CRS.
+SHAPEFILE_SIDES = (".dbf", ".shx")
+
+
+def _side_file(path: Path, suffix: str) -> Path | None:
+    """``path``'s side file with ``suffix`` (any case: ``.DBF`` too), or ``None``."""
+    for candidate in (path.with_suffix(suffix), path.with_suffix(suffix.upper())):
+        if candidate.exists():
+            return candidate
+    return None
+
+
+def check_vector_file(path: Path) -> None:
+    """Refuse what the reader would misreport: a 0-byte file, a GeoJSON that is not JSON, a shapefile without
+    its ``.dbf`` (the names) or ``.shx`` (the index); warn on a shapefile without ``.prj``."""
+    if path.is_file() and path.stat().st_size == 0:
+        raise AtlasFileError(f"Cannot read {str(path)!r}: it is empty (0 bytes); export the regions to it again.")
+    suffix = path.suffix.lower()
+    if suffix in (".geojson", ".json"):
+        _check_json(path)
+    if suffix != ".shp":
+        return
+    missing = [path.with_suffix(s).name for s in SHAPEFILE_SIDES if _side_file(path, s) is None]
+    if missing:
+        raise AtlasFileError(f"Shapefile {str(path)!r} is missing its side file {' and '.join(missing)} (a shapefile "
+                             "is several files: .shp, .shx, .dbf, .prj); copy them next to it, or give a GeoJSON "
+                             "or GeoPackage.")
+    if _side_file(path, ".prj") is None:
+        warnings.warn(f"Shapefile {str(path)!r} has no {path.with_suffix('.prj').name} side file (its coordinate "
+                      "system); its coordinates are read as longitude/latitude (EPSG:4326).", stacklevel=3)
+
+
+def _check_json(path: Path) -> None:
+    import json
+
     try:
-        gdf = gpd.read_file(path)
+        json.loads(path.read_bytes())
+    except UnicodeDecodeError:
+        raise AtlasFileError(f"Cannot read {str(path)!r}: it is not UTF-8 text; save it as UTF-8 GeoJSON.") from None
+    except ValueError as exc:
+        where = f"line {exc.lineno}, column {exc.colno}: " if isinstance(exc, json.JSONDecodeError) else ""
+        msg = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
+        raise AtlasFileError(f"Cannot read {str(path)!r}: it is not valid JSON ({where}{msg}); a GeoJSON file is a "
+                             "JSON FeatureCollection — export it again as GeoJSON.") from None
+
+
+def check_finite(geoms: list, names: list[str], path: Path) -> None:
+    """Refuse a feature with a NaN or infinite coordinate, naming the file and the feature."""
+    import numpy as np
+
+    bad = [f"feature {i} ({name!r})" for i, (geom, name) in enumerate(zip(geoms, names))
+           if geom is not None and not np.isfinite(shapely.get_coordinates(geom)).all()]
+    if bad:
+        shown = ", ".join(bad[:5]) + (f" and {len(bad) - 5} more" if len(bad) > 5 else "")
+        raise AtlasFileError(f"Atlas file {str(path)!r} has NaN or infinite coordinates in {shown}; fix or remove "
+                             "those points (every coordinate must be a finite number).")
+
+
+def _read_vector(path: Path) -> gpd.GeoDataFrame:
+    check_vector_file(path)
+    try:
+        with warnings.catch_warnings():  # NaN coordinates warn here; check_finite names them
+            warnings.filterwarnings("ignore", "invalid value encountered", RuntimeWarning)
+            gdf = gpd.read_file(path)
     except Exception as exc:  # pyogrio raises several types for unreadable files
         refuse_unreadable_prj(path)
         raise AtlasFileError(
@@ -230,7 +292,10 @@ def load_user_groups(path: Path, names: dict[str, str]) -> list[RegionGroup]:
     gpath = groups_file(path)
     if not gpath.is_file():
         return []
-    records = yaml.safe_load(gpath.read_text(encoding="utf-8")) or []
+    try:
+        records = load_yaml_file(gpath) or []
+    except YAMLFileError as exc:
+        raise AtlasFileError(str(exc)) from None
     index = build_index({c: (c, n) for c, n in names.items()})
     groups = []
     for record in records:

@@ -26,6 +26,7 @@ from mapgen.files import sha256_file
 from mapgen.questions.functions import FUNCTIONS
 from mapgen.questions.functions.registry import PACK_MODULE_PREFIX
 from mapgen.resources import template_path
+from mapgen.yamlio import yaml_problem
 
 TEMPLATES_FILE = "templates.yaml"
 LANG_DIR = "lang"
@@ -100,7 +101,7 @@ def read_yaml(path: Path) -> object:
     try:
         return yaml.safe_load(path.read_text(encoding="utf-8"))
     except yaml.YAMLError as exc:
-        raise PackError(f"not valid YAML: {exc}") from None
+        raise PackError(f"not valid YAML: {yaml_problem(exc)}") from None  # one line (mapgen.yamlio)
 
 
 _PREFIX = PACK_MODULE_PREFIX  # module names of imported functions.py files: mapgen_pack_<pack>_<sha256[:12]>

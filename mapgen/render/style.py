@@ -19,6 +19,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from mapgen.resources import template_path
+from mapgen.yamlio import yaml_file_problem
 
 DEFAULT_STYLE = "default"
 STYLE_SUFFIXES = (".yaml", ".yml")
@@ -202,7 +203,7 @@ def parse_style(text: str, where: str = "style") -> MapStyle:
     try:
         data = yaml.safe_load(text) or {}
     except yaml.YAMLError as exc:
-        raise StyleError(f"{where}: not valid YAML ({exc.__class__.__name__}).") from None
+        raise StyleError(yaml_file_problem(where, exc)) from None  # FILE:LINE:COL: what (mapgen.yamlio)
     if not isinstance(data, dict):
         raise StyleError(f"{where}: a style is a YAML mapping of keys such as page, title, legend.")
     try:
