@@ -341,10 +341,14 @@ def _colorbar(legend: Legend, box: Box, orientation: str, font_px: float, look: 
     low_t = EXTENSION_SHARE * look.bar_width * u if vertical and legend.clipped[0] else 0.0
     if vertical:
         na_h = d.h + 2 * d.gap + low_t if legend.na_label else 0.0
+        # the clipped ends' triangles stay in the box (the low one is in na_h when an N/A key is below)
+        top_t, bottom_t = EXTENSION_SHARE * look.bar_width * u * legend.clipped[1], 0.0 if legend.na_label else low_t
         reach = look.bar_length / 0.7  # the bar's longest length grows with its share of the box
         w, h = look.bar_width * u, min(box.height * look.bar_length, 320.0 * u * reach,
-                                       box.height - 2 * MARGIN - na_h - font_px)
-        x0, y0 = box.left + 14 * u, box.top + (box.height - h - na_h) / 2
+                                       box.height - 2 * MARGIN - na_h - font_px - top_t - bottom_t)
+        y0 = min(max(box.top + (box.height - h - na_h) / 2, box.top + MARGIN + font_px / 2 + top_t),
+                 box.top + box.height - MARGIN - font_px / 2 - bottom_t - na_h - h)
+        x0 = box.left + 14 * u
         na_xy = (x0, y0 + h + 2 * d.gap + low_t)
     else:
         room = box.width - 2 * MARGIN - label_w - na_w - 2 * EXTENSION_SHARE * look.bar_width * 8 / 9 * u * any(legend.clipped)
