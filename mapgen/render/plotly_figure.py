@@ -35,7 +35,7 @@ from __future__ import annotations
 import base64
 import io
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -47,7 +47,6 @@ from mapgen.render.canvas import AtlasCanvas
 from mapgen.render.labels import CASING_COLOR, DOT_RIM_PX, LEADER_WIDTH_PX, drawn_labels
 from mapgen.render.layout import Box
 from mapgen.render.legend_layout import (
-    MARGIN,
     ColorBar,
     LegendLayout,
     LegendText,
@@ -98,8 +97,6 @@ def build_figure(spec: MapSpec, canvas: AtlasCanvas, interactive: bool = False
         annotations.extend(_annotation(t) for t in title_items(spec.title, lay.title_box, look))
     font_px = legend_font_px(lay.width, lay.height, style.dpi, look.legend.cap_px)
     layout = legend_layout(legend, lay.legend_box, style.legend_orientation, font_px, LegendText.of(look, canvas.scale))
-    if look.name == "plotly" and style.legend_orientation == "vertical":
-        layout = top_aligned(layout, lay.legend_box)
     shapes += _legend_box(look, layout, canvas.scale)
     legend_traces, images = _legend(legend, layout, look, bg)
     annotations.extend(_annotation(item) for item in layout.texts)
@@ -412,20 +409,6 @@ def _extension_traces(legend: Legend, bar: ColorBar, edge: tuple[str, float]) ->
         xs, ys = [x for x, _ in (*corners, corners[0])], [y for _, y in (*corners, corners[0])]
         traces.append(_path_trace(xs, ys, legend.colors[0 if low else -1], *edge))
     return traces
-
-
-def top_aligned(layout: LegendLayout, box: Box) -> LegendLayout:
-    """A discrete legend moved up to the top of its ``box`` (where plotly places its legend); swatches, texts and
-    item boxes move together, so the reported boxes are where the legend is drawn. A colour bar is kept."""
-    if layout.colorbar is not None or not layout.swatches:
-        return layout
-    dy = box.top + MARGIN - min(sw.y for sw in layout.swatches)
-    if dy >= 0:
-        return layout
-    items = tuple(item | {k: [v + dy if i % 2 else v for i, v in enumerate(item[k])]
-                          for k in ("swatch", "box") if k in item} for item in layout.items)
-    return LegendLayout(tuple(replace(sw, y=sw.y + dy) for sw in layout.swatches), None,
-                        tuple(replace(t, y=t.y + dy) for t in layout.texts), items)
 
 
 def _gradient_uri(colors: tuple[str, ...], width: int, height: int, vertical: bool) -> str:
