@@ -347,8 +347,9 @@ def _colorbar(legend: Legend, box: Box, orientation: str, font_px: float, look: 
         reach = look.bar_length / 0.7  # the bar's longest length grows with its share of the box
         w, h = look.bar_width * u, min(box.height * look.bar_length, 320.0 * u * reach,
                                        box.height - 2 * MARGIN - na_h - font_px - top_t - bottom_t)
-        y0 = min(max(box.top + (box.height - h - na_h) / 2, box.top + MARGIN + font_px / 2 + top_t),
-                 box.top + box.height - MARGIN - font_px / 2 - bottom_t - na_h - h)
+        y0 = box.top + (box.height - h - na_h) / 2
+        if top_t or bottom_t:
+            y0 = min(max(y0, box.top + MARGIN + top_t), box.top + box.height - MARGIN - bottom_t - na_h - h)
         x0 = box.left + 14 * u
         na_xy = (x0, y0 + h + 2 * d.gap + low_t)
     else:
