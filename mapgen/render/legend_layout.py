@@ -36,6 +36,7 @@ class LegendText:
     color: str = "#000000"
     upper: bool = False
     align: str = "center"
+    valign: str = "middle"  # a discrete legend's rows centred in the box, or at its top
     inset: float = 0.0  # pixels kept free left of left-aligned rows
     bar_width: float = 18.0  # colour bar thickness at the base legend font (px)
     bar_length: float = 0.7  # colour bar length: share of the legend box
@@ -44,8 +45,8 @@ class LegendText:
     def of(cls, style: MapStyle, scale: float = 1.0) -> LegendText:
         """The legend text look of a map style on a page of ``scale`` (:func:`page_scale`)."""
         leg = style.legend
-        return cls(style.fonts.legend, leg.text_color, leg.text_case == "upper", leg.align, leg.inset * scale,
-                   leg.bar_width, leg.bar_length)
+        return cls(style.fonts.legend, leg.text_color, leg.text_case == "upper", leg.align, leg.valign,
+                   leg.inset * scale, leg.bar_width, leg.bar_length)
 
     def shown(self, label: str) -> str:
         """The text drawn for a legend label."""
@@ -176,7 +177,7 @@ def _chunks(widths: list[float], limit: float, per_line: int | None, gap: float)
 def _flow(entries, box: Box, vertical: bool, font_px: float, look: LegendText = PLAIN, force: bool = False):
     """Top-left corner of each entry, or None when they do not fit in ``box`` at this font size."""
     widths = [_entry_width(look.shown(e[0]), font_px, look.family) for e in entries]
-    centred = look.align == "center"
+    centred, middle = look.align == "center", look.valign == "middle"
     d = Dims.at(font_px)
     step_y = d.h + d.gap
     avail_w, avail_h = box.width - 2 * MARGIN - look.inset, box.height - 2 * MARGIN
@@ -189,7 +190,7 @@ def _flow(entries, box: Box, vertical: bool, font_px: float, look: LegendText = 
             return None
         rows_h = min(len(entries), per_col) * step_y - d.gap
         x = box.left + MARGIN + max(0.0, min(4.0, (avail_w - total_w) / 2))
-        y0 = box.top + MARGIN + max(0.0, (avail_h - rows_h) / 2)
+        y0 = box.top + MARGIN + max(0.0, (avail_h - rows_h) / 2) * middle
         spots = {}
         for col, cw in zip(cols, col_w, strict=True):
             for r, i in enumerate(col):
@@ -200,7 +201,7 @@ def _flow(entries, box: Box, vertical: bool, font_px: float, look: LegendText = 
     rows_h = len(rows) * step_y - d.gap
     if (rows_h > avail_h or any(sum(widths[i] for i in row) > avail_w for row in rows)) and not force:
         return None
-    y = box.top + MARGIN + max(0.0, (avail_h - rows_h) / 2)
+    y = box.top + MARGIN + max(0.0, (avail_h - rows_h) / 2) * middle
     spots = {}
     for row in rows:
         row_w = sum(widths[i] for i in row) + d.entry_gap * (len(row) - 1)
@@ -341,10 +342,15 @@ def _colorbar(legend: Legend, box: Box, orientation: str, font_px: float, look: 
     low_t = EXTENSION_SHARE * look.bar_width * u if vertical and legend.clipped[0] else 0.0
     if vertical:
         na_h = d.h + 2 * d.gap + low_t if legend.na_label else 0.0
+        # the clipped ends' triangles stay in the box (the low one is in na_h when an N/A key is below)
+        top_t, bottom_t = EXTENSION_SHARE * look.bar_width * u * legend.clipped[1], 0.0 if legend.na_label else low_t
         reach = look.bar_length / 0.7  # the bar's longest length grows with its share of the box
         w, h = look.bar_width * u, min(box.height * look.bar_length, 320.0 * u * reach,
-                                       box.height - 2 * MARGIN - na_h - font_px)
-        x0, y0 = box.left + 14 * u, box.top + (box.height - h - na_h) / 2
+                                       box.height - 2 * MARGIN - na_h - font_px - top_t - bottom_t)
+        y0 = box.top + (box.height - h - na_h) / 2
+        if top_t or bottom_t:
+            y0 = min(max(y0, box.top + MARGIN + top_t), box.top + box.height - MARGIN - bottom_t - na_h - h)
+        x0 = box.left + 14 * u
         na_xy = (x0, y0 + h + 2 * d.gap + low_t)
     else:
         room = box.width - 2 * MARGIN - label_w - na_w - 2 * EXTENSION_SHARE * look.bar_width * 8 / 9 * u * any(legend.clipped)

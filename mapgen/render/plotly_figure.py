@@ -42,11 +42,17 @@ import numpy as np
 import shapely
 from PIL import Image
 
-from mapgen.legend import Legend
+from mapgen.legend import Legend, page_like
 from mapgen.render.canvas import AtlasCanvas
 from mapgen.render.labels import CASING_COLOR, DOT_RIM_PX, LEADER_WIDTH_PX, drawn_labels
 from mapgen.render.layout import Box
-from mapgen.render.legend_layout import LegendLayout, LegendText, legend_font_px, legend_layout
+from mapgen.render.legend_layout import (
+    ColorBar,
+    LegendLayout,
+    LegendText,
+    legend_font_px,
+    legend_layout,
+)
 from mapgen.render.mpl_renderer import label_texts, legend_bounds, outline_color
 from mapgen.render.placement import CASING_WIDTH_PX
 from mapgen.render.style import DEFAULT_HATCHES, MapStyle, StyleError, style_of
@@ -92,7 +98,7 @@ def build_figure(spec: MapSpec, canvas: AtlasCanvas, interactive: bool = False
     font_px = legend_font_px(lay.width, lay.height, style.dpi, look.legend.cap_px)
     layout = legend_layout(legend, lay.legend_box, style.legend_orientation, font_px, LegendText.of(look, canvas.scale))
     shapes += _legend_box(look, layout, canvas.scale)
-    legend_traces, images = _legend(legend, layout, look)
+    legend_traces, images = _legend(legend, layout, look, bg)
     annotations.extend(_annotation(item) for item in layout.texts)
     traces += legend_traces
     if interactive:
@@ -203,15 +209,24 @@ def _region_shapes(spec: MapSpec, canvas: AtlasCanvas, look: MapStyle) -> list[d
     """One filled SVG-path shape per region (colour maps): the fastest way plotly draws many vertices."""
     paths, legend = canvas_shapes(canvas).paths, spec.legend
     line = {"color": look.borders.color, "width": look.borders.width * BORDER_PX / 0.5}
+    faces = [legend.color_of(spec.values.get(c, float("nan"))) for c in canvas.codes]
     shapes = [
         {"type": "path", "path": paths[c], "xref": "x", "yref": "y", "layer": "below", "fillrule": "evenodd",
-         "fillcolor": legend.color_of(spec.values.get(c, float("nan"))), "line": line}
-        for c in canvas.codes
+         "fillcolor": face, "line": line}
+        for c, face in zip(canvas.codes, faces, strict=True)
     ]
-    edge = {"color": outline_color(background_color(spec.style.background), look),
-            "width": look.borders.outline_width * PT_PX}
-    return [*shapes, {"type": "path", "path": canvas_shapes(canvas).outline, "xref": "x", "yref": "y",
-                      "layer": "below", "fillcolor": CLEAR, "line": edge}]
+    bg = background_color(spec.style.background)
+    edge = {"color": outline_color(bg, look), "width": look.borders.outline_width * PT_PX}
+    if legend.outlined:  # the regions whose fill is close to the page, edged with the map's outline
+        shapes += [_edge_shape(paths[c], edge) for c, face in zip(canvas.codes, faces, strict=True)
+                   if page_like(face, bg)]
+    return [*shapes, _edge_shape(canvas_shapes(canvas).outline, edge)]
+
+
+def _edge_shape(path: str, line: dict[str, Any]) -> dict[str, Any]:
+    """An unfilled SVG-path shape below the traces: an outline."""
+    return {"type": "path", "path": path, "xref": "x", "yref": "y", "layer": "below", "fillcolor": CLEAR,
+            "line": line}
 
 
 def _hatched_traces(spec: MapSpec, canvas: AtlasCanvas, look: MapStyle) -> list[dict[str, Any]]:
@@ -354,14 +369,18 @@ def _hover_trace(spec: MapSpec, canvas: AtlasCanvas) -> dict[str, Any]:
 # --- legends -------------------------------------------------------------------------------------------------
 
 
-def _legend(legend: Legend, layout: LegendLayout, look: MapStyle) -> tuple[list[dict[str, Any]], list[dict]]:
+def _legend(legend: Legend, layout: LegendLayout, look: MapStyle, background: str = "#ffffff"
+            ) -> tuple[list[dict[str, Any]], list[dict]]:
     """Traces and images drawing a :func:`legend_layout` (the geometry both renderers report) in the style's
-    swatch edge, hatch table and tick colour."""
+    swatch edge, hatch table and tick colour; on an ``outlined`` legend, swatches close to the ``background``
+    and the colour bar's frame are edged with the map's outline, as the regions are."""
     leg = look.legend
+    outline = outline_color(background, look), look.borders.outline_width * PT_PX
     traces = []
     for sw in layout.swatches:
         xs, ys = [sw.x, sw.x + sw.w, sw.x + sw.w, sw.x, sw.x], [sw.y, sw.y, sw.y + sw.h, sw.y + sw.h, sw.y]
-        trace = _path_trace(xs, ys, sw.color, leg.swatch_edge, SWATCH_EDGE_PX)
+        edge = outline if legend.outlined and page_like(sw.color, background) else (leg.swatch_edge, SWATCH_EDGE_PX)
+        trace = _path_trace(xs, ys, sw.color, *edge)
         if sw.hatch:
             trace["fillpattern"] = hatch_fillpattern(sw.hatch, sw.color, look.hatches)
         traces.append(trace)
@@ -371,13 +390,25 @@ def _legend(legend: Legend, layout: LegendLayout, look: MapStyle) -> tuple[list[
     image = {"source": _gradient_uri(legend.colors, round(bar.w), round(bar.h), bar.vertical),
              "xref": "x", "yref": "y", "x": bar.x, "y": bar.y, "sizex": bar.w, "sizey": bar.h,
              "xanchor": "left", "yanchor": "top", "sizing": "stretch", "layer": "above"}
+    edge = outline if legend.outlined else (leg.swatch_edge, SWATCH_EDGE_PX)
     xs, ys = [bar.x, bar.x + bar.w, bar.x + bar.w, bar.x, bar.x], [bar.y, bar.y, bar.y + bar.h, bar.y + bar.h, bar.y]
-    frame = _path_trace(xs, ys, CLEAR, leg.swatch_edge, SWATCH_EDGE_PX) | {"fill": "none"}
+    frame = _path_trace(xs, ys, CLEAR, *edge) | {"fill": "none"}
     tick_x = [v for (a, b) in bar.ticks for v in (a[0], b[0], None)]
     tick_y = [v for (a, b) in bar.ticks for v in (a[1], b[1], None)]
     ticks = {"type": "scatter", "x": tick_x, "y": tick_y, "mode": "lines", "hoverinfo": "skip",
              "line": {"color": leg.tick_color, "width": TICK_PX}}
-    return [*traces, frame, ticks], [image]
+    return [*traces, *_extension_traces(legend, bar, edge), frame, ticks], [image]
+
+
+def _extension_traces(legend: Legend, bar: ColorBar, edge: tuple[str, float]) -> list[dict[str, Any]]:
+    """The triangles beyond the bar's clipped ends (:attr:`ColorBar.extensions`), filled with the end's colour
+    and edged like the bar's frame."""
+    traces = []
+    for corners in bar.extensions:
+        low = corners[0] == ((bar.x, bar.y + bar.h) if bar.vertical else (bar.x, bar.y))
+        xs, ys = [x for x, _ in (*corners, corners[0])], [y for _, y in (*corners, corners[0])]
+        traces.append(_path_trace(xs, ys, legend.colors[0 if low else -1], *edge))
+    return traces
 
 
 def _gradient_uri(colors: tuple[str, ...], width: int, height: int, vertical: bool) -> str:

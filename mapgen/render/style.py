@@ -77,6 +77,7 @@ class LegendStyle(_Part):
     side_share: float = Field(0.20, gt=0, lt=0.5)
     band_share: float = Field(0.13, gt=0, lt=0.5)
     align: Literal["center", "left"] = "center"
+    valign: Literal["middle", "top"] = "middle"  # a discrete legend's rows: centred in the legend box, or at its top
     inset: float = Field(0.0, ge=0)
     box_fill: str | None = None
     box_frame: str | None = None
