@@ -146,3 +146,28 @@ def test_a_build_draws_maps_in_the_configured_styles(tmp_path: Path) -> None:
     assert questions and all(q["style"] in {"mapwise", "dashboard"} for q in questions)
     with pytest.raises(ValueError, match="unknown style 'nope'"):
         BuildConfig.model_validate({"name": "x", "countries": [{"name": "usa", "maps": 1}], "variants": {"styles": ["nope"]}})
+
+
+def test_a_style_changes_one_countrys_look_through_its_countries_entry(tmp_path: Path) -> None:
+    """mapwise draws India as MAPWise released it (white page, no panel, a vertical legend boxed on grey at the
+    bottom right) and China with a vertical legend; the USA keeps the grey page and the horizontal legend."""
+    look = load_style("mapwise")
+    india, usa = look.for_country("india"), look.for_country("usa")
+    assert usa is look and india.page.color is None and india.legend.box_fill == "#d3d3d3"
+    assert look.for_country("india-mapwise") == india  # an atlas edition takes its country's entry
+    assert look.spec_defaults("india") | {"look_digest": ""} == {
+        "look": "mapwise", "look_digest": "", "background": "white", "legend_position": "bottom-right",
+        "legend_orientation": "vertical", "width": 1000, "height": 1000}
+    assert look.spec_defaults("usa")["legend_orientation"] == "horizontal"
+    assert look.spec_defaults("china")["legend_orientation"] == "vertical"
+    grey = (217, 217, 217)  # the paper around the USA's white panel
+    for country, corner in (("usa", grey), ("india", (255, 255, 255))):
+        image = Image.open(render(_spec(country, "mapwise"), tmp_path / f"{country}.png").image).convert("RGB")
+        assert image.getpixel((3, image.height // 2)) == corner, country
+
+
+def test_a_countrys_changes_are_checked_like_the_style() -> None:
+    with pytest.raises(StyleError, match=r"my.yaml: countries\.india: unknown key 'legend\.box_fil'; did you mean 'legend\.box_fill'"):
+        parse_style("countries:\n  india:\n    legend: {box_fil: '#eeeeee'}\n", "my.yaml")
+    with pytest.raises(StyleError, match=r"my.yaml: countries\.india: title\.band: "):
+        parse_style("countries:\n  india:\n    title: {band: 5}\n", "my.yaml")

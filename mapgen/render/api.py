@@ -168,7 +168,7 @@ def drawn_title(spec: MapSpec, canvas: AtlasCanvas) -> list[dict[str, Any]]:
     box = canvas.layout.title_box
     if not (spec.style.show_title and box is not None and spec.title):
         return []
-    return [{"text": t.text, "box": list(text_box(t))} for t in title_items(spec.title, box, style_of(spec.style))]
+    return [{"text": t.text, "box": list(text_box(t))} for t in title_items(spec.title, box, style_of(spec.style, spec.atlas))]
 
 
 def render_record(spec, canvas, scene, legend_items, labels, folder: Path | None = None) -> dict[str, Any]:

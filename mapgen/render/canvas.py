@@ -149,7 +149,7 @@ def label_box_color(place: LabelPlace, hatched: bool) -> str | None:
 def build_canvas(atlas: Atlas, style: Style) -> AtlasCanvas:
     """Compute the layout, pixel-space paths, mask, label plan and pixel facts of ``atlas`` for a page (a page
     drawing names in another language plans its label boxes for that language's short labels too)."""
-    look = style_of(style)
+    look = style_of(style, atlas.name)
     x1, y1, x2, y2 = (float(v) for v in atlas.gdf.total_bounds)
     layout = compute_layout((x1, y1, x2, y2), style, look)
     geoms = {c: shapely.orient_polygons(g) for c, g in pixel_geometry(atlas, layout).items()}

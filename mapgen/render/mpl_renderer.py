@@ -293,7 +293,7 @@ class MatplotlibRenderer:
         """PNG (or ``fmt``: ``svg``, ``pdf``) bytes of a map, its legend item boxes and its label records."""
         key = (id(canvas), spec.style.dpi)
         if key not in self._figures:
-            self._figures[key] = MatplotlibFigure(canvas, spec.style.dpi, style_of(spec.style))
+            self._figures[key] = MatplotlibFigure(canvas, spec.style.dpi, style_of(spec.style, spec.atlas))
         faces = [spec.legend.color_of(spec.values.get(c, float("nan"))) for c in canvas.codes]
         return self._figures[key].draw(spec, faces, label_texts(spec, canvas), fmt)
 

@@ -82,7 +82,7 @@ def build_figure(spec: MapSpec, canvas: AtlasCanvas, interactive: bool = False
                  ) -> tuple[dict[str, Any], list[dict], dict[str, Any]]:
     """The plotly figure (as a dict) of one map, its legend item boxes and its label boxes (pixels);
     ``interactive`` adds a hover trace naming each region and its value (the HTML output)."""
-    style, legend, lay, look = spec.style, spec.legend, canvas.layout, style_of(spec.style)
+    style, legend, lay, look = spec.style, spec.legend, canvas.layout, style_of(spec.style, spec.atlas)
     bg = background_color(style.background)
     paper = background_color(look.page.color) if look.page.color else bg
     shapes = _map_area(look, lay.map_box, bg)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from mapgen.resources import template_path
 from mapgen.yamlio import yaml_file_problem
@@ -133,13 +133,39 @@ class MapStyle(_Part):
     hatches: dict[str, str] = Field(default_factory=lambda: dict(DEFAULT_HATCHES))
     #: Default page size per country (``[width, height]``), used when no size is given.
     sizes: dict[str, tuple[int, int]] = Field(default_factory=dict)
+    #: Changes for one country's maps, keyed by atlas name (e.g. MAPWise draws India on a white page with the
+    #: legend boxed at the bottom right): any of the keys above but ``countries``, merged key by key.
+    countries: dict[str, dict[str, Any]] = Field(default_factory=dict)
     digest: str = ""
+
+    @model_validator(mode="after")
+    def _countries_valid(self) -> MapStyle:
+        for country in self.countries:
+            self.for_country(country)
+        return self
+
+    def for_country(self, country: str | None) -> MapStyle:
+        """The style a map of ``country`` is drawn in: this one with its ``countries`` entry merged in (an atlas
+        edition such as ``india-mapwise`` takes its country's entry)."""
+        changes = self.countries.get(country or "") or self.countries.get((country or "").split("-")[0])
+        if not changes:
+            return self
+        if "countries" in changes:
+            raise ValueError(f"countries.{country}: a country's changes cannot hold 'countries'")
+        merged = _merge(self.model_dump(exclude={"countries", "name", "digest"}), changes)
+        try:
+            style = MapStyle.model_validate(merged)
+        except ValidationError as exc:
+            raise ValueError(f"countries.{country}: {_first_problem(exc)}") from None
+        return style.model_copy(update={"name": self.name, "digest": self.digest})
 
     def spec_defaults(self, country: str) -> dict[str, Any]:
         """The spec style fields this style sets (before a user's explicit options): look, digest, background,
         legend position and orientation, page size. Empty for the default style."""
         if self.name == DEFAULT_STYLE and not self.digest:
             return {}
+        if self.countries:
+            return self.for_country(country).model_copy(update={"countries": {}}).spec_defaults(country)
         out: dict[str, Any] = {"look": self.name, "look_digest": self.digest}
         if self.page.background:
             out["background"] = self.page.background
@@ -150,6 +176,14 @@ class MapStyle(_Part):
         if country in self.sizes:
             out["width"], out["height"] = self.sizes[country]
         return out
+
+
+def _merge(base: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any]:
+    """``base`` with ``changes`` merged in, mapping by mapping."""
+    out = dict(base)
+    for key, value in changes.items():
+        out[key] = _merge(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
+    return out
 
 
 def preset_names() -> list[str]:
@@ -216,6 +250,8 @@ def parse_style(text: str, where: str = "style") -> MapStyle:
 def _first_problem(exc: ValidationError) -> str:
     err = exc.errors()[0]
     loc = [str(p) for p in err["loc"]]
+    if err["type"] == "value_error" and not loc:  # a whole-style check (a country's changes)
+        return str(err["msg"]).removeprefix("Value error, ")
     key = ".".join(loc)
     if err["type"] == "extra_forbidden":
         close = difflib.get_close_matches(loc[-1], _valid_keys(loc[:-1]), n=1, cutoff=0.4)
@@ -238,14 +274,20 @@ def _valid_keys(path: list[str]) -> list[str]:
 RENDERER_LOOKS = ("plotly",)
 
 
-def style_of(spec_style: Any) -> MapStyle:
-    """The :class:`MapStyle` a spec's style names (``look`` and ``look_digest``); a spec in the default style
-    drawn by a renderer with a look of its own (:data:`RENDERER_LOOKS`) gets that renderer's look."""
+def style_of(spec_style: Any, country: str | None = None) -> MapStyle:
+    """The :class:`MapStyle` a spec's style names (``look`` and ``look_digest``) for a map of ``country``; a spec
+    in the default style drawn by a renderer with a look of its own (:data:`RENDERER_LOOKS`) gets that
+    renderer's look."""
     look, digest = getattr(spec_style, "look", DEFAULT_STYLE), getattr(spec_style, "look_digest", "")
     renderer = getattr(spec_style, "renderer", "matplotlib")
     if (look or DEFAULT_STYLE) == DEFAULT_STYLE and not digest and renderer in RENDERER_LOOKS:
-        return renderer_look(renderer)
-    return load_style(look, digest)
+        return renderer_look(renderer).for_country(country)
+    return _country_style(look or DEFAULT_STYLE, digest, country)
+
+
+@cache
+def _country_style(ref: str, digest: str, country: str | None) -> MapStyle:
+    return load_style(ref, digest).for_country(country)
 
 
 @cache
