@@ -457,11 +457,15 @@ def build(
     progress: bool = True,
 ) -> BuildReport:
     """Build the benchmark of ``config`` into ``out_dir`` (see the module doc for the layout)."""
+    source = f"{config}: " if isinstance(config, (str, Path)) else ""
     config = config if isinstance(config, BuildConfig) else load_config(config)
     out_dir = Path(out_dir)
     start = time.perf_counter()
     check_run_options(workers, executor)
-    registered_tasks(config.tasks)  # an unknown task fails here, naming the closest registered ones
+    try:
+        registered_tasks(config.tasks)  # an unknown task fails here, naming the closest registered ones
+    except ValueError as exc:
+        raise type(exc)(f"{source}tasks: {exc}") from None
     check_inputs(config)
     for line in missing_texts(config, build_templates(config)[1]):  # the packs lint before anything is written
         warnings.warn(line, stacklevel=2)

@@ -106,3 +106,13 @@ def test_strict_types_keep_what_configs_always_wrote() -> None:
                                                                 "legend": {"classes": [3, True]}}):
         with pytest.raises(ConfigError, match="needs a whole number"):
             load_config(bad)
+
+
+def test_an_unknown_task_names_the_config_and_the_key(tmp_path: Path) -> None:
+    config = tmp_path / "bad-task.yaml"
+    config.write_text("name: t\nseed: 0\ncountries: [{name: usa, maps: 1}]\ntasks: [vqa, captoin]\n", encoding="utf-8")
+    result = _build(config, tmp_path / "out")
+    assert result.exit_code == 2 and not (tmp_path / "out").exists()
+    line = result.output.strip()
+    assert "\n" not in line and str(config) in line and "tasks: unknown task 'captoin'" in line
+    assert "caption" in line  # the closest registered task

@@ -12,6 +12,7 @@ from mapgen.build import build, info
 from mapgen.cli.limits import WORKERS
 from mapgen.config import load_config
 from mapgen.tasks import tasks
+from mapgen.tasks.registry import UnknownTaskError
 
 
 @click.command("build")
@@ -33,8 +34,11 @@ def build_command(config: str, output: Path | None, workers: int, resume: bool, 
     resolved = load_config(config)
     if audit is not None:
         resolved = resolved.model_copy(update={"audit": audit})
-    report = build(resolved, output, workers=workers, resume=resume, force=force, executor=executor,
-                   scheduler=scheduler, progress=not quiet)
+    try:
+        report = build(resolved, output, workers=workers, resume=resume, force=force, executor=executor,
+                       scheduler=scheduler, progress=not quiet)
+    except UnknownTaskError as exc:  # the config names a task no plugin registers: say which file
+        raise UnknownTaskError(f"{config}: {exc}") from None
     c = report.manifest["counts"]
     records = ", ".join(f"{c[t.key]} {t.noun or t.name}" for t in tasks() if t.key in c)
     click.echo(f"Built {report.out_dir}: {c['maps']} images, {records}"
