@@ -512,7 +512,8 @@ def check_inputs(config: BuildConfig) -> None:
     it has statistics to draw from and its curated ids exist, and some image variant is drawn."""
     from mapgen.data.curated import list_stats
     from mapgen.geo.atlas import load_atlas
-    from mapgen.geo.names import UnknownNameError, closest
+    from mapgen.geo.names import UnknownNameError
+    from mapgen.suggest import did_you_mean
 
     problems = []
     v = config.variants
@@ -537,9 +538,8 @@ def check_inputs(config: BuildConfig) -> None:
             continue
         known = [s.id for s in list_stats(country.key)] if country.builtin else []
         for sid in dict.fromkeys(s["curated"] for s in pool if "curated" in s and s["curated"] not in known):
-            near = closest(sid, known)
-            problems.append(f"{where}.statistics.curated: unknown statistic {sid!r} for {country.key}; "
-                            + (f"did you mean {', '.join(near)}? " if near else "") + f"valid: {', '.join(known)}")
+            problems.append(f"{where}.statistics.curated: unknown statistic {sid!r} for {country.key}"
+                            f"{did_you_mean(sid, known)}")
     if problems:
         raise BuildError("Invalid build config: " + "; ".join(problems))
 

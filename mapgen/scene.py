@@ -29,7 +29,13 @@ from jinja2.sandbox import SandboxedEnvironment
 from mapgen.geo.atlas_model import Atlas, LazyMapping, direction_key
 from mapgen.geo.gazetteer import Gazetteer, RegionGroup
 from mapgen.geo.languages import NativeNames, names_for
-from mapgen.geo.names import UnknownNameError, UnknownRegionError, build_index, closest, normalize_name
+from mapgen.geo.names import (
+    UnknownNameError,
+    UnknownRegionError,
+    build_index,
+    closest_entries,
+    normalize_name,
+)
 from mapgen.legend import Legend
 from mapgen.mapwise.schema import load_map_spec
 from mapgen.resources import template_path
@@ -150,8 +156,9 @@ class Scene:
             return code
         if not self.renamed:
             return self.gazetteer.resolve(name)
-        spellings = [r.name for r in self.regions.values()] + list(self.regions)
-        raise UnknownRegionError(str(name), closest(name, spellings), f"map {self.map_id}")
+        spellings = {r.name: c for c, r in self.regions.items()} | {c: c for c in self.regions}
+        raise UnknownRegionError(str(name), closest_entries(name, spellings), f"map {self.map_id}",
+                                 [r.name for r in self.regions.values()])
 
     def name_of(self, code: str) -> str:
         return self.regions[code].name

@@ -173,7 +173,7 @@ def test_unknown_region_lists_closest_matches() -> None:
     with pytest.raises(UnknownRegionError) as err:
         load_atlas("usa").resolve("Colorodo")
     assert "Colorado" in err.value.matches
-    assert "Did you mean" in str(err.value)
+    assert "(did you mean 'Colorado'?)" in str(err.value)
 
 
 def test_unknown_country_and_group() -> None:

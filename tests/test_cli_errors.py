@@ -34,7 +34,7 @@ def test_output_under_a_file_is_one_line_exit_1(tmp_path: Path) -> None:
 
 def test_unknown_name_is_input_error_exit_2() -> None:
     result = run("atlas", "neighbors", "usa", "Texs")
-    assert result.exit_code == 2 and "Did you mean: Texas" in _one_line_error(result)
+    assert result.exit_code == 2 and "(did you mean 'Texas'?)" in _one_line_error(result)
 
 
 def test_workers_below_one_refused_before_anything_is_written(tmp_path: Path) -> None:

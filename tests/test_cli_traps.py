@@ -98,8 +98,8 @@ def test_every_unknown_region_name_is_listed_at_once(tmp_path: Path) -> None:
     table.write_text("state,value\nCalifornia,1\nKalifornia,2\nTexas,3\nTexsa,4\n")
     code, out = invoke("render", "usa", "--data", table, "-o", tmp_path / "m.png")
     assert code == 2
-    assert "2 unknown" in out and "line 3 'Kalifornia' (did you mean: California" in out
-    assert "line 5 'Texsa' (did you mean: Texas" in out
+    assert "2 unknown" in out and "line 3 'Kalifornia' (did you mean 'California'" in out
+    assert "line 5 'Texsa' (did you mean 'Texas'" in out
 
 
 def test_the_regions_a_table_leaves_out_are_named_in_one_warning(tmp_path: Path) -> None:

@@ -24,9 +24,9 @@ GRID = "  - {name: grid.geojson, maps: 1, statistics: {synthetic: {count: 1}}%s}
 CASES = [  # (id, bad countries/extra YAML, corrected YAML, words the one line must hold)
     ("unknown statistic", "countries:\n  - {name: usa, maps: 1, statistics: {curated: [populaton_2020]}}\n",
      "countries:\n  - {name: usa, maps: 1, statistics: {curated: [population_2020]}}\n",
-     ["unknown statistic 'populaton_2020'", "did you mean population_2020"]),
+     ["unknown statistic 'populaton_2020'", "(did you mean 'population_2020'"]),
     ("unknown region in exclude", "countries:\n" + GRID % ", exclude: [Cell Z9]",
-     "countries:\n" + GRID % ", exclude: [Cell A1]", ["exclude", "Unknown region 'Cell Z9'", "Did you mean"]),
+     "countries:\n" + GRID % ", exclude: [Cell A1]", ["exclude", "Unknown region 'Cell Z9'", "(did you mean 'Cell"]),
     ("no statistics", "countries:\n  - {name: usa, maps: 1, statistics: {curated: [], synthetic: {count: 0}}}\n",
      "countries:\n  - {name: usa, maps: 1, statistics: {curated: [], synthetic: {count: 1}}}\n",
      ["no statistics to draw from", "synthetic.count"]),

@@ -139,8 +139,8 @@ def test_broken_prediction_lines_are_located(eval_bench, tmp_path):
 def test_eval_refuses_bad_split_limit_and_output(eval_bench, tmp_path):
     before = sorted(p.relative_to(eval_bench) for p in eval_bench.rglob("*"))
     base = ("eval", eval_bench, "--baseline", "random")
-    refused(run(*base, "--split", "tset", "-o", tmp_path / "r"), "unknown split 'tset'", "did you mean 'test'",
-            "train")
+    refused(run(*base, "--split", "tset", "-o", tmp_path / "r"), "unknown split 'tset'", "(did you mean 'test'?)")
+    refused(run(*base, "--split", "dev", "-o", tmp_path / "r"), "unknown split 'dev'", "(valid: ", "train")
     for limit in ("0", "-1"):
         refused(run(*base, "--limit", limit, "-o", tmp_path / "r"), "--limit", "at least 1")
     refused(run(*base, "-o", eval_bench), "is the benchmark folder")

@@ -48,7 +48,7 @@ MISTAKES = [
     ("duplicate id in one file", "id: my_extreme", "id: my_pair",
      ("my_pair", "id used twice in this file", "rename one")),
     ("unknown comparison literal", "compare(X, 'higher', Y)", "compare(X, 'bigger', Y)",
-     ("my_pair", "'bigger'", "write one of higher")),
+     ("my_pair", "'bigger'", "did you mean 'higher'")),
     ("wrong arity", "compare(X, 'higher', Y)", "compare(X, Y)",
      ("my_pair", "compare() takes 3 arguments", "(Region, Comparison, Region)")),
     ("misspelt template key", "    program:\n      - answer: compare", "    programme: []\n    program:\n      - answer: compare",
@@ -72,7 +72,7 @@ MISTAKES = [
      "      E: {type: Extreme, values: [highest, lowest]}\n      S: {type: Choice, values: [over, under]}\n"
      "      N: Number\n      X: Region\n    text: [\"Which {{ state }} {{ R }} has the {{ E }} value?\"]\n"
      "    program:\n      - answer: exceeds(value(X), S, N)",
-     ("my_extreme", "exceeds() argument 2 (Side) gets 'over'", "write one of above")),
+     ("my_extreme", "exceeds() argument 2 (Side) gets 'over'", "did you mean 'above'")),
     ("id of a built-in template", "id: my_pair", "id: region_in_range",
      ("region_in_range", "also defined in mapwise.yaml", "rename one")),
 ]

@@ -11,7 +11,6 @@ An empty ``value`` means "missing on purpose" (listed under ``missing`` in the c
 
 from __future__ import annotations
 
-import difflib
 import io
 from functools import cache, lru_cache
 
@@ -20,6 +19,7 @@ import yaml
 
 from mapgen.data.statistic import StatInfo, Statistic
 from mapgen.resources import data_path
+from mapgen.suggest import did_you_mean
 
 __all__ = ["StatInfo", "Statistic", "countries", "list_stats", "load_curated", "region_codes"]
 
@@ -27,9 +27,7 @@ _REQUIRED = ("id", "country", "title", "unit", "kind", "year", "source")
 
 
 def _suggest(what: str, given: str, valid: list[str]) -> ValueError:
-    close = difflib.get_close_matches(given, valid, n=3, cutoff=0.5)
-    hint = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
-    return ValueError(f"unknown {what} {given!r}.{hint} Valid: {', '.join(valid)}")
+    return ValueError(f"unknown {what} {given!r}{did_you_mean(given, valid)}")
 
 
 class _Regions(dict):

@@ -40,6 +40,7 @@ from mapgen.data.statistic import KINDS, Kind, StatInfo, Statistic
 from mapgen.files import write_text_atomic
 from mapgen.geo.atlas import BUILTIN, Atlas, as_atlas, uncut
 from mapgen.geo.names import UnknownRegionError, normalize_name
+from mapgen.suggest import suggestion
 
 __all__ = [
     "MissingValueWarning",
@@ -385,7 +386,7 @@ def _resolve_rows(
         try:
             code = full.resolve(str(cell).strip())
         except UnknownRegionError as exc:
-            unknown.append((f"{row} of {_describe(source)}: {exc}", _unknown_entry(row, str(cell).strip(), exc.matches)))
+            unknown.append((f"{row} of {_describe(source)}: {exc}", _unknown_entry(row, str(cell).strip(), exc)))
             continue
         if code not in atlas.codes:
             continue
@@ -407,10 +408,9 @@ def _resolve_rows(
     return codes, keep
 
 
-def _unknown_entry(row: str, name: str, matches: list[str]) -> str:
-    """``line 3 'Kalifornia' (did you mean California?)`` for one unknown region name."""
-    hint = f" (did you mean: {', '.join(matches)}?)" if matches else " (no close match)"
-    return f"{row} {name!r}{hint}"
+def _unknown_entry(row: str, name: str, exc: UnknownRegionError) -> str:
+    """``line 3 'Kalifornia' (did you mean 'California'?)`` for one unknown region name."""
+    return f"{row} {name!r}{suggestion(exc.matches, exc.valid)}"
 
 
 def _report_omitted(atlas: Atlas, codes: list[str], expected: set[str], on_missing: OnMissing,

@@ -32,6 +32,7 @@ from mapgen.eval.prompts import Prompt
 from mapgen.eval.report import write_report
 from mapgen.eval.score import Report, evaluate
 from mapgen.files import iter_json_lines, read_json, refuse_inside, write_jsonl_atomic
+from mapgen.suggest import did_you_mean
 from mapgen.tasks import EvalScope, Task, TaskScores, record_id
 from mapgen.tasks import tasks as registered
 
@@ -339,14 +340,12 @@ def reads(source: PredictionSource) -> Verify:
 def check_options(bench: Benchmark, split: str | None, limit: int | None, out_dir: str | Path | None) -> None:
     """Refuse (:class:`EvalInputError`) a split the benchmark does not have (with the closest name), a limit
     below 1 and a report folder that is the benchmark folder or inside it."""
-    import difflib
-
     splits = bench.splits()
     if split is not None and split not in splits:
-        close = difflib.get_close_matches(split, splits, n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
-        known = ", ".join(splits) if splits else "none (its questions have no split; leave --split out)"
-        raise EvalInputError(f"unknown split {split!r}{hint}; the splits of {bench.root}: {known}")
+        if not splits:
+            raise EvalInputError(f"unknown split {split!r}: the questions of {bench.root} have no split; leave "
+                                 "--split out")
+        raise EvalInputError(f"unknown split {split!r} of {bench.root}{did_you_mean(split, splits)}")
     if limit is not None and limit < 1:
         raise EvalInputError(f"--limit {limit}: give at least 1 (the number of questions to evaluate), or leave "
                              "it out to evaluate them all")

@@ -60,8 +60,8 @@ def load_atlas(
         atlas = _load_user_path(Path(name), name_field, code_field)
     else:
         raise UnknownNameError(
-            "atlas", str(name), closest(str(name), BUILTIN),
-            "mapgen's atlases (or give a GeoJSON / GeoPackage / shapefile path)",
+            "atlas", str(name), closest(str(name), BUILTIN), "mapgen's atlases", BUILTIN,
+            fix="or give a GeoJSON / GeoPackage / shapefile path",
         )
     return _cut(atlas, tuple(exclude))
 

@@ -9,7 +9,13 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from mapgen.geo.names import UnknownNameError, UnknownRegionError, build_index, closest, normalize_name
+from mapgen.geo.names import (
+    UnknownNameError,
+    UnknownRegionError,
+    build_index,
+    closest_entries,
+    normalize_name,
+)
 
 _BORDERING = re.compile(
     r"^(?:states?\s+|provinces?\s+|regions?\s+)?(?:bordering|borders?|along(?:\s+the)?|adjacent\s+to|"
@@ -68,11 +74,13 @@ class Gazetteer:
         """Region code for a code, name or alias (case/space/accent-insensitive)."""
         code = self.index.get(normalize_name(name))
         if code is None:
-            raise UnknownRegionError(str(name), closest(name, self._all_spellings()), self.title)
+            raise UnknownRegionError(str(name), closest_entries(name, self._all_spellings()), self.title,
+                                     self.names.values())
         return code
 
-    def _all_spellings(self) -> list[str]:
-        return [s for c, n in self.names.items() for s in (c, n, *self.aliases.get(c, ()))]
+    def _all_spellings(self) -> dict[str, str]:
+        """Every spelling of a region (code, name, aliases) → its code."""
+        return {s: c for c, n in self.names.items() for s in (c, n, *self.aliases.get(c, ()))}
 
     def name_of(self, code: str) -> str:
         """Full name of a region given by code, name or alias."""
@@ -103,8 +111,9 @@ class Gazetteer:
                     kind="region_border",
                     source="derived from the border graph",
                 )
-        spellings = [s for g in self.groups.values() for s in (g.name, *g.aliases)]
-        raise UnknownNameError("region group", name, closest(name, spellings), self.title)
+        spellings = {s: g.name for g in self.groups.values() for s in (g.name, *g.aliases)}
+        raise UnknownNameError("region group", name, closest_entries(name, spellings), self.title,
+                              [g.name for g in self.groups.values()])
 
     def groups_of(self, code: str) -> frozenset[str]:
         """Canonical names of the named groups a region belongs to."""

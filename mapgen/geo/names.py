@@ -2,20 +2,23 @@
 
 from __future__ import annotations
 
-import difflib
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping
 
+from mapgen.suggest import MATCHES, close_matches, suggestion
+
 
 class UnknownNameError(LookupError):
-    """A name that matches nothing; ``matches`` holds the closest known names."""
+    """A name that matches nothing; ``matches`` holds the closest known names, ``valid`` the names listed when
+    none is close (the message is :func:`mapgen.suggest.suggestion`'s), ``fix`` what else to do."""
 
-    def __init__(self, kind: str, name: str, matches: list[str], scope: str = "") -> None:
-        self.kind, self.name, self.matches = kind, name, matches
+    def __init__(self, kind: str, name: str, matches: list[str], scope: str = "", valid: Iterable[str] = (),
+                 fix: str = "") -> None:
+        self.kind, self.name, self.matches, self.valid = kind, name, matches, list(valid)
         where = f" in {scope}" if scope else ""
-        hint = f" Did you mean: {', '.join(matches)}?" if matches else ""
-        super().__init__(f"Unknown {kind} {name!r}{where}.{hint}")
+        tail = f"; {fix}" if fix else ""
+        super().__init__(f"Unknown {kind} {name!r}{where}{suggestion(matches, self.valid)}{tail}")
 
     def __str__(self) -> str:  # LookupError would otherwise repr() the message
         return self.args[0]
@@ -24,8 +27,8 @@ class UnknownNameError(LookupError):
 class UnknownRegionError(UnknownNameError):
     """Raised for a region name, code or alias that resolves to nothing."""
 
-    def __init__(self, name: str, matches: list[str], scope: str = "") -> None:
-        super().__init__("region", name, matches, scope)
+    def __init__(self, name: str, matches: list[str], scope: str = "", valid: Iterable[str] = ()) -> None:
+        super().__init__("region", name, matches, scope, valid)
 
 
 def normalize_name(name: str) -> str:
@@ -35,11 +38,19 @@ def normalize_name(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "", text)
 
 
-def closest(name: str, candidates: Iterable[str], n: int = 5) -> list[str]:
-    """Closest candidate spellings to ``name`` (by normalised similarity), best first."""
-    pool = {normalize_name(c): c for c in candidates}
-    keys = difflib.get_close_matches(normalize_name(name), list(pool), n=n, cutoff=0.5)
-    return [pool[k] for k in keys]
+def closest(name: str, candidates: Iterable[str], n: int = MATCHES) -> list[str]:
+    """Closest candidate spellings to ``name``, best first (:func:`mapgen.suggest.close_matches` on
+    :func:`normalize_name` keys: case-, accent- and punctuation-insensitive)."""
+    return close_matches(name, candidates, n, key=normalize_name)
+
+
+def closest_entries(name: str, spellings: Mapping[str, str], n: int = MATCHES) -> list[str]:
+    """:func:`closest` spellings, the best one of each entry only (``spellings``: spelling → its entry's key, so
+    ``Texsa`` suggests ``Texas`` and not also its alias ``Tex.``)."""
+    best: dict[str, str] = {}
+    for spelling in closest(name, spellings, len(spellings)):
+        best.setdefault(spellings[spelling], spelling)
+    return list(best.values())[:n]
 
 
 def build_index(entries: Mapping[str, Iterable[str]]) -> dict[str, str]:

@@ -18,7 +18,6 @@ luminance and CIELAB differences (used by the renderers, the questions and the i
 
 from __future__ import annotations
 
-import difflib
 import math
 import re
 from collections.abc import Sequence
@@ -27,6 +26,8 @@ from functools import lru_cache
 from typing import Any
 
 import numpy as np
+
+from mapgen.suggest import did_you_mean
 
 #: MAPWise's hatch order for black-and-white discrete maps (class 0 gets the first pattern), plus vertical lines
 #: for an eighth class. Both renderers draw the eight pairwise distinguishable (tests/test_hatch_patterns.py).
@@ -140,13 +141,9 @@ def resolve_colormap_name(name: str) -> tuple[str, bool]:
     if key not in reg and key.endswith("_r"):
         key, rev = key[:-2], True
     if key not in reg:
-        close = difflib.get_close_matches(key, list(reg), n=5, cutoff=0.6)
-        close_names = [reg[c][0] for c in close]
-        raise ValueError(
-            f"unknown colormap {name!r}; did you mean one of {close_names}? "
-            f"Valid names include Blues, Greens, Reds, Oranges, Purples, Greys, YlOrRd, YlGnBu, viridis, "
-            f"plasma, Redor, Tealgrn (see mapgen.legend.colormap_names(); '_r' reverses)"
-        )
+        hint = did_you_mean(key, colormap_names())
+        raise ValueError(f"unknown colormap {name!r}{hint}; mapgen.legend.colormap_names() lists them all ('_r' "
+                         "reverses one)")
     return reg[key][0], rev
 
 

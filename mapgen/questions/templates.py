@@ -54,8 +54,9 @@ from mapgen.questions.packs import (
 )
 from mapgen.questions.record import ANSWER_TYPES
 from mapgen.questions.sandbox import TextSandbox, text_problems
-from mapgen.questions.typecheck import check_template_types, closest, unknown_keys
+from mapgen.questions.typecheck import check_template_types, unknown_keys
 from mapgen.resources import template_path
+from mapgen.suggest import did_you_mean
 
 PARAM_TYPES: dict[str, str] = {
     "Region": "a region of the map (legible, with a value)",
@@ -417,8 +418,7 @@ def pack_texts(pack: Pack, templates: list[Template]) -> list[str]:
             problems.append(f"{where}: {exc}")
             continue
         ids = [t.id for t in templates]
-        problems += [f"{where}: text for unknown template {i!r}{closest(i, ids)}; pack templates: {', '.join(ids)}"
-                     for i in texts if i not in ids]
+        problems += [f"{where}: text for unknown template {i!r}{did_you_mean(i, ids)}" for i in texts if i not in ids]
         for t in templates:
             if t.id not in texts:
                 problems.append(f"{where}: template {t.id}: no {lang.name} text; add one under its id (a {code} "
@@ -496,8 +496,7 @@ def _param(name: str, spec: Any) -> Param:
         raise TemplateError(f"parameter {name!r} needs a type (one of {', '.join(PARAM_TYPES)})")
     ptype = spec["type"]
     if ptype not in PARAM_TYPES:
-        raise TemplateError(f"parameter {name!r} has unknown type {ptype!r}{closest(ptype, PARAM_TYPES)}; "
-                            f"valid types: {', '.join(PARAM_TYPES)}")
+        raise TemplateError(f"parameter {name!r} has unknown type {ptype!r}{did_you_mean(ptype, PARAM_TYPES)}")
     problems = unknown_keys(spec, PARAM_KEYS, f"parameter {name!r}")
     if problems:
         raise TemplateError("; ".join(problems))
@@ -590,18 +589,15 @@ def _program(steps: list[Any]) -> tuple[list[tuple[str, Node]], list[str]]:
 def _check_fields(rec: dict[str, Any], map_types: tuple[str, ...], variants: dict[str, tuple[str, ...]]) -> list[str]:
     errs = []
     if rec["answer_type"] not in ANSWER_TYPES:
-        errs.append(f"unknown answer_type {rec['answer_type']!r}{closest(rec['answer_type'], ANSWER_TYPES)}; "
-                    f"valid: {', '.join(ANSWER_TYPES)}")
+        errs.append(f"unknown answer_type {rec['answer_type']!r}{did_you_mean(rec['answer_type'], ANSWER_TYPES)}")
     if rec.get("vqa_type") is not None and rec["vqa_type"] not in VQA_TYPES:
-        errs.append(f"unknown vqa_type {rec['vqa_type']!r}{closest(rec['vqa_type'], VQA_TYPES)}; "
-                    f"valid: {', '.join(VQA_TYPES)}")
+        errs.append(f"unknown vqa_type {rec['vqa_type']!r}{did_you_mean(rec['vqa_type'], VQA_TYPES)}")
     if isinstance(rec["text"], dict):
         errs += unknown_keys(rec["text"], map_types, "text")
     mapwise = rec.get("mapwise")
     if mapwise is not None and not (isinstance(mapwise, int) and 1 <= mapwise <= 43):
         errs.append(f"mapwise must be a MAPWise template number 1-43, got {mapwise!r}")
-    errs += [f"unknown map type {mt!r}{closest(mt, MAP_TYPES)}; valid: {', '.join(MAP_TYPES)}" for mt in map_types
-             if mt not in MAP_TYPES]
+    errs += [f"unknown map type {mt!r}{did_you_mean(mt, MAP_TYPES)}" for mt in map_types if mt not in MAP_TYPES]
     return errs + [f"no text variants for map type {mt!r}" for mt in map_types if not variants.get(mt)]
 
 

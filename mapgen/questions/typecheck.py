@@ -10,11 +10,11 @@ Every problem is one line ending in the fix.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from mapgen.questions.functions import FUNCTIONS
+from mapgen.suggest import did_you_mean
 
 _EXTREME = ("highest", "lowest", "second highest", "second lowest", "third highest", "third lowest")
 #: Values of the text types (what the library's functions read; anything else would be misread).
@@ -46,17 +46,10 @@ ANSWER_RESULTS: dict[str, tuple[str, ...]] = {
 Binding = tuple[str, tuple[Any, ...], str]  # (type, values known, what it is: "parameter X" / "step s")
 
 
-def closest(word: str, valid: Iterable[str]) -> str:
-    """`` (did you mean 'from'?)`` for the nearest valid word, else empty."""
-    match = difflib.get_close_matches(str(word), [str(v) for v in valid], n=1, cutoff=0.6)
-    return f" (did you mean {match[0]!r}?)" if match else ""
-
-
 def unknown_keys(mapping: Mapping[str, Any], valid: Iterable[str], what: str) -> list[str]:
-    """One problem per key of ``mapping`` that is not valid, naming the closest valid key."""
+    """One problem per key of ``mapping`` that is not valid, naming the closest valid keys (else the valid ones)."""
     valid = sorted(valid)
-    return [f"{what} has unknown key {k!r}{closest(k, valid)}; valid keys: {', '.join(valid)}"
-            for k in mapping if k not in valid]
+    return [f"{what} has unknown key {k!r}{did_you_mean(k, valid)}" for k in mapping if k not in valid]
 
 
 def accepts(expected: str, got: str) -> bool:
@@ -81,8 +74,7 @@ def check_param_values(name: str, ptype: str, values: Sequence[Any]) -> list[str
     if allowed is None:
         return []
     bad = [v for v in values if v not in allowed]
-    return [f"parameter {name!r}: {v!r} is not one of the {ptype} values{closest(v, allowed)}; write one of "
-            f"{', '.join(allowed)}" for v in bad]
+    return [f"parameter {name!r}: {v!r} is not one of the {ptype} values{did_you_mean(v, allowed)}" for v in bad]
 
 
 def check_template_types(params: Sequence[Any], program: Sequence[tuple[str, Any]], constraints: Sequence[Any],
@@ -160,8 +152,8 @@ def _check_arg(name: str, i: int, arg: tuple, want: str, got: str | None, env: M
     elif arg[0] == "ref" and arg[1] in env and (env[arg[1]][0] != want or want not in ALLOWED_VALUES):
         # a parameter of a text type is checked itself (check_param_values)
         values = env[arg[1]][1]
-    return [f"{call} gets {v!r}, which {name}() would misread{closest(v, allowed)}; "
-            f"write one of {', '.join(allowed)}" for v in values if v not in allowed]
+    return [f"{call} gets {v!r}, which {name}() would misread{did_you_mean(v, allowed)}" for v in values
+            if v not in allowed]
 
 
 def _shown(node: tuple) -> str:

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from mapgen.eval.normalize import ranges_equal
-from mapgen.geo.names import UnknownNameError, closest
+from mapgen.geo.names import UnknownNameError, closest_entries
 from mapgen.legend.grammar import find_range, parse_number
 from mapgen.mapwise.aliases import MapwiseAliases, load_aliases
 from mapgen.questions import (
@@ -43,6 +43,7 @@ from mapgen.questions import (
     reading,
 )
 from mapgen.scene import Scene
+from mapgen.suggest import suggestion
 
 
 class ParseError(ValueError):
@@ -247,8 +248,9 @@ class Resolver:
                 return self.scene.resolve(cand)
             except UnknownNameError:
                 continue
-        spellings = [s for c in self.scene.codes for s in self.scene.spellings(c)]
-        raise ParseError(f"unknown region {text.strip()!r} (closest: {', '.join(closest(t, spellings, 3)) or '-'})")
+        spellings = {s: c for c in self.scene.codes for s in self.scene.spellings(c)}
+        names = [self.scene.name_of(c) for c in self.scene.codes]
+        raise ParseError(f"unknown region {text.strip()!r}{suggestion(closest_entries(t, spellings), names)}")
 
     # groups
     def group(self, phrase: str, adjective: bool = False) -> str:

@@ -9,7 +9,6 @@ Unknown keys are refused naming the closest valid key, wrong types in one line n
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 from functools import cache
 from pathlib import Path
@@ -19,6 +18,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from mapgen.resources import template_path
+from mapgen.suggest import close_matches, did_you_mean, suggestion
 from mapgen.yamlio import yaml_file_problem
 
 DEFAULT_STYLE = "default"
@@ -196,9 +196,7 @@ def preset_text(name: str) -> str:
     """The YAML text of a preset; an unknown name lists the presets."""
     node = template_path("styles", f"{name}.yaml")
     if not node.is_file():
-        close = difflib.get_close_matches(name, preset_names(), n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
-        raise StyleError(f"Unknown style {name!r}{hint}; choose one of {', '.join(preset_names())} or a .yaml file.")
+        raise StyleError(f"Unknown style {name!r}{did_you_mean(name, preset_names())}; or give a .yaml file.")
     return node.read_text(encoding="utf-8")
 
 
@@ -254,10 +252,14 @@ def _first_problem(exc: ValidationError) -> str:
         return str(err["msg"]).removeprefix("Value error, ")
     key = ".".join(loc)
     if err["type"] == "extra_forbidden":
-        close = difflib.get_close_matches(loc[-1], _valid_keys(loc[:-1]), n=1, cutoff=0.4)
-        hint = f"; did you mean {'.'.join([*loc[:-1], close[0]])!r}?" if close else ""
-        return f"unknown key {key!r}{hint}"
+        keys = _valid_keys(loc[:-1])
+        return f"unknown key {key!r}{suggestion(_dotted(loc[:-1], close_matches(loc[-1], keys)), _dotted(loc[:-1], keys))}"
     return f"{key}: {err['msg']} (got {err.get('input')!r})"
+
+
+def _dotted(path: list[str], keys: list[str]) -> list[str]:
+    """``keys`` below ``path`` as dotted keys (``legend.position``)."""
+    return [".".join([*path, k]) for k in keys]
 
 
 def _valid_keys(path: list[str]) -> list[str]:

@@ -10,11 +10,11 @@ so ``mapgen build`` and build workers find them without an import.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 from types import MappingProxyType
 
 from mapgen.benchmark import register_record_file, unregister_record_file
+from mapgen.suggest import did_you_mean
 from mapgen.tasks.base import Task
 
 _TASKS: dict[str, Task] = {}
@@ -74,9 +74,7 @@ def get_task(name: str) -> Task:
     try:
         return _TASKS[name]
     except KeyError:
-        close = difflib.get_close_matches(name, list(_TASKS), n=3)
-        hint = f"; did you mean {', '.join(close)}?" if close else ""
-        raise UnknownTaskError(f"unknown task {name!r}{hint} (known: {', '.join(_TASKS)})") from None
+        raise UnknownTaskError(f"unknown task {name!r}{did_you_mean(name, _TASKS)}") from None
 
 
 def tasks(names: Iterable[str] | None = None) -> list[Task]:
