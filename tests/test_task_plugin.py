@@ -151,6 +151,26 @@ def test_registry_names_the_closest_task_and_refuses_a_second_one(toy: CountRegi
         register_task(CountRegions())
 
 
+def test_a_task_class_registers_as_the_built_in_ones_do() -> None:
+    """``@register_task`` above a Task subclass (how mapgen.tasks registers its built-in classes) registers an
+    instance and leaves the class as it was; anything else is refused."""
+    from mapgen.tasks import BUILT_IN
+
+    assert [t.name for t in BUILT_IN] == ["vqa", "caption", "grounding", "extraction"]
+    assert all(get_task(t.name) is t for t in BUILT_IN)
+
+    @register_task
+    class Decorated(CountRegions):
+        name = "count_regions_decorated"
+
+    try:
+        assert isinstance(Decorated, type) and type(get_task("count_regions_decorated")) is Decorated
+    finally:
+        unregister_task("count_regions_decorated")
+    with pytest.raises(TypeError, match="takes a mapgen Task or a Task subclass"):
+        register_task(object)  # type: ignore[type-var]
+
+
 def test_an_installed_package_declares_a_task_by_entry_point(monkeypatch: pytest.MonkeyPatch) -> None:
     import importlib.metadata
 

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from types import MappingProxyType
+from typing import TypeVar
 
 from mapgen.benchmark import register_record_file, unregister_record_file
 from mapgen.suggest import did_you_mean
 from mapgen.tasks.base import Task
 
+T = TypeVar("T", bound="Task | type[Task]")
 _TASKS: dict[str, Task] = {}
 TASKS = MappingProxyType(_TASKS)
 """Every registered task by name (read-only view)."""
@@ -50,15 +52,29 @@ class UnknownTaskError(ValueError):
     """A task name no registered task has."""
 
 
-def register_task(task: Task, *, replace: bool = False) -> Task:
-    """Register ``task`` under its name (``replace`` to override one of the same name); returns it."""
+def register_task(task: T, *, replace: bool = False) -> T:
+    """Register ``task`` — a :class:`~mapgen.tasks.base.Task`, or a Task subclass, registered as its instance (so
+    ``@register_task`` above the class registers it) — under its name (``replace`` to override one of the same
+    name); returns what it was given. The built-in tasks are registered the same way (:data:`mapgen.tasks.BUILT_IN`)."""
+    _register(_instance(task), replace)
+    return task
+
+
+def _instance(task: Task | type[Task]) -> Task:
+    """``task`` itself, or an instance of the Task subclass ``task``."""
+    instance = task() if isinstance(task, type) and issubclass(task, Task) else task
+    if not isinstance(instance, Task):
+        raise TypeError(f"register_task takes a mapgen Task or a Task subclass, got {task!r}")
+    return instance
+
+
+def _register(task: Task, replace: bool) -> None:
     if not task.name or not task.record_file:
         raise ValueError(f"a task needs a name and a record file, got {task!r}")
     if task.name in _TASKS and not replace:
         raise ValueError(f"a task named {task.name!r} is already registered (pass replace=True to override it)")
     _TASKS[task.name] = task
     register_record_file(task.name, task.record_file)
-    return task
 
 
 def unregister_task(name: str) -> None:

@@ -9,15 +9,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mapgen.tasks.base import (
-    EvalScope,
     HarnessMetric,
-    ImageContext,
     LmmsEvalHooks,
     Metric,
     OwnPromptTask,
-    Record,
     TaskScores,
-    Texts,
     VlmEvalKitTable,
     record_id,
 )
@@ -26,6 +22,7 @@ from mapgen.tasks.vrsbench import image_notes, task_prompt_text
 
 if TYPE_CHECKING:
     from mapgen.benchmark import Benchmark
+    from mapgen.tasks.base import EvalScope, ImageContext, Record, Texts
 
 COLUMNS: tuple[str, ...] = (*COMMON_COLUMNS, "caption", "prompt")
 TRAINING_TURN = "[caption] Describe this map in detail."
@@ -121,6 +118,3 @@ class CaptionTask(OwnPromptTask):
         cap = pd.DataFrame([{k: summary[k] for k in summary if k not in ("tokenizer",)}])
         return ["## Captions (VRSBench)", "", markdown_table(cap), ""]
 
-
-TASK = CaptionTask()
-"""The built-in task (registered by :mod:`mapgen.tasks`)."""

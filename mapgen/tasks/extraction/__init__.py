@@ -11,22 +11,12 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mapgen.tasks.base import (
-    EvalScope,
-    HarnessMetric,
-    ImageContext,
-    LmmsEvalHooks,
-    Metric,
-    OwnPromptTask,
-    Record,
-    TaskScores,
-    Texts,
-    VlmEvalKitTable,
-)
+from mapgen.tasks.base import HarnessMetric, LmmsEvalHooks, Metric, OwnPromptTask, TaskScores, VlmEvalKitTable
 from mapgen.tasks.extraction.rows import COLUMNS, table_row
 
 if TYPE_CHECKING:
     from mapgen.benchmark import Benchmark
+    from mapgen.tasks.base import EvalScope, ImageContext, Record, Texts
     from mapgen.tasks.extraction.parse import ParsedTable
 
 TRAIN_SPLIT = "train"
@@ -131,6 +121,3 @@ class ExtractionTask(OwnPromptTask):
 
         return echo_line(summary)
 
-
-TASK = ExtractionTask()
-"""The built-in task (registered by :mod:`mapgen.tasks`)."""

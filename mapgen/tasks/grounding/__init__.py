@@ -10,15 +10,11 @@ from typing import TYPE_CHECKING, Any
 
 from mapgen.benchmark import record_image_id
 from mapgen.tasks.base import (
-    EvalScope,
     HarnessMetric,
-    ImageContext,
     LmmsEvalHooks,
     Metric,
-    Record,
     Task,
     TaskScores,
-    Texts,
     VlmEvalKitTable,
     record_id,
 )
@@ -28,6 +24,7 @@ from mapgen.tasks.vrsbench import image_notes
 if TYPE_CHECKING:
     from mapgen.benchmark import Benchmark
     from mapgen.eval.prompts import Prompt
+    from mapgen.tasks.base import EvalScope, ImageContext, Record, Texts
     from mapgen.tasks.grounding.scores import Box
 
 
@@ -131,6 +128,3 @@ class GroundingTask(Task):
 
         return ["## Grounding (VRSBench)", "", markdown_table(grounding_table(summary)), ""]
 
-
-TASK = GroundingTask()
-"""The built-in task (registered by :mod:`mapgen.tasks`)."""

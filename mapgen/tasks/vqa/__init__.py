@@ -8,19 +8,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from mapgen.benchmark import QUESTIONS_FILE
-from mapgen.tasks.base import (
-    EvalScope,
-    HarnessMetric,
-    ImageContext,
-    LmmsEvalHooks,
-    Metric,
-    Record,
-    Task,
-    TaskScores,
-    Texts,
-    VlmEvalKitTable,
-    record_id,
-)
+from mapgen.tasks.base import HarnessMetric, LmmsEvalHooks, Metric, Task, VlmEvalKitTable, record_id
 from mapgen.tasks.registry import tasks
 from mapgen.tasks.vqa.gold import balance_set, image_questions, question_counts
 from mapgen.tasks.vqa.rows import COLUMNS, answer_text, question_row
@@ -29,6 +17,7 @@ if TYPE_CHECKING:
     from mapgen.benchmark import Benchmark
     from mapgen.config import BuildConfig
     from mapgen.eval.prompts import Prompt
+    from mapgen.tasks.base import EvalScope, ImageContext, Record, TaskScores, Texts
 
 
 def _metrics() -> tuple[Metric, ...]:
@@ -106,6 +95,3 @@ class VqaTask(Task):
 
         return baseline_answers(scope, name)
 
-
-TASK = VqaTask()
-"""The built-in task (registered by :mod:`mapgen.tasks`)."""
