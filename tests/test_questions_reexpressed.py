@@ -33,7 +33,7 @@ DRAWS = 120
 #: Each re-expressed template's program before (calling the oracle functions below, prefixed ``old_``).
 OLD_PROGRAMS: dict[str, str] = {
     "region_vs_number": "old_versus_number(X, S, N)",
-    "region_range": "old_range_of(X)",
+    "region_range": "range_of(X)",  # the old program's function, kept in the package as the shorthand
     "group_median_range": "old_median_range(members(R))",
     "group_median_in_range": "equals(old_median_range(members(R)), Y)",
     "range_border_relation": "old_border_relation(X, Rel, Y, N)",
@@ -55,15 +55,6 @@ OLD_PROGRAMS: dict[str, str] = {
 
 def old_versus_number(ctx: Ctx, region: str, side: str, number: float) -> bool:
     return ctx.side(region, number) == (1 if side == "above" else -1)
-
-
-def old_range_of(ctx: Ctx, region: str) -> int:
-    if ctx.lv(region) is None:
-        raise Invalid
-    for i in range(ctx.range_count):
-        if ctx.in_range(region, i):
-            return i
-    raise Invalid
 
 
 def _median_level(ctx: Ctx, regions: Iterable[str]) -> float:
@@ -177,7 +168,6 @@ def old_end_class(ctx: Ctx, extreme: str) -> int:
 
 ORACLE = {
     old_versus_number: ("Region Choice Number", "Bool", False),
-    old_range_of: ("Region", "LegendClass", False),
     old_median_range: ("Regions", "LegendClass", False),
     old_border_relation: ("LegendClass Relation LegendClass N", "Region", True),
     old_group_border_relation: ("Regions Relation LegendClass N", "Region", True),
