@@ -142,10 +142,34 @@ def test_pack_language_and_function_mistakes(tmp_path: Path) -> None:
     assert "lang/zh.yaml: template my_pair: text (discrete) uses unknown parameter 'W'" in out
     assert "text for unknown template 'my_extrem' (did you mean 'my_extreme'?)" in out
     assert "template my_extreme: no Chinese (Simplified) text; add one under its id" in out
-    assert "functions.py: function 'compare' is a built-in function's name; rename it" in out
+    functions = pack / "functions.py"
+    assert (f"{functions}: function 'compare' of pack 'pack' ({functions}) is already registered by the built-in "
+            "module mapgen.questions.functions.") in out and "; rename it (every function:" in out
     from mapgen.questions import FUNCTIONS
 
     assert FUNCTIONS["compare"].args == ("Region", "Comparison", "Region")  # the built-in one is kept
+
+
+def test_a_function_named_like_another_packs_is_refused_naming_both(tmp_path: Path) -> None:
+    """The registry owns the rule: the second pack's function is left out, in one line naming both packs."""
+    from mapgen.questions import FUNCTIONS
+
+    code = "from mapgen.questions import register\n\n\n@register('Region', 'Bool')\ndef taller(ctx, region):\n" \
+           "    return {!r}\n"
+    first, second = tmp_path / "first", tmp_path / "second"
+    for folder, answer in ((first, "first"), (second, "second")):
+        folder.mkdir()
+        (folder / "templates.yaml").write_text(GOOD, encoding="utf-8")
+        (folder / "functions.py").write_text(code.format(answer), encoding="utf-8")
+    try:
+        out = _lint(first, second).output
+        lines = [line for line in out.splitlines() if "function 'taller'" in line]
+        assert lines == [f"{second / 'functions.py'}: function 'taller' of pack 'second' ({second / 'functions.py'}) "
+                         f"is already registered by pack 'first' ({first / 'functions.py'}); rename it (every "
+                         "function: `mapgen templates functions`)"], out
+        assert FUNCTIONS["taller"].fn(None, "CA") == "first" and FUNCTIONS["taller"].owner.pack == "first"
+    finally:
+        FUNCTIONS.pop("taller", None)
 
 
 def test_a_folder_without_templates_is_no_pack(tmp_path: Path) -> None:

@@ -23,8 +23,7 @@ from pathlib import Path
 import yaml
 
 from mapgen.files import sha256_file
-from mapgen.questions.functions import FUNCTIONS
-from mapgen.questions.functions.registry import PACK_MODULE_PREFIX
+from mapgen.questions.functions.registry import pack_functions
 from mapgen.resources import template_path
 from mapgen.yamlio import yaml_problem
 
@@ -104,42 +103,31 @@ def read_yaml(path: Path) -> object:
         raise PackError(f"not valid YAML: {yaml_problem(exc)}") from None  # one line (mapgen.yamlio)
 
 
-_PREFIX = PACK_MODULE_PREFIX  # module names of imported functions.py files: mapgen_pack_<pack>_<sha256[:12]>
 _IMPORTED: dict[tuple[str, str], list[str]] = {}  # (functions.py path, sha256) -> problems
 
 
 def import_functions(pack: Pack) -> list[str]:
-    """Import the pack's ``functions.py`` (once per content), registering its functions; the problems found
-    (an import error, a function named like a built-in one)."""
+    """Import the pack's ``functions.py`` (once per content) as a module ``mapgen_pack_<pack>_<sha256[:12]>``,
+    registering its functions as the pack's; the problems found (an import error, a function the registry
+    refuses: named like a built-in one or another pack's)."""
     if pack.functions is None:
         return []
     key = (str(pack.functions.resolve()), sha256_file(pack.functions))
     if key not in _IMPORTED:
-        _IMPORTED[key] = _import(pack.functions, f"{_PREFIX}{pack.name}_{key[1][:12]}")
+        _IMPORTED[key] = _import(pack.functions, f"mapgen_pack_{pack.name}_{key[1][:12]}", pack.name)
     return _IMPORTED[key]
 
 
-def _import(path: Path, module_name: str) -> list[str]:
-    before = dict(FUNCTIONS)
+def _import(path: Path, module_name: str, pack_name: str) -> list[str]:
     spec = importlib.util.spec_from_file_location(module_name, path)
     module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
     sys.modules[module_name] = module
-    try:
-        spec.loader.exec_module(module)  # type: ignore[union-attr]
-    except Exception as exc:  # an author's code: any error is reported as one line
-        return [f"cannot import it: {type(exc).__name__}: {exc}"]
-    own = module_name.rsplit("_", 1)[0] + "_"  # the same pack (an earlier version, or its copy in a build)
-    problems = []
-    for name, fn in list(FUNCTIONS.items()):
-        old = before.get(name)
-        if old is None or old is fn or old.fn.__module__.startswith(own):
-            continue
-        FUNCTIONS[name] = old
-        owner = (f"pack {old.fn.__module__[len(_PREFIX):].rsplit('_', 1)[0]!r}'s function"
-                 if old.fn.__module__.startswith(_PREFIX) else "a built-in function")
-        problems.append(f"function {name!r} is {owner}'s name; rename it (every function: "
-                        "`mapgen templates functions`)")
-    return problems
+    with pack_functions(module_name, pack_name, str(path)) as refused:
+        try:
+            spec.loader.exec_module(module)  # type: ignore[union-attr]
+        except Exception as exc:  # an author's code: any error is reported as one line
+            return [*refused, f"cannot import it: {type(exc).__name__}: {exc}"]
+    return refused
 
 
 STARTER = """\

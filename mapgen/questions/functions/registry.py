@@ -5,11 +5,17 @@ this one decorator, which records its argument and result types (for lint and ``
 and applies the reading-tolerance rule of :mod:`mapgen.questions.reading`: a decision the function asked for that
 is undefined within the tolerance raises :class:`~mapgen.questions.reading.Invalid`, and the registered function
 returns :data:`~mapgen.questions.reading.INVALID` instead.
+
+A name belongs to one function and the registry records whose it is (:class:`Owner`: a module, or a template
+pack while :func:`pack_functions` imports its ``functions.py``); :func:`name_taken` is the one rule for a taken
+name: a module's function is refused with a ValueError, a pack's is left out and its refusal handed to the pack
+loader (:mod:`mapgen.questions.packs`), which reports it as a lint problem.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, ParamSpec, TypeVar
 
@@ -20,8 +26,27 @@ R = TypeVar("R")
 
 
 @dataclass(frozen=True)
+class Owner:
+    """Who registered a function: a module (mapgen's own, or a user's), or a template pack (its name and the
+    path of its ``functions.py``; every version and copy of a pack of that name is the same owner)."""
+
+    module: str
+    pack: str = ""
+    path: str = ""
+
+    def same(self, other: Owner) -> bool:
+        """Whether ``other`` is this owner (the same pack, or the same module)."""
+        return self.pack == other.pack if self.pack or other.pack else self.module == other.module
+
+    def __str__(self) -> str:
+        if self.pack:
+            return f"pack {self.pack!r} ({self.path})"
+        return f"{'the built-in' if self.module.startswith('mapgen.') else 'the'} module {self.module}"
+
+
+@dataclass(frozen=True)
 class Function:
-    """A library function with its argument and result types (for lint and docs)."""
+    """A library function with its argument and result types (for lint and docs) and its owner."""
 
     name: str
     fn: Callable[..., Any]
@@ -29,6 +54,7 @@ class Function:
     returns: str
     doc: str
     relative: bool = False  # uses the border graph (makes a question "relative_region")
+    owner: Owner = Owner("")
 
 
 #: Every registered function by name (what template programs call).
@@ -80,29 +106,55 @@ def register(
     def deco(fn: Callable[P, R]) -> Callable[P, R | _Invalid]:
         safe = guarded(fn)
         key = name or fn.__name__
-        _check_free(key, fn)
-        FUNCTIONS[key] = Function(key, safe, arg_types, returns, (fn.__doc__ or "").strip(), relative)
+        owner, refused = _owner_of(fn)
+        problem = name_taken(key, fn, owner)
+        if problem is None:
+            FUNCTIONS[key] = Function(key, safe, arg_types, returns, (fn.__doc__ or "").strip(), relative, owner)
+        elif refused is None:
+            raise ValueError(problem)
+        else:
+            refused.append(problem)
         return safe
 
     return deco
 
 
-PACK_MODULE_PREFIX = "mapgen_pack_"
-"""The module names under which :mod:`mapgen.questions.packs` imports a pack's ``functions.py``: the pack loader
-judges their names itself after the import (naming both owners, restoring the first), so they are let through."""
+_PACKS: list[tuple[Owner, list[str]]] = []  # the packs whose functions.py is being imported, with their refusals
 
 
-def _check_free(key: str, fn: Callable[..., Any]) -> None:
-    """A name belongs to one function: registering another module's function under a taken name is an error
-    (re-registering the same function, as a re-imported module does, replaces it; a pack's functions are checked
-    by the pack loader)."""
+@contextmanager
+def pack_functions(module: str, pack: str, path: str) -> Iterator[list[str]]:
+    """While the block imports a pack's ``functions.py`` as ``module``, its functions are registered as the
+    pack's; yields the refusals (one line each, :func:`name_taken`), which the block's import does not stop."""
+    refused: list[str] = []
+    _PACKS.append((Owner(module, pack, path), refused))
+    try:
+        yield refused
+    finally:
+        _PACKS.pop()
+
+
+def _owner_of(fn: Callable[..., Any]) -> tuple[Owner, list[str] | None]:
+    """The owner of a function being registered and, for a pack's, where its refusal goes."""
+    for owner, refused in reversed(_PACKS):
+        if owner.module == fn.__module__:
+            return owner, refused
+    return Owner(fn.__module__), None
+
+
+def name_taken(key: str, fn: Callable[..., Any], owner: Owner) -> str | None:
+    """Why ``owner`` may not register ``fn`` as ``key`` (one line naming both owners and the fix), or None: a
+    name belongs to one function; its own owner registering it again (a re-imported module, a pack's new version
+    or its copy in a build) replaces it."""
     old = FUNCTIONS.get(key)
-    if old is None or fn.__module__.startswith(PACK_MODULE_PREFIX):
-        return
-    prev = getattr(old.fn, "__wrapped__", old.fn)
-    if (prev.__module__, prev.__qualname__) != (fn.__module__, fn.__qualname__):
-        raise ValueError(f"a question function named {key!r} is already registered (by {prev.__module__}); "
-                         "choose another name")
+    if old is None or (old.owner.same(owner) and (owner.pack or _qualname(old.fn) == fn.__qualname__)):
+        return None
+    return (f"function {key!r} of {owner} is already registered by {old.owner}; rename it (every function: "
+            "`mapgen templates functions`)")
+
+
+def _qualname(fn: Callable[..., Any]) -> str:
+    return str(getattr(fn, "__wrapped__", fn).__qualname__)
 
 
 def call(ctx: Reading, name: str, *args: Any) -> Any:
