@@ -14,6 +14,7 @@ import warnings
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -588,26 +589,21 @@ def run_local(units: list[Unit], config: BuildConfig, out_dir: Path, workers: in
 
 def run_dask(units: list[Unit], config: BuildConfig, out_dir: Path, workers: int = 2, scheduler: str | None = None,
              progress: bool = True):
-    """Run units on a Dask cluster (``scheduler`` address) or a LocalCluster on loopback."""
+    """Run units on a Dask cluster (``scheduler`` address) or a LocalCluster on loopback whose workers die with
+    this process (:func:`mapgen.build_dask.dask_client`)."""
     try:
-        from dask.distributed import Client, LocalCluster, as_completed
+        from distributed import as_completed
+
+        from mapgen.build_dask import dask_client
     except ImportError:
         raise BuildError("The dask executor needs dask.distributed: pip install 'mapgen[dask]'.") from None
-    cluster = None
-    if scheduler is None:
-        cluster = LocalCluster(n_workers=max(1, workers), threads_per_worker=1, processes=True, host="127.0.0.1",
-                               dashboard_address=None)
-    client = Client(scheduler or cluster)
-    try:
-        futures = client.map(run_unit, units, config=config, out_dir=out_dir, pure=False)
+    with dask_client(workers, scheduler) as (client, parent):
+        fn = run_unit if parent is None else partial(run_for_parent, run_unit, parent)
+        futures = client.map(fn, units, config=config, out_dir=out_dir, pure=False)
         with progress_bar(len(units), progress) as advance:
             for future in as_completed(futures):
                 advance()
                 yield future.result()
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
 
 
 class progress_bar:
