@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 import warnings
 from collections import Counter, defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
@@ -54,7 +54,6 @@ if TYPE_CHECKING:
 if TYPE_CHECKING:
     from mapgen.config import CountryConfig
     from mapgen.geo.atlas import Atlas
-    from mapgen.geo.source import AtlasFile
     from mapgen.legend.model import LegendOrder
     from mapgen.spec import LegendChoice, MapSpec, Style
 
@@ -265,11 +264,9 @@ _COUNTRY_ATLASES: dict[tuple[Any, ...], Atlas] = {}
 def country_atlas(config: BuildConfig, country: CountryConfig, out_dir: Path | None = None) -> Atlas:
     """The Atlas a country's maps are drawn on, loaded once per process (a user atlas file is hashed once, and
     again only when its file changes)."""
-    from mapgen.geo.atlas import load_atlas
-
     key = _atlas_key(config, country, out_dir)
     if key not in _COUNTRY_ATLASES:
-        _COUNTRY_ATLASES[key] = load_atlas(atlas_source(config, country, out_dir), exclude=country.exclude)
+        _COUNTRY_ATLASES[key] = atlas_of(config, country, out_dir, exclude=country.exclude)
     return _COUNTRY_ATLASES[key]
 
 
@@ -304,14 +301,18 @@ def style_fields(name: str | None, atlas: Any, by_shape: bool = False) -> dict[s
     return fields
 
 
-def atlas_source(config: BuildConfig, country: CountryConfig, out_dir: Path | None = None) -> str | AtlasFile:
-    """What :func:`~mapgen.geo.atlas.load_atlas` reads for a country: a built-in name, or the user file (its
-    copy in the build folder ``out_dir`` when given, see :func:`copy_user_atlases`) with digest and fields."""
-    from mapgen.geo.source import AtlasFile
+def atlas_of(config: BuildConfig, country: CountryConfig, out_dir: Path | None = None,
+             exclude: Iterable[str] = ()) -> Atlas:
+    """A country's atlas without ``exclude``: a built-in one by name, or the user file (its copy in the build
+    folder ``out_dir`` when given, see :func:`copy_user_atlases`) hashed and read as that content, which this
+    process reads once (:func:`mapgen.geo.atlas.load_atlas`: config validation, the input checks and the folder's
+    copy share one read)."""
+    from mapgen.geo.atlas import load_atlas
 
     if country.builtin:
-        return country.key
-    return AtlasFile.of(_atlas_path(config, country, out_dir), country.name_field, country.code_field)
+        return load_atlas(country.key, exclude=exclude)
+    return load_atlas(_atlas_path(config, country, out_dir), exclude=exclude, name_field=country.name_field,
+                      code_field=country.code_field)
 
 
 def copy_user_atlases(config: BuildConfig, out_dir: Path) -> dict[str, Any]:
@@ -512,7 +513,6 @@ def check_inputs(config: BuildConfig) -> None:
     each problem with its fix): each country's atlas loads, its ``exclude`` names known regions and leaves some,
     it has statistics to draw from and its curated ids exist, and some image variant is drawn."""
     from mapgen.data.curated import list_stats
-    from mapgen.geo.atlas import load_atlas
     from mapgen.geo.names import UnknownNameError, closest
 
     problems = []
@@ -523,7 +523,7 @@ def check_inputs(config: BuildConfig) -> None:
     for i, country in enumerate(config.countries):
         where = f"countries.{i} ({country.name})"
         try:
-            atlas = load_atlas(atlas_source(config, country))
+            atlas = atlas_of(config, country)
             if not atlas.without(country.exclude).codes:
                 problems.append(f"{where}.exclude: leaves none of its {len(atlas.codes)} regions; exclude fewer")
         except UnknownNameError as exc:
