@@ -12,8 +12,9 @@ from __future__ import annotations
 import time
 import warnings
 from collections import Counter, defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -53,7 +54,6 @@ if TYPE_CHECKING:
 if TYPE_CHECKING:
     from mapgen.config import CountryConfig
     from mapgen.geo.atlas import Atlas
-    from mapgen.geo.source import AtlasFile
     from mapgen.legend.model import LegendOrder
     from mapgen.spec import LegendChoice, MapSpec, Style
 
@@ -264,11 +264,9 @@ _COUNTRY_ATLASES: dict[tuple[Any, ...], Atlas] = {}
 def country_atlas(config: BuildConfig, country: CountryConfig, out_dir: Path | None = None) -> Atlas:
     """The Atlas a country's maps are drawn on, loaded once per process (a user atlas file is hashed once, and
     again only when its file changes)."""
-    from mapgen.geo.atlas import load_atlas
-
     key = _atlas_key(config, country, out_dir)
     if key not in _COUNTRY_ATLASES:
-        _COUNTRY_ATLASES[key] = load_atlas(atlas_source(config, country, out_dir), exclude=country.exclude)
+        _COUNTRY_ATLASES[key] = atlas_of(config, country, out_dir, exclude=country.exclude)
     return _COUNTRY_ATLASES[key]
 
 
@@ -303,14 +301,18 @@ def style_fields(name: str | None, atlas: Any, by_shape: bool = False) -> dict[s
     return fields
 
 
-def atlas_source(config: BuildConfig, country: CountryConfig, out_dir: Path | None = None) -> str | AtlasFile:
-    """What :func:`~mapgen.geo.atlas.load_atlas` reads for a country: a built-in name, or the user file (its
-    copy in the build folder ``out_dir`` when given, see :func:`copy_user_atlases`) with digest and fields."""
-    from mapgen.geo.source import AtlasFile
+def atlas_of(config: BuildConfig, country: CountryConfig, out_dir: Path | None = None,
+             exclude: Iterable[str] = ()) -> Atlas:
+    """A country's atlas without ``exclude``: a built-in one by name, or the user file (its copy in the build
+    folder ``out_dir`` when given, see :func:`copy_user_atlases`) hashed and read as that content, which this
+    process reads once (:func:`mapgen.geo.atlas.load_atlas`: config validation, the input checks and the folder's
+    copy share one read)."""
+    from mapgen.geo.atlas import load_atlas
 
     if country.builtin:
-        return country.key
-    return AtlasFile.of(_atlas_path(config, country, out_dir), country.name_field, country.code_field)
+        return load_atlas(country.key, exclude=exclude)
+    return load_atlas(_atlas_path(config, country, out_dir), exclude=exclude, name_field=country.name_field,
+                      code_field=country.code_field)
 
 
 def copy_user_atlases(config: BuildConfig, out_dir: Path) -> dict[str, Any]:
@@ -511,7 +513,6 @@ def check_inputs(config: BuildConfig) -> None:
     each problem with its fix): each country's atlas loads, its ``exclude`` names known regions and leaves some,
     it has statistics to draw from and its curated ids exist, and some image variant is drawn."""
     from mapgen.data.curated import list_stats
-    from mapgen.geo.atlas import load_atlas
     from mapgen.geo.names import UnknownNameError
     from mapgen.suggest import did_you_mean
 
@@ -523,7 +524,7 @@ def check_inputs(config: BuildConfig) -> None:
     for i, country in enumerate(config.countries):
         where = f"countries.{i} ({country.name})"
         try:
-            atlas = load_atlas(atlas_source(config, country))
+            atlas = atlas_of(config, country)
             if not atlas.without(country.exclude).codes:
                 problems.append(f"{where}.exclude: leaves none of its {len(atlas.codes)} regions; exclude fewer")
         except UnknownNameError as exc:
@@ -588,26 +589,21 @@ def run_local(units: list[Unit], config: BuildConfig, out_dir: Path, workers: in
 
 def run_dask(units: list[Unit], config: BuildConfig, out_dir: Path, workers: int = 2, scheduler: str | None = None,
              progress: bool = True):
-    """Run units on a Dask cluster (``scheduler`` address) or a LocalCluster on loopback."""
+    """Run units on a Dask cluster (``scheduler`` address) or a LocalCluster on loopback whose workers die with
+    this process (:func:`mapgen.build_dask.dask_client`)."""
     try:
-        from dask.distributed import Client, LocalCluster, as_completed
+        from distributed import as_completed
+
+        from mapgen.build_dask import dask_client
     except ImportError:
         raise BuildError("The dask executor needs dask.distributed: pip install 'mapgen[dask]'.") from None
-    cluster = None
-    if scheduler is None:
-        cluster = LocalCluster(n_workers=max(1, workers), threads_per_worker=1, processes=True, host="127.0.0.1",
-                               dashboard_address=None)
-    client = Client(scheduler or cluster)
-    try:
-        futures = client.map(run_unit, units, config=config, out_dir=out_dir, pure=False)
+    with dask_client(workers, scheduler) as (client, parent):
+        fn = run_unit if parent is None else partial(run_for_parent, run_unit, parent)
+        futures = client.map(fn, units, config=config, out_dir=out_dir, pure=False)
         with progress_bar(len(units), progress) as advance:
             for future in as_completed(futures):
                 advance()
                 yield future.result()
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
 
 
 class progress_bar:

@@ -4,7 +4,8 @@ A worker of a ``--workers N`` build asks Linux to kill it when its parent dies (
 SIGKILL)``), ignores Ctrl-C (the parent stops it) and checks its parent's pid before each unit, so it never
 writes into the folder after the build that started it is gone (kill -9, SIGTERM, Ctrl-C). In the parent,
 SIGTERM becomes ``SystemExit(143)`` while the pool runs, so the pool's workers are terminated and the folder lock
-released on the way out. :func:`folder_lock` holds ``fcntl.flock`` on ``.mapgen-build.lock`` in the folder for
+released on the way out (the workers of a ``--executor dask`` build's own cluster keep the same rules:
+:mod:`mapgen.build_dask`). :func:`folder_lock` holds ``fcntl.flock`` on ``.mapgen-build.lock`` in the folder for
 the whole build: a second build into the same folder is refused, naming the folder and the holder's pid.
 """
 
@@ -30,11 +31,16 @@ _SIGTERM_EXIT = 128 + signal.SIGTERM
 
 def die_with_parent(parent: int) -> None:
     """Worker initializer: be killed when ``parent`` dies (Linux), leave Ctrl-C to the parent."""
+    set_death_signal()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    check_parent(parent)
+
+
+def set_death_signal() -> None:
+    """Ask Linux to SIGKILL this process when the process that started it dies (a no-op elsewhere)."""
     if sys.platform.startswith("linux"):
         with contextlib.suppress(OSError, AttributeError):
             ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    check_parent(parent)
 
 
 def check_parent(parent: int) -> None:
@@ -43,10 +49,10 @@ def check_parent(parent: int) -> None:
         os._exit(1)
 
 
-def run_for_parent(fn: Callable[..., Any], parent: int, *args: Any) -> Any:
+def run_for_parent(fn: Callable[..., Any], parent: int, *args: Any, **kwargs: Any) -> Any:
     """Run one unit in a worker, unless the parent build has died (then exit before writing)."""
     check_parent(parent)
-    return fn(*args)
+    return fn(*args, **kwargs)
 
 
 def _raise_terminated(signum: int, frame: Any) -> None:
@@ -54,7 +60,7 @@ def _raise_terminated(signum: int, frame: Any) -> None:
 
 
 @contextlib.contextmanager
-def _sigterm_exits() -> Iterator[None]:
+def sigterm_exits() -> Iterator[None]:
     """While the pool runs, SIGTERM raises ``SystemExit(143)`` in the main thread, so cleanup code runs."""
     if threading.current_thread() is not threading.main_thread():
         yield
@@ -85,7 +91,7 @@ def worker_pool(workers: int) -> Iterator[tuple[ProcessPoolExecutor, int]]:
     parent = os.getpid()
     pool = ProcessPoolExecutor(max_workers=workers, initializer=die_with_parent, initargs=(parent,))
     try:
-        with _sigterm_exits():
+        with sigterm_exits():
             yield pool, parent
     except BaseException:
         stop_pool(pool)

@@ -508,11 +508,11 @@ def _tree_digest(path: Path) -> str:
 def _config_atlas(config: BuildConfig, country: CountryConfig):
     """The atlas a country's maps use (a vector file read with the config's name / code fields)."""
     from mapgen.geo.atlas import load_atlas
-    from mapgen.geo.source import AtlasFile
 
-    source = country.key if country.builtin else AtlasFile.of(config.resolve_path(country.name),
-                                                               country.name_field, country.code_field)
-    return load_atlas(source, exclude=country.exclude)
+    if country.builtin:
+        return load_atlas(country.key, exclude=country.exclude)
+    return load_atlas(config.resolve_path(country.name), exclude=country.exclude, name_field=country.name_field,
+                      code_field=country.code_field)
 
 
 def format_errors(exc: ValidationError, where: str) -> str:

@@ -117,21 +117,41 @@ def _load_user_path(path: Path, name_field: str | None, code_field: str | None) 
     return _fresh_user(AtlasFile.of(path, name_field, code_field))
 
 
+#: User atlases read this process, by file name and content (name, digest, name field, code field; the name
+#: gives the atlas its name and title): the Atlas first read of it.
+_USER_READS: dict[tuple[str, str, str | None, str | None], Atlas] = {}
+#: The same atlases by place too (folder, then the content key): the Atlas that records that file as its own.
+_USER_PLACES: dict[tuple[Path, str, str, str | None, str | None], Atlas] = {}
+
+
 def _fresh_user(ref: AtlasFile) -> Atlas:
-    """The cached user atlas of ``ref``'s file, re-read when the file changed since it was cached."""
-    atlas = _load_user(ref.path, ref.name_field, ref.code_field)
-    if atlas.file is None or atlas.file.sha256 != ref.sha256:
-        _load_user.cache_clear()
-        atlas = _load_user(ref.path, ref.name_field, ref.code_field)
-    return atlas
+    """The user atlas of ``ref``, whose digest is its file's content now: read once per process for each file
+    name and content, so a file changed since is read again, and a copy of a file already read (the build
+    folder's, under the same name) is that atlas recording the copy's path, not a second read."""
+    content = (ref.path.name, ref.sha256, ref.name_field, ref.code_field)
+    place = (ref.path.parent, *content)
+    if place not in _USER_PLACES:
+        if content not in _USER_READS:
+            _USER_READS[content] = _load_user(ref)
+        read = _USER_READS[content]
+        _USER_PLACES[place] = read if read.file is None or read.file.path == ref.path else _moved(read, ref.path)
+    return _USER_PLACES[place]
 
 
-@cache
-def _load_user(path: Path, name_field: str | None, code_field: str | None) -> Atlas:
-    """A user atlas, read once per process (callers compare the digest to catch a file changed since)."""
+def _moved(atlas: Atlas, path: Path) -> Atlas:
+    """``atlas`` as if read from ``path``, a file of the same name and content (same digest, so the same
+    regions, borders and groups): only where it records its file changes."""
+    from dataclasses import replace
+
+    assert atlas.file is not None
+    return replace(atlas, source=str(path), file=replace(atlas.file, path=path))
+
+
+def _load_user(ref: AtlasFile) -> Atlas:
+    """Read a user atlas file (its digest already known)."""
     from mapgen.geo.vector_file import load_user_atlas
 
-    return load_user_atlas(path, name_field=name_field, code_field=code_field)
+    return load_user_atlas(ref.path, name_field=ref.name_field, code_field=ref.code_field, digest=ref.sha256)
 
 
 def list_atlases() -> tuple[str, ...]:

@@ -50,13 +50,15 @@ def load_user_atlas(
     name_field: str | None = None,
     code_field: str | None = None,
     title: str | None = None,
+    digest: str | None = None,
 ) -> Atlas:
     """Read a vector file, repair or reject bad geometry, project it equal-area and compute the border graph
-    (the map-scaled rule of :mod:`mapgen.geo.adjacency`; near misses are warned about and contested)."""
+    (the map-scaled rule of :mod:`mapgen.geo.adjacency`; near misses are warned about and contested).
+    ``digest``: the file's :func:`~mapgen.geo.source.file_digest` when the caller has just computed it."""
     path = Path(path)
     if not path.exists():
         raise AtlasFileError(f"Atlas file {str(path)!r} does not exist.")
-    digest = file_digest(path)
+    digest = digest or file_digest(path)
     gdf = _read_vector(path)
     name_field = name_field or detect_name_field(gdf, path)
     _require_column(gdf, name_field, "name_field", path)
