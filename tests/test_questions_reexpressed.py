@@ -60,6 +60,8 @@ OLD_PROGRAMS: dict[str, str] = {
     "legend_widest_class": "old_widest_class('largest')",
     "range_with_extreme_count": "old_class_by_count(E)",
     "direction_extreme_category": "extreme_in_range(old_end_class(E), D)",
+    # the extreme range of a group: the members' ranges ranked by legend order (extreme_class stays for packs)
+    "group_extreme_range": "extreme_class(members(R), E)",
     # one generic step for the yes/no facts of the legend (legend_is) and one for its described facts (legend_trait)
     "legend_darkness_direction": "equals(old_darker_is_higher(), equals(P, 'directly'))",
     "legend_colour_kind": "equals(old_single_hue(), equals(K, 'different shades of the same colour'))",
