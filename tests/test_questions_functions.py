@@ -70,7 +70,7 @@ def test_ranks_and_aggregates() -> None:
     assert f("median", "D1", {"AZ", "CO"}) is INVALID  # fewer than 3 members
     assert f("range_containing", "D1", f("median", "D1", fc)) == 1
     assert f("range_containing", "C1", f("median", "C1", f("members", "C1", FC))) == 3  # 60-80
-    assert f("versus_median", "D1", "CO", "above", fc) is True
+    assert f("value_compare", "D1", f("value", "D1", "CO"), "above", f("median", "D1", fc)) is True  # by class
     assert f("means_relation", "C1", f("members", "C1", WC), "lower", f("members", "C1", FC)) is True
     assert f("is_outlier", "C1", "UT", f("members", "C1", FC)) is INVALID
     assert f("is_outlier", "C1", "AZ", f("members", "C1", FC)) is False
@@ -104,16 +104,16 @@ def test_geography() -> None:
 
 def test_legend_facts() -> None:
     assert f("count", "D1", f("classes", "D1")) == 3 and f("classes", "C1") == (0, 1, 2, 3, 4)
-    assert f("darker_is_higher", "D1") is True
-    assert f("is_percent", "D1") is False
-    assert f("legend_kind", "C1") == "continuous"
-    assert f("single_hue", "D1") is True
+    assert f("legend_is", "D1", "darker_is_higher") is True
+    assert f("legend_is", "D1", "percent") is False
+    assert f("legend_trait", "C1", "kind") == "continuous"
+    assert f("legend_is", "D1", "single_hue") is True
     assert f("class_by_shade", "D1", "darkest") == 2 and f("class_by_shade", "D1", "second lightest") == 1
     assert f("legend_span", "D1") == ("2 - 30", [2.0, 30.0])
     assert f("legend_span", "C1") == ("0 - 100", [0.0, 100.0])
     assert f("ranked_class", "D1", f("classes", "D1"), "width", "highest") == 2  # 22-30
     assert f("ranked_class", "D1", f("classes", "D1"), "regions", "highest") == 0
-    assert f("legend_spacing", "D1") == "significant gaps"
+    assert f("legend_trait", "D1", "spacing") == "significant gaps"
     assert hue_spread(["#ff0000", "#00ff00"]) == pytest.approx(120, abs=1)
     assert hue_spread(["#ffffff", "#777777"]) == 0
     assert number_text(1_500_000, False, "compact") == "1.5M" and number_text(12.5, True) == "12.5%"
@@ -158,6 +158,13 @@ def test_generic_steps() -> None:
     assert f("value_compare", "C1", v("C1", "AZ"), "higher", v("C1", "NM")) is INVALID  # 2 apart
     assert f("value_compare", "D1", v("D1", "CA"), "higher", v("D1", "NV")) is True  # 22-30 above 11-18
     assert f("value_compare", "D1", v("D1", "CA"), "similar", v("D1", "NV")) is INVALID  # by class: compare
+    assert f("value_compare", "D1", v("D1", "CA"), "above", 20.0) is True  # a number: read as a mark, 22-30
+    assert f("value_compare", "D1", v("D1", "NV"), "above", 15.0) is INVALID  # 15 inside 11-18
+    assert f("value_compare", "C1", v("C1", "NV"), "below", 50.0) is INVALID  # 52 within r of 50
+    reader = context(hand_scene("D1")).as_reader()  # a discrete reader orders class readings by class
+    same = [FUNCTIONS["value"].fn(reader, c) for c in ("AZ", "NM")]  # one class, values 14 and 18
+    assert FUNCTIONS["value_compare"].fn(reader, same[1], "higher", same[0]) is INVALID
+    assert f("difference", "C1", v("C1", "CA"), 10.0) == Estimate(90.0, 84.0, 96.0)  # a number is a Value
     assert f("exceeds", "D1", v("D1", "CA"), "above", 20.0) is True  # 22-30
     assert f("exceeds", "D1", v("D1", "NV"), "above", 15.0) is INVALID  # 15 inside 11-18
     assert f("exceeds", "C1", v("C1", "OR"), "above", 40.0) is False  # 30 +- 6

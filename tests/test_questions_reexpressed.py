@@ -20,7 +20,20 @@ from test_questions_templates import hand_scene
 from mapgen.data.curated import list_stats
 from mapgen.questions import load_templates, register
 from mapgen.questions.engine import answer_key, run_program, sample_params
-from mapgen.questions.functions import FUNCTIONS, INVALID, Ctx, Invalid, context, label_bounds
+from mapgen.questions.functions import (
+    EVEN_GAP_TOL,
+    EVEN_WIDTH_TOL,
+    FUNCTIONS,
+    INVALID,
+    SINGLE_HUE_MAX_SPREAD,
+    UNEVEN_GAP,
+    UNEVEN_WIDTH_RATIO,
+    Ctx,
+    Invalid,
+    context,
+    hue_spread,
+    label_bounds,
+)
 from mapgen.questions.functions.common import all_valued, known, position
 from mapgen.questions.functions.geography import _closest_pair_in
 from mapgen.questions.functions.neighbours import _bordering
@@ -32,7 +45,7 @@ DRAWS = 120
 
 #: Each re-expressed template's program before (calling the oracle functions below, prefixed ``old_``).
 OLD_PROGRAMS: dict[str, str] = {
-    "region_vs_number": "old_versus_number(X, S, N)",
+    "region_vs_number": "old_versus_number(X, S, N)",  # now value_compare(value(X), S, N)
     "region_range": "range_of(X)",  # the old program's function, kept in the package as the shorthand
     "group_median_range": "old_median_range(members(R))",
     "group_median_in_range": "equals(old_median_range(members(R)), Y)",
@@ -41,12 +54,20 @@ OLD_PROGRAMS: dict[str, str] = {
     "range_closest_pair": "old_closest_pair_in_range(Y)",
     "range_closest_pair_in_group": "old_closest_pair_in_group_range(members(R), Y)",
     "group_all_same_range": "old_same_range(members(R))",
-    "region_vs_group_median": "old_versus_median(X, S, members(R))",  # versus_median now reads median()
+    "region_vs_group_median": "old_versus_median(X, S, members(R))",  # now value_compare(value(X), S, median(…))
     # the legend's classes as a set, ranked by a key: count(classes()), ranked_class(S, key, E), ranges_of(S)
     "legend_class_count": "old_num_classes()",
     "legend_widest_class": "old_widest_class('largest')",
     "range_with_extreme_count": "old_class_by_count(E)",
     "direction_extreme_category": "extreme_in_range(old_end_class(E), D)",
+    # the extreme range of a group: the members' ranges ranked by legend order (extreme_class stays for packs)
+    "group_extreme_range": "extreme_class(members(R), E)",
+    # one generic step for the yes/no facts of the legend (legend_is) and one for its described facts (legend_trait)
+    "legend_darkness_direction": "equals(old_darker_is_higher(), equals(P, 'directly'))",
+    "legend_colour_kind": "equals(old_single_hue(), equals(K, 'different shades of the same colour'))",
+    "map_percent_or_absolute": "equals(old_is_percent(), equals(K, 'percentages'))",
+    "legend_kind": "old_legend_kind()",
+    "legend_spacing": "old_legend_spacing()",
 }
 
 
@@ -166,6 +187,42 @@ def old_end_class(ctx: Ctx, extreme: str) -> int:
     return ctx.range_count - 1 if extreme.endswith("highest") else 0
 
 
+def old_darker_is_higher(ctx: Ctx) -> bool:
+    return ctx.scene.legend_facts.darkness_increases_with_value
+
+
+def old_is_percent(ctx: Ctx) -> bool:
+    return ctx.scene.legend_facts.percent
+
+
+def old_legend_kind(ctx: Ctx) -> str:
+    return ctx.scene.map_type
+
+
+def old_single_hue(ctx: Ctx) -> bool:
+    legend = ctx.scene.legend
+    colors = [c.color for c in legend.classes] if ctx.discrete else list(legend.colors)
+    return hue_spread(colors) <= SINGLE_HUE_MAX_SPREAD
+
+
+def old_legend_spacing(ctx: Ctx) -> str:
+    labelled = [label_bounds(c.label) for c in ctx.scene.legend.classes]
+    bounds = [(lo, hi) for lo, hi in labelled if lo is not None and hi is not None]
+    if len(bounds) < len(labelled):
+        raise Invalid
+    widths = [hi - lo for lo, hi in bounds]
+    gaps = [b[0] - a[1] for a, b in zip(bounds, bounds[1:])]
+    span = bounds[-1][1] - bounds[0][0]
+    if span <= 0:
+        raise Invalid
+    wmax, wmin = max(widths), min(widths)
+    if wmax - wmin <= EVEN_WIDTH_TOL * wmax and max(gaps, default=0) <= EVEN_GAP_TOL * span:
+        return "evenly spaced"
+    if wmax >= UNEVEN_WIDTH_RATIO * wmin or max(gaps, default=0) >= UNEVEN_GAP * span:
+        return "significant gaps"
+    raise Invalid
+
+
 ORACLE = {
     old_versus_number: ("Region Choice Number", "Bool", False),
     old_median_range: ("Regions", "LegendClass", False),
@@ -179,6 +236,11 @@ ORACLE = {
     old_widest_class: ("Str", "LegendClass", False),
     old_class_by_count: ("Extreme", "LegendClass", False),
     old_end_class: ("Extreme", "LegendClass", False),
+    old_darker_is_higher: ("", "Bool", False),
+    old_is_percent: ("", "Bool", False),
+    old_legend_kind: ("", "Str", False),
+    old_single_hue: ("", "Bool", False),
+    old_legend_spacing: ("", "Str", False),
 }
 
 
@@ -221,7 +283,8 @@ def test_the_old_single_template_functions_are_gone() -> None:
     stays a library step, and ``closest_pair_in_range`` now takes the regions to look among)."""
     assert not {"versus_number", "median_range", "border_relation", "group_border_relation",
                 "closest_pair_in_group_range", "same_range", "num_classes", "widest_class", "class_by_count",
-                "end_class", "count_ranges"} & set(FUNCTIONS)
+                "end_class", "count_ranges", "versus_median", "darker_is_higher", "is_percent", "single_hue",
+                "legend_kind", "legend_spacing"} & set(FUNCTIONS)
     assert FUNCTIONS["closest_pair_in_range"].args == ("Regions", "LegendClass")
 
 

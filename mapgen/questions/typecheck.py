@@ -27,13 +27,15 @@ ALLOWED_VALUES: dict[str, tuple[str, ...]] = {
     "Relation": ("at least", "only", "none"),
     "Closeness": ("same", "closest", "most different"),
     "ClassKey": ("level", "width", "regions"),
+    "LegendFlag": ("darker_is_higher", "single_hue", "percent"),
+    "LegendTrait": ("kind", "spacing"),
 }
 #: Functions that read more values of a text type than the type's own (function, argument index) -> values.
 EXTRA_VALUES: dict[tuple[str, int], tuple[str, ...]] = {}
 #: Types a value of another type may stand for (``N`` and ``Int`` literals are numbers, and so on).
 WIDER: dict[str, tuple[str, ...]] = {
     "Number": ("N", "Int"), "N": ("Int",), "Int": ("N",), "Choice": ("Str",), "Str": ("Choice",),
-    "Set": ("Regions", "Pair", "LegendClasses"),
+    "Set": ("Regions", "Pair", "LegendClasses"), "Value": ("Number", "N", "Int"),
 }  # fmt: skip
 #: What a parameter's ``from:`` must give: a list of candidates of the parameter's type.
 CANDIDATES: dict[str, str] = {"Region": "Regions", "LegendClass": "LegendClasses", "Number": "Numbers"}

@@ -7,6 +7,7 @@ import math
 from collections.abc import Callable, Iterable
 
 from mapgen.legend import relative_luminance
+from mapgen.questions.functions.arithmetic import as_value
 from mapgen.questions.functions.common import position
 from mapgen.questions.functions.registry import register
 from mapgen.questions.functions.scene_facts import label_bounds
@@ -37,6 +38,7 @@ def range_of(ctx: Ctx, region: str) -> int:
 def range_containing(ctx: Ctx, x: Estimate) -> int:
     """The legend range holding a Value for every reading: the class a discrete map shows it in; on a continuous
     map the tick interval it lies inside, clear of both ticks (INVALID when a reading could cross one)."""
+    x = as_value(x)
     if ctx.discrete:
         if x.range_index is None:
             raise Invalid  # arithmetic on class readings shows no class
@@ -46,24 +48,6 @@ def range_containing(ctx: Ctx, x: Estimate) -> int:
         if x.above(lo) and x.below(hi):
             return i
     raise Invalid
-
-
-@register("", "Bool")
-def darker_is_higher(ctx: Ctx) -> bool:
-    """True when darker colours mean higher values."""
-    return ctx.scene.legend_facts.darkness_increases_with_value
-
-
-@register("", "Bool")
-def is_percent(ctx: Ctx) -> bool:
-    """True when the map shows percentages."""
-    return ctx.scene.legend_facts.percent
-
-
-@register("", "Str")
-def legend_kind(ctx: Ctx) -> str:
-    """``discrete`` or ``continuous``."""
-    return ctx.scene.map_type
 
 
 def _legend_colors(ctx: Ctx) -> list[str]:
@@ -84,14 +68,6 @@ def hue_spread(colors: Iterable[str]) -> float:
     hues.sort()
     gaps = [b - a for a, b in zip(hues, hues[1:])] + [hues[0] + 360 - hues[-1]]
     return 360 - max(gaps)
-
-
-@register("", "Bool")
-def single_hue(ctx: Ctx) -> bool:
-    """True when the legend uses shades of one colour (hue spread <= SINGLE_HUE_MAX_SPREAD degrees)."""
-    if "single_hue" not in ctx.cache:
-        ctx.cache["single_hue"] = hue_spread(_legend_colors(ctx)) <= SINGLE_HUE_MAX_SPREAD
-    return ctx.cache["single_hue"]
 
 
 @register("Shade", "LegendClass")
@@ -126,8 +102,7 @@ def legend_span(ctx: Ctx) -> tuple[str, list[float | None]]:
     return f"{labels[0]} - {labels[-1]}", [legend.vmin * scale, legend.vmax * scale]
 
 
-@register("", "Str")
-def legend_spacing(ctx: Ctx) -> str:
+def _spacing(ctx: Ctx) -> str:
     """``evenly spaced`` or ``significant gaps`` (definitions in the module constants)."""
     labelled = [label_bounds(c.label) for c in ctx.scene.legend.classes]
     bounds = [(lo, hi) for lo, hi in labelled if lo is not None and hi is not None]
@@ -144,6 +119,43 @@ def legend_spacing(ctx: Ctx) -> str:
     if wmax >= UNEVEN_WIDTH_RATIO * wmin or max(gaps, default=0) >= UNEVEN_GAP * span:
         return "significant gaps"
     raise Invalid
+
+
+def _single_hue(ctx: Ctx) -> bool:
+    """Whether the legend uses shades of one colour (hue spread <= SINGLE_HUE_MAX_SPREAD degrees)."""
+    if "single_hue" not in ctx.cache:
+        ctx.cache["single_hue"] = hue_spread(_legend_colors(ctx)) <= SINGLE_HUE_MAX_SPREAD
+    return ctx.cache["single_hue"]
+
+
+#: The yes/no facts of the whole legend :func:`legend_is` answers (the ``LegendFlag`` values).
+LEGEND_FLAGS: dict[str, Callable[[Ctx], bool]] = {
+    "darker_is_higher": lambda ctx: ctx.scene.legend_facts.darkness_increases_with_value,
+    "single_hue": _single_hue,
+    "percent": lambda ctx: ctx.scene.legend_facts.percent,
+}
+
+
+@register("LegendFlag", "Bool")
+def legend_is(ctx: Ctx, flag: str) -> bool:
+    """A yes/no fact of the whole legend: ``darker_is_higher`` (darker colours mean higher values),
+    ``single_hue`` (shades of one colour: hue spread <= SINGLE_HUE_MAX_SPREAD degrees), ``percent`` (the map
+    shows percentages)."""
+    return LEGEND_FLAGS[flag](ctx)
+
+
+#: The described facts of the whole legend :func:`legend_trait` answers (the ``LegendTrait`` values).
+LEGEND_TRAITS: dict[str, Callable[[Ctx], str]] = {
+    "kind": lambda ctx: ctx.scene.map_type,
+    "spacing": _spacing,
+}
+
+
+@register("LegendTrait", "Str")
+def legend_trait(ctx: Ctx, trait: str) -> str:
+    """A described fact of the whole legend: ``kind`` (``discrete`` or ``continuous``), ``spacing``
+    (``evenly spaced`` or ``significant gaps``, definitions in the module constants; INVALID in between)."""
+    return LEGEND_TRAITS[trait](ctx)
 
 
 @register("", "LegendClasses")

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from mapgen.questions.functions.common import all_valued, known, position, sorted_levels, valued
 from mapgen.questions.functions.registry import register
-from mapgen.questions.reading import Ctx, Estimate, Invalid, _Invalid, sign
+from mapgen.questions.reading import Ctx, Estimate, Invalid
 
 
 def _strict(ctx: Ctx, a: str, b: str) -> bool:
@@ -86,16 +86,3 @@ def median(ctx: Ctx, regions: Iterable[str]) -> Estimate:
     if ctx.discrete and level[a] != level[b]:
         raise Invalid  # the median falls between two classes
     return Estimate.mean([ctx.estimate(a), ctx.estimate(b)])
-
-
-@register("Region Comparison Regions", "Bool")
-def versus_median(ctx: Ctx, region: str, side: str, regions: Iterable[str]) -> bool:
-    """Whether ``region`` is above/below the median of ``regions`` (a tie with the median is INVALID; on a discrete
-    map by class, also for a reader: one class is one level)."""
-    med = median(ctx, regions)
-    if isinstance(med, _Invalid):
-        raise Invalid
-    o = ctx.order_levels(ctx.lv(region), med.value if med.range_index is None else float(med.range_index))
-    if o is None or o == 0:
-        raise Invalid
-    return o == sign(side)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from mapgen.questions.functions.arithmetic import as_value
 from mapgen.questions.functions.common import valued
 from mapgen.questions.functions.registry import register
 from mapgen.questions.reading import INVALID, Ctx, Estimate, Invalid, _Invalid, sign
@@ -199,8 +200,8 @@ def beyond_range(ctx: Ctx, regions: Iterable[str], cmp: str, idx: int) -> frozen
 def filter_value(ctx: Ctx, regions: Iterable[str], cmp: str, threshold: Estimate) -> frozenset[str]:
     """Members whose value is higher / lower than a Value (e.g. a group's mean) for every reading; INVALID
     when one member could be on either side (missing values never qualify)."""
-    up = sign(cmp) > 0
-    return frozenset(c for c in valued(ctx, regions) if ctx.estimate(c).minus(threshold).above(0.0) == up)
+    up, mark = sign(cmp) > 0, as_value(threshold)
+    return frozenset(c for c in valued(ctx, regions) if ctx.estimate(c).minus(mark).above(0.0) == up)
 
 
 @register("Regions", "Region")
