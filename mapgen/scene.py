@@ -23,8 +23,6 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from jinja2 import StrictUndefined
-from jinja2.sandbox import SandboxedEnvironment
 
 from mapgen.geo.atlas_model import Atlas, LazyMapping, direction_key
 from mapgen.geo.gazetteer import Gazetteer, RegionGroup
@@ -384,12 +382,18 @@ def group_form(name: str, kind: str, country_title: str) -> tuple[str, dict[str,
     return "default", {}
 
 
-_WORDING_ENV = SandboxedEnvironment(undefined=StrictUndefined, autoescape=False)
+@cache
+def _wording_env() -> Any:
+    """The sandboxed jinja2 environment of group wordings (imported on first use: a render asks none)."""
+    from jinja2 import StrictUndefined
+    from jinja2.sandbox import SandboxedEnvironment
+
+    return SandboxedEnvironment(undefined=StrictUndefined, autoescape=False)
 
 
 @cache
 def _compiled(text: str) -> Any:
-    return _WORDING_ENV.from_string(text)
+    return _wording_env().from_string(text)
 
 
 @cache
