@@ -29,7 +29,6 @@ from mapgen.geo.gazetteer import Gazetteer, RegionGroup
 from mapgen.geo.languages import NativeNames, names_for
 from mapgen.geo.names import UnknownNameError, UnknownRegionError, build_index, closest, normalize_name
 from mapgen.legend import Legend
-from mapgen.mapwise.schema import load_map_spec
 from mapgen.resources import template_path
 from mapgen.spec import MapSpec
 
@@ -501,6 +500,8 @@ def with_render_record(scene: Scene, record: dict[str, Any]) -> Scene:
 def load_scene(path: str | Path) -> Scene:
     """The Scene of a map file: a MapSpec, MAPWise metadata, a render JSON (pixel facts and legibility merged in)
     or a scene JSON from ``mapgen scene --json`` (its legibility flags applied)."""
+    from mapgen.mapwise.schema import load_map_spec
+
     data = json.loads(Path(path).read_text(encoding="utf-8"))
     scene = build_scene(load_map_spec(path))
     regions = data.get("regions") if isinstance(data, dict) else None

@@ -232,23 +232,19 @@ def _builtin_bounds(name: str, names: dict[str, str]) -> tuple[float, float, flo
     """The projected bounds of a built-in atlas's regions, read off the shipped GeoJSON's coordinates (the
     floats :func:`_builtin_geometry`'s ``total_bounds`` gives, without importing geopandas)."""
     collection = json.loads(data_path("atlas", f"{name}.geojson").read_text(encoding="utf-8"))
-    xs: list[float] = []
-    ys: list[float] = []
+    lows: list[tuple[float, float]] = []
+    highs: list[tuple[float, float]] = []
     for feature in collection["features"]:
-        if feature["properties"]["code"] in names:
-            for x, y in _points(feature["geometry"]["coordinates"]):
-                xs.append(x)
-                ys.append(y)
-    return float(min(xs)), float(min(ys)), float(max(xs)), float(max(ys))
-
-
-def _points(coordinates: list) -> Iterable[tuple[float, float]]:
-    """Every (x, y) of a GeoJSON coordinate array (a ring, a polygon's rings or a multipolygon's polygons)."""
-    if coordinates and isinstance(coordinates[0], (int, float)):
-        yield coordinates[0], coordinates[1]
-        return
-    for part in coordinates:
-        yield from _points(part)
+        if feature["properties"]["code"] not in names:
+            continue
+        geometry = feature["geometry"]
+        polygons = geometry["coordinates"] if geometry["type"] == "MultiPolygon" else [geometry["coordinates"]]
+        for ring in (ring for polygon in polygons for ring in polygon):
+            xs, ys = zip(*((p[0], p[1]) for p in ring), strict=True)
+            lows.append((min(xs), min(ys)))
+            highs.append((max(xs), max(ys)))
+    return (float(min(x for x, _ in lows)), float(min(y for _, y in lows)),
+            float(max(x for x, _ in highs)), float(max(y for _, y in highs)))
 
 
 @cache
