@@ -179,7 +179,7 @@ def _builtin_graph(name: str, names: dict[str, str], edges: list) -> nx.Graph:
 
 
 def _border_pairs(name: str, edges: list) -> set[frozenset[str]]:
-    """The bordering pairs of :func:`_builtin_graph`'s graph, without building it (same overrides, same order)."""
+    """The bordering pairs of :func:`_builtin_graph`'s graph, without building it (the same overrides applied)."""
     pairs = {frozenset(edge[:2]) for edge in edges}
     for item in _overrides(name):
         if "remove_border" in item:

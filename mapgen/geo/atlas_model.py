@@ -74,8 +74,9 @@ class LazyMapping(Mapping[str, tuple[float, float]]):
 class Atlas:
     """The regions of one country (or a user file) and every geographic fact questions need.
 
-    Names, borders, groups and positions are plain data; the display geometry (:attr:`gdf`) is loaded on first
-    use, so looking up names, neighbours and groups never imports geopandas.
+    Names, borders, groups and positions are plain data; the display geometry (:attr:`gdf`) and the border graph
+    (:attr:`graph`) are loaded on first use, so looking up names, neighbours and groups never imports geopandas
+    or networkx.
     """
 
     name: str
