@@ -45,6 +45,7 @@ from mapgen.build_workers import LOCK_FILE, folder_lock, run_for_parent, worker_
 from mapgen.config import BuildConfig, CounterfactualKind, load_config
 from mapgen.errors import BuildError
 from mapgen.files import sha256_file, write_json_atomic, write_jsonl_atomic
+from mapgen.render.label_fit import labels_fit
 from mapgen.tasks import ImageContext
 from mapgen.tasks import tasks as registered_tasks
 
@@ -377,20 +378,6 @@ def unit_variants(unit: Unit, config: BuildConfig, out_dir: Path | None = None) 
     if v.hatched and spec.legend.kind == "discrete" and spec.legend.k <= len(HATCHES):
         out.append(("hatched", make_hatched(spec.with_style(annotated=fits))))
     return [(name, replace(s, map_id=f"{unit.unit_id}-{name}")) for name, s in out]
-
-
-#: Most region labels a map carries as callouts beside the land (the built-in atlases need at most 16); an atlas
-#: needing more is drawn unannotated, since its labels cannot fit legibly.
-MAX_CALLOUTS = 30
-
-
-def labels_fit(spec: MapSpec) -> bool:
-    """Whether the labels of ``spec``'s atlas fit on its page: at most :data:`MAX_CALLOUTS` regions too small for
-    their label inside (the renderer's label plan, computed once per atlas and layout)."""
-    from mapgen.render.api import get_canvas
-
-    canvas = get_canvas(spec.get_atlas(), spec.style)
-    return sum(place.kind == "callout" for place in canvas.places.values()) <= MAX_CALLOUTS
 
 
 def run_unit(unit: Unit, config: BuildConfig, out_dir: Path) -> dict[str, Any]:

@@ -23,8 +23,6 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from jinja2 import StrictUndefined
-from jinja2.sandbox import SandboxedEnvironment
 
 from mapgen.geo.atlas_model import Atlas, LazyMapping, direction_key
 from mapgen.geo.gazetteer import Gazetteer, RegionGroup
@@ -37,7 +35,6 @@ from mapgen.geo.names import (
     normalize_name,
 )
 from mapgen.legend import Legend
-from mapgen.mapwise.schema import load_map_spec
 from mapgen.resources import template_path
 from mapgen.spec import MapSpec
 
@@ -391,12 +388,18 @@ def group_form(name: str, kind: str, country_title: str) -> tuple[str, dict[str,
     return "default", {}
 
 
-_WORDING_ENV = SandboxedEnvironment(undefined=StrictUndefined, autoescape=False)
+@cache
+def _wording_env() -> Any:
+    """The sandboxed jinja2 environment of group wordings (imported on first use: a render asks none)."""
+    from jinja2 import StrictUndefined
+    from jinja2.sandbox import SandboxedEnvironment
+
+    return SandboxedEnvironment(undefined=StrictUndefined, autoescape=False)
 
 
 @cache
 def _compiled(text: str) -> Any:
-    return _WORDING_ENV.from_string(text)
+    return _wording_env().from_string(text)
 
 
 @cache
@@ -504,6 +507,8 @@ def with_render_record(scene: Scene, record: dict[str, Any]) -> Scene:
 def load_scene(path: str | Path) -> Scene:
     """The Scene of a map file: a MapSpec, MAPWise metadata, a render JSON (pixel facts and legibility merged in)
     or a scene JSON from ``mapgen scene --json`` (its legibility flags applied)."""
+    from mapgen.mapwise.schema import load_map_spec
+
     data = json.loads(Path(path).read_text(encoding="utf-8"))
     scene = build_scene(load_map_spec(path))
     regions = data.get("regions") if isinstance(data, dict) else None

@@ -46,6 +46,16 @@ def load_yaml(text: str) -> Any:
     return yaml.load(text, Loader=UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
 
 
+#: libyaml's parser when PyYAML was built with it, else PyYAML's own: the same documents as ``yaml.SafeLoader``.
+_FAST_SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def load_shipped(text: str) -> Any:
+    """``yaml.safe_load(text)`` for the data files mapgen ships, parsed by libyaml when present (the same result,
+    about ten times faster: one ``mapgen render`` call reads half a dozen of them)."""
+    return yaml.load(text, Loader=_FAST_SAFE_LOADER)  # noqa: S506 - a safe loader
+
+
 def yaml_problem(exc: yaml.YAMLError) -> str:
     """One line for a YAML error: what is wrong and where (line, column), without PyYAML's source excerpt."""
     if not isinstance(exc, yaml.MarkedYAMLError):

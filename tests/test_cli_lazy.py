@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import gc
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import click
 import pytest
@@ -24,10 +27,33 @@ finally:
 """
 
 
-def _heavy_imports(*args: str) -> list[str]:
-    code = _PROBE.format(heavy=HEAVY)
-    proc = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, check=True)
+def _heavy_imports(*args: str, heavy: tuple[str, ...] = HEAVY, env: dict[str, str] | None = None) -> list[str]:
+    code = _PROBE.format(heavy=heavy)
+    proc = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, check=True, env=env)
     return json.loads(proc.stderr.strip().splitlines()[-1])
+
+
+#: What one ``mapgen render`` of a built-in statistic does without (issue 30 item 7, one call within 1.5 s): the
+#: display geometry and geopandas (the page is sized from the shipped bounds, the canvas read from the disk
+#: cache), the build and its config models, jinja2 (no wording is compiled to draw a map).
+RENDER_NEEDS_NOT = ("geopandas", "pyproj", "scipy", "jinja2", "mapgen.build", "mapgen.config", "mapgen.tasks")
+
+
+def test_one_render_call_imports_only_what_it_draws_with(tmp_path: Path) -> None:
+    env = os.environ | {"MAPGEN_CANVAS_CACHE": str(tmp_path / "canvas")}
+    args = ("render", "usa", "--stat", "population_2020", "-o", str(tmp_path / "m.png"))
+    subprocess.run([sys.executable, "-m", "mapgen", *args], capture_output=True, check=True, env=env)  # keeps the canvas
+    assert _heavy_imports(*args, heavy=RENDER_NEEDS_NOT, env=env) == []
+    assert _heavy_imports(*args, heavy=("matplotlib", "pandas"), env=env) == ["matplotlib", "pandas"]  # the probe sees
+
+
+@pytest.mark.parametrize("source", ["usa", "atlantis"])
+def test_render_gives_the_garbage_collector_back(tmp_path: Path, source: str) -> None:
+    """``render`` pauses the cyclic collector while the first map imports its libraries, and restores it, also
+    when the call fails."""
+    assert gc.isenabled()
+    CliRunner().invoke(main, ["render", source, "--stat", "population_2020", "-o", str(tmp_path / "m.png")])
+    assert gc.isenabled()
 
 
 @pytest.mark.parametrize("args", [

@@ -26,10 +26,18 @@ def look_fields(ref: str | None, country: Any) -> dict[str, Any]:
     except StyleError as exc:
         raise click.BadParameter(str(exc), param_hint="--style") from None
     if not isinstance(country, str) and "width" not in fields:
-        from mapgen.render.layout import default_page_size
-
-        fields["width"], fields["height"] = default_page_size(country, look)
+        fields["width"], fields["height"] = page_size(country, look)
     return fields
+
+
+def page_size(atlas: Any, look: Any) -> tuple[int, int]:
+    """:func:`~mapgen.render.layout.default_page_size` of ``atlas`` in ``look``, its shape read from
+    ``atlas.bounds`` (a built-in atlas's page is sized without loading its geometry)."""
+    from mapgen.render.layout import default_page_size, shape_size
+
+    if atlas.name in look.sizes:
+        return default_page_size(atlas, look)
+    return shape_size(atlas.bounds, look)
 
 
 @click.group("styles")

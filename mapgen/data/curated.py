@@ -15,11 +15,11 @@ import io
 from functools import cache, lru_cache
 
 import pandas as pd
-import yaml
 
 from mapgen.data.statistic import StatInfo, Statistic
 from mapgen.resources import data_path
 from mapgen.suggest import did_you_mean
+from mapgen.yamlio import load_shipped
 
 __all__ = ["StatInfo", "Statistic", "countries", "list_stats", "load_curated", "region_codes"]
 
@@ -63,7 +63,7 @@ def _regions() -> _Regions:
 
 @lru_cache(maxsize=1)
 def _catalog() -> tuple[StatInfo, ...]:
-    raw = yaml.safe_load(data_path("stats", "catalog.yaml").read_text(encoding="utf-8"))
+    raw = load_shipped(data_path("stats", "catalog.yaml").read_text(encoding="utf-8"))
     infos = []
     for entry in raw:
         absent = [k for k in _REQUIRED if entry.get(k) in (None, "")]

@@ -15,9 +15,6 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import networkx as nx
-import yaml
-
 from mapgen.geo.atlas_model import DIRECTIONS, Atlas, Position
 from mapgen.geo.edition import base_of, derive_edition, is_edition
 from mapgen.geo.gazetteer import RegionGroup
@@ -25,9 +22,11 @@ from mapgen.geo.names import UnknownNameError, closest
 from mapgen.geo.published_borders import has_published, load_published
 from mapgen.geo.source import AtlasFile, is_atlas_path
 from mapgen.resources import data_path
+from mapgen.yamlio import load_shipped
 
 if TYPE_CHECKING:
     import geopandas as gpd
+    import networkx as nx
 
 __all__ = ["BUILTIN", "DIRECTIONS", "Atlas", "AtlasFile", "Position", "RegionGroup", "as_atlas", "builtin_atlas",
            "list_atlases", "load_atlas", "uncut"]
@@ -161,13 +160,10 @@ def list_atlases() -> tuple[str, ...]:
 
 @cache
 def _load_builtin(name: str) -> Atlas:
-    meta = yaml.safe_load(data_path("atlas", f"regions_{name}.yaml").read_text(encoding="utf-8"))
+    meta = load_shipped(data_path("atlas", f"regions_{name}.yaml").read_text(encoding="utf-8"))
     facts = json.loads(data_path("atlas", f"{name}.facts.json").read_text(encoding="utf-8"))
     names = {r["code"]: r["name"] for r in meta["regions"]}
-    graph: nx.Graph[str] = nx.Graph()
-    graph.add_nodes_from(names)
-    graph.add_weighted_edges_from(facts["edges"], weight="km")
-    _apply_overrides(graph, name)
+    pairs = _border_pairs(name, facts["edges"])
     country_names = facts["foreign_names"]
     foreign = {c: {country_names[a3]: km for a3, km in v.items()} for c, v in facts["foreign_borders"].items()}
     return Atlas(
@@ -175,24 +171,59 @@ def _load_builtin(name: str) -> Atlas:
         title=meta["title"],
         names=names,
         load_geometry=lambda: _builtin_geometry(name, names, facts["crs"]),
+        load_bounds=lambda: _builtin_bounds(name, names),
         aliases={r["code"]: tuple(r.get("aliases", ())) for r in meta["regions"]},
-        graph=graph,
+        load_graph=lambda: _builtin_graph(name, names, facts["edges"]),
         positions={c: Position(**p) for c, p in facts["regions"].items()},
         foreign=foreign,
         static_groups=tuple(_load_groups(name)),
         region_word=meta.get("region_word", "region"),
         crs=facts["crs"],
         source=facts["source"],
-        contested=_contested(name, graph),
+        contested=_contested(name, pairs),
         border_rule=_rule_text(facts.get("border_rule") or {}),
+        neighbor_sets=_neighbor_sets(names, pairs),
     )
 
 
-def _contested(name: str, graph: nx.Graph) -> frozenset[frozenset[str]]:
-    """The pairs on which the graph and the atlas's published border list disagree, and its unsure pairs."""
+def _builtin_graph(name: str, names: dict[str, str], edges: list) -> nx.Graph:
+    """The land-border graph of a built-in atlas (edge attribute ``km``): the shipped edges, then the overrides.
+    Built on first use (:attr:`Atlas.graph`): drawing a map needs only the neighbours, not networkx."""
+    import networkx as nx
+
+    graph: nx.Graph[str] = nx.Graph()
+    graph.add_nodes_from(names)
+    graph.add_weighted_edges_from(edges, weight="km")
+    _apply_overrides(graph, name)
+    return graph
+
+
+def _border_pairs(name: str, edges: list) -> set[frozenset[str]]:
+    """The bordering pairs of :func:`_builtin_graph`'s graph, without building it (the same overrides applied)."""
+    pairs = {frozenset(edge[:2]) for edge in edges}
+    for item in _overrides(name):
+        if "remove_border" in item:
+            pairs.remove(frozenset(item["remove_border"]))
+        if "add_border" in item:
+            pairs.add(frozenset(item["add_border"][:2]))
+    return pairs
+
+
+def _neighbor_sets(names: dict[str, str], pairs: set[frozenset[str]]) -> dict[str, frozenset[str]]:
+    """Code → the codes it borders, for every region of ``names``."""
+    out: dict[str, set[str]] = {c: set() for c in names}
+    for pair in pairs:
+        a, b = sorted(pair)
+        out.setdefault(a, set()).add(b)
+        out.setdefault(b, set()).add(a)
+    return {c: frozenset(out[c]) for c in names}
+
+
+def _contested(name: str, pairs: Iterable[frozenset[str]]) -> frozenset[frozenset[str]]:
+    """The pairs on which the atlas's borders and its published border list disagree, and its unsure pairs."""
     if not has_published(name):
         return frozenset()
-    return load_published(name).contested(frozenset(e) for e in graph.edges)
+    return load_published(name).contested(pairs)
 
 
 def _rule_text(rule: Mapping) -> str:
@@ -217,10 +248,38 @@ def _builtin_geometry(name: str, names: dict[str, str], crs: str) -> gpd.GeoData
     return gdf.loc[list(names), ["name", "geometry"]]
 
 
-def _apply_overrides(graph: nx.Graph, country: str) -> None:
-    for item in yaml.safe_load(data_path("atlas", "overrides.yaml").read_text(encoding="utf-8")) or []:
-        if item["country"] != country:
+def _builtin_bounds(name: str, names: dict[str, str]) -> tuple[float, float, float, float]:
+    """The projected bounds of a built-in atlas's regions, read off the shipped GeoJSON's coordinates (the
+    floats :func:`_builtin_geometry`'s ``total_bounds`` gives, without importing geopandas)."""
+    collection = json.loads(data_path("atlas", f"{name}.geojson").read_text(encoding="utf-8"))
+    lows: list[tuple[float, float]] = []
+    highs: list[tuple[float, float]] = []
+    for feature in collection["features"]:
+        if feature["properties"]["code"] not in names:
             continue
+        geometry = feature["geometry"]
+        polygons = geometry["coordinates"] if geometry["type"] == "MultiPolygon" else [geometry["coordinates"]]
+        for ring in (ring for polygon in polygons for ring in polygon):
+            xs, ys = zip(*((p[0], p[1]) for p in ring), strict=True)
+            lows.append((min(xs), min(ys)))
+            highs.append((max(xs), max(ys)))
+    return (float(min(x for x, _ in lows)), float(min(y for _, y in lows)),
+            float(max(x for x, _ in highs)), float(max(y for _, y in highs)))
+
+
+@cache
+def _override_items() -> tuple[dict, ...]:
+    """The curated border overrides of every built-in atlas (``data/atlas/overrides.yaml``)."""
+    return tuple(load_shipped(data_path("atlas", "overrides.yaml").read_text(encoding="utf-8")) or [])
+
+
+def _overrides(country: str) -> list[dict]:
+    """The border overrides of one built-in atlas, in file order."""
+    return [item for item in _override_items() if item["country"] == country]
+
+
+def _apply_overrides(graph: nx.Graph, country: str) -> None:
+    for item in _overrides(country):
         if "remove_border" in item:
             graph.remove_edge(*item["remove_border"])
         if "add_border" in item:
@@ -232,7 +291,7 @@ def _load_groups(country: str) -> list[RegionGroup]:
     path = data_path("atlas", f"groups_{country}.yaml")
     if not path.is_file():
         return []
-    return [_group_from_record(r) for r in yaml.safe_load(path.read_text(encoding="utf-8")) or []]
+    return [_group_from_record(r) for r in load_shipped(path.read_text(encoding="utf-8")) or []]
 
 
 def _group_from_record(record: Mapping) -> RegionGroup:

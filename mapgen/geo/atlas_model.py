@@ -16,13 +16,12 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, cast
 
-import networkx as nx
-
 from mapgen.geo.gazetteer import Gazetteer, RegionGroup, foreign_groups
 from mapgen.geo.source import AtlasFile
 
 if TYPE_CHECKING:
     import geopandas as gpd
+    import networkx as nx
     from shapely.geometry import Point
 
 DIRECTIONS = ("north", "south", "east", "west")
@@ -75,8 +74,9 @@ class LazyMapping(Mapping[str, tuple[float, float]]):
 class Atlas:
     """The regions of one country (or a user file) and every geographic fact questions need.
 
-    Names, borders, groups and positions are plain data; the display geometry (:attr:`gdf`) is loaded on first
-    use, so looking up names, neighbours and groups never imports geopandas.
+    Names, borders, groups and positions are plain data; the display geometry (:attr:`gdf`) and the border graph
+    (:attr:`graph`) are loaded on first use, so looking up names, neighbours and groups never imports geopandas
+    or networkx.
     """
 
     name: str
@@ -84,7 +84,8 @@ class Atlas:
     names: dict[str, str]  # code → full name, in file order (do not mutate)
     load_geometry: Callable[[], gpd.GeoDataFrame] = field(repr=False, compare=False)
     aliases: dict[str, tuple[str, ...]]
-    graph: nx.Graph
+    #: Builds the land-border graph (:attr:`graph`) on first use.
+    load_graph: Callable[[], nx.Graph] = field(repr=False, compare=False)
     positions: dict[str, Position]
     foreign: dict[str, dict[str, float]] = field(default_factory=dict)  # code -> {country name: km}
     static_groups: tuple[RegionGroup, ...] = ()
@@ -103,13 +104,22 @@ class Atlas:
     #: left out as ``(a, b, km)``, longest first.
     border_rule: str = field(default="", compare=False)
     dropped_borders: tuple[tuple[str, str, float], ...] = field(default=(), compare=False, repr=False)
+    #: The projected bounds of the display geometry read without loading it (a built-in atlas's shipped file);
+    #: None: :attr:`bounds` loads the geometry.
+    load_bounds: Callable[[], tuple[float, float, float, float]] | None = field(default=None, compare=False, repr=False)
+    #: Code → neighbour codes when the loader knows them without building the graph (a built-in atlas, a part of
+    #: one); None: read off :attr:`graph`.
+    neighbor_sets: Mapping[str, frozenset[str]] | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
+        neighbors = self.neighbor_sets
+        if neighbors is None:
+            neighbors = {c: frozenset(self.graph.neighbors(c)) for c in self.names}
         self.gazetteer = Gazetteer(
             title=self.title,
             names=self.names,
             aliases=self.aliases,
-            neighbors={c: frozenset(self.graph.neighbors(c)) for c in self.names},
+            neighbors={c: neighbors[c] for c in self.names},
             groups={g.name: g for g in (*self.static_groups, *foreign_groups(self.foreign))},
         )
 
@@ -120,9 +130,24 @@ class Atlas:
         return tuple(self.names)
 
     @cached_property
+    def graph(self) -> nx.Graph:
+        """The land-border graph: a node per region, an edge per border with its length in km (``km``); built on
+        first use, so looking up names, neighbours and groups never imports networkx."""
+        return self.load_graph()
+
+    @cached_property
     def gdf(self) -> gpd.GeoDataFrame:
         """Display geometry indexed by code (columns ``name``, ``geometry``; projected coordinates)."""
         return self.load_geometry()
+
+    @cached_property
+    def bounds(self) -> tuple[float, float, float, float]:
+        """``(minx, miny, maxx, maxy)`` of the display geometry (projected coordinates, the same floats as
+        ``gdf.total_bounds``); a built-in atlas reads them without importing geopandas."""
+        if self.load_bounds is None or "gdf" in self.__dict__:
+            x1, y1, x2, y2 = (float(v) for v in self.gdf.total_bounds)
+            return x1, y1, x2, y2
+        return self.load_bounds()
 
     @cached_property
     def centroids(self) -> Mapping[str, tuple[float, float]]:
@@ -223,7 +248,7 @@ class Atlas:
             names={c: self.names[c] for c in keep},
             load_geometry=lambda: self.gdf.loc[keep].copy(),
             aliases={c: a for c, a in self.aliases.items() if c in keep},
-            graph=self.graph.subgraph(keep).copy(),
+            load_graph=lambda: self.graph.subgraph(keep).copy(),
             positions={c: p for c, p in self.positions.items() if c in keep},
             foreign={c: v for c, v in self.foreign.items() if c in keep},
             static_groups=tuple(
@@ -240,6 +265,7 @@ class Atlas:
             contested=frozenset(p for p in self.contested if not p & drop),
             border_rule=self.border_rule,
             dropped_borders=tuple(d for d in self.dropped_borders if not set(d[:2]) & drop),
+            neighbor_sets={c: self.gazetteer.neighbors[c] - drop for c in keep},
         )
 
     def region_record(self, region: str) -> dict:

@@ -21,7 +21,6 @@ from collections.abc import Mapping
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-import networkx as nx
 import yaml
 
 from mapgen.geo.atlas_model import Atlas, Position
@@ -30,6 +29,7 @@ from mapgen.resources import data_path
 
 if TYPE_CHECKING:
     import geopandas as gpd
+    import networkx as nx
 
 EDITIONS_FILE = "editions.yaml"
 
@@ -83,6 +83,8 @@ def _names(base: Atlas, rules: Mapping[str, Any], mapping: dict[str, list[str]])
 
 
 def _graph(base: Atlas, mapping: dict[str, list[str]], split: set[str], facts: Mapping[str, Any]) -> nx.Graph:
+    import networkx as nx
+
     graph: nx.Graph[str] = nx.Graph()
     graph.add_nodes_from(_codes(base, mapping))
     for a, b, data in base.graph.edges(data=True):
@@ -145,13 +147,14 @@ def derive_edition(key: str, base: Atlas) -> Atlas:
     positions = {mapping.get(c, [c])[0]: p for c, p in base.positions.items()
                  if c not in split and len(_bases_of(mapping, mapping.get(c, [c])[0])) == 1}
     positions |= {c: Position(**p) for c, p in (facts.get("regions") or {}).items()}
+    graph = _graph(base, mapping, split, facts)
     return Atlas(
         name=base.name,
         title=rules.get("title", base.title),
         names=names,
         load_geometry=lambda: edition_geometry(base, rules, names),
         aliases=aliases,
-        graph=_graph(base, mapping, split, facts),
+        load_graph=lambda: graph,
         positions=positions,
         foreign=_foreign(base, mapping, split, facts),
         static_groups=_groups(base, rules, mapping),

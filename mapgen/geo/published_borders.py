@@ -13,9 +13,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-import yaml
-
 from mapgen.resources import data_path
+from mapgen.yamlio import load_shipped
 
 Pair = frozenset[str]
 
@@ -53,7 +52,7 @@ def has_published(country: str) -> bool:
 @cache
 def load_published(country: str) -> PublishedBorders:
     """The published border list of a built-in atlas."""
-    raw = yaml.safe_load(data_path("atlas", f"borders_{country}.yaml").read_text(encoding="utf-8"))
+    raw = load_shipped(data_path("atlas", f"borders_{country}.yaml").read_text(encoding="utf-8"))
     return PublishedBorders(
         country=raw["country"],
         source=" ".join(raw["source"].split()),

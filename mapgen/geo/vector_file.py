@@ -90,7 +90,7 @@ def load_user_atlas(
         names=region_names,
         load_geometry=lambda: frame,
         aliases={},
-        graph=borders.graph,
+        load_graph=lambda: borders.graph,
         positions=positions,
         static_groups=(*direction_groups(positions), *load_user_groups(path, region_names)),
         source=str(path),

@@ -3,8 +3,25 @@
 ``render(spec, "out/map.png")`` writes ``map.png``, ``map.mask.png`` and ``map.json`` (the spec, pixel facts per
 region, legend item boxes, label boxes) and returns a :class:`RenderResult` whose ``scene`` carries the
 legibility flags. Files are written to temporary names and renamed, so an output is never half-written.
+
+The names below are imported from :mod:`mapgen.render.api` on first use, so importing a light submodule
+(``mapgen.render.style``, ``mapgen.render.label_fit``) does not load matplotlib and shapely.
 """
 
-from mapgen.render.api import Renderer, RenderResult, get_renderer, render, render_variants
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from mapgen.render.api import Renderer, RenderResult, get_renderer, render, render_variants
 
 __all__ = ["RenderResult", "Renderer", "get_renderer", "render", "render_variants"]
+
+
+def __getattr__(name: str) -> Any:
+    """``mapgen.render.render`` and the rest of :data:`__all__`, imported from :mod:`mapgen.render.api` when first asked for."""
+    if name in __all__:
+        from mapgen.render import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'mapgen.render' has no attribute {name!r}")
