@@ -93,10 +93,6 @@ def table_bytes(draw) -> bytes:
     return text.encode(encoding, errors="replace")
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "finding: table errors that do not name the table: b'region,value\\nTexas,3' -> 'Error: need at least 2 "
-    "distinct values to build a legend, got 1'; b'state|pop\\nTexas|0x1F' -> 'Error: Non-numeric values in "
-    "column 'pop': line 2 TX: '0x1F'.' (neither line names fuzz_table.csv)"))
 @SETTINGS
 @given(data=table_bytes())
 def test_fuzz_table_render_refuses_in_one_line_or_draws(tmp_path: Path, data: bytes) -> None:
@@ -154,11 +150,6 @@ def bad_config(draw) -> tuple[dict[str, Any], str]:
     return config, f"{'.'.join(map(str, path))} = {value!r}"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "finding: questions.templates = 'some' (or 3, or [1, 2]) -> 3-4 lines with pydantic union internals "
-    "('questions.templates.literal['all']: Input should be 'all'', '...list[str]: Input should be a valid list') "
-    "for one bad field (the other finding, an unknown task not naming the config, is fixed: "
-    "tests/test_config_checks.py)"))
 @SETTINGS
 @given(case=bad_config())
 def test_fuzz_bad_config_is_refused_before_building(tmp_path: Path, case) -> None:
