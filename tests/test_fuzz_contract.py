@@ -211,6 +211,111 @@ def test_fuzz_template_pack_lint_reports_each_problem_in_one_line(tmp_path: Path
         assert all("fuzz_pack.yaml" in line for line in lines), result.output
 
 
+# -------------------------------------------------------------------------------------------------- atlases
+
+#: Region names: unicode, blanks, duplicates (drawn twice), spellings of the computed groups, numbers, commas.
+ATLAS_NAMES = ["Cell A1", "Ward 7", "Zürich", "東京", "Ñandú-Süd", "O'Brien", "North", "the south",
+               "bordering Cell A1", "Western Part", "", "  ", "1", "a,b", "🗺 Land", "Ward 7 ", "WARD 7", "x" * 40]
+#: Declared coordinate systems (None: no ``crs`` member): lon/lat spellings, a projected one, unknown ones.
+CRS_DECLARATIONS = [None, None, "urn:ogc:def:crs:OGC:1.3:CRS84", "EPSG:4326", "EPSG:3857", "EPSG:32633",
+                    "EPSG:99999", "not a crs"]
+#: What happens to one feature's geometry.
+DAMAGE = ["none", "none", "none", "drop a point", "nan", "null", "empty", "bowtie", "hole", "point", "huge"]
+
+
+def _square(x: float, y: float, size: float) -> list[list[float]]:
+    return [[x, y], [x + size, y], [x + size, y + size], [x, y + size], [x, y]]
+
+
+def _damaged(ring: list[list[float]], damage: str, size: float) -> dict[str, Any] | None:
+    """The GeoJSON geometry of one grid cell after ``damage``."""
+    (x, y), geometry = ring[0], {"type": "Polygon", "coordinates": [ring]}
+    if damage == "drop a point":
+        geometry["coordinates"] = [ring[:2] + ring[3:4]]  # three points: not a closed ring
+    elif damage == "nan":
+        geometry["coordinates"] = [[[x, y], [float("nan"), y], *ring[2:]]]
+    elif damage == "null":
+        return None
+    elif damage == "empty":
+        geometry["coordinates"] = []
+    elif damage == "bowtie":  # a self-intersecting ring
+        geometry["coordinates"] = [[[x, y], [x + size, y + size], [x + size, y], [x, y + size], [x, y]]]
+    elif damage == "hole":
+        geometry["coordinates"] = [ring, _square(x + size / 4, y + size / 4, size / 2)[::-1]]
+    elif damage == "point":
+        geometry = {"type": "Point", "coordinates": [x, y]}
+    elif damage == "huge":
+        geometry["coordinates"] = [[[x * 1000, y * 1000] for x, y in ring]]
+    return geometry
+
+
+#: Names a clean example draws from (distinct, unicode, punctuation).
+CLEAN_NAMES = ["Cell A1", "Zürich", "東京", "Ñandú-Süd", "O'Brien", "Ward 7", "a,b", "🗺 Land", "Nørrebro",
+               "Saint-Étienne", "Ōsaka", "Kraków", "Ward 12"]
+CLEAN_CRS = [None, "urn:ogc:def:crs:OGC:1.3:CRS84", "EPSG:4326", "EPSG:3857"]
+
+
+@st.composite
+def atlas_file(draw) -> tuple[str, list[str]]:
+    """GeoJSON text of a small grid of square regions with random names, name column, CRS and damage, and the
+    region names as written (the table of the property joins values to them). Half the examples are clean:
+    distinct names, a CRS that fits the coordinates, no damage (so the success path is fuzzed too)."""
+    clean = draw(st.booleans())
+    rows, cols = draw(st.integers(1, 3)), draw(st.integers(1 + clean, 3))
+    size = draw(st.sampled_from([0.04, 0.5, 1.0] if clean else [0.04, 0.5, 1.0, 7.0]))
+    x0, y0 = draw(st.sampled_from([(0.0, 0.0), (10.0, 45.0), (-75.0, 60.0)] + ([] if clean else [(179.0, -20.0)])))
+    crs = draw(st.sampled_from(CLEAN_CRS if clean else CRS_DECLARATIONS))
+    metres = crs in ("EPSG:3857", "EPSG:32633") and (clean or draw(st.booleans()))
+    scale = 111_000.0 if metres else 1.0  # metre-sized coordinates, as the projected CRS declares
+    key = draw(st.sampled_from(["name", "name", "NAME_1", "label", "Bezeichnung"]))
+    spellings = draw(st.permutations(CLEAN_NAMES)) if clean else None
+    features, names = [], []
+    for r in range(rows):
+        for c in range(cols):
+            if spellings is not None:
+                name = spellings[r * cols + c]
+            else:
+                name = draw(st.one_of(st.sampled_from(ATLAS_NAMES), st.text(max_size=6)))
+            damage = "none" if clean else draw(st.sampled_from(DAMAGE))
+            ring = [[(x0 + x) * scale, (y0 + y) * scale] for x, y in _square(c * size, r * size, size)]
+            features.append({"type": "Feature", "properties": {key: name, "pop": r * cols + c},
+                             "geometry": _damaged(ring, damage, size * scale)})
+            names.append(name)
+    collection: dict[str, Any] = {"type": "FeatureCollection", "features": features}
+    if crs is not None:
+        collection["crs"] = {"type": "name", "properties": {"name": crs}}
+    return json.dumps(collection, ensure_ascii=draw(st.booleans())), names
+
+
+def _atlas_table(path: Path, names: list[str]) -> Path:
+    """A CSV of distinct values for the regions (a name that needs quoting is quoted)."""
+    lines = ["region,value"] + [f'"{n}",{3 * i + 1}' for i, n in enumerate(names)]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def _left_nothing(folder: Path) -> bool:
+    return not folder.exists() or not any(folder.iterdir())
+
+
+@SETTINGS
+@given(atlas=atlas_file())
+def test_fuzz_user_atlas_render_refuses_in_one_line_or_draws(tmp_path: Path, atlas) -> None:
+    tmp_path = fresh(tmp_path)
+    text, names = atlas
+    geo = tmp_path / "fuzz_atlas.geojson"
+    geo.write_text(text, encoding="utf-8")
+    table = _atlas_table(tmp_path / "values.csv", names)
+    out = tmp_path / "out" / "map.png"
+    result = run("render", str(geo), "--data", str(table), "-o", str(out))
+    if result.exit_code == 0:
+        no_crash(result)
+        assert out.exists(), result.output
+    else:
+        assert_refused(result, "fuzz_atlas.geojson" if "values.csv" not in result.output else "values.csv")
+        assert _left_nothing(tmp_path / "out"), sorted(p.name for p in (tmp_path / "out").iterdir())
+
+
 # ---------------------------------------------------------------------------------------------- predictions
 
 @pytest.fixture(scope="module")
