@@ -463,9 +463,13 @@ class BuildConfig(Strict):
             atlas = _config_atlas(self, country)
             for j, name in enumerate(country.statistics.files):
                 try:
-                    load_table(self.resolve_path(name), atlas, on_missing="ignore")
+                    distinct = load_table(self.resolve_path(name), atlas, on_missing="ignore").present.nunique()
                 except ValueError as exc:
                     bad.append(f"countries.{i}.statistics.files.{j} ({name}): {exc}")
+                    continue
+                if distinct < 2:  # no legend can be built (found here, not when its map is drawn)
+                    bad.append(f"countries.{i}.statistics.files.{j} ({name}): holds {distinct} distinct value(s) "
+                               f"for {country.name}'s regions; a map needs at least 2 different values")
         if bad:
             raise ConfigError(_problems(f"Invalid build config {where}", bad))
 

@@ -256,7 +256,7 @@ CLEAN_CRS = [None, "urn:ogc:def:crs:OGC:1.3:CRS84", "EPSG:4326", "EPSG:3857"]
 
 
 @st.composite
-def atlas_file(draw) -> tuple[str, list[str]]:
+def atlas_file(draw, damage: tuple[str, ...] = tuple(DAMAGE)) -> tuple[str, list[str]]:
     """GeoJSON text of a small grid of square regions with random names, name column, CRS and damage, and the
     region names as written (the table of the property joins values to them). Half the examples are clean:
     distinct names, a CRS that fits the coordinates, no damage (so the success path is fuzzed too)."""
@@ -276,10 +276,10 @@ def atlas_file(draw) -> tuple[str, list[str]]:
                 name = spellings[r * cols + c]
             else:
                 name = draw(st.one_of(st.sampled_from(ATLAS_NAMES), st.text(max_size=6)))
-            damage = "none" if clean else draw(st.sampled_from(DAMAGE))
+            harm = "none" if clean else draw(st.sampled_from(damage))
             ring = [[(x0 + x) * scale, (y0 + y) * scale] for x, y in _square(c * size, r * size, size)]
             features.append({"type": "Feature", "properties": {key: name, "pop": r * cols + c},
-                             "geometry": _damaged(ring, damage, size * scale)})
+                             "geometry": _damaged(ring, harm, size * scale)})
             names.append(name)
     collection: dict[str, Any] = {"type": "FeatureCollection", "features": features}
     if crs is not None:
@@ -316,6 +316,118 @@ def test_fuzz_user_atlas_render_refuses_in_one_line_or_draws(tmp_path: Path, atl
         assert _left_nothing(tmp_path / "out"), sorted(p.name for p in (tmp_path / "out").iterdir())
 
 
+# ------------------------------------------------------------------- accepted inputs build what the audit passes
+
+#: A build as small as a build gets: one map of one image, a few questions, one task.
+BUILD_BASE: dict[str, Any] = {
+    "name": "fuzz-build", "seed": 3, "tasks": ["vqa"], "referring_per_map": 0,
+    "variants": {"unannotated": False, "hatched": False}, "legend": {"types": ["discrete"]},
+    "questions": {"per_template": 1, "per_image": 4},
+}
+#: (path into the config, values a valid config may hold there); an example applies up to two of them.
+GOOD_FIELDS: list[tuple[tuple[Any, ...], list[Any]]] = [
+    (("seed",), [0, 11, 2**32 - 1]),
+    (("legend", "types"), [["continuous"], ["discrete", "continuous"]]),
+    (("legend", "schemes"), [["equal_interval"], ["natural_breaks"]]),
+    (("legend", "classes"), [[3], [4, 5]]),
+    (("legend", "orders"), [["large_to_small"]]),
+    (("variants", "hatched"), [True]),
+    (("variants", "colormaps"), [["viridis"], ["Reds", "YlGnBu"]]),
+    (("variants", "backgrounds"), [["lightgray"], ["lightsteelblue"]]),
+    (("variants", "legend_positions"), [["bottom"], ["left"]]),
+    (("questions", "per_image"), [1, 8]),
+    (("countries", 0, "labels"), ["names"]),
+    (("split", "ratios"), [{"train": 0.5, "test": 0.5}]),
+    (("tasks",), [["vqa", "caption"], ["vqa", "grounding"], ["vqa", "extraction"]]),
+    (("audit",), ["flag", "drop"]),
+]
+
+
+def _set(config: dict[str, Any], path: tuple[Any, ...], value: Any) -> None:
+    node: Any = config
+    for key in path[:-1]:
+        node = node.setdefault(key, {}) if isinstance(key, str) else node[key]
+    node[path[-1]] = copy.deepcopy(value)
+
+
+@st.composite
+def build_case(draw) -> tuple[dict[str, Any], str | None, bytes | None]:
+    """A valid small config (up to two good variations) over a fuzzed atlas with synthetic values or its own
+    table, or over the USA with a fuzzed table; the atlas GeoJSON text and the table bytes it needs."""
+    config = copy.deepcopy(BUILD_BASE)
+    if draw(st.integers(0, 2)) == 0:  # a fuzzed table for a built-in country
+        country = {"name": "usa", "maps": 1, "statistics": {"curated": [], "files": ["fuzz_table.csv"]}}
+        atlas, table = None, draw(table_bytes())
+    else:
+        atlas, names = draw(atlas_file(tuple(d for d in DAMAGE if d != "huge")))  # "huge": AUDIT_FINDING
+        own = draw(st.booleans())
+        country = {"name": "fuzz_atlas.geojson", "maps": 1,
+                   "statistics": {"curated": [], "files": ["fuzz_table.csv"] if own else [],
+                                  "synthetic": {"count": 0 if own else 1}}}
+        lines = ["region,value"] + [f'"{n}",{3 * i + 1}' for i, n in enumerate(names)]
+        table = ("\n".join(lines) + "\n").encode() if own else None
+    config["countries"] = [country]
+    for path, values in draw(st.lists(st.sampled_from(GOOD_FIELDS), max_size=2, unique_by=lambda f: f[0])):
+        _set(config, path, draw(st.sampled_from(values)))
+    return config, atlas, table
+
+
+def audit_passes(bench: Path, out: Path) -> dict[str, Any]:
+    """Run ``mapgen audit`` on a finished build: it verifies every checksum and answers every question from the
+    pixels; the audit passes when it exits 0 and every accuracy target of the maps it saw is met."""
+    result = run("audit", str(bench), "-o", str(out), "--quiet")
+    no_crash(result)
+    assert result.exit_code == 0, result.output
+    summary = json.loads((out / "summary.json").read_text())
+    missed = {kind: t for kind, t in summary["targets"].items() if t["met"] is False}
+    assert not missed, (missed, result.output)
+    return summary
+
+
+@settings(SETTINGS, max_examples=20)
+@given(case=build_case())
+def test_fuzz_accepted_inputs_build_a_benchmark_the_audit_passes(tmp_path: Path, case) -> None:
+    tmp_path = fresh(tmp_path)
+    config, atlas, table = case
+    if atlas is not None:
+        (tmp_path / "fuzz_atlas.geojson").write_text(atlas, encoding="utf-8")
+    if table is not None:
+        (tmp_path / "fuzz_table.csv").write_bytes(table)
+    path = tmp_path / "fuzz_build.yaml"
+    path.write_text(yaml.safe_dump(config, allow_unicode=True), encoding="utf-8")
+    bench = tmp_path / "bench"
+    result = run("build", str(path), "-o", str(bench), "--quiet", "--workers", "1")
+    if result.exit_code != 0:
+        named = [n for n in ("fuzz_build.yaml", "fuzz_atlas.geojson", "fuzz_table.csv") if n in result.output]
+        assert_refused(result, named[0] if named else "fuzz_build.yaml")
+        assert _left_nothing(bench), sorted(p.name for p in bench.iterdir())
+        return
+    no_crash(result)
+    assert (bench / "manifest.json").is_file() and (bench / "questions.jsonl").is_file(), result.output
+    audit_passes(bench, tmp_path / "audit")
+
+
+#: A region too small to draw (0.04 degrees beside a 40-degree one) builds, but its audit fails.
+TOO_SMALL_TO_DRAW = {"type": "FeatureCollection", "features": [
+    {"type": "Feature", "properties": {"name": name}, "geometry": {"type": "Polygon", "coordinates": [ring]}}
+    for name, ring in (("Cell A1", _square(0.0, 0.0, 0.04)), ("Ward 7", _square(40.0, 0.0, 40.0)))]}
+AUDIT_FINDING = ("finding outside the fuzz suite's modules (mapgen/audit/): a user atlas with a region too small to "
+                 "draw builds, but `mapgen audit` then exits 2 with 'Error: Out of range float values are not JSON "
+                 "compliant' (a NaN in the maps.jsonl record of audit.write_audit) and leaves audit.jsonl and "
+                 "predictions.jsonl behind; the build property leaves that damage ('huge') out until it is fixed")
+
+
+@pytest.mark.xfail(strict=True, reason=AUDIT_FINDING)
+def test_finding_a_region_too_small_to_draw_builds_a_benchmark_the_audit_passes(tmp_path: Path) -> None:
+    (tmp_path / "fuzz_atlas.geojson").write_text(json.dumps(TOO_SMALL_TO_DRAW), encoding="utf-8")
+    config = copy.deepcopy(BUILD_BASE) | {"countries": [
+        {"name": "fuzz_atlas.geojson", "maps": 1, "statistics": {"curated": [], "synthetic": {"count": 1}}}]}
+    (tmp_path / "fuzz_build.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    result = run("build", str(tmp_path / "fuzz_build.yaml"), "-o", str(tmp_path / "bench"), "--quiet")
+    assert result.exit_code == 0, result.output
+    audit_passes(tmp_path / "bench", tmp_path / "audit")
+
+
 # ---------------------------------------------------------------------------------------------- predictions
 
 @pytest.fixture(scope="module")
@@ -347,7 +459,8 @@ def test_fuzz_predictions_eval_refuses_in_one_line_or_scores(tmp_path: Path, fuz
     path = tmp_path / "fuzz_preds.jsonl"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     out = tmp_path / "report"
-    result = run("eval", str(fuzz_bench), "--predictions", str(path), "-o", str(out))
+    plots = [] if data.draw(st.booleans()) else ["--no-plots"]  # plots cost ~1 s: drawn for half the examples
+    result = run("eval", str(fuzz_bench), "--predictions", str(path), "-o", str(out), *plots)
     if result.exit_code == 0:
         no_crash(result)
         summary = json.loads((out / "summary.json").read_text())

@@ -75,6 +75,9 @@ def _load(path: Path, name_field: str | None, code_field: str | None, title: str
     else:
         code_field = next((c for c in gdf.columns if str(c).lower() == "code" and _distinct_text(gdf[c])), None)
     names = _texts(gdf[name_field], name_field, path)
+    if len(names) < 2:
+        raise AtlasFileError(f"{str(path)!r} has only one region ({names[0]!r}); a choropleth map compares regions, "
+                             "so an atlas needs at least 2: add the other regions to the file.")
     codes = _texts(gdf[code_field], code_field, path) if code_field else make_codes(names)
     _reject_duplicates(codes, "code", path)
     _reject_duplicates(names, "name", path)
