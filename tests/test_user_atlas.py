@@ -147,6 +147,7 @@ def test_every_atlas_file_error_names_the_file_and_the_fix(tmp_path: Path) -> No
         ([("A", poly), ("B", poly), ("A", poly)], "Bezeichnung", "'A' (features 0, 2)"),
         ([("A", poly), ("", poly), ("B", poly)], "Bezeichnung", "feature(s) 1 (counting from 0) have no"),
         ([("Solo", poly)], "name", "has only one region ('Solo')"),
+        ([("Ward 7", poly), ("WARD 7", poly)], "name", "(case, spacing and accents aside)"),
     ]
     for features, key, words in cases:
         path = write(features, key)

@@ -441,14 +441,17 @@ def warn_overlaps(names: list[str], geoms: list) -> list[tuple[str, str, float]]
 
 
 def _reject_duplicates(values: list[str], what: str, path: Path) -> None:
-    """Refuse a name / code given to two features, naming the features (counting from 0) and the fix."""
+    """Refuse a name / code given to two features, naming the features (counting from 0) and the fix; names that
+    differ only in case, spacing or accents (``Ward 7``, ``WARD 7``) are one name to questions and answers."""
     where: dict[str, list[int]] = {}
     for i, v in enumerate(values):
-        where.setdefault(v, []).append(i)
-    dupes = [f"{v!r} (features {', '.join(map(str, at))})" for v, at in where.items() if len(at) > 1]
+        where.setdefault(v if v.startswith("\0") else normalize_name(v) or v, []).append(i)  # "\0": a blank
+    dupes = [f"{' / '.join(repr(s) for s in dict.fromkeys(values[i] for i in at))} (features "
+             f"{', '.join(map(str, at))})" for at in where.values() if len(at) > 1]
     if dupes:
-        raise AtlasFileError(f"Duplicate region {what}s in {str(path)!r}: {'; '.join(dupes[:_MAX_PAIRS])}; give every "
-                             f"region its own {what} (or merge its features into one MultiPolygon).")
+        same = " (case, spacing and accents aside)" if any(" / " in d for d in dupes) else ""
+        raise AtlasFileError(f"Duplicate region {what}s{same} in {str(path)!r}: {'; '.join(dupes[:_MAX_PAIRS])}; "
+                             f"give every region its own {what} (or merge its features into one MultiPolygon).")
 
 
 def _checked_geometry(geom, label: str, path: Path):
