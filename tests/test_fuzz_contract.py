@@ -314,6 +314,10 @@ def test_fuzz_user_atlas_render_refuses_in_one_line_or_draws(tmp_path: Path, atl
     if result.exit_code == 0:
         no_crash(result)
         assert out.exists(), result.output
+        scene = run("scene", str(out.with_suffix(".json")), "--json")  # the map's facts reload from the file
+        no_crash(scene)
+        assert scene.exit_code == 0, scene.output
+        assert len(json.loads(scene.stdout)["regions"]) == len(names), scene.output[:500]
     else:
         assert_refused(result, "fuzz_atlas.geojson" if "values.csv" not in result.output else "values.csv")
         assert _left_nothing(tmp_path / "out"), sorted(p.name for p in (tmp_path / "out").iterdir())

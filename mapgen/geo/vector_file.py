@@ -270,10 +270,10 @@ def _flawed_name_column(gdf: gpd.GeoDataFrame, columns: list, path: Path) -> str
     """The name column when it is plain (a known name column, else the only column of texts) but repeats a name
     (refused, naming the features) or leaves some names blank (returned: the names' reader names those
     features); None when no column is plainly the name column."""
-    wordy = [c for c in columns if all(isinstance(v, str) or _blank(v) for v in gdf[c])
-             and any(isinstance(v, str) and v.strip() for v in gdf[c])]
+    wordy = [c for c in columns if all(isinstance(v, str) or _blank(v) for v in gdf[c])]
     by_lower = {str(c).lower(): c for c in wordy}
-    named = [by_lower[c] for c in NAME_FIELDS if c in by_lower] or (wordy if len(wordy) == 1 else [])
+    texts = [c for c in wordy if any(isinstance(v, str) and v.strip() for v in gdf[c])]
+    named = [by_lower[c] for c in NAME_FIELDS if c in by_lower] or (texts if len(texts) == 1 else [])
     if not named:
         return None
     _reject_duplicates([v.strip() if isinstance(v, str) and v.strip() else f"\0{i}"  # blanks never clash
