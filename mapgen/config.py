@@ -11,7 +11,8 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from types import UnionType
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 import yaml
 from pydantic import (
@@ -26,6 +27,7 @@ from pydantic import (
     model_serializer,
     model_validator,
 )
+from pydantic_core import PydanticUndefined
 
 from mapgen.resources import config_path, template_path
 from mapgen.yamlio import load_yaml, yaml_problem
@@ -461,9 +463,13 @@ class BuildConfig(Strict):
             atlas = _config_atlas(self, country)
             for j, name in enumerate(country.statistics.files):
                 try:
-                    load_table(self.resolve_path(name), atlas, on_missing="ignore")
+                    distinct = load_table(self.resolve_path(name), atlas, on_missing="ignore").present.nunique()
                 except ValueError as exc:
                     bad.append(f"countries.{i}.statistics.files.{j} ({name}): {exc}")
+                    continue
+                if distinct < 2:  # no legend can be built (found here, not when its map is drawn)
+                    bad.append(f"countries.{i}.statistics.files.{j} ({name}): holds {distinct} distinct value(s) "
+                               f"for {country.name}'s regions; a map needs at least 2 different values")
         if bad:
             raise ConfigError(_problems(f"Invalid build config {where}", bad))
 
@@ -516,10 +522,91 @@ def _config_atlas(config: BuildConfig, country: CountryConfig):
 
 
 def format_errors(exc: ValidationError, where: str) -> str:
-    """``path.in.yaml: message`` for each problem: one line for one problem, else a heading and a list."""
-    problems = [f"{'.'.join(str(p) for p in err['loc']) or '(top level)'}: {err['msg'].removeprefix('Value error, ')}"
-                for err in exc.errors()]
-    return _problems(f"Invalid build config {where}", problems)
+    """``path.in.yaml: message`` for each problem: one line for one problem, else a heading and a list. A value
+    that fits no member of a union field (``templates: 3`` for ``'all'`` or a list) is one problem naming what the
+    field allows, not one per member."""
+    problems: list[str | tuple[Any, ...]] = []
+    unions: dict[tuple[Any, ...], list[Any]] = {}
+    for err in exc.errors():
+        found = _union_field(err["loc"])
+        if found is None:
+            problems.append(f"{_dotted(err['loc'])}: {err['msg'].removeprefix('Value error, ')}")
+        elif found[0] not in unions:
+            unions[found[0]] = [err]
+            problems.append(found[0])  # placeholder, replaced below (keeps the problems in pydantic's order)
+        else:
+            unions[found[0]].append(err)
+    lines = [_union_problem(p, unions[p]) if isinstance(p, tuple) else p for p in problems]
+    return _problems(f"Invalid build config {where}", lines)
+
+
+def _dotted(loc: tuple[Any, ...]) -> str:
+    return ".".join(str(p) for p in loc) or "(top level)"
+
+
+def _field_type(annotation: Any) -> Any:
+    """An annotation without ``Annotated[...]`` and without ``| None`` (a lone optional type)."""
+    while True:
+        if get_origin(annotation) is Annotated:
+            annotation = get_args(annotation)[0]
+            continue
+        members = _union_members(annotation)
+        if len(members) == 1:
+            annotation = members[0]
+            continue
+        return annotation
+
+
+def _union_members(annotation: Any) -> list[Any]:
+    """The non-None members of a union annotation (``[]`` for any other annotation)."""
+    if get_origin(annotation) not in (Union, UnionType):
+        return []
+    return [a for a in get_args(annotation) if a is not type(None)]
+
+
+def _union_field(loc: tuple[Any, ...]) -> tuple[tuple[Any, ...], Any, Any] | None:
+    """``(loc of the field, its union annotation, its default)`` when ``loc`` runs through a member of a union
+    field of :class:`BuildConfig` (pydantic names the member: ``questions.templates.list[str].0``), else None."""
+    annotation: Any = BuildConfig
+    default: Any = PydanticUndefined
+    for i, key in enumerate(loc):
+        annotation = _field_type(annotation)
+        if len(_union_members(annotation)) > 1:
+            return tuple(loc[:i]), annotation, default
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel) and key in annotation.model_fields:
+            field = annotation.model_fields[key]
+            annotation, default = field.annotation, field.default
+        elif get_origin(annotation) in (list, tuple, dict) and get_args(annotation):
+            annotation, default = get_args(annotation)[-1 if get_origin(annotation) is dict else 0], PydanticUndefined
+        else:
+            return None
+    return None
+
+
+def _union_problem(loc: tuple[Any, ...], errors: list[dict[str, Any]]) -> str:
+    """One line for a value no member of a union field accepts: the value, what the field takes, the fix."""
+    _, annotation, default = _union_field(errors[0]["loc"]) or ((), None, PydanticUndefined)
+    given = min(errors, key=lambda e: len(e["loc"]))["input"]
+    allowed = " or ".join(_kind_of(m) for m in _union_members(annotation))
+    fix = ("write one of those" if default is PydanticUndefined
+           else f"write e.g. `{loc[-1]}: {json.dumps(default)}` (the default)")
+    return f"{_dotted(loc)}: got {json.dumps(given, default=str)}; it takes {allowed}; {fix}"
+
+
+def _kind_of(annotation: Any) -> str:
+    """What values of a type look like, in a config writer's words (``a list of texts``, ``'all'``)."""
+    annotation = _field_type(annotation)
+    if get_origin(annotation) is Literal:
+        return " or ".join(json.dumps(v) for v in get_args(annotation))
+    if get_origin(annotation) in (list, tuple):
+        inner = get_args(annotation)
+        return f"a list of {_kind_of(inner[0]).removeprefix('a ')}s" if inner else "a list"
+    names = {str: "a text", int: "a whole number", float: "a number", bool: "true or false", dict: "a mapping"}
+    if annotation in names:
+        return names[annotation]
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return f"a mapping of {', '.join(annotation.model_fields)}"
+    return getattr(annotation, "__name__", str(annotation))
 
 
 def _problems(heading: str, problems: list[str]) -> str:

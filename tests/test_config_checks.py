@@ -116,3 +116,37 @@ def test_an_unknown_task_names_the_config_and_the_key(tmp_path: Path) -> None:
     line = result.output.strip()
     assert "\n" not in line and str(config) in line and "tasks: unknown task 'captoin'" in line
     assert "caption" in line  # the closest registered task
+
+
+@pytest.mark.parametrize("value", ["some", 3, [1, 2], {"a": 1}])
+def test_a_value_no_member_of_a_union_field_takes_is_one_line(tmp_path: Path, value: object) -> None:
+    config = tmp_path / "union.yaml"
+    config.write_text(yaml.safe_dump({"name": "t", "countries": [{"name": "usa", "maps": 1}],
+                                      "questions": {"templates": value}}), encoding="utf-8")
+    result = _build(config, tmp_path / "out")
+    assert result.exit_code == 2 and not (tmp_path / "out").exists()
+    line = result.output.strip()
+    assert "\n" not in line and str(config) in line, line
+    assert 'questions.templates: got' in line and 'it takes "all" or a list of texts' in line, line
+    assert '`templates: "all"` (the default)' in line and "literal[" not in line, line
+
+
+def test_every_union_field_of_the_config_reads_as_one_problem() -> None:
+    with pytest.raises(ConfigError) as caught:
+        load_config({"countries": [{"name": "usa", "maps": 1, "statistics": {"curated": 5}}],
+                     "questions": {"templates": 3}})
+    lines = str(caught.value).splitlines()
+    assert lines[0].endswith("(2 problems):") and len(lines) == 3, lines
+    assert lines[1].startswith("  - countries.0.statistics.curated: got 5; it takes"), lines
+    assert lines[2].startswith("  - questions.templates: got 3; it takes"), lines
+
+
+def test_a_table_of_one_distinct_value_is_refused_before_the_first_byte(tmp_path: Path) -> None:
+    (tmp_path / "flat.csv").write_text("region,value\nTexas,3\nOhio,3\n", encoding="utf-8")
+    config = tmp_path / "flat.yaml"
+    config.write_text("name: t\ntasks: [vqa]\ncountries: [{name: usa, maps: 1, statistics: {curated: [], "
+                      "files: [flat.csv]}}]\n", encoding="utf-8")
+    result = _build(config, tmp_path / "out")
+    lines = [line for line in result.output.splitlines() if line.strip() and not line.startswith("Warning:")]
+    assert result.exit_code == 2 and not (tmp_path / "out").exists(), result.output
+    assert len(lines) == 1 and str(config) in lines[0] and "(flat.csv): holds 1 distinct value" in lines[0], lines

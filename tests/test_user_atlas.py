@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from mapgen import load_atlas
-from mapgen.geo.vector_file import AtlasFileError, make_codes
+from mapgen.geo.vector_file import AtlasFileError, load_user_atlas, make_codes
 
 
 def square(x: float, y: float, size: float = 1.0) -> list:
@@ -125,3 +125,32 @@ def test_the_same_squares_away_from_the_antimeridian_give_the_same_graph(tmp_pat
     ])
     edges = {frozenset(e) for e in load_atlas(path).graph.edges}
     assert edges == {frozenset({"DE", "DW"}), frozenset({"DE", "IN"})}
+
+
+def test_every_atlas_file_error_names_the_file_and_the_fix(tmp_path: Path) -> None:
+    def square(x: float) -> list[list[float]]:
+        return [[x, 0], [x + 1, 0], [x + 1, 1], [x, 1], [x, 0]]
+
+    def write(features: list[tuple[object, object]], key: str = "name") -> Path:
+        path = tmp_path / "odd.geojson"
+        path.write_text(json.dumps({"type": "FeatureCollection", "features": [
+            {"type": "Feature", "properties": {key: name}, "geometry": geometry} for name, geometry in features]}))
+        return path
+
+    poly = {"type": "Polygon", "coordinates": [square(0)]}
+    cases = [  # (features, name column, words of the message)
+        ([("A", poly), ("B", None)], "name", "has empty geometry"),
+        ([("A", poly), ("B", {"type": "Point", "coordinates": [3, 0]})], "name", "regions must be polygons"),
+        ([("A", poly), ("B", {"type": "Polygon", "coordinates": [square(1)[:3]]})], "name",
+         "feature(s) 1 (counting from 0) have a polygon ring that is not closed"),
+        ([("A", poly), ("B", poly), ("A", poly)], "name", "'A' (features 0, 2); give every region its own name"),
+        ([("A", poly), ("B", poly), ("A", poly)], "Bezeichnung", "'A' (features 0, 2)"),
+        ([("A", poly), ("", poly), ("B", poly)], "Bezeichnung", "feature(s) 1 (counting from 0) have no"),
+        ([("Solo", poly)], "name", "has only one region ('Solo')"),
+        ([("Ward 7", poly), ("WARD 7", poly)], "name", "(case, spacing and accents aside)"),
+    ]
+    for features, key, words in cases:
+        path = write(features, key)
+        with pytest.raises(AtlasFileError) as caught:
+            load_user_atlas(path)
+        assert str(path) in str(caught.value) and words in str(caught.value), caught.value

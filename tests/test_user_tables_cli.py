@@ -58,3 +58,20 @@ def test_table_errors_are_one_clear_line(tmp_path: Path) -> None:
     assert code == 2 and "exactly one of --stat" in out
     code, out = invoke("render", geo, "-o", tmp_path / "m.png")
     assert code == 2 and "--data" in out
+
+
+def test_every_table_error_names_the_table_and_the_fix(tmp_path: Path) -> None:
+    cases = {"one.csv": ("region,value\nTexas,3\n", "give the regions at least 2 different values"),
+             "hex.csv": ("state|pop\nTexas|0x1F\n", "write plain numbers"),
+             "inf.csv": ("state,value\nTexas,inf\nOhio,2\n", "write finite numbers")}
+    for name, (text, fix) in cases.items():
+        table = tmp_path / name
+        table.write_text(text, encoding="utf-8")
+        for legend in ("discrete", "continuous"):
+            code, out = invoke("render", "usa", "--data", table, "--legend", legend, "-o", tmp_path / "m.png")
+            lines = [line for line in out.splitlines() if line.startswith("Error:")]
+            assert code == 2 and len(lines) == 1 and str(table) in lines[0], out
+            assert fix in lines[0], lines[0]
+            assert not (tmp_path / "m.png").exists()
+        code, out = invoke("spec", "usa", "--data", table)
+        assert code == 2 and str(table) in out, out

@@ -26,7 +26,7 @@ from mapgen.cli.render_jobs import (
     output_for,
 )
 from mapgen.cli.scales import scale_of, scale_options
-from mapgen.cli.sources import atlas_options, open_atlas, statistic_for, table_options
+from mapgen.cli.sources import atlas_options, naming_table, open_atlas, statistic_for, table_options
 from mapgen.cli.styles import look_fields, style_option
 
 #: Options whose explicit use asks for the legibility check of the colours drawn.
@@ -167,12 +167,12 @@ def _spec_from_table(source: str, options: dict[str, Any], style: dict[str, Any]
 
     atlas = open_atlas(source, options["name_field"], options["code_field"])
     style = look_fields(options["style_ref"], atlas) | style
-    statistic = statistic_for(atlas, options["stat"], options, options["title"])
-    colormap = options["colormap"] or "Blues"
-    return make_spec(atlas, statistic, legend=options["legend"], classes=options["classes"],
-                     scheme=options["scheme"], breaks=parse_breaks(options["breaks"]), order=options["order"],
-                     colormap=colormap, reverse=options["reverse"], hatched=options["hatched"],
-                     title=options["title"], scale=scale_of(options), **style)
+    with naming_table(options["data"]):
+        statistic = statistic_for(atlas, options["stat"], options, options["title"])
+        return make_spec(atlas, statistic, legend=options["legend"], classes=options["classes"],
+                         scheme=options["scheme"], breaks=parse_breaks(options["breaks"]), order=options["order"],
+                         colormap=options["colormap"] or "Blues", reverse=options["reverse"],
+                         hatched=options["hatched"], title=options["title"], scale=scale_of(options), **style)
 
 
 def _spec_from_json(path: Path, options: dict[str, Any], style: dict[str, Any], given: set[str]):

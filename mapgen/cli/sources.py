@@ -5,10 +5,14 @@ Kept free of heavy imports: ``mapgen atlas …`` on a built-in country must not 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import click
+
+from mapgen.errors import DataError
 
 KINDS = ("absolute", "percent")  # mapgen.data.statistic.KINDS (not imported: it loads pandas)
 
@@ -76,3 +80,15 @@ def statistic_for(atlas, stat_id: str | None, options: dict[str, Any], title: st
         raise click.UsageError("Give exactly one of --stat (a curated table, see `mapgen stats list`) or "
                                "--data TABLE.csv (a user table).")
     return stat_id or user_table(atlas, options, title)
+
+
+@contextmanager
+def naming_table(table: str | None) -> Iterator[None]:
+    """Inside: an error about a statistic's values (a :class:`~mapgen.errors.DataError`: a table's cells, too few
+    distinct values for a legend) names the user table ``table`` they came from, when the message does not."""
+    try:
+        yield
+    except DataError as exc:
+        if table is None or str(Path(table)) in str(exc) or table in str(exc):
+            raise
+        raise DataError(f"{table}: {exc}") from None

@@ -14,7 +14,7 @@ import click
 
 from mapgen.cli.map_options import parse_breaks
 from mapgen.cli.scales import scale_of, scale_options
-from mapgen.cli.sources import atlas_options, open_atlas, statistic_for, table_options
+from mapgen.cli.sources import atlas_options, naming_table, open_atlas, statistic_for, table_options
 from mapgen.cli.styles import look_fields, style_option
 
 if TYPE_CHECKING:
@@ -98,10 +98,11 @@ def spec(country: str | None, stat_id: str | None, from_metadata: str | None, le
         raise click.UsageError("Give COUNTRY (a name or a GeoJSON/GeoPackage/shapefile) and --stat or --data "
                                "(or use --from-metadata).")
     atlas = open_atlas(country, sources["name_field"], sources["code_field"])
-    stat = statistic_for(atlas, stat_id, sources, title)
-    built = make_spec(atlas, stat, legend=legend, classes=classes, scheme=scheme, breaks=parse_breaks(breaks),
-                      order=order, colormap=colormap, reverse=reverse, hatched=hatched, title=title, seed=seed,
-                      scale=scale_of(sources), **look_fields(style_ref, atlas))
+    with naming_table(sources["data"]):
+        stat = statistic_for(atlas, stat_id, sources, title)
+        built = make_spec(atlas, stat, legend=legend, classes=classes, scheme=scheme, breaks=parse_breaks(breaks),
+                          order=order, colormap=colormap, reverse=reverse, hatched=hatched, title=title, seed=seed,
+                          scale=scale_of(sources), **look_fields(style_ref, atlas))
     _emit(built, output)
 
 

@@ -179,6 +179,9 @@ def synthesize(
     decimals = int(decimals) if decimals is not None else (
         ind_decimals if ind_decimals is not None else _default_decimals(kind, low, high))
     nodes = list(atlas.codes)
+    if len(nodes) < 2:
+        raise ValueError(f"{atlas.source or atlas.title} has {len(nodes)} region(s); a synthetic statistic needs at "
+                         "least 2 (a map compares regions): add regions, or exclude fewer")
     if not 0 <= n_missing <= len(nodes) - 2:
         raise ValueError(f"n_missing must be between 0 and {len(nodes) - 2}, got {n_missing}")
     rng = np.random.default_rng(seed)

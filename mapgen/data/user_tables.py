@@ -37,6 +37,7 @@ import numpy as np
 import pandas as pd
 
 from mapgen.data.statistic import KINDS, Kind, StatInfo, Statistic
+from mapgen.errors import DataError
 from mapgen.files import write_text_atomic
 from mapgen.geo.atlas import BUILTIN, Atlas, as_atlas, uncut
 from mapgen.geo.names import UnknownRegionError, normalize_name
@@ -64,8 +65,9 @@ _MAX_LISTED = 8
 _SIDECAR_KEY = "mapgen_stat"
 
 
-class TableError(ValueError):
-    """A user table that cannot become a Statistic; the message names the rows and values at fault."""
+class TableError(DataError):
+    """A user table that cannot become a Statistic; the message names the rows and values at fault (and, raised
+    by :func:`load_table`, the table)."""
 
 
 class MissingValueWarning(UserWarning):
@@ -107,9 +109,11 @@ def read_frame(source: Source, atlas: Atlas | None = None) -> tuple[pd.DataFrame
     if text and atlas is not None:
         _require_header(frame, atlas, source)
     if frame.empty:
-        raise TableError(f"{_describe(source)} has no data rows (columns: {list(frame.columns)}).")
+        raise TableError(f"{_describe(source)} has no data rows (columns: {list(frame.columns)}); add one row per "
+                         "region under the header (e.g. 'Texas,3').")
     if len(set(frame.columns)) != len(frame.columns):
-        raise TableError(f"{_describe(source)} repeats column names: {list(frame.columns)}.")
+        raise TableError(f"{_describe(source)} repeats column names: {list(frame.columns)}; give each column its "
+                         "own name.")
     return frame, text
 
 
@@ -119,9 +123,12 @@ def _read_text(path: Path, sep: str) -> pd.DataFrame:
     try:
         frame = pd.read_csv(io.StringIO(text), sep=sep, dtype=str, keep_default_na=False, skipinitialspace=True)
     except pd.errors.EmptyDataError:
-        raise TableError(f"{path} is empty (no header, no rows).") from None
+        raise TableError(f"{path} is empty (no header, no rows); write a header line such as 'region,value' and "
+                         "one row per region.") from None
     except pd.errors.ParserError as exc:
-        raise TableError(f"{path} is not a readable {'TSV' if sep == chr(9) else 'CSV'} file: {exc}") from None
+        kind = "TSV" if sep == chr(9) else "CSV"
+        raise TableError(f"{path} is not a readable {kind} file: {str(exc).strip()}; give every row as many cells "
+                         "as the header (quote cells that hold the delimiter).") from None
     return _decimal_commas(frame, path) if sep == ";" else frame
 
 
@@ -359,9 +366,11 @@ def _values(frame: pd.DataFrame, value_col: str, codes: list[str], rows: list[st
             out[code] = value
     if bad:
         hint = " (a trailing % is accepted only with kind='percent')" if any("%" in b for b in bad) else ""
-        raise TableError(f"Non-numeric values in column {value_col!r}{hint}: {_listing(bad)}.")
+        raise TableError(f"Non-numeric values in column {value_col!r}{hint}: {_listing(bad)}; write plain numbers "
+                         "(1234.5 or 1,234.5), or leave a cell empty for N/A.")
     if inf:
-        raise TableError(f"Infinite values in column {value_col!r}: {_listing(inf)}.")
+        raise TableError(f"Infinite values in column {value_col!r}: {_listing(inf)}; write finite numbers, or "
+                         "leave a cell empty for N/A.")
     if outside:
         raise TableError(
             f"Percent values outside 0-100 in column {value_col!r}: {_listing(outside)}. "
@@ -382,7 +391,8 @@ def _resolve_rows(
     unknown: list[tuple[str, str]] = []  # (the one-name message, the entry of a list)
     for pos, (cell, row) in enumerate(zip(frame[region_col], rows)):
         if _is_missing(cell) and not (isinstance(cell, str) and cell.strip()):  # "NA" may be a code
-            raise TableError(f"Empty region name at {row} of {_describe(source)} (column {region_col!r}).")
+            raise TableError(f"Empty region name at {row} of {_describe(source)} (column {region_col!r}); fill it "
+                             "in or delete the row.")
         try:
             code = full.resolve(str(cell).strip())
         except UnknownRegionError as exc:
@@ -404,7 +414,8 @@ def _resolve_rows(
         raise TableError(f"{len(unknown)} unknown {atlas.title} region names in {_describe(source)} (column "
                          f"{region_col!r}): {'; '.join(entry for _, entry in unknown)}.")
     if duplicates:
-        raise TableError(f"Duplicate regions in {_describe(source)}: {_listing(duplicates)}.")
+        raise TableError(f"Duplicate regions in {_describe(source)}: {_listing(duplicates)}; keep one row per "
+                         "region.")
     return codes, keep
 
 
@@ -438,7 +449,7 @@ def _sidecar(source: Source) -> dict[str, Any]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
-        raise TableError(f"Sidecar metadata {path} is not valid JSON: {exc}") from None
+        raise TableError(f"Sidecar metadata {path} is not valid JSON: {exc}; fix it or delete it.") from None
     return dict(data.get(_SIDECAR_KEY) or {})
 
 
@@ -457,7 +468,7 @@ def _info(
     guess = ColumnTitle(str(named)) if named else column_title(value_col, atlas, source)
     kind = overrides["kind"] or meta.get("kind") or "absolute"
     if kind not in KINDS:
-        raise TableError(f"kind must be one of {KINDS}, got {kind!r}.")
+        raise TableError(f"kind must be one of {KINDS}, got {kind!r}; pass one of them (--kind).")
     default_source = "user table" if isinstance(source, pd.DataFrame) else f"user table {Path(source).name}"
     year = overrides["year"] if overrides["year"] is not None else meta.get("year", guess.year)
     unit = overrides["unit"] if overrides["unit"] is not None else meta.get("unit", guess.unit)
@@ -558,7 +569,8 @@ def load_table(
         else _pick_value_col(set(found), frame, region_col, source)
     )
     if value_col == region_col:
-        raise TableError(f"The region and value columns are the same ({region_col!r}).")
+        raise TableError(f"The region and value columns are the same ({region_col!r}); pass two different "
+                         "columns (--region-col, --value-col).")
     meta = _sidecar(source)
     overrides = {"title": title, "unit": unit, "kind": kind, "year": year, "source_note": source_note,
                  "stat_id": stat_id}
@@ -605,7 +617,8 @@ def _report_missing(
     source: Source,
 ) -> None:
     if all(math.isnan(v) for v in values.values()):
-        raise TableError(f"Column {value_col!r} of {_describe(source)} has no values at all.")
+        raise TableError(f"Column {value_col!r} of {_describe(source)} has no values at all; fill in the values "
+                         "(or pass the column that holds them, --value-col).")
     nan_codes = [c for c, v in values.items() if math.isnan(v)]
     unexpected = [(row, code) for row, code in zip(missing_rows, nan_codes) if code not in expected]
     if not unexpected or on_missing == "ignore":

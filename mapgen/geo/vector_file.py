@@ -53,9 +53,20 @@ def load_user_atlas(
     digest: str | None = None,
 ) -> Atlas:
     """Read a vector file, repair or reject bad geometry, project it equal-area and compute the border graph
-    (the map-scaled rule of :mod:`mapgen.geo.adjacency`; near misses are warned about and contested).
-    ``digest``: the file's :func:`~mapgen.geo.source.file_digest` when the caller has just computed it."""
+    (the map-scaled rule of :mod:`mapgen.geo.adjacency`; near misses are warned about and contested). Every
+    :class:`AtlasFileError` names the file. ``digest``: the file's :func:`~mapgen.geo.source.file_digest` when
+    the caller has just computed it."""
     path = Path(path)
+    try:
+        return _load(path, name_field, code_field, title, digest)
+    except AtlasFileError as exc:
+        if str(path) in str(exc):
+            raise
+        raise AtlasFileError(f"{str(path)!r}: {exc}") from None
+
+
+def _load(path: Path, name_field: str | None, code_field: str | None, title: str | None,
+          digest: str | None) -> Atlas:
     if not path.exists():
         raise AtlasFileError(f"Atlas file {str(path)!r} does not exist.")
     digest = digest or file_digest(path)
@@ -67,12 +78,15 @@ def load_user_atlas(
     else:
         code_field = next((c for c in gdf.columns if str(c).lower() == "code" and _distinct_text(gdf[c])), None)
     names = _texts(gdf[name_field], name_field, path)
+    if len(names) < 2:
+        raise AtlasFileError(f"{str(path)!r} has only one region ({names[0]!r}); a choropleth map compares regions, "
+                             "so an atlas needs at least 2: add the other regions to the file.")
     codes = _texts(gdf[code_field], code_field, path) if code_field else make_codes(names)
     _reject_duplicates(codes, "code", path)
     _reject_duplicates(names, "name", path)
     refuse_group_words(names, codes, path)
     check_finite(list(gdf.geometry), names, path)
-    geoms = [_checked_geometry(g, label) for g, label in zip(gdf.geometry, names)]
+    geoms = [_checked_geometry(g, label, path) for g, label in zip(gdf.geometry, names)]
     lonlat = to_lonlat(gpd.GeoSeries(geoms, crs=declared_crs(gdf, path)), path)
     lon_0 = central_longitude(lonlat)
     equal_area = _equal_area_crs(lonlat.total_bounds, lon_0)
@@ -160,7 +174,7 @@ def _check_json(path: Path) -> None:
     import json
 
     try:
-        json.loads(path.read_bytes())
+        data = json.loads(path.read_bytes())
     except UnicodeDecodeError:
         raise AtlasFileError(f"Cannot read {str(path)!r}: it is not UTF-8 text; save it as UTF-8 GeoJSON.") from None
     except ValueError as exc:
@@ -168,6 +182,41 @@ def _check_json(path: Path) -> None:
         msg = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
         raise AtlasFileError(f"Cannot read {str(path)!r}: it is not valid JSON ({where}{msg}); a GeoJSON file is a "
                              "JSON FeatureCollection — export it again as GeoJSON.") from None
+    open_rings = _open_rings(data)
+    if open_rings:
+        shown = ", ".join(map(str, open_rings[:8])) + (" …" if len(open_rings) > 8 else "")
+        raise AtlasFileError(f"Cannot read {str(path)!r}: feature(s) {shown} (counting from 0) have a polygon ring "
+                             "that is not closed or has fewer than 4 points; end every ring with its first point (a "
+                             "triangle has 4), or remove the feature.")
+
+
+def _open_rings(data: object) -> list[int]:
+    """The features of a GeoJSON FeatureCollection with a polygon ring of fewer than 4 positions or whose last
+    position is not its first (rings holding a non-finite number are left to :func:`check_finite`)."""
+    features = data.get("features") if isinstance(data, dict) else None
+    if not isinstance(features, list):
+        return []
+    return [i for i, feature in enumerate(features) if any(_is_open(r) for r in _polygon_rings(feature))]
+
+
+def _polygon_rings(feature: object) -> list[list]:
+    """The rings of a GeoJSON feature's Polygon / MultiPolygon as written (malformed parts skipped)."""
+    geometry = feature.get("geometry") if isinstance(feature, dict) else None
+    if not isinstance(geometry, dict) or geometry.get("type") not in ("Polygon", "MultiPolygon"):
+        return []
+    coords = geometry.get("coordinates")
+    polygons = [coords] if geometry["type"] == "Polygon" else coords
+    if not isinstance(polygons, list):
+        return []
+    return [r for p in polygons if isinstance(p, list) for r in p if isinstance(r, list)]
+
+
+def _is_open(ring: list) -> bool:
+    import math
+
+    numbers = [v for point in ring if isinstance(point, list) for v in point]
+    finite = all(isinstance(v, (int, float)) and math.isfinite(v) for v in numbers)
+    return finite and (len(ring) < 4 or ring[0] != ring[-1])
 
 
 def check_finite(geoms: list, names: list[str], path: Path) -> None:
@@ -210,11 +259,34 @@ def detect_name_field(gdf: gpd.GeoDataFrame, path: Path) -> str:
     text = [c for c in columns if _distinct_text(gdf[c])]
     if len(text) == 1:
         return text[0]
+    flawed = None if text else _flawed_name_column(gdf, columns, path)
+    if flawed is not None:
+        return flawed
     fields = ", ".join(map(str, columns)) or "none"
     raise AtlasFileError(
         f"Cannot tell which column of {str(path)!r} holds the region names (columns: {fields}); "
         "give it with --name-field (Python: name_field=...)."
     )
+
+
+def _flawed_name_column(gdf: gpd.GeoDataFrame, columns: list, path: Path) -> str | None:
+    """The name column when it is plain (a known name column, else the only column of texts) but repeats a name
+    (refused, naming the features) or leaves some names blank (returned: the names' reader names those
+    features); None when no column is plainly the name column."""
+    wordy = [c for c in columns if all(isinstance(v, str) or _blank(v) for v in gdf[c])]
+    by_lower = {str(c).lower(): c for c in wordy}
+    texts = [c for c in wordy if any(isinstance(v, str) and v.strip() for v in gdf[c])]
+    named = [by_lower[c] for c in NAME_FIELDS if c in by_lower] or (texts if len(texts) == 1 else [])
+    if not named:
+        return None
+    _reject_duplicates([v.strip() if isinstance(v, str) and v.strip() else f"\0{i}"  # blanks never clash
+                        for i, v in enumerate(gdf[named[0]])], "name", path)
+    return named[0]
+
+
+def _blank(value: object) -> bool:
+    return value is None or (isinstance(value, float) and value != value) or (isinstance(value, str)
+                                                                             and not value.strip())
 
 
 def _distinct_text(column, allow_blank: bool = False) -> bool:
@@ -372,22 +444,27 @@ def warn_overlaps(names: list[str], geoms: list) -> list[tuple[str, str, float]]
 
 
 def _reject_duplicates(values: list[str], what: str, path: Path) -> None:
-    seen, dupes = set(), []
-    for v in values:
-        if v in seen:
-            dupes.append(v)
-        seen.add(v)
+    """Refuse a name / code given to two features, naming the features (counting from 0) and the fix; names that
+    differ only in case, spacing or accents (``Ward 7``, ``WARD 7``) are one name to questions and answers."""
+    where: dict[str, list[int]] = {}
+    for i, v in enumerate(values):
+        where.setdefault(v if v.startswith("\0") else normalize_name(v) or v, []).append(i)  # "\0": a blank
+    dupes = [f"{' / '.join(repr(s) for s in dict.fromkeys(values[i] for i in at))} (features "
+             f"{', '.join(map(str, at))})" for at in where.values() if len(at) > 1]
     if dupes:
-        raise AtlasFileError(f"Duplicate region {what}s in {str(path)!r}: {', '.join(sorted(set(dupes)))}.")
+        same = " (case, spacing and accents aside)" if any(" / " in d for d in dupes) else ""
+        raise AtlasFileError(f"Duplicate region {what}s{same} in {str(path)!r}: {'; '.join(dupes[:_MAX_PAIRS])}; "
+                             f"give every region its own {what} (or merge its features into one MultiPolygon).")
 
 
-def _checked_geometry(geom, label: str):
+def _checked_geometry(geom, label: str, path: Path):
     if geom is None or geom.is_empty:
         raise AtlasFileError(f"Feature {label!r} has empty geometry; remove it or give it a polygon.")
     if geom.geom_type not in ("Polygon", "MultiPolygon"):
         raise AtlasFileError(f"Feature {label!r} is a {geom.geom_type}; regions must be polygons.")
     if not geom.is_valid:
-        warnings.warn(f"Feature {label!r} had invalid geometry; repaired with make_valid.", stacklevel=3)
+        warnings.warn(f"{str(path)!r}: feature {label!r} had invalid geometry; repaired with make_valid.",
+                      stacklevel=3)
         fixed = shapely.make_valid(geom)
         parts = [g for g in getattr(fixed, "geoms", [fixed]) if g.geom_type in ("Polygon", "MultiPolygon")]
         geom = shapely.union_all(parts)

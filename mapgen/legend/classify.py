@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from mapgen.errors import DataError
 from mapgen.legend.colors import HATCHES, class_colors, is_diverging, ramp_colors, split_colormap
 from mapgen.legend.grammar import NA_LABEL, format_ranges, format_value, resolve_style
 from mapgen.legend.model import (
@@ -155,7 +156,8 @@ def _scheme_and_k(y: np.ndarray, opts: DiscreteOptions) -> tuple[str, int]:
         k = _check_k(opts.k)
     n_unique = len(np.unique(y))
     if n_unique < 2:
-        raise ValueError(f"need at least 2 distinct values to build a legend, got {n_unique}")
+        raise DataError(f"need at least 2 distinct values to build a legend, got {n_unique}; give the regions at "
+                        "least 2 different values")
     if scheme != "user_defined" and n_unique < k:
         warnings.warn(f"only {n_unique} distinct values; reducing k from {k} to {n_unique}", UserWarning, stacklevel=3)
         k = n_unique
@@ -472,6 +474,9 @@ def continuous_legend(
     lo = lo if vmin is None else float(vmin)
     hi = hi if vmax is None else float(vmax)
     if not (math.isfinite(lo) and math.isfinite(hi)) or lo >= hi:
+        if vmin is None and vmax is None:  # the data's own range collapsed, not the caller's bounds
+            raise DataError(f"continuous legend needs vmin < vmax, got vmin={lo}, vmax={hi}: every region holds "
+                            "the same value; give the regions at least 2 different values")
         raise ValueError(f"continuous legend needs vmin < vmax, got vmin={lo}, vmax={hi}")
     if n_ticks < 2:
         raise ValueError(f"n_ticks must be at least 2, got {n_ticks}")
