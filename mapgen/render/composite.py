@@ -322,7 +322,8 @@ def composite(pixels: np.ndarray, layers: list[Layer], edge: np.ndarray, outline
     paint(pixels, *outline)
 
 
-def draw_with_regions(agg: Any, ax: Any, replaced: list[Any], draw_regions: Any) -> bool:
+def draw_with_regions(agg: Any, ax: Any, replaced: list[Any], draw_regions: Any,
+                      plain_pages: dict[int, bool] | None = None) -> bool:
     """Draw the figure of ``agg`` with ``draw_regions(pixels)`` in place of the ``replaced`` artists (the
     regions and the outline): Agg draws what lies beneath them, ``draw_regions`` composites into the buffer,
     then Agg draws what lies above. False (nothing drawn) when another artist lies between or level with them,
@@ -340,17 +341,33 @@ def draw_with_regions(agg: Any, ax: Any, replaced: list[Any], draw_regions: Any)
     _set_visible(replaced, False)
     try:
         _set_visible(above, False)
-        agg.draw()
-        pixels = np.asarray(agg.get_renderer().buffer_rgba()).reshape(-1, 4)
-        if not (pixels[:, 3] == 255).all():
+        pixels = _page(agg, bool(below), {} if plain_pages is None else plain_pages)
+        if pixels is None:
             return False
-        draw_regions(pixels.view(np.uint32).ravel())
+        draw_regions(pixels)
         _set_visible(above, True)
         _set_visible([*below, agg.figure.patch], False)
         agg.figure.draw(agg.get_renderer())
     finally:
         _set_visible([*above, *below, *replaced, agg.figure.patch], True)
     return True
+
+
+def _page(agg: Any, below: bool, plain_pages: dict[int, bool]) -> np.ndarray | None:
+    """The page beneath the regions, drawn (the page's pixels as uint32 words); None when it is not opaque. A
+    plain page (nothing beneath the regions) is filled with its colour once Agg has been seen to draw that
+    colour so (``plain_pages``: colour word → whether it did)."""
+    rgba = agg.figure.patch.get_facecolor()
+    word = int(pack(np.asarray([int(round(v * 255)) for v in rgba[:3]]))) if rgba[3] == 1.0 else None
+    pixels = np.asarray(agg.get_renderer().buffer_rgba()).reshape(-1, 4).view(np.uint32).ravel()
+    if word is not None and not below and plain_pages.get(word):
+        pixels[:] = word
+        return pixels
+    agg.draw()
+    pixels = np.asarray(agg.get_renderer().buffer_rgba()).reshape(-1, 4).view(np.uint32).ravel()
+    if word is not None and not below:
+        plain_pages[word] = bool((pixels == word).all())
+    return pixels if ((pixels >> 24) == 255).all() else None
 
 
 def _set_visible(artists: list[Any], visible: bool) -> None:

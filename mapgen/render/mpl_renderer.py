@@ -90,6 +90,7 @@ class MatplotlibFigure:
         self.outline_color = "#000000"  # set per map
         self.drawn = 0  # PNG maps drawn: the second one on builds the compositor (a one-map process never pays)
         self.compositor: Compositor | None = None
+        self.plain_pages: dict[int, bool] = {}  # page colours Agg draws as a plain fill (composite.draw_with_regions)
 
     def _map_area(self) -> Rectangle | None:
         """The filled, framed map panel of a style that has one (its fill is set per map: the background)."""
@@ -164,7 +165,8 @@ class MatplotlibFigure:
         figure has drawn a map before, else by Agg; returns the per-map artists added here."""
         self.drawn += 1
         draw_regions = self._compositing(spec, faces) if self.drawn > 1 else None
-        if draw_regions is not None and draw_with_regions(self.agg, self.ax, [self.regions, self.outline], draw_regions):
+        if draw_regions is not None and draw_with_regions(self.agg, self.ax, [self.regions, self.outline], draw_regions,
+                                                          self.plain_pages):
             return []
         temp = self._hatched_regions(spec) if spec.legend.hatched else []
         self.regions.set_visible(not spec.legend.hatched)
