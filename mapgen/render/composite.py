@@ -12,7 +12,7 @@ hatch tile once per region, which was most of its cost. The page beneath must be
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from typing import Any
 
@@ -86,30 +86,47 @@ def paint(pixels: np.ndarray, cover: Cover, rgb: np.ndarray) -> None:
 
 @dataclass(frozen=True)
 class PatternStep:
-    """A hatch pattern drawn over one path's cover, reduced to what does not depend on the page beneath: the
-    pixels its opaque ink copies, and the pixels it blends with their colours and alphas."""
+    """A hatch pattern drawn over one path's face cover, reduced to what does not depend on the page beneath:
+    on the fully covered pixels the pattern's words (their result over a face colour is kept per colour), on
+    the partly covered ones the pixels it blends with their colours and alphas."""
 
-    copy: np.ndarray
-    words: np.ndarray
-    blend: np.ndarray
+    full: np.ndarray
+    full_src: np.ndarray
+    part: np.ndarray
     rgb: np.ndarray
     alpha: np.ndarray
+    over: dict[int, np.ndarray] = field(default_factory=dict, compare=False)
 
     @classmethod
     def of(cls, cover: Cover, tile: np.ndarray) -> PatternStep:
         """The step of ``tile`` (the page's pattern pixels as uint32 words) over ``cover``."""
-        idx, cov = cover.every
-        src = tile[idx]
-        src_a = (src >> 24).astype(np.int32)
-        copy = (src_a == 255) & (cov == 255)
-        alpha = mult_cover(src_a, cov)
-        keep = (alpha > 0) & ~copy
-        return cls(idx[copy], src[copy], idx[keep], unpack(src[keep]), alpha[keep])
+        src = tile[cover.part]
+        alpha = mult_cover((src >> 24).astype(np.int32), cover.alpha)
+        keep = alpha > 0
+        return cls(cover.full, tile[cover.full], cover.part[keep], unpack(src[keep]), alpha[keep])
 
-    def draw(self, pixels: np.ndarray) -> None:
-        pixels[self.copy] = self.words
-        if len(self.blend):
-            blend(pixels, self.blend, self.rgb, self.alpha)
+    def on_face(self, face: np.ndarray) -> np.ndarray:
+        """The fully covered pixels' words once the face ``face`` and then the pattern are drawn on them (no
+        page shows through a full face)."""
+        key = int(pack(face))
+        if key not in self.over:
+            src_a = (self.full_src >> 24).astype(np.int32)
+            out = np.full(len(self.full), key, np.uint32)
+            copy = src_a == 255
+            out[copy] = self.full_src[copy]
+            mixed = (src_a > 0) & ~copy
+            p, a = face * 255, src_a[mixed][:, None]
+            out[mixed] = pack(((unpack(self.full_src[mixed]) * 256 - p) * a + p * 256) // (65280 + a))
+            self.over[key] = out
+        return self.over[key]
+
+    def draw(self, pixels: np.ndarray, face_cover: Cover, face: np.ndarray) -> None:
+        """Draw the face (``face`` with ``face_cover``) and then this pattern: per pixel in Agg's order."""
+        pixels[self.full] = self.on_face(face)
+        if len(face_cover.part):
+            blend(pixels, face_cover.part, face, face_cover.alpha)
+        if len(self.part):
+            blend(pixels, self.part, self.rgb, self.alpha)
 
 
 @lru_cache(maxsize=512)
@@ -315,9 +332,10 @@ def composite(pixels: np.ndarray, layers: list[Layer], edge: np.ndarray, outline
     """Draw ``layers`` in order over the opaque ``pixels`` (the page as uint32 words) — face, hatch, border —
     then the ``outline`` (its cover and colour)."""
     for layer in layers:
-        paint(pixels, layer.face_cover, layer.face)
         if layer.pattern is not None:
-            layer.pattern.draw(pixels)
+            layer.pattern.draw(pixels, layer.face_cover, layer.face)
+        else:
+            paint(pixels, layer.face_cover, layer.face)
         paint(pixels, layer.stroke_cover, edge)
     paint(pixels, *outline)
 
