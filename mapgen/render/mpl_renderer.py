@@ -1,7 +1,8 @@
 """The matplotlib renderer (default): no browser, deterministic, fast.
 
 One figure per (atlas, page layout) is kept and reused; each map only sets colours and hatches, adds its legend
-shapes, rasterises with Agg, then PIL draws the text (labels, legend labels, ticks, title) in the same DejaVu Sans
+shapes, rasterises with Agg (from the figure's second map on, the regions and outline are composited with Agg's
+arithmetic instead, :mod:`mapgen.render.composite`: same bytes), then PIL draws the text (labels, legend labels, ticks, title) in the same DejaVu Sans
 font and encodes the PNG (zlib RLE strategy: fastest for flat-colour maps at a similar size). Everything is in pixel coordinates (origin top-left), the space of the mask and the
 pixel facts.
 """
