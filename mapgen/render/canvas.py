@@ -30,7 +30,16 @@ from mapgen.render.pixels import (
 )
 from mapgen.render.placement import ROOM_PX, BoxShape, LabelPlace, Problem, label_obstacles, name_spot, plan
 from mapgen.render.style import style_of
-from mapgen.render.text import NameLayout, cap_height_size, font, font_for, name_layouts, script_of
+from mapgen.render.text import (
+    LATIN,
+    NameLayout,
+    cap_height_size,
+    font,
+    font_for,
+    glyph_box,
+    name_layouts,
+    script_of,
+)
 from mapgen.spec import Style
 
 __all__ = ["LABEL_CAP_PX", "AtlasCanvas", "LabelPlace", "build_canvas", "geometry_path", "label_box_color"]
@@ -87,7 +96,7 @@ class AtlasCanvas:
 
     def text_box(self, text: str, xy: tuple[float, float]) -> tuple[float, float, float, float]:
         """Pixel box of ``text`` centred (PIL anchor ``mm``) at ``xy``, one pixel of padding."""
-        left, top, right, bottom = font_for(text, self.label_px).getbbox(text, anchor="mm")
+        left, top, right, bottom = glyph_box(text, self.label_px, LATIN, "mm")
         return (xy[0] + left - 1, xy[1] + top - 1, xy[0] + right + 1, xy[1] + bottom + 1)
 
     def name_fits(self, code: str, text: str) -> bool:
@@ -135,7 +144,7 @@ class AtlasCanvas:
         it as it holds a code); Latin text never counts (callouts of Latin names stay codes)."""
         if self.ink is None or script_of(text) == "latin":
             return False
-        left, top, right, bottom = font_for(text, self.label_px).getbbox(text, anchor="mm")
+        left, top, right, bottom = glyph_box(text, self.label_px, LATIN, "mm")
         ink = self.ink
         return ink.left <= left and ink.top <= top and right <= ink.right and bottom <= ink.bottom
 

@@ -1,7 +1,8 @@
 """The matplotlib renderer (default): no browser, deterministic, fast.
 
 One figure per (atlas, page layout) is kept and reused; each map only sets colours and hatches, adds its legend
-shapes, rasterises with Agg, then PIL draws the text (labels, legend labels, ticks, title) in the same DejaVu Sans
+shapes, rasterises with Agg (from the figure's second map on, the regions and outline are composited with Agg's
+arithmetic instead, :mod:`mapgen.render.composite`: same bytes), then PIL draws the text (labels, legend labels, ticks, title) in the same DejaVu Sans
 font and encodes the PNG (zlib RLE strategy: fastest for flat-colour maps at a similar size). Everything is in pixel coordinates (origin top-left), the space of the mask and the
 pixel facts.
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import io
 import zlib
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -22,6 +24,7 @@ from PIL import Image, ImageDraw
 from mapgen.geo.languages import names_for
 from mapgen.legend import Legend, page_like, relative_luminance
 from mapgen.render.canvas import OUTLINE_WIDTH_PT, AtlasCanvas
+from mapgen.render.composite import Compositor, Layer, composite, draw_with_regions, rgb_of
 from mapgen.render.labels import (
     CASING_COLOR,
     DOT_RIM_PX,
@@ -85,6 +88,10 @@ class MatplotlibFigure:
         self.ax.add_collection(self.outline)
         self.area = self._map_area()
         self.leaders = self._leader_artists()
+        self.outline_color = "#000000"  # set per map
+        self.drawn = 0  # PNG maps drawn: the second one on builds the compositor (a one-map process never pays)
+        self.compositor: Compositor | None = None
+        self.plain_pages: dict[int, bool] = {}  # page colours Agg draws as a plain fill (composite.draw_with_regions)
 
     def _map_area(self) -> Rectangle | None:
         """The filled, framed map panel of a style that has one (its fill is set per map: the background)."""
@@ -123,13 +130,14 @@ class MatplotlibFigure:
         self.fig.set_facecolor(background_color(look.page.color) if look.page.color else bg)
         if self.area is not None:
             self.area.set_facecolor(bg)
-        self.outline.set_edgecolor(look.borders.hatch_color if legend.hatched else outline_color(bg, look))
+        self.outline_color = look.borders.hatch_color if legend.hatched else outline_color(bg, look)
+        self.outline.set_edgecolor(self.outline_color)
         temp: list[Any] = []
         items: list[TextItem] = []
         self.regions.set_visible(not legend.hatched)
-        if legend.hatched:
+        if legend.hatched and fmt != "png":
             temp += self._hatched_regions(spec)
-        else:
+        elif not legend.hatched:
             self.regions.set_facecolor(faces)
             temp += self._page_like_outlines(legend, faces, bg)
         labels: dict[str, dict[str, Any]] = {}
@@ -144,7 +152,7 @@ class MatplotlibFigure:
         temp += shapes
         if fmt != "png":
             return self._vector(items, temp, fmt), legend_items, labels
-        self.agg.draw()
+        temp += self._rasterize(spec, faces)
         image = Image.frombuffer("RGBA", self.agg.get_width_height(), self.agg.buffer_rgba()).convert("RGB")
         for artist in temp:
             artist.remove()
@@ -152,6 +160,66 @@ class MatplotlibFigure:
         buf = io.BytesIO()
         image.save(buf, format="PNG", compress_level=style.png_compress_level, compress_type=zlib.Z_RLE)
         return buf.getvalue(), legend_items, labels
+
+    def _rasterize(self, spec: MapSpec, faces: list[str]) -> list[Any]:
+        """Draw the page into the Agg buffer, the regions composited (:mod:`mapgen.render.composite`) when the
+        figure has drawn a map before, else by Agg; returns the per-map artists added here."""
+        self.drawn += 1
+        draw_regions = self._compositing(spec, faces) if self.drawn > 1 else None
+        if draw_regions is not None and draw_with_regions(self.agg, self.ax, [self.regions, self.outline], draw_regions,
+                                                          self.plain_pages):
+            return []
+        temp = self._hatched_regions(spec) if spec.legend.hatched else []
+        self.regions.set_visible(not spec.legend.hatched)
+        self.agg.draw()
+        return temp
+
+    def _compositing(self, spec: MapSpec, faces: list[str]) -> Callable[[np.ndarray], None] | None:
+        """What draws this map's regions into the page's pixels, byte for byte as Agg would; None when a colour
+        is not opaque (Agg draws that map). Coverage is taken here, before the page is drawn (it uses the
+        page's buffer)."""
+        if self.compositor is None:
+            paths = [self.canvas.paths[c] for c in self.canvas.codes]
+            self.compositor = Compositor(self.fig, self.ax, paths, self.outline.get_paths()[0])
+        comp, borders, hatched = self.compositor, self.style.borders, spec.legend.hatched
+        edge = rgb_of(borders.hatch_color if hatched else borders.color)
+        line = rgb_of(self.outline_color)
+        if edge is None or line is None:
+            return None
+        if not hatched:
+            rgbs = [r for r in (rgb_of(f) for f in faces) if r is not None]
+            if len(rgbs) != len(faces):
+                return None
+            colors, plan = np.vstack([*rgbs, edge, line]), comp.plan(borders.width, borders.outline_width)
+            return lambda pixels: plan.draw(pixels, colors)
+        layers = self._layers(spec)
+        if layers is None:
+            return None
+        outline = comp.outline(borders.outline_width), line
+        return lambda pixels: composite(pixels, layers, edge, outline)
+
+    def _layers(self, spec: MapSpec) -> list[Layer] | None:
+        """A hatched map's regions in drawing order (class by class, as :meth:`_hatched_regions` adds them)
+        with their face colours and hatch pages; None when a colour is not opaque."""
+        comp, legend, borders = self.compositor, spec.legend, self.style.borders
+        if comp is None:
+            return None
+        index = {c: i for i, c in enumerate(self.canvas.codes)}
+        layers = []
+        for idx, codes in self.canvas.codes_by_class(spec):
+            cls = legend.classes[idx] if idx >= 0 else None
+            rgb = rgb_of(cls.color if cls else legend.na_color)
+            if rgb is None:
+                return None
+            pattern = hatch_pattern(cls.hatch, self.style.hatches) if cls else None
+            for code in codes:
+                i, width = index[code], borders.hatch_width
+                # an unhatched class of one region is a one-path collection, which matplotlib draws differently
+                covers = comp.alone(i, width) if not pattern and len(codes) == 1 else (comp.faces(width)[i],
+                                                                                      comp.strokes(width)[i])
+                step = comp.pattern(i, pattern, borders.hatch_color, width) if pattern else None
+                layers.append(Layer(*covers, rgb, step))
+        return layers
 
     def _vector(self, items: list[TextItem], temp: list[Any], fmt: str) -> bytes:
         """The drawn page as vector bytes, texts as matplotlib artists; every per-map artist is removed after."""

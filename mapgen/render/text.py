@@ -172,9 +172,15 @@ def text_size(text: str, size_px: float, family: str = LATIN) -> tuple[float, fl
     return float(right - left), float(bottom - top)
 
 
+@lru_cache(maxsize=16384)
+def glyph_box(text: str, size_px: float, family: str = LATIN, anchor: str = "la") -> tuple[float, float, float, float]:
+    """PIL's glyph box of ``text`` relative to its ``anchor`` point (kept: maps measure the same texts again)."""
+    return font_for(text, size_px, family).getbbox(text, anchor=anchor)
+
+
 def text_box(item: TextItem) -> tuple[float, float, float, float]:
     """Pixel box (x1, y1, x2, y2) the text covers."""
-    left, top, right, bottom = font_for(item.text, item.size_px, item.family).getbbox(item.text, anchor=item.anchor)
+    left, top, right, bottom = glyph_box(item.text, item.size_px, item.family, item.anchor)
     return (item.x + left, item.y + top, item.x + right, item.y + bottom)
 
 
@@ -187,6 +193,8 @@ def draw_texts(draw: ImageDraw.ImageDraw, items: list[TextItem], image: Image.Im
             draw.rectangle((x1 - 2, y1 - 2, x2 + 2, y2 + 2), fill=item.background, outline=item.frame)
         if item.halo and image is not None:
             _paste_halo_text(image, item, item.halo)
+        elif image is not None and "\n" not in item.text:
+            _paste_text(image, item)
         else:
             draw.text((item.x, item.y), item.text, font=font_for(item.text, item.size_px, item.family), fill=item.color,
                       anchor=item.anchor, stroke_width=1 if item.halo else 0, stroke_fill=item.halo)
@@ -197,6 +205,24 @@ def _paste_halo_text(image: Image.Image, item: TextItem, halo_color: str) -> Non
     halo, glyphs, ox, oy = _halo_masks(item.text, item.size_px, item.anchor, item.x - ix, item.y - iy)
     image.paste(halo_color, (ix + ox, iy + oy), halo)
     image.paste(item.color, (ix + ox, iy + oy), glyphs)
+
+
+def _paste_text(image: Image.Image, item: TextItem) -> None:
+    ix, iy = math.floor(item.x), math.floor(item.y)
+    glyphs, ox, oy = _glyph_mask(item.text, item.size_px, item.family, item.anchor, item.x - ix, item.y - iy)
+    image.paste(item.color, (ix + ox, iy + oy), glyphs)
+
+
+@lru_cache(maxsize=4096)
+def _glyph_mask(text: str, size_px: float, family: str, anchor: str, fx: float, fy: float):
+    """The mask of a text's glyphs drawn at the sub-pixel offset ``fx, fy`` (as PIL would draw them in place)
+    and its offset from the anchor pixel: pasting a colour through it draws the text's very pixels."""
+    f = font_for(text, size_px, family)
+    left, top, right, bottom = f.getbbox(text, anchor=anchor)
+    ox, oy = math.floor(left) - 2, math.floor(top) - 2
+    glyphs = Image.new("L", (math.ceil(right) - ox + 3, math.ceil(bottom) - oy + 3), 0)
+    ImageDraw.Draw(glyphs).text((fx - ox, fy - oy), text, font=f, fill=255, anchor=anchor)
+    return glyphs, ox, oy
 
 
 @lru_cache(maxsize=4096)
@@ -293,7 +319,7 @@ def name_layouts(name: str, size_px: float) -> list[NameLayout]:
 def _layout(lines: tuple[str, ...], size: float, smaller: bool) -> NameLayout:
     step = NAME_LINE_STEP * size
     offsets = (0.0,) if len(lines) == 1 else (-step / 2, step / 2)
-    boxes = [font_for(line, size).getbbox(line, anchor="mm") for line in lines]
+    boxes = [glyph_box(line, size, LATIN, "mm") for line in lines]
     ink = (min(b[0] for b in boxes), min(b[1] + dy for b, dy in zip(boxes, offsets)),
            max(b[2] for b in boxes), max(b[3] + dy for b, dy in zip(boxes, offsets)))
     kind = {(1, False): "one line", (1, True): "smaller type", (2, False): "two lines",
