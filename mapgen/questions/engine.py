@@ -22,7 +22,7 @@ from typing import Any
 from mapgen.geo.languages import DEFAULT_LANGUAGE
 from mapgen.legend import parse_label
 from mapgen.questions.functions import FUNCTIONS, INVALID, Ctx, context
-from mapgen.questions.functions.scene_facts import with_borders_flipped
+from mapgen.questions.functions.scene_facts import flip_borders, flipped_facts
 from mapgen.questions.record import Question
 from mapgen.questions.sandbox import TEXT_ENV
 from mapgen.questions.templates import (
@@ -54,8 +54,9 @@ def eval_node(ctx: Ctx, node: Node, env: dict[str, Any]) -> Any:
     if kind == "lit":
         return node[1]
     args = []
-    for a in node[2]:
-        v = eval_node(ctx, a, env)
+    for a in node[2]:  # references and literals inline (the hot path: most arguments are one of them)
+        sub = a[0]
+        v = env[a[1]] if sub == "ref" else a[1] if sub == "lit" else eval_node(ctx, a, env)
         if v is INVALID:
             return INVALID
         args.append(v)
@@ -125,14 +126,26 @@ def hinges_on_illegible(template: Template, ctx: Ctx, params: dict[str, Any], an
 
 def hinges_on_contested(template: Template, ctx: Ctx, params: dict[str, Any], answer: Any) -> bool:
     """True when the answer changes (or cannot be given) once a contested pair of the map — each alone, then all
-    at once — is counted the other way: a border where the map has none (ARCHITECTURE.md §3)."""
+    at once — is counted the other way: a border where the map has none (ARCHITECTURE.md §3).
+
+    A flip whose border facts (:func:`~mapgen.questions.functions.scene_facts.flipped_facts`) the program does
+    not read cannot change its answer, and is not re-run. What the program reads on the map's own borders is
+    known from the first run on a flipped copy that read no flipped fact: up to its first read of one, a run on
+    a flipped copy is the run on the map's own borders, so that run was it."""
     pairs = ctx.scene.contested
     if not pairs or not (template.relative or any(p.type == "RegionGroup" for p in template.params)):
         return False  # a program that reads no border (functions marked relative) nor a group cannot hinge on one
-    for flip in [[p] for p in pairs] + ([list(pairs)] if len(pairs) > 1 else []):
-        other, _ = run_program(template, with_borders_flipped(ctx, flip), params)
-        if other is INVALID or answer_key(other) != answer_key(answer):
+    key = answer_key(answer)
+    seen: set[str] | None = None  # the border facts the program reads on the map's own borders, once known
+    for flip in [(p,) for p in pairs] + ([tuple(pairs)] if len(pairs) > 1 else []):
+        if seen is not None and seen.isdisjoint(flipped_facts(flip)):
+            continue
+        alt, watch = flip_borders(ctx, flip)
+        other, _ = run_program(template, alt, params)
+        if other is INVALID or answer_key(other) != key:
             return True
+        if seen is None and watch.read.isdisjoint(watch.changed):
+            seen = set(watch.read)
     return False
 
 
@@ -217,7 +230,8 @@ def _phrase(p: Param, value: Any, ctx: Ctx, lang: Language | None = None) -> str
     if p.type == "RegionGroup":  # "bordering Canada", "on the West Coast", "in the South region"
         if lang is not None:
             return _local_group(value, ctx, lang)
-        return ctx.scene.group_phrase(value, "question", kind=ctx.group_kind.get(value, ""))
+        return _cached(ctx, ("group phrase", value),
+                       lambda: ctx.scene.group_phrase(value, "question", kind=ctx.group_kind.get(value, "")))
     if p.type == "LegendClass":
         return ctx.interval_labels[value]
     if p.type == "Number":
@@ -244,6 +258,11 @@ def scene_language(scene: Scene) -> Language | None:
 
 
 def _interval_ends(ctx: Ctx, idx: int) -> tuple[str, str]:
+    """The printed low and high ends of legend range ``idx`` (cached per Reading)."""
+    return _cached(ctx, ("interval ends", idx), lambda: _printed_ends(ctx, idx))
+
+
+def _printed_ends(ctx: Ctx, idx: int) -> tuple[str, str]:
     if ctx.discrete:
         lo, hi = parse_label(ctx.interval_labels[idx])
         return ctx.num(lo) if lo is not None else "", ctx.num(hi) if hi is not None else ""
@@ -490,6 +509,14 @@ def _calls(node: Node) -> int:
     return 0 if node[0] in ("ref", "lit") else 1 + sum(_calls(a) for a in node[2])
 
 
+def _program_steps(template: Template) -> int:
+    """Function calls of the program (cached on the template)."""
+    steps = template._compiled.get("steps")
+    if steps is None:
+        steps = template._compiled["steps"] = [sum(_calls(node) for _, node in template.program)]
+    return steps[0]
+
+
 def difficulty(template: Template, ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
     """Difficulty features of an answered question: regions and legend classes its program read, the smallest
     gap between two values it read in tolerances (continuous maps), whether an illegible region lies among or
@@ -505,7 +532,7 @@ def difficulty(template: Template, ctx: Ctx, params: dict[str, Any]) -> dict[str
         "classes_read": len({int(x) for x in levels}) if ctx.discrete else None,
         "min_gap_tolerances": gap,
         "illegible_nearby": any(c not in ctx.legible for c in near | set(ctx.reads)),
-        "program_steps": sum(_calls(node) for _, node in template.program),
+        "program_steps": _program_steps(template),
     }
 
 
