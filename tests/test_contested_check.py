@@ -57,8 +57,8 @@ def _scenes(country: str) -> list:
 
 @pytest.mark.parametrize("country", ["usa", "india"])
 def test_fast_contested_check_gives_the_reference_verdict(country: str) -> None:
-    """Over every built-in template and many parameter draws on real maps, both verdicts agree; some draws
-    hinge, some read a contested fact without hinging, so both ways of the check are exercised."""
+    """Over every built-in template and many parameter draws on real maps, both verdicts agree (the flipped
+    copies' caches warm across templates and draws, as in generation); some draws hinge."""
     hinged = checked = 0
     for scene in _scenes(country):
         ctx = context(scene)

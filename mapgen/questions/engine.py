@@ -22,7 +22,7 @@ from typing import Any
 from mapgen.geo.languages import DEFAULT_LANGUAGE
 from mapgen.legend import parse_label
 from mapgen.questions.functions import FUNCTIONS, INVALID, Ctx, context
-from mapgen.questions.functions.scene_facts import flip_borders, flipped_facts
+from mapgen.questions.functions.scene_facts import contested_flips, flip_borders
 from mapgen.questions.record import Question
 from mapgen.questions.sandbox import TEXT_ENV
 from mapgen.questions.templates import (
@@ -128,17 +128,16 @@ def hinges_on_contested(template: Template, ctx: Ctx, params: dict[str, Any], an
     """True when the answer changes (or cannot be given) once a contested pair of the map — each alone, then all
     at once — is counted the other way: a border where the map has none (ARCHITECTURE.md §3).
 
-    A flip whose border facts (:func:`~mapgen.questions.functions.scene_facts.flipped_facts`) the program does
-    not read cannot change its answer, and is not re-run. What the program reads on the map's own borders is
-    known from the first run on a flipped copy that read no flipped fact: up to its first read of one, a run on
-    a flipped copy is the run on the map's own borders, so that run was it."""
-    pairs = ctx.scene.contested
-    if not pairs or not (template.relative or any(p.type == "RegionGroup" for p in template.params)):
-        return False  # a program that reads no border (functions marked relative) nor a group cannot hinge on one
+    A flip whose border facts (:func:`~mapgen.questions.functions.scene_facts.contested_flips`) the program does
+    not read on the map's own borders cannot change its answer, and is not re-run. Those reads are learnt from
+    the first run on a flipped copy that read no flipped fact: up to its first read of one, a run on a flipped
+    copy is the run on the map's own borders, so that run was it."""
+    if not may_hinge_on_contested(template, ctx):
+        return False
     key = answer_key(answer)
     seen: set[str] | None = None  # the border facts the program reads on the map's own borders, once known
-    for flip in [(p,) for p in pairs] + ([tuple(pairs)] if len(pairs) > 1 else []):
-        if seen is not None and seen.isdisjoint(flipped_facts(flip)):
+    for flip, changed in contested_flips(ctx):
+        if seen is not None and seen.isdisjoint(changed):
             continue
         alt, watch = flip_borders(ctx, flip)
         other, _ = run_program(template, alt, params)
@@ -147,6 +146,18 @@ def hinges_on_contested(template: Template, ctx: Ctx, params: dict[str, Any], an
         if seen is None and watch.read.isdisjoint(watch.changed):
             seen = set(watch.read)
     return False
+
+
+def may_hinge_on_contested(template: Template, ctx: Ctx) -> bool:
+    """Whether the map has contested pairs and the program reads borders (functions marked relative) or a group:
+    a program that reads neither cannot hinge on a contested border."""
+    if not ctx.scene.contested:
+        return False
+    reads = template._compiled.get("reads borders")
+    if reads is None:
+        reads = template._compiled["reads borders"] = [
+            template.relative or any(p.type == "RegionGroup" for p in template.params)]
+    return bool(reads[0])
 
 
 def answer_key(answer: Any) -> Any:

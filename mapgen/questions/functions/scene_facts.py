@@ -10,7 +10,7 @@ unreadable regions, so no question names it and none whose answer would change w
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, MutableMapping, Sequence
 from dataclasses import replace
 from typing import Any, TypeVar
 
@@ -175,19 +175,74 @@ def flip_borders(ctx: Ctx, pairs: Iterable[tuple[str, str]]) -> tuple[Ctx, Borde
     """:func:`with_borders_flipped`, with the :class:`BorderWatch` of the copy: the facts a run on it reads among
     the neighbours of every region of a contested pair of the map (and of ``pairs``) and the list of borders.
 
-    The flipped facts are built once per map (in ``ctx.fixed``); each call gives a fresh copy (no reads, an empty
-    cache, the watch emptied)."""
+    The flipped facts are built once per map (in ``ctx.fixed``) and the copy once per Reading (in ``ctx.cache``:
+    its own cache, a :class:`_WatchedCache`, is kept across runs); each call empties its reads and the watch."""
     pairs = tuple(pairs)
+    hit = ctx.cache.get(("border flip", pairs))
+    if hit is None:
+        hit = ctx.cache[("border flip", pairs)] = _flipped_copy(ctx, pairs)
+    alt, watch = hit
+    alt.reads = set()
+    watch.read.clear()
+    return alt, watch
+
+
+def _flipped_copy(ctx: Ctx, pairs: tuple[tuple[str, str], ...]) -> tuple[Ctx, BorderWatch]:
     key = f"flipped {pairs}"
     facts = ctx.fixed.get(key)
     if facts is None:
         facts = ctx.fixed[key] = _flipped(ctx, pairs)
     scene, groups, ordered, borders, watch = facts
-    watch.read.clear()
-    alt = object.__new__(type(ctx))  # a shallow copy without dataclasses.replace's re-validation (hot path)
+    alt = object.__new__(type(ctx))  # a shallow copy without dataclasses.replace's re-validation
     alt.__dict__.update(ctx.__dict__, scene=scene, groups=groups, sorted_neighbors=ordered, borders=borders,
-                        reads=set(), cache={}, changed_from=None)
+                        reads=set(), cache=_WatchedCache(watch), changed_from=None)
     return alt, watch
+
+
+def contested_flips(ctx: Ctx) -> list[tuple[tuple[tuple[str, str], ...], frozenset[str]]]:
+    """The flips the contested check tries — each contested pair of the map alone, then all of them at once when
+    there are several — with the border facts each changes (:func:`flipped_facts`; once per map)."""
+    flips = ctx.fixed.get("contested flips")
+    if flips is None:
+        pairs = tuple(ctx.scene.contested)
+        flips = [((p,), flipped_facts([p])) for p in pairs] + ([(pairs, flipped_facts(pairs))] if len(pairs) > 1 else [])
+        ctx.fixed["contested flips"] = flips
+    return flips
+
+
+class _WatchedCache(MutableMapping[Any, Any]):
+    """The cache of a flipped Reading, kept across runs: each entry keeps the border facts its run had read when
+    it was stored (all it can have been computed from), and a run that uses the entry has read them too — so a
+    :class:`BorderWatch` misses no fact behind a value computed in an earlier run."""
+
+    __slots__ = ("_data", "_watch")
+
+    def __init__(self, watch: BorderWatch) -> None:
+        self._data: dict[Any, tuple[Any, frozenset[str]]] = {}
+        self._watch = watch
+
+    def __getitem__(self, key: Any) -> Any:
+        value, facts = self._data[key]
+        self._watch.read.update(facts)
+        return value
+
+    def __contains__(self, key: object) -> bool:
+        hit = self._data.get(key)
+        if hit is not None:
+            self._watch.read.update(hit[1])
+        return hit is not None
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        self._data[key] = (value, frozenset(self._watch.read))
+
+    def __delitem__(self, key: Any) -> None:
+        del self._data[key]
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
 
 
 def _flipped(ctx: Ctx, pairs: tuple[tuple[str, str], ...]) -> tuple[Scene, Any, Any, Any, BorderWatch]:
