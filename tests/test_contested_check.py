@@ -1,5 +1,5 @@
 """The fast contested-border check (``engine.hinges_on_contested``: a flip whose border facts the program never
-read is not re-run) gives exactly the verdict of the slow reference kept here as the oracle: re-running the
+read is not re-run, whether those reads are learnt from a flipped run or given by the run that answered) gives exactly the verdict of the slow reference kept here as the oracle: re-running the
 program once per contested pair and once with all of them flipped, each on a copy of the Reading built from
 scratch (docs/atlases-and-data.md "Border graph audit")."""
 
@@ -15,7 +15,7 @@ from mapgen.data.curated import list_stats
 from mapgen.questions import load_templates
 from mapgen.questions.engine import answer_key, hinges_on_contested, run_program, sample_params
 from mapgen.questions.functions import INVALID, Ctx, context
-from mapgen.questions.functions.scene_facts import _groups, with_borders_flipped
+from mapgen.questions.functions.scene_facts import _groups, watch_borders, with_borders_flipped
 from mapgen.questions.templates import Template
 from mapgen.scene import build_scene
 from mapgen.spec import make_spec
@@ -75,6 +75,10 @@ def test_fast_contested_check_gives_the_reference_verdict(country: str) -> None:
                     continue
                 want = _reference(template, ctx, params, answer)
                 assert hinges_on_contested(template, ctx, params, answer) == want, (scene.map_id, template.id, params)
+                watched, watch = watch_borders(ctx)  # the reads of the run that gave the answer, as ask passes them
+                assert answer_key(run_program(template, watched, params)[0]) == answer_key(answer)
+                seen = set(watch.read)
+                assert hinges_on_contested(template, ctx, params, answer, seen) == want, (template.id, params, seen)
                 hinged += want
                 checked += 1
     assert checked > 1000 and hinged > 10

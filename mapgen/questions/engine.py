@@ -22,7 +22,7 @@ from typing import Any
 from mapgen.geo.languages import DEFAULT_LANGUAGE
 from mapgen.legend import parse_label
 from mapgen.questions.functions import FUNCTIONS, INVALID, Ctx, context
-from mapgen.questions.functions.scene_facts import contested_flips, flip_borders
+from mapgen.questions.functions.scene_facts import contested_flips, flip_borders, watch_borders
 from mapgen.questions.record import Question
 from mapgen.questions.sandbox import TEXT_ENV
 from mapgen.questions.templates import (
@@ -124,18 +124,20 @@ def hinges_on_illegible(template: Template, ctx: Ctx, params: dict[str, Any], an
     return False
 
 
-def hinges_on_contested(template: Template, ctx: Ctx, params: dict[str, Any], answer: Any) -> bool:
+def hinges_on_contested(
+    template: Template, ctx: Ctx, params: dict[str, Any], answer: Any, seen: set[str] | None = None
+) -> bool:
     """True when the answer changes (or cannot be given) once a contested pair of the map — each alone, then all
     at once — is counted the other way: a border where the map has none (ARCHITECTURE.md §3).
 
     A flip whose border facts (:func:`~mapgen.questions.functions.scene_facts.contested_flips`) the program does
-    not read on the map's own borders cannot change its answer, and is not re-run. Those reads are learnt from
-    the first run on a flipped copy that read no flipped fact: up to its first read of one, a run on a flipped
-    copy is the run on the map's own borders, so that run was it."""
+    not read on the map's own borders cannot change its answer, and is not re-run. ``seen`` are those reads when
+    known (the run that gave the answer, on :func:`~mapgen.questions.functions.scene_facts.watch_borders`);
+    otherwise they are learnt from the first run on a flipped copy that read no flipped fact: up to its first
+    read of one, a run on a flipped copy is the run on the map's own borders, so that run was it."""
     if not may_hinge_on_contested(template, ctx):
         return False
     key = answer_key(answer)
-    seen: set[str] | None = None  # the border facts the program reads on the map's own borders, once known
     for flip, changed in contested_flips(ctx):
         if seen is not None and seen.isdisjoint(changed):
             continue
@@ -146,6 +148,20 @@ def hinges_on_contested(template: Template, ctx: Ctx, params: dict[str, Any], an
         if seen is None and watch.read.isdisjoint(watch.changed):
             seen = set(watch.read)
     return False
+
+
+def _run_watched(
+    template: Template, ctx: Ctx, params: dict[str, Any]
+) -> tuple[Any, dict[str, Any], Unaskable | None, set[str] | None]:
+    """:func:`_run`, plus the border facts the program read when its answer could hinge on a contested border
+    (run on :func:`~mapgen.questions.functions.scene_facts.watch_borders`; None otherwise). ``ctx.reads`` are the
+    run's reads either way."""
+    if not may_hinge_on_contested(template, ctx):
+        return (*_run(template, ctx, params), None)
+    watched, watch = watch_borders(ctx)
+    answer, env, why = _run(template, watched, params)
+    ctx.reads = watched.reads
+    return answer, env, why, set(watch.read)
 
 
 def may_hinge_on_contested(template: Template, ctx: Ctx) -> bool:
@@ -160,8 +176,13 @@ def may_hinge_on_contested(template: Template, ctx: Ctx) -> bool:
     return bool(reads[0])
 
 
+_PLAIN = frozenset((str, int, float, bool, type(None)))
+
+
 def answer_key(answer: Any) -> Any:
     """An answer with sets sorted, so two runs of a program compare and hash alike."""
+    if type(answer) in _PLAIN:
+        return answer
     if isinstance(answer, (set, frozenset)):
         return tuple(sorted(answer))
     if isinstance(answer, (list, tuple)):
@@ -187,7 +208,7 @@ def param_domain(p: Param, ctx: Ctx, env: dict[str, Any]) -> list[Any]:
     if p.type == "LegendClass":
         return list(range(len(ctx.intervals)))
     if p.type == "Number":
-        return [v for v, _ in ctx.thresholds]
+        return _cached(ctx, ("domain", "Number"), lambda: [v for v, _ in ctx.thresholds])
     return list(p.values)
 
 
@@ -202,9 +223,14 @@ def _source_domain(p: Param, source: Node, ctx: Ctx, env: dict[str, Any]) -> lis
 
 
 def _cached(ctx: Ctx, key: Any, make: Any) -> Any:
-    if key not in ctx.cache:
-        ctx.cache[key] = make()
-    return ctx.cache[key]
+    """``ctx.cache[key]``, made by ``make()`` the first time."""
+    hit = ctx.cache.get(key, _MISSING)
+    if hit is _MISSING:
+        hit = ctx.cache[key] = make()
+    return hit
+
+
+_MISSING = object()
 
 
 def _group_domain(ctx: Ctx, min_members: int) -> list[str]:
@@ -435,12 +461,12 @@ def ask(
         params = carry_params(template, params, context(original), ctx)
         _check_domains(template, ctx, params)
     params = dict(params)
-    answer, env, why = _run(template, ctx, params)
+    answer, env, why, seen = _run_watched(template, ctx, params)
     if why is not None:
         raise why
     if hinges_on_illegible(template, ctx, params, answer):
         raise Unaskable("illegible", "the answer depends on a region too small to read")
-    if hinges_on_contested(template, ctx, params, answer):
+    if hinges_on_contested(template, ctx, params, answer, seen):
         raise Unaskable("contested", "the answer depends on a contested border")
     if accept is not None and not accept(answer):
         raise Unaskable("declined", "the answer was declined")

@@ -128,6 +128,10 @@ class _WatchedMap(Mapping[str, V]):
             self._watch.read.add(fact)
         return self._data[key]
 
+    def get(self, key: str, default: Any = None) -> Any:
+        """``self[key]`` (the read recorded) or ``default`` (no exception raised and caught: the hot path)."""
+        return self[key] if key in self._data else default
+
     def __contains__(self, key: object) -> bool:
         return key in self._data
 
@@ -169,6 +173,13 @@ def with_borders_flipped(ctx: Ctx, pairs: Iterable[tuple[str, str]]) -> Ctx:
     """A copy of ``ctx`` where each pair borders when the map says it does not, and the reverse (the contested
     check): neighbours, ``bordering <region>`` groups and the list of borders follow; levels stay."""
     return flip_borders(ctx, pairs)[0]
+
+
+def watch_borders(ctx: Ctx) -> tuple[Ctx, BorderWatch]:
+    """A copy of ``ctx`` with the map's own borders whose :class:`BorderWatch` records the border facts a run on
+    it reads (:func:`flip_borders` with no pair flipped): what the contested check needs to know of the run that
+    gave the answer."""
+    return flip_borders(ctx, ())
 
 
 def flip_borders(ctx: Ctx, pairs: Iterable[tuple[str, str]]) -> tuple[Ctx, BorderWatch]:
@@ -225,6 +236,14 @@ class _WatchedCache(MutableMapping[Any, Any]):
         value, facts = self._data[key]
         self._watch.read.update(facts)
         return value
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        """``self[key]`` (its facts counted as read) or ``default`` (no exception raised and caught)."""
+        hit = self._data.get(key)
+        if hit is None:
+            return default
+        self._watch.read.update(hit[1])
+        return hit[0]
 
     def __contains__(self, key: object) -> bool:
         hit = self._data.get(key)
