@@ -108,9 +108,9 @@ def _alternatives(ctx: Ctx) -> list[tuple[float | None, float]]:
 
 def hinges_on_illegible(template: Template, ctx: Ctx, params: dict[str, Any], answer: Any) -> bool:
     """True when an illegible region the program read — or all of them at once — could change the answer."""
-    unreadable = [c for c in ctx.reads if c not in ctx.legible]
-    if not unreadable:
+    if ctx.legible.issuperset(ctx.reads):
         return False
+    unreadable = [c for c in ctx.reads if c not in ctx.legible]
     if any(v in unreadable for v in params.values() if isinstance(v, str)):
         return True
     # each unreadable region alone, then all of them together (misreads of tiny regions tend to go one way)
@@ -568,7 +568,7 @@ def difficulty(template: Template, ctx: Ctx, params: dict[str, Any]) -> dict[str
         "regions_read": len(set(ctx.reads)),
         "classes_read": len({int(x) for x in levels}) if ctx.discrete else None,
         "min_gap_tolerances": gap,
-        "illegible_nearby": any(c not in ctx.legible for c in near | set(ctx.reads)),
+        "illegible_nearby": not (ctx.legible.issuperset(near) and ctx.legible.issuperset(ctx.reads)),
         "program_steps": _program_steps(template),
     }
 
