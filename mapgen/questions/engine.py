@@ -22,7 +22,7 @@ from typing import Any
 from mapgen.geo.languages import DEFAULT_LANGUAGE
 from mapgen.legend import parse_label
 from mapgen.questions.functions import FUNCTIONS, INVALID, Ctx, context
-from mapgen.questions.functions.scene_facts import with_borders_flipped
+from mapgen.questions.functions.scene_facts import contested_flips, flip_borders, watch_borders
 from mapgen.questions.record import Question
 from mapgen.questions.sandbox import TEXT_ENV
 from mapgen.questions.templates import (
@@ -54,8 +54,9 @@ def eval_node(ctx: Ctx, node: Node, env: dict[str, Any]) -> Any:
     if kind == "lit":
         return node[1]
     args = []
-    for a in node[2]:
-        v = eval_node(ctx, a, env)
+    for a in node[2]:  # references and literals inline (the hot path: most arguments are one of them)
+        sub = a[0]
+        v = env[a[1]] if sub == "ref" else a[1] if sub == "lit" else eval_node(ctx, a, env)
         if v is INVALID:
             return INVALID
         args.append(v)
@@ -107,9 +108,9 @@ def _alternatives(ctx: Ctx) -> list[tuple[float | None, float]]:
 
 def hinges_on_illegible(template: Template, ctx: Ctx, params: dict[str, Any], answer: Any) -> bool:
     """True when an illegible region the program read — or all of them at once — could change the answer."""
-    unreadable = [c for c in ctx.reads if c not in ctx.legible]
-    if not unreadable:
+    if ctx.legible.issuperset(ctx.reads):
         return False
+    unreadable = [c for c in ctx.reads if c not in ctx.legible]
     if any(v in unreadable for v in params.values() if isinstance(v, str)):
         return True
     # each unreadable region alone, then all of them together (misreads of tiny regions tend to go one way)
@@ -123,21 +124,65 @@ def hinges_on_illegible(template: Template, ctx: Ctx, params: dict[str, Any], an
     return False
 
 
-def hinges_on_contested(template: Template, ctx: Ctx, params: dict[str, Any], answer: Any) -> bool:
+def hinges_on_contested(
+    template: Template, ctx: Ctx, params: dict[str, Any], answer: Any, seen: set[str] | None = None
+) -> bool:
     """True when the answer changes (or cannot be given) once a contested pair of the map — each alone, then all
-    at once — is counted the other way: a border where the map has none (ARCHITECTURE.md §3)."""
-    pairs = ctx.scene.contested
-    if not pairs or not (template.relative or any(p.type == "RegionGroup" for p in template.params)):
-        return False  # a program that reads no border (functions marked relative) nor a group cannot hinge on one
-    for flip in [[p] for p in pairs] + ([list(pairs)] if len(pairs) > 1 else []):
-        other, _ = run_program(template, with_borders_flipped(ctx, flip), params)
-        if other is INVALID or answer_key(other) != answer_key(answer):
+    at once — is counted the other way: a border where the map has none (ARCHITECTURE.md §3).
+
+    A flip whose border facts (:func:`~mapgen.questions.functions.scene_facts.contested_flips`) the program does
+    not read on the map's own borders cannot change its answer, and is not re-run. ``seen`` are those reads when
+    known (the run that gave the answer, on :func:`~mapgen.questions.functions.scene_facts.watch_borders`);
+    otherwise they are learnt from the first run on a flipped copy that read no flipped fact: up to its first
+    read of one, a run on a flipped copy is the run on the map's own borders, so that run was it."""
+    if not may_hinge_on_contested(template, ctx):
+        return False
+    key = answer_key(answer)
+    for flip, changed in contested_flips(ctx):
+        if seen is not None and seen.isdisjoint(changed):
+            continue
+        alt, watch = flip_borders(ctx, flip)
+        other, _ = run_program(template, alt, params)
+        if other is INVALID or answer_key(other) != key:
             return True
+        if seen is None and watch.read.isdisjoint(watch.changed):
+            seen = set(watch.read)
     return False
+
+
+def _run_watched(
+    template: Template, ctx: Ctx, params: dict[str, Any]
+) -> tuple[Any, dict[str, Any], Unaskable | None, set[str] | None]:
+    """:func:`_run`, plus the border facts the program read when its answer could hinge on a contested border
+    (run on :func:`~mapgen.questions.functions.scene_facts.watch_borders`; None otherwise). ``ctx.reads`` are the
+    run's reads either way."""
+    if not may_hinge_on_contested(template, ctx):
+        return (*_run(template, ctx, params), None)
+    watched, watch = watch_borders(ctx)
+    answer, env, why = _run(template, watched, params)
+    ctx.reads = watched.reads
+    return answer, env, why, set(watch.read)
+
+
+def may_hinge_on_contested(template: Template, ctx: Ctx) -> bool:
+    """Whether the map has contested pairs and the program reads borders (functions marked relative) or a group:
+    a program that reads neither cannot hinge on a contested border."""
+    if not ctx.scene.contested:
+        return False
+    reads = template._compiled.get("reads borders")
+    if reads is None:
+        reads = template._compiled["reads borders"] = [
+            template.relative or any(p.type == "RegionGroup" for p in template.params)]
+    return bool(reads[0])
+
+
+_PLAIN = frozenset((str, int, float, bool, type(None)))
 
 
 def answer_key(answer: Any) -> Any:
     """An answer with sets sorted, so two runs of a program compare and hash alike."""
+    if type(answer) in _PLAIN:
+        return answer
     if isinstance(answer, (set, frozenset)):
         return tuple(sorted(answer))
     if isinstance(answer, (list, tuple)):
@@ -163,7 +208,7 @@ def param_domain(p: Param, ctx: Ctx, env: dict[str, Any]) -> list[Any]:
     if p.type == "LegendClass":
         return list(range(len(ctx.intervals)))
     if p.type == "Number":
-        return [v for v, _ in ctx.thresholds]
+        return _cached(ctx, ("domain", "Number"), lambda: [v for v, _ in ctx.thresholds])
     return list(p.values)
 
 
@@ -178,9 +223,14 @@ def _source_domain(p: Param, source: Node, ctx: Ctx, env: dict[str, Any]) -> lis
 
 
 def _cached(ctx: Ctx, key: Any, make: Any) -> Any:
-    if key not in ctx.cache:
-        ctx.cache[key] = make()
-    return ctx.cache[key]
+    """``ctx.cache[key]``, made by ``make()`` the first time."""
+    hit = ctx.cache.get(key, _MISSING)
+    if hit is _MISSING:
+        hit = ctx.cache[key] = make()
+    return hit
+
+
+_MISSING = object()
 
 
 def _group_domain(ctx: Ctx, min_members: int) -> list[str]:
@@ -217,7 +267,8 @@ def _phrase(p: Param, value: Any, ctx: Ctx, lang: Language | None = None) -> str
     if p.type == "RegionGroup":  # "bordering Canada", "on the West Coast", "in the South region"
         if lang is not None:
             return _local_group(value, ctx, lang)
-        return ctx.scene.group_phrase(value, "question", kind=ctx.group_kind.get(value, ""))
+        return _cached(ctx, ("group phrase", value),
+                       lambda: ctx.scene.group_phrase(value, "question", kind=ctx.group_kind.get(value, "")))
     if p.type == "LegendClass":
         return ctx.interval_labels[value]
     if p.type == "Number":
@@ -244,6 +295,11 @@ def scene_language(scene: Scene) -> Language | None:
 
 
 def _interval_ends(ctx: Ctx, idx: int) -> tuple[str, str]:
+    """The printed low and high ends of legend range ``idx`` (cached per Reading)."""
+    return _cached(ctx, ("interval ends", idx), lambda: _printed_ends(ctx, idx))
+
+
+def _printed_ends(ctx: Ctx, idx: int) -> tuple[str, str]:
     if ctx.discrete:
         lo, hi = parse_label(ctx.interval_labels[idx])
         return ctx.num(lo) if lo is not None else "", ctx.num(hi) if hi is not None else ""
@@ -405,12 +461,12 @@ def ask(
         params = carry_params(template, params, context(original), ctx)
         _check_domains(template, ctx, params)
     params = dict(params)
-    answer, env, why = _run(template, ctx, params)
+    answer, env, why, seen = _run_watched(template, ctx, params)
     if why is not None:
         raise why
     if hinges_on_illegible(template, ctx, params, answer):
         raise Unaskable("illegible", "the answer depends on a region too small to read")
-    if hinges_on_contested(template, ctx, params, answer):
+    if hinges_on_contested(template, ctx, params, answer, seen):
         raise Unaskable("contested", "the answer depends on a contested border")
     if accept is not None and not accept(answer):
         raise Unaskable("declined", "the answer was declined")
@@ -490,6 +546,14 @@ def _calls(node: Node) -> int:
     return 0 if node[0] in ("ref", "lit") else 1 + sum(_calls(a) for a in node[2])
 
 
+def _program_steps(template: Template) -> int:
+    """Function calls of the program (cached on the template)."""
+    steps = template._compiled.get("steps")
+    if steps is None:
+        steps = template._compiled["steps"] = [sum(_calls(node) for _, node in template.program)]
+    return steps[0]
+
+
 def difficulty(template: Template, ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
     """Difficulty features of an answered question: regions and legend classes its program read, the smallest
     gap between two values it read in tolerances (continuous maps), whether an illegible region lies among or
@@ -504,8 +568,8 @@ def difficulty(template: Template, ctx: Ctx, params: dict[str, Any]) -> dict[str
         "regions_read": len(set(ctx.reads)),
         "classes_read": len({int(x) for x in levels}) if ctx.discrete else None,
         "min_gap_tolerances": gap,
-        "illegible_nearby": any(c not in ctx.legible for c in near | set(ctx.reads)),
-        "program_steps": sum(_calls(node) for _, node in template.program),
+        "illegible_nearby": not (ctx.legible.issuperset(near) and ctx.legible.issuperset(ctx.reads)),
+        "program_steps": _program_steps(template),
     }
 
 

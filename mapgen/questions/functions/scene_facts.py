@@ -10,19 +10,22 @@ unreadable regions, so no question names it and none whose answer would change w
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping, MutableMapping, Sequence
 from dataclasses import replace
+from typing import Any, TypeVar
 
 from mapgen.data.map_words import map_words
 from mapgen.geo.languages import DEFAULT_LANGUAGE
 from mapgen.legend import Legend, parse_label
 from mapgen.legend.grammar import RANGE_WORD, reword_range
 from mapgen.questions.reading import Ctx, number_style, number_text
-from mapgen.scene import PERCEPTUAL_TOLERANCE, Scene
+from mapgen.scene import PERCEPTUAL_TOLERANCE, RegionFacts, Scene
 
 #: Safety margin added to the tolerance at generation, as a share of the span (a colour bar is read by the
 #: pixel oracle to about 1 %), so an asked answer also survives an oracle reading.
 READING_MARGIN = 0.01
+
+V = TypeVar("V")
 
 
 _CTX_CACHE: dict[int, tuple[Scene, Ctx]] = {}
@@ -76,25 +79,210 @@ def _tolerances(legend: Legend) -> tuple[float, float]:
     return tol, tol * (1 + READING_MARGIN / PERCEPTUAL_TOLERANCE)
 
 
+#: The border fact "the list of every border" (:attr:`Reading.borders`), beside the neighbour facts of a region,
+#: named by its code (its neighbours, :meth:`Reading.neighbours` and its ``bordering <region>`` group).
+ALL_BORDERS = "*borders"
+
+
+class BorderWatch:
+    """The border facts a run on a flipped Reading read (:func:`flip_borders`), among those a flip of any
+    contested pair of the map changes: a region code (its neighbours) or :data:`ALL_BORDERS`. ``changed`` are
+    the facts this flip changes (:func:`flipped_facts`)."""
+
+    __slots__ = ("changed", "read")
+
+    def __init__(self, changed: frozenset[str]) -> None:
+        self.changed = changed
+        self.read: set[str] = set()
+
+
+class _WatchedRegion(RegionFacts):
+    """A region whose ``neighbors`` records the read in its :class:`BorderWatch` (built by :func:`_watched`)."""
+
+    @property
+    def neighbors(self) -> frozenset[str]:
+        facts = self.__dict__
+        facts["_watch"].read.add(facts["code"])
+        return facts["neighbors"]
+
+
+def _watched(region: RegionFacts, neighbors: frozenset[str], watch: BorderWatch) -> RegionFacts:
+    """A copy of ``region`` with ``neighbors`` whose reads ``watch`` records (no dataclass re-validation)."""
+    out = object.__new__(_WatchedRegion)
+    out.__dict__.update(region.__dict__, neighbors=neighbors, _watch=watch)
+    return out
+
+
+class _WatchedMap(Mapping[str, V]):
+    """A read-only view of a dict recording in a :class:`BorderWatch` each read of a watched key's value
+    (``facts``: key -> the border fact it is). Membership and iteration read no fact (flips keep the keys)."""
+
+    __slots__ = ("_data", "_facts", "_watch")
+
+    def __init__(self, data: Mapping[str, V], facts: Mapping[str, str], watch: BorderWatch) -> None:
+        self._data, self._facts, self._watch = data, facts, watch
+
+    def __getitem__(self, key: str) -> V:
+        fact = self._facts.get(key)
+        if fact is not None:
+            self._watch.read.add(fact)
+        return self._data[key]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """``self[key]`` (the read recorded) or ``default`` (no exception raised and caught: the hot path)."""
+        return self[key] if key in self._data else default
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._data
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+
+class _WatchedBorders(Sequence[tuple[str, str]]):
+    """The list of every border, recording :data:`ALL_BORDERS` in a :class:`BorderWatch` when read at all."""
+
+    __slots__ = ("_data", "_watch")
+
+    def __init__(self, data: tuple[tuple[str, str], ...], watch: BorderWatch) -> None:
+        self._data, self._watch = data, watch
+
+    def __getitem__(self, i: Any) -> Any:
+        self._watch.read.add(ALL_BORDERS)
+        return self._data[i]
+
+    def __iter__(self) -> Iterator[tuple[str, str]]:
+        self._watch.read.add(ALL_BORDERS)
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        self._watch.read.add(ALL_BORDERS)
+        return len(self._data)
+
+
+def flipped_facts(pairs: Iterable[tuple[str, str]]) -> frozenset[str]:
+    """The border facts that counting ``pairs`` the other way changes: their regions' neighbours (groups
+    ``bordering <region>`` included) and the list of every border."""
+    return frozenset(c for pair in pairs for c in pair) | {ALL_BORDERS}
+
+
 def with_borders_flipped(ctx: Ctx, pairs: Iterable[tuple[str, str]]) -> Ctx:
     """A copy of ``ctx`` where each pair borders when the map says it does not, and the reverse (the contested
     check): neighbours, ``bordering <region>`` groups and the list of borders follow; levels stay."""
+    return flip_borders(ctx, pairs)[0]
+
+
+def watch_borders(ctx: Ctx) -> tuple[Ctx, BorderWatch]:
+    """A copy of ``ctx`` with the map's own borders whose :class:`BorderWatch` records the border facts a run on
+    it reads (:func:`flip_borders` with no pair flipped): what the contested check needs to know of the run that
+    gave the answer."""
+    return flip_borders(ctx, ())
+
+
+def flip_borders(ctx: Ctx, pairs: Iterable[tuple[str, str]]) -> tuple[Ctx, BorderWatch]:
+    """:func:`with_borders_flipped`, with the :class:`BorderWatch` of the copy: the facts a run on it reads among
+    the neighbours of every region of a contested pair of the map (and of ``pairs``) and the list of borders.
+
+    The flipped facts are built once per map (in ``ctx.fixed``) and the copy once per Reading (in ``ctx.cache``:
+    its own cache, a :class:`_WatchedCache`, is kept across runs); each call empties its reads and the watch."""
     pairs = tuple(pairs)
+    hit = ctx.cache.get(("border flip", pairs))
+    if hit is None:
+        hit = ctx.cache[("border flip", pairs)] = _flipped_copy(ctx, pairs)
+    alt, watch = hit
+    alt.reads = set()
+    watch.read.clear()
+    return alt, watch
+
+
+def _flipped_copy(ctx: Ctx, pairs: tuple[tuple[str, str], ...]) -> tuple[Ctx, BorderWatch]:
     key = f"flipped {pairs}"
     facts = ctx.fixed.get(key)
     if facts is None:
-        regions = dict(ctx.scene.regions)
-        for a, b in pairs:
-            for x, y in ((a, b), (b, a)):
-                regions[x] = replace(regions[x], neighbors=regions[x].neighbors ^ {y})
-        scene = replace(ctx.scene, regions=regions)
-        groups, _, _ = _groups(scene)
-        ordered = {c: tuple(sorted(r.neighbors)) for c, r in regions.items()}
-        borders = tuple((a, b) for a, nbrs in ordered.items() for b in nbrs if a < b)
-        facts = ctx.fixed[key] = (scene, groups, ordered, borders)
-    scene, groups, ordered, borders = facts
-    return replace(ctx, scene=scene, groups=groups, sorted_neighbors=ordered, borders=borders, reads=set(),
-                   cache={}, changed_from=None)
+        facts = ctx.fixed[key] = _flipped(ctx, pairs)
+    scene, groups, ordered, borders, watch = facts
+    alt = object.__new__(type(ctx))  # a shallow copy without dataclasses.replace's re-validation
+    alt.__dict__.update(ctx.__dict__, scene=scene, groups=groups, sorted_neighbors=ordered, borders=borders,
+                        reads=set(), cache=_WatchedCache(watch), changed_from=None)
+    return alt, watch
+
+
+def contested_flips(ctx: Ctx) -> list[tuple[tuple[tuple[str, str], ...], frozenset[str]]]:
+    """The flips the contested check tries — each contested pair of the map alone, then all of them at once when
+    there are several — with the border facts each changes (:func:`flipped_facts`; once per map)."""
+    flips = ctx.fixed.get("contested flips")
+    if flips is None:
+        pairs = tuple(ctx.scene.contested)
+        flips = [((p,), flipped_facts([p])) for p in pairs] + ([(pairs, flipped_facts(pairs))] if len(pairs) > 1 else [])
+        ctx.fixed["contested flips"] = flips
+    return flips
+
+
+class _WatchedCache(MutableMapping[Any, Any]):
+    """The cache of a flipped Reading, kept across runs: each entry keeps the border facts its run had read when
+    it was stored (all it can have been computed from), and a run that uses the entry has read them too — so a
+    :class:`BorderWatch` misses no fact behind a value computed in an earlier run."""
+
+    __slots__ = ("_data", "_watch")
+
+    def __init__(self, watch: BorderWatch) -> None:
+        self._data: dict[Any, tuple[Any, frozenset[str]]] = {}
+        self._watch = watch
+
+    def __getitem__(self, key: Any) -> Any:
+        value, facts = self._data[key]
+        self._watch.read.update(facts)
+        return value
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        """``self[key]`` (its facts counted as read) or ``default`` (no exception raised and caught)."""
+        hit = self._data.get(key)
+        if hit is None:
+            return default
+        self._watch.read.update(hit[1])
+        return hit[0]
+
+    def __contains__(self, key: object) -> bool:
+        hit = self._data.get(key)
+        if hit is not None:
+            self._watch.read.update(hit[1])
+        return hit is not None
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        self._data[key] = (value, frozenset(self._watch.read))
+
+    def __delitem__(self, key: Any) -> None:
+        del self._data[key]
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+
+def _flipped(ctx: Ctx, pairs: tuple[tuple[str, str], ...]) -> tuple[Scene, Any, Any, Any, BorderWatch]:
+    """(scene, groups, ordered neighbours, borders, watch) of ``ctx`` with ``pairs`` flipped, read-watched."""
+    watch = BorderWatch(flipped_facts(pairs))
+    codes = {c for pair in (*ctx.scene.contested, *pairs) for c in pair}
+    nbrs = {c: r.neighbors for c, r in ctx.scene.regions.items()}
+    for a, b in pairs:
+        nbrs[a], nbrs[b] = nbrs[a] ^ {b}, nbrs[b] ^ {a}
+    regions = {c: _watched(r, nbrs[c], watch) if c in codes else r for c, r in ctx.scene.regions.items()}
+    scene = replace(ctx.scene, regions=regions)
+    groups = dict(ctx.groups)
+    present = frozenset(regions)
+    for name, centre in ctx.group_centre.items():
+        if centre in codes:
+            groups[name] = nbrs[centre] & present
+    ordered = {c: tuple(sorted(n)) for c, n in nbrs.items()}
+    borders = tuple((a, b) for a, nb in ordered.items() for b in nb if a < b)
+    group_facts = {name: centre for name, centre in ctx.group_centre.items() if centre in codes}
+    return (scene, _WatchedMap(groups, group_facts, watch), _WatchedMap(ordered, {c: c for c in codes}, watch),
+            _WatchedBorders(borders, watch), watch)
 
 
 def _join(lo: str, hi: str, language: str = DEFAULT_LANGUAGE) -> str:
