@@ -497,8 +497,8 @@ def with_render_record(scene: Scene, record: dict[str, Any]) -> Scene:
 def load_scene(path: str | Path) -> Scene:
     """The Scene of a map file: a MapSpec, MAPWise metadata, a render JSON (pixel facts and legibility merged in)
     or a scene JSON from ``mapgen scene --json`` (its legibility flags applied)."""
+    scene = build_scene(load_map_spec(path))  # first: it names the file when it is no map JSON
     data = json.loads(Path(path).read_text(encoding="utf-8"))
-    scene = build_scene(load_map_spec(path))
     regions = data.get("regions") if isinstance(data, dict) else None
     if isinstance(regions, dict) and "render" in data:
         width, height = data["render"]["width"], data["render"]["height"]
