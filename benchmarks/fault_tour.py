@@ -167,10 +167,15 @@ def error_lines(stderr: str) -> list[str]:
     return [line for line in stderr.splitlines() if line.strip() and not line.startswith(skip)]
 
 
+def _default_sigint() -> None:
+    """In the child: Ctrl-C as a terminal delivers it (a tour started in the background inherits SIGINT ignored)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _launch(argv: list[str], case: Case, timeout: float) -> tuple[int | None, str, str]:
     env = dict(os.environ, COLUMNS="200", PYTHONUNBUFFERED="1")
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-                            stdin=subprocess.DEVNULL, start_new_session=True)
+                            stdin=subprocess.DEVNULL, start_new_session=True, preexec_fn=_default_sigint)
     if case.signal is not None:
         sig, after = case.signal
         time.sleep(after)
@@ -207,6 +212,23 @@ def _refusal_verdict(case: Case, code: int, err: str, changed: bool) -> tuple[st
     return ("left behind" if changed else "clear"), message
 
 
+def _complete(path: Path) -> bool:
+    """A whole output: a PNG that decodes, a JSON that parses, a non-empty folder."""
+    try:
+        if path.is_dir():
+            return any(path.iterdir())
+        if path.suffix == ".png":
+            from PIL import Image
+
+            with Image.open(path) as image:
+                image.load()
+        elif path.suffix == ".json":
+            json.loads(path.read_text(encoding="utf-8"))
+        return path.stat().st_size > 0
+    except (OSError, ValueError):
+        return False
+
+
 def _signal_verdict(case: Case, code: int, err: str, d: Path) -> tuple[str, str]:
     """A run that was sent a signal: it must stop without a traceback and leave none of ``case.gone``."""
     if code == 0:
@@ -214,6 +236,8 @@ def _signal_verdict(case: Case, code: int, err: str, d: Path) -> tuple[str, str]
     lines = error_lines(err)
     message = (" / ".join(lines) if lines else "(no message)") + f" (exit {code})"
     left = [g for g in case.gone if (d / g).exists()]
+    if left and len(left) == len(case.gone) and all(_complete(d / g) for g in left):
+        return "handled", f"{message} (the signal came after every output was complete)"
     if left:
         return "left behind", f"{message} [left: {', '.join(left)}]"
     if len(lines) > 1 or (lines and not all(f.lower() in lines[0].lower() for f in case.names)):
@@ -684,7 +708,7 @@ def pack_cases() -> list[Case]:
             ("questions.jsonl",), ("render", "map json", ".json"), files=good()),
         err("P19", p, "templates list --templates {d}/nopack", ("nopack",), ("folder", "path", "yaml", "exist")),
         err("P20", p, "templates new bad/id! -o {d}/newpack", ("bad/id!",), ("letters", "id", "use", "_")),
-        err("P21", p, LINT, yml, ("budget", "smaller", "limit", "loop"),
+        err("P21", p, LINT, yml, ("budget", "smaller", "limit", "loop", "at most"),
             files=good(text="{% for i in range(10**9) %}{{ i }}{% endfor %} {{ X }} {{ Y }}")),
         err("P22", p, LINT, yml, ("sandbox", "unsafe", "attribute", "not allowed", "refused"),
             files=good(text="{{ X.__class__.__init__.__globals__ }} {{ Y }}")),
@@ -769,8 +793,8 @@ def prediction_cases() -> list[Case]:
         err("E06", e, EVAL_P, p, FIX_PRED + ("empty",), setup=predictions(lambda ids: "\n\n  \n\t\n")),
         err("E07", e, EVAL_P, p + ("prediction",), FIX_PRED,
             setup=predictions(lambda ids: jsonl([{"question_id": i} for i in ids]))),
-        err("E08", e, EVAL_P, p, ("question_id",),
-            setup=predictions(lambda ids: jsonl([{"id": i, "answer": "x"} for i in ids]))),
+        ok("E08", e, EVAL_P, summary_has("score"),  # id and answer are accepted spellings of the keys
+           setup=predictions(lambda ids: jsonl([{"id": i, "answer": "x"} for i in ids]))),
         either("E09", e, EVAL_P, p, FIX_PRED, stdout_has("p.jsonl:1"),
             setup=predictions(lambda ids: jsonl([{"question_id": i, "prediction": "x"} for i in ids]).encode()
                               .replace(b"\n", b"\x00\n", 1))),
@@ -802,7 +826,7 @@ def eval_cases() -> list[Case]:
     base = "eval {bench} --baseline random -o {d}/out --no-plots"
     return [
         err("V01", v, base + " --split validation", ("validation",), ("train", "test")),
-        err("V02", v, base + " --prompt nosuch", ("nosuch",), ("prompt --list", "direct")),
+        err("V02", v, base + " --prompt nosuch", ("nosuch",), ("prompt --list", "direct", "--model only")),
         err("V03", v, base + " --prompt {d}/pr.yaml", ("pr.yaml",), ("line", "yaml", "give", "must"),
             files={"pr.yaml": "system: [unclosed\n"}),
         err("V04", v, "eval {bench} --model gpt4 -o {d}/out", ("gpt4",), ("openai:", "--base-url")),
@@ -1032,10 +1056,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--list", action="store_true", help="List the cases and stop.")
     args = parser.parse_args(argv)
     cases = all_cases()
-    if args.family:
-        cases = [c for c in cases if c.family in args.family]
-    if args.case:
-        cases = [c for c in cases if c.id in args.case]
+    if args.family or args.case:  # the cases of any family named, and any case named
+        cases = [c for c in cases if c.family in (args.family or ()) or c.id in (args.case or ())]
     if args.list:
         print("\n".join(f"{c.id}\t{c.family}\tmapgen {command_text(c)}" for c in cases))
         return 0
