@@ -163,10 +163,20 @@ def _listed_digests(root: Path) -> tuple[str, dict[str, str]]:
     its ``files``; ``("", {})`` for a folder without one."""
     for name in (MANIFEST_FILE, SET_FILE):
         if (root / name).is_file():
-            data = read_json(root / name)
+            data = _read_listing(root / name)
             files = data.get("files") if isinstance(data, dict) else None
             return (name, dict(files)) if isinstance(files, dict) else ("", {})
     return "", {}
+
+
+def _read_listing(path: Path) -> Any:
+    """A manifest or ``set.json``; one that is no JSON is refused naming it and the fix."""
+    try:
+        return read_json(path)
+    except ValueError as exc:
+        fix = ("rebuild the folder (`mapgen build CONFIG -o FOLDER --force`)" if path.name == MANIFEST_FILE
+               else "make the set again with `mapgen counterfactual`")
+        raise NotABenchmarkError(f"{exc}: the file is damaged; {fix}") from None
 
 
 def unfinished_build(root: Path) -> NotABenchmarkError:
@@ -411,7 +421,8 @@ class Benchmark:
     def require_records(self) -> Benchmark:
         """This benchmark, or :class:`NotABenchmarkError` when it has neither maps nor questions."""
         if not self.maps and not self.question_records:
-            raise NotABenchmarkError(f"{self.root} holds no maps.jsonl or questions.jsonl: not a mapgen benchmark")
+            raise NotABenchmarkError(f"{self.root} holds no maps.jsonl or questions.jsonl: not a mapgen benchmark; "
+                                     "give the folder `mapgen build` wrote")
         return self
 
 
@@ -422,7 +433,7 @@ def read_manifest(root: str | Path) -> dict[str, Any]:
         raise unfinished_build(Path(root))
     if not path.is_file():
         raise NotABenchmarkError(f"{root} has no manifest.json: not a finished mapgen build (see `mapgen build`).")
-    manifest = read_json(path)
+    manifest = _read_listing(path)
     return manifest if isinstance(manifest, dict) else {}
 
 

@@ -100,6 +100,8 @@ def set_kinds(kinds: Iterable[str], include_original: bool = True) -> list[str]:
     unknown = sorted(wanted - set(SET_KINDS))
     if unknown:
         raise ValueError(f"Unknown counterfactual kind(s) {', '.join(unknown)}; use {', '.join(SET_KINDS)}.")
+    if not wanted:
+        raise ValueError(f"No counterfactual kind given (--kind); use one or more of {', '.join(SET_KINDS)}.")
     if include_original:
         wanted.add(CONTROL)
     return [k for k in SET_KINDS if k in wanted]

@@ -131,6 +131,8 @@ def read_json(path: str | Path) -> Any:
         return json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise ValueError(f"{path}: not valid JSON ({exc.msg}, line {exc.lineno})") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: not UTF-8 text, so not a JSON file; save it as UTF-8 JSON") from None
 
 
 def jsonl_text(records: Iterable[Mapping[str, Any]], *, sort_keys: bool = True, ensure_ascii: bool = True) -> str:
@@ -182,10 +184,15 @@ def write_files_atomic(files: Mapping[Path, bytes]) -> None:
 
 def iter_json_lines(path: str | Path) -> Iterator[tuple[int, Any, str | None]]:
     """``(line number, value, error)`` for each non-blank line, never raising on a bad line: ``error`` is the JSON
-    parser's message (and ``value`` ``None``) when the line is not valid JSON."""
-    with Path(path).open(encoding="utf-8") as fh:
+    parser's message (and ``value`` ``None``) when the line is not valid JSON (or not UTF-8 text)."""
+    with Path(path).open(encoding="utf-8", errors="surrogateescape") as fh:
         for number, line in enumerate(fh, start=1):
             if not line.strip():
+                continue
+            try:
+                line.encode("utf-8")  # bytes that are not UTF-8 came in as lone surrogates
+            except UnicodeEncodeError:
+                yield number, None, "not UTF-8 text; save the file as UTF-8"
                 continue
             try:
                 yield number, json.loads(line), None
@@ -236,6 +243,28 @@ def refuse_inside(out: str | Path, folder: str | Path, what: str, option: str = 
         where = "is" if target == source else "is inside"
         raise ValueError(f"{option} {out} {where} {what} {folder}; write the output to a folder outside it "
                          f"(e.g. {option} {source.name}-out next to it)")
+
+
+def _benchmark_folder(folder: Path) -> bool:
+    return (folder / "manifest.json").is_file() and (folder / "questions.jsonl").is_file()
+
+
+def refuse_into_benchmark(out: str | Path, option: str = "-o") -> None:
+    """``ValueError`` when the output ``out`` is a benchmark folder (a finished `mapgen build`) or lies inside
+    one: no command writes into a benchmark, whose files its manifest's checksums cover."""
+    target = Path(out).resolve()
+    for folder in (target, *target.parents):
+        if _benchmark_folder(folder):
+            where = "is" if folder == target else "is inside"
+            raise ValueError(f"{option} {out} {where} the benchmark folder {folder}; write the output to a folder "
+                             f"outside it (e.g. {option} {folder.name}-out next to it)")
+
+
+def refuse_overwrite(out: str | Path, source: str | Path, option: str = "-o") -> None:
+    """``ValueError`` when the output file ``out`` is the input file ``source``."""
+    if Path(out).resolve() == Path(source).resolve():
+        raise ValueError(f"{option} {out} is the input file; writing it would overwrite the input — choose another "
+                         f"{option} path")
 
 
 class FolderNotEmptyError(FileExistsError):

@@ -509,8 +509,8 @@ def load_scene(path: str | Path) -> Scene:
     or a scene JSON from ``mapgen scene --json`` (its legibility flags applied)."""
     from mapgen.mapwise.schema import load_map_spec
 
+    scene = build_scene(load_map_spec(path))  # first: it names the file when it is no map JSON
     data = json.loads(Path(path).read_text(encoding="utf-8"))
-    scene = build_scene(load_map_spec(path))
     regions = data.get("regions") if isinstance(data, dict) else None
     if isinstance(regions, dict) and "render" in data:
         width, height = data["render"]["width"], data["render"]["height"]

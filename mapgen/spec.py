@@ -239,11 +239,27 @@ class MapSpec:
 
 
 def read_spec_json(path: str | Path) -> dict[str, Any]:
-    """The JSON of a map file, unwrapped from a render or scene JSON that embeds the spec under ``"spec"``."""
-    data = json.loads(Path(path).read_text(encoding="utf-8"))
-    if isinstance(data, dict) and "spec" in data and "mapgen_spec" not in data:
+    """The JSON of a map file, unwrapped from a render or scene JSON that embeds the spec under ``"spec"``
+    (``ValueError`` naming the file when it is no JSON object, or a spec that lacks a key)."""
+    fix = "give the .json that `mapgen spec` or `mapgen render` wrote"
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise ValueError(f"{path} is not a map JSON (not UTF-8 text); {fix}") from None
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path} is not a map JSON ({exc.msg}, line {exc.lineno}); {fix}") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{path} is not a map JSON (it holds a JSON {type(data).__name__}, not an object); {fix}")
+    if "spec" in data and "mapgen_spec" not in data:
         data = data["spec"]
+    missing = [k for k in _SPEC_KEYS if k not in data] if isinstance(data, dict) and "mapgen_spec" in data else []
+    if missing or not isinstance(data, dict):
+        raise ValueError(f"{path}: the map spec lacks {', '.join(missing) or 'its fields'}; {fix}")
     return data
+
+
+#: The keys :meth:`MapSpec.from_dict` cannot do without.
+_SPEC_KEYS = ("map_id", "atlas", "values", "legend", "stat")
 
 
 def load_spec(path: str | Path) -> MapSpec:

@@ -66,7 +66,11 @@ def yaml_problem(exc: yaml.YAMLError) -> str:
         context = f"{context} that starts at line {start.line + 1}, " if start is not None else f"{context}, "
     mark = exc.problem_mark
     where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-    return f"{context}{problem}{where}; fix the YAML syntax there"
+    return f"{context}{problem}{where}; fix the YAML syntax there{_tab_hint(problem)}"
+
+
+def _tab_hint(problem: str) -> str:
+    return " (YAML indents with spaces, not tabs)" if "'\\t'" in problem else ""
 
 
 class YAMLFileError(ValueError):
@@ -83,7 +87,7 @@ def yaml_file_problem(path: str | Path, exc: yaml.YAMLError) -> str:
     if exc.context:
         start = exc.context_mark
         context = f" ({exc.context}" + (f" that starts at line {start.line + 1}" if start is not None else "") + ")"
-    return f"{path}:{mark.line + 1}:{mark.column + 1}: {problem}{context}; fix the YAML syntax there"
+    return f"{path}:{mark.line + 1}:{mark.column + 1}: {problem}{context}; fix the YAML syntax there{_tab_hint(problem)}"
 
 
 def load_yaml_file(path: str | Path) -> Any:

@@ -27,12 +27,13 @@ def counterfactual_cmd(source: Path, kinds: str, seed: int, output: Path, no_ori
     """Counterfactual set of SOURCE: a spec/render JSON, or a benchmark folder (every annotated base map)."""
     from mapgen.benchmark import verify_folder
     from mapgen.cfsets import counterfactual_set
-    from mapgen.files import refuse_inside
+    from mapgen.files import refuse_inside, refuse_into_benchmark
     from mapgen.questions import load_templates
 
     if source.is_dir():  # a benchmark folder: verified, and never written into
         refuse_inside(output, source, "the benchmark folder")
         verify_folder(source, "records")
+    refuse_into_benchmark(output)
     result = counterfactual_set(
         source, fresh_questions, kinds=kinds.split(","), seed=seed, out_dir=output, per_template=per_template,
         templates=load_templates(list(template_files)) if template_files else None, include_original=not no_original,

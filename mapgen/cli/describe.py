@@ -16,7 +16,7 @@ from mapgen.describe import (
     training_records,
     write_jsonl,
 )
-from mapgen.files import write_text_atomic
+from mapgen.files import refuse_into_benchmark, refuse_overwrite, write_text_atomic
 
 
 @click.command("describe")
@@ -29,6 +29,10 @@ from mapgen.files import write_text_atomic
               help="Also write VRSBench records here: captions.jsonl, grounding.jsonl, train_llava.jsonl.")
 def describe_cmd(render_json: Path, output: Path | None, seed: int, n_referring: int, records: Path | None) -> None:
     """Describe RENDER_JSON (the .json a `mapgen render` wrote beside the PNG)."""
+    if output is not None:
+        refuse_overwrite(output, render_json)
+    if records is not None:
+        refuse_into_benchmark(records, "--records")
     scene = scene_from_render_json(render_json)
     if not any(g.kind in ("coast", "sea") for g in scene.groups.values()):
         click.echo(f"Note: {scene.country_title} has no coast or sea group, so coastal referring expressions are "

@@ -109,6 +109,9 @@ def eval_command(
 
     if sum(x is not None for x in (predictions, model, baseline)) != 1:
         raise click.UsageError("give exactly one of --predictions, --model and --baseline")
+    if model is None and prompt != "direct":  # only a model is sent prompts: a strategy here would be ignored
+        raise click.UsageError(f"--prompt {prompt} applies to --model only (predictions and baselines are sent no "
+                               "prompt); leave it out")
     api_key = os.environ.get(api_key_env) if api_key_env else None
     source: PredictionSource = PredictionsFile("")  # the pixel oracle's file, once the checks below pass
     if baseline != "pixel":

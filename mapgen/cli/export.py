@@ -38,6 +38,9 @@ def export_command(bench: Path, fmt: str, output: Path, split: str | None, wordi
         options["wording"] = wording
     if mcq:
         options["mcq"] = True
+    from mapgen.files import refuse_into_benchmark
+
+    refuse_into_benchmark(output)
     out = export(bench, fmt, output, force=force, **options)
     files = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
     shown = [f for f in files if not f.startswith(("images/", "data/")) and "/images/" not in f][:8]

@@ -33,6 +33,10 @@ from mapgen.scene import load_scene
               help="Template pack(s) (folder or YAML file; repeatable) to use instead of the built-in templates.")
 def questions(map_json: str, output: str | None, per_template: int, seed: int, template_files: tuple[str, ...]) -> None:
     """Generate questions with computed answers for the map in MAP_JSON."""
+    if output:
+        from mapgen.files import refuse_overwrite
+
+        refuse_overwrite(output, map_json)
     scene = load_scene(map_json)
     templates = load_templates(list(template_files)) if template_files else None
     qs = generate_questions(scene, templates, per_template=per_template, seed=seed)

@@ -228,5 +228,8 @@ def _style_options(options: dict) -> dict:
             width, height = (int(v) for v in options["size"].lower().split("x"))
         except ValueError:
             raise click.BadParameter(f"--size must look like 800x600, not {options['size']!r}.") from None
+        if not (100 <= width <= 4000 and 100 <= height <= 4000):
+            raise click.BadParameter(f"--size {width}x{height} is outside 100-4000 px per side; give e.g. --size "
+                                     "800x600.")
         style |= {"width": width, "height": height}
     return style

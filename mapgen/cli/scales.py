@@ -39,6 +39,8 @@ def scale_of(options: dict[str, Any]) -> ScaleOptions | None:
             raise ValueError
     except ValueError:
         raise click.BadParameter(f"--clip takes two percentiles such as 2,98, not {clip!r}.") from None
+    if midpoint is not None and (midpoint != midpoint or abs(midpoint) == float("inf")):  # NaN or ±inf
+        raise click.BadParameter(f"--midpoint must be a finite number, not {midpoint!r}; give e.g. --midpoint 0.")
     from mapgen.legend import ScaleOptions
 
     try:

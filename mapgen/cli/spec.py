@@ -76,7 +76,7 @@ def _emit(spec: MapSpec, output: str | None) -> None:
 @scale_options
 @click.option("--hatched", is_flag=True, help="Black-and-white hatch patterns (discrete legends only).")
 @click.option("--title", default=None, help="Map title (default: the statistic's title and year).")
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True)
 @style_option
 @click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
               help="Spec JSON to write (atomically); without it, print the JSON.")
@@ -87,11 +87,12 @@ def spec(country: str | None, stat_id: str | None, from_metadata: str | None, le
     from mapgen.spec import make_spec
 
     if from_metadata:
+        from mapgen.files import read_json
         from mapgen.mapwise.schema import spec_from_mapwise
 
         if stat_id or sources["data"]:
             raise click.UsageError("--from-metadata takes no --stat / --data.")
-        meta = json.loads(Path(from_metadata).read_text(encoding="utf-8"))
+        meta = read_json(Path(from_metadata))  # names the file when it is no JSON
         _emit(_echo_warnings(lambda: spec_from_mapwise(meta, country=country)), output)
         return
     if not country:

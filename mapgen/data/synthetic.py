@@ -116,7 +116,8 @@ def default_range(kind: str, low: float | None, high: float | None) -> tuple[flo
     low = d_low if low is None else float(low)
     high = d_high if high is None else float(high)
     if not (math.isfinite(low) and math.isfinite(high)) or low >= high:
-        raise ValueError(f"need finite low < high, got low={low}, high={high}")
+        raise ValueError(f"need finite low < high (--low, --high), got low={low}, high={high}; give a smaller --low "
+                         "or a larger --high")
     if kind == "percent" and not (low >= 0.0 and high <= 100.0):
         raise ValueError(f"percent tables need 0 <= low < high <= 100, got low={low}, high={high}")
     return low, high
@@ -183,7 +184,8 @@ def synthesize(
         raise ValueError(f"{atlas.source or atlas.title} has {len(nodes)} region(s); a synthetic statistic needs at "
                          "least 2 (a map compares regions): add regions, or exclude fewer")
     if not 0 <= n_missing <= len(nodes) - 2:
-        raise ValueError(f"n_missing must be between 0 and {len(nodes) - 2}, got {n_missing}")
+        raise ValueError(f"regions left N/A (--missing, n_missing=) must be between 0 and {len(nodes) - 2} (two "
+                         f"regions keep values), got {n_missing}; give at most {len(nodes) - 2}")
     rng = np.random.default_rng(seed)
     scores = sar_scores(atlas.graph, nodes, min(spatial, RHO_MAX), rng)
     sample = np.sort(_rescale(DISTRIBUTIONS[distribution](rng, len(nodes)), low, high))

@@ -161,6 +161,9 @@ def check_predictions(preds: Predictions, source: str, bench: Benchmark) -> None
         broken = f" ({len(preds.invalid)} unreadable lines: {_few(preds.invalid)})" if preds.invalid else ""
         raise EvalInputError(f"{source} holds no prediction{broken}; write one JSON object per line, "
                              '{"question_id": ..., "prediction": "<model text>"}')
+    if preds.invalid and all(text is None for text in preds.texts.values()):
+        raise EvalInputError(f"{source} holds no prediction text ({len(preds.invalid)} unreadable lines: "
+                             f"{_few(preds.invalid)}); give each line a \"prediction\"")
     if preds.duplicates:
         twice = list(dict.fromkeys(preds.duplicates))
         named = [f"{qid!r} (lines {_line_numbers(preds.places.get(qid, []))})" for qid in twice]
@@ -271,6 +274,10 @@ class ModelClient:
         client = self.client
         texts, failures, results = model_predictions(client, build_prompts(scope, self.prompt, chosen),
                                                      self.concurrency)
+        if results and len(failures) == len(results):
+            raise EvalInputError(f"all {len(results)} requests to the model {client.model!r} at {client.base_url} "
+                                 f"failed (first: {failures[0]['error'][:200]}); nothing was scored: check that the "
+                                 "server runs and that --base-url, --model and the API key are right")
         info = {"source": f"model: {client.model}", "prompt": self.prompt, "base_url": client.base_url,
                 "model_failures": len(failures), "failures": failures,
                 "cached_responses": sum(r.cached for r in results)}
@@ -298,6 +305,9 @@ class Model:
         cache = self.cache if self.cache is not None else (out / CACHE_OUT if out is not None else None)
         client = make_client(self.name, base_url=self.base_url, api_key=self.api_key, timeout=self.timeout,
                              max_retries=self.max_retries, cache=cache)
+        if not client.api_key and "api.openai.com" in client.base_url:  # would wait out every request's timeout
+            raise EvalInputError(f"no API key for {client.base_url} (model {self.name!r}): set $OPENAI_API_KEY or "
+                                 "--api-key-env NAME, or give --base-url of your own server")
         return ModelClient(client, self.prompt, self.concurrency).gather(scope, chosen, out)
 
 

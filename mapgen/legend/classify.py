@@ -118,7 +118,8 @@ def check_values(values: Any) -> pd.Series:
 
 def _check_k(k: int) -> int:
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not K_MIN <= int(k) <= K_MAX:
-        raise ValueError(f"k must be an integer between {K_MIN} and {K_MAX} (inclusive), got {k!r}")
+        raise ValueError(f"the number of classes (--classes, k) must be a whole number between {K_MIN} and {K_MAX}, "
+                         f"got {k!r}; give e.g. --classes 5")
     return int(k)
 
 
@@ -134,9 +135,11 @@ def _user_k(y: np.ndarray, breaks: Sequence[float]) -> int:
     """Number of classes user ``breaks`` give on ``y`` (validated)."""
     b = [float(x) for x in breaks]
     if not all(math.isfinite(x) for x in b):
-        raise ValueError(f"breaks must be finite numbers, got {list(breaks)}")
+        raise ValueError(f"breaks (--breaks) must be finite numbers, got {list(breaks)}; give upper class edges such "
+                         "as 1,2,3")
     if any(b2 <= b1 for b1, b2 in zip(b, b[1:], strict=False)):
-        raise ValueError(f"breaks must be strictly increasing, got {b}")
+        raise ValueError(f"breaks (--breaks) must be strictly increasing, got {b}; give the upper class edges "
+                         "smallest first, e.g. 1,2,3")
     n_classes = len(b) + (1 if y.max() > b[-1] else 0)
     if not K_MIN <= n_classes <= K_MAX:
         raise ValueError(
@@ -388,7 +391,8 @@ class ScaleOptions:
             if self.scale != "clip":
                 raise ValueError("clip percentiles need the clip scale: add --scale clip")
             if not 0 <= lo < hi <= 100:
-                raise ValueError(f"clip percentiles must satisfy 0 <= low < high <= 100, got {lo:g},{hi:g}")
+                raise ValueError(f"clip percentiles (--clip) must satisfy 0 <= low < high <= 100, got {lo:g},{hi:g}; "
+                                 "give e.g. --clip 2,98")
         if self.midpoint is not None and self.scale == "log":
             raise ValueError("a midpoint applies to linear and clip scales, not to --scale log")
 

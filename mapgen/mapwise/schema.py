@@ -55,7 +55,12 @@ def is_mapwise_metadata(data: Any) -> bool:
 def load_map_spec(path: str | Path) -> MapSpec:
     """The MapSpec of a map file: a mapgen spec, a render or scene JSON embedding one, or MAPWise metadata."""
     data = read_spec_json(path)
-    return spec_from_mapwise(data) if is_mapwise_metadata(data) else MapSpec.from_dict(data, base=Path(path).parent)
+    if is_mapwise_metadata(data):
+        return spec_from_mapwise(data)
+    if "mapgen_spec" not in data:
+        raise ValueError(f"{path} is neither a mapgen map JSON (no 'mapgen_spec' key) nor MAPWise metadata; give the "
+                         ".json that `mapgen spec` or `mapgen render` wrote")
+    return MapSpec.from_dict(data, base=Path(path).parent)
 
 
 # ============================================================================================ legends

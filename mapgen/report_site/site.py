@@ -192,6 +192,15 @@ def eval_section(eval_dir: Path, out: Path) -> str:
     return "\n".join(parts) or "<p>The eval folder holds no tables.md or plots.</p>"
 
 
+def _require_reports(eval_dir: str | Path | None, audit_dir: str | Path | None) -> None:
+    """Refuse an ``--eval`` / ``--audit`` folder that the command named did not write (before any file is)."""
+    for folder, marker, command, option in ((eval_dir, "summary.json", "mapgen eval", "--eval"),
+                                            (audit_dir, "audit.jsonl", "mapgen audit", "--audit")):
+        if folder is not None and not (Path(folder) / marker).is_file():
+            raise ValueError(f"{option} {folder} holds no {marker}: not a report of `{command}`; give the folder "
+                             f"`{command} -o` wrote")
+
+
 def build_site(
     bench: str | Path,
     out_dir: str | Path,
@@ -208,6 +217,7 @@ def build_site(
     for folder, what in ((root, "the benchmark folder"), (eval_dir, "the eval folder"), (audit_dir, "the audit folder")):
         if folder is not None:
             refuse_inside(out, folder, what)
+    _require_reports(eval_dir, audit_dir)
     scores = eval_scores(Path(eval_dir)) if eval_dir else {}
     audit = audit_rows(Path(audit_dir)) if audit_dir else {}
     maps = site_maps(bench_data, scores, audit, Path(eval_dir) if eval_dir else None)
