@@ -171,3 +171,37 @@ def test_a_countrys_changes_are_checked_like_the_style() -> None:
         parse_style("countries:\n  india:\n    legend: {box_fil: '#eeeeee'}\n", "my.yaml")
     with pytest.raises(StyleError, match=r"my.yaml: countries\.india: title\.band: "):
         parse_style("countries:\n  india:\n    title: {band: 5}\n", "my.yaml")
+
+
+def test_a_style_is_checked_when_it_loads_naming_the_file_the_key_and_the_fix(tmp_path: Path) -> None:
+    from mapgen.render.fonts import installed_families
+
+    with pytest.raises(StyleError, match=r"^s.yaml: fonts\.title: unknown font family 'Comic Sans MS'; choose one of "
+                       r"DejaVu Sans, "):
+        parse_style("fonts: {title: Comic Sans MS}\n", "s.yaml")
+    assert "DejaVu Sans" in installed_families()
+    with pytest.raises(StyleError, match=r"^s.yaml: title\.color: unknown colour '#ggg'; give a name or #rrggbb$"):
+        parse_style("title: {color: '#ggg'}\n", "s.yaml")
+    with pytest.raises(StyleError, match=r"^s.yaml: countries\.india: borders\.hatch_color: unknown colour 'blu'"):
+        parse_style("countries:\n  india:\n    borders: {hatch_color: blu}\n", "s.yaml")
+    with pytest.raises(StyleError, match=r"^s.yaml: legend\.position: unknown legend position 'middle'; use right, "):
+        parse_style("legend: {position: middle}\n", "s.yaml")
+    for text, key in [("borders: {width: .inf}", "borders.width"), ("title: {size: .nan}", "title.size"),
+                      ("map_area: {margin: [0, 0, -.inf, 0]}", "map_area.margin.2")]:
+        with pytest.raises(StyleError, match=rf"^s.yaml: {key}: must be a finite number"):
+            parse_style(text + "\n", "s.yaml")
+    with pytest.raises(StyleError, match=r"^s.yaml: borders\.width: .*less than or equal to 20"):
+        parse_style("borders: {width: 1e300}\n", "s.yaml")
+    png = tmp_path / "s.png"
+    png.write_bytes(b"\x89PNG\r\n")
+    with pytest.raises(StyleError, match=r"s.png: not UTF-8 text .*save it as UTF-8.*not a style YAML"):
+        load_style(str(png))
+    result = CliRunner().invoke(main, ["styles", "show", str(png)])
+    assert result.exit_code == 2 and "save it as UTF-8" in result.output
+
+
+def test_the_style_and_the_spec_allow_the_same_legend_positions() -> None:
+    from mapgen import spec
+    from mapgen.render import style
+
+    assert style.LEGEND_POSITIONS == spec.LEGEND_POSITIONS

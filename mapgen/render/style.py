@@ -12,14 +12,15 @@ from __future__ import annotations
 import hashlib
 from functools import cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from mapgen.render.fonts import unknown_family
 from mapgen.resources import template_path
 from mapgen.suggest import close_matches, did_you_mean, suggestion
-from mapgen.yamlio import yaml_file_problem
+from mapgen.yamlio import YAMLFileError, read_text_file, yaml_file_problem
 
 DEFAULT_STYLE = "default"
 STYLE_SUFFIXES = (".yaml", ".yml")
@@ -29,16 +30,51 @@ class StyleError(ValueError):
     """An unknown style name or an invalid style file (one line naming the key and the fix)."""
 
 
+#: Legend positions a style may give (``mapgen.spec.LEGEND_POSITIONS``, which a test keeps equal: importing the
+#: spec here would load pandas for ``mapgen styles show``).
+LEGEND_POSITIONS = ("right", "left", "bottom", "top", "bottom-left", "bottom-right")
+
+
+def _colour(value: str) -> str:
+    """``value`` if matplotlib can draw it (a name such as ``white``, ``#rrggbb``); else a one-line refusal."""
+    from matplotlib.colors import is_color_like
+
+    if not is_color_like(value):
+        raise ValueError(f"unknown colour {value!r}; give a name or #rrggbb")
+    return value
+
+
+def _family(value: str) -> str:
+    problem = unknown_family(value)
+    if problem:
+        raise ValueError(problem)
+    return value
+
+
+def _position(value: str | None) -> str | None:
+    if value is not None and value not in LEGEND_POSITIONS:
+        raise ValueError(f"unknown legend position {value!r}; use {', '.join(LEGEND_POSITIONS)}")
+    return value
+
+
+#: Style field types checked when the style loads: a colour, a font family, a legend position, a length in px.
+Colour = Annotated[str, AfterValidator(_colour)]
+Family = Annotated[str, AfterValidator(_family)]
+Position = Annotated[str | None, AfterValidator(_position)]
+Px = Annotated[float, Field(ge=0, le=400)]
+
+
 class _Part(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # every number finite (``.inf`` and ``.nan`` refused where the style loads, not in the renderer)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 class Page(_Part):
     """The paper: ``background`` is the colour behind the regions (the spec's background, which the legibility
     checks test fills against); ``color`` the paper outside a framed map area (None: the background)."""
 
-    background: str | None = None
-    color: str | None = None
+    background: Colour | None = None
+    color: Colour | None = None
 
 
 class MapArea(_Part):
@@ -46,16 +82,16 @@ class MapArea(_Part):
     around it, in pixels at 800×600 (left, top, right, bottom)."""
 
     fill: bool = False
-    frame_color: str | None = None
-    frame_width: float = 0.0
-    margin: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
+    frame_color: Colour | None = None
+    frame_width: float = Field(0.0, ge=0, le=20)
+    margin: tuple[Px, Px, Px, Px] = (0.0, 0.0, 0.0, 0.0)
 
 
 class Fonts(_Part):
-    """Font families (:data:`mapgen.render.text.FAMILIES`) for the title and the legend texts."""
+    """Font families (:data:`mapgen.render.fonts.FAMILIES`) for the title and the legend texts."""
 
-    title: str = "DejaVu Sans"
-    legend: str = "DejaVu Sans"
+    title: Family = "DejaVu Sans"
+    legend: Family = "DejaVu Sans"
 
 
 class Title(_Part):
@@ -63,55 +99,55 @@ class Title(_Part):
 
     band: float = Field(0.08, ge=0.02, le=0.3)
     align: Literal["center", "left", "right"] = "center"
-    size: float = Field(20.0, gt=0)
-    min_size: float = Field(11.0, gt=0)
-    color: str = "#000000"
-    inset: float = Field(20.0, ge=0)
+    size: float = Field(20.0, gt=0, le=200)
+    min_size: float = Field(11.0, gt=0, le=200)
+    color: Colour = "#000000"
+    inset: float = Field(20.0, ge=0, le=400)
 
 
 class LegendStyle(_Part):
     """Legend position, orientation and box; its share of the page; text, swatch edge and tick colours."""
 
-    position: str | None = None
+    position: Position = None
     orientation: Literal["vertical", "horizontal"] | None = None
     side_share: float = Field(0.20, gt=0, lt=0.5)
     band_share: float = Field(0.13, gt=0, lt=0.5)
     align: Literal["center", "left"] = "center"
     valign: Literal["middle", "top"] = "middle"  # a discrete legend's rows: centred in the legend box, or at its top
-    inset: float = Field(0.0, ge=0)
-    box_fill: str | None = None
-    box_frame: str | None = None
-    box_width: float = 1.0
-    box_pad: float = 6.0
-    swatch_edge: str = "#555555"
-    text_color: str = "#000000"
-    tick_color: str = "#333333"
+    inset: float = Field(0.0, ge=0, le=400)
+    box_fill: Colour | None = None
+    box_frame: Colour | None = None
+    box_width: float = Field(1.0, ge=0, le=20)
+    box_pad: float = Field(6.0, ge=0, le=100)
+    swatch_edge: Colour = "#555555"
+    text_color: Colour = "#000000"
+    tick_color: Colour = "#333333"
     text_case: Literal["as-is", "upper"] = "as-is"
-    cap_px: float = Field(11.0, gt=0)
-    bar_width: float = Field(18.0, gt=0)  # colour bar thickness (px at the 800×600 legend font)
+    cap_px: float = Field(11.0, gt=0, le=100)
+    bar_width: float = Field(18.0, gt=0, le=200)  # colour bar thickness (px at the 800×600 legend font)
     bar_length: float = Field(0.7, gt=0, le=1)  # colour bar length (share of the legend box)
 
 
 class Borders(_Part):
     """Region borders (points), the outline around all regions, and the borders of hatched maps."""
 
-    color: str = "#ffffff"
-    width: float = Field(0.5, ge=0)
-    outline_width: float = Field(0.9, ge=0)
-    outline_on_light: str = "#4d4d4d"
-    outline_on_dark: str = "#ffffff"
-    hatch_color: str = "#000000"
-    hatch_width: float = Field(1.4, ge=0)
+    color: Colour = "#ffffff"
+    width: float = Field(0.5, ge=0, le=20)
+    outline_width: float = Field(0.9, ge=0, le=20)
+    outline_on_light: Colour = "#4d4d4d"
+    outline_on_dark: Colour = "#ffffff"
+    hatch_color: Colour = "#000000"
+    hatch_width: float = Field(1.4, ge=0, le=20)
 
 
 class Labels(_Part):
     """Region label look: cap height at 800×600 (px), grown with the page (``page``: as text and legend marks)
     or with its width (``width``: as the legibility audit's label height rule), callout frame, leader colour."""
 
-    cap_px: float = Field(12.0, gt=0)
+    cap_px: float = Field(12.0, gt=0, le=100)
     scale: Literal["page", "width"] = "page"
-    callout_frame: str = "#4d4d4d"
-    leader_color: str = "#1a1a1a"
+    callout_frame: Colour = "#4d4d4d"
+    leader_color: Colour = "#1a1a1a"
 
 
 DEFAULT_HATCHES = {"-": "---", "+": "++", "x": "xx", "\\": "\\\\\\", "*": "**", "o": "oo", "O": "O", "|": "|||"}
@@ -206,7 +242,10 @@ def style_source(ref: str) -> tuple[str, str]:
         path = Path(ref)
         if not path.is_file():
             raise StyleError(f"Style file {ref!r} does not exist.")
-        return ref, path.read_text(encoding="utf-8")
+        try:
+            return ref, read_text_file(path)
+        except YAMLFileError as exc:
+            raise StyleError(f"{exc}; not a style YAML?") from None
     return ref, preset_text(ref)
 
 
@@ -250,7 +289,11 @@ def _first_problem(exc: ValidationError) -> str:
     loc = [str(p) for p in err["loc"]]
     if err["type"] == "value_error" and not loc:  # a whole-style check (a country's changes)
         return str(err["msg"]).removeprefix("Value error, ")
-    key = ".".join(loc)
+    key = ".".join(p for p in loc if not p.startswith("function-"))  # an Annotated check's step
+    if err["type"] == "value_error":  # a field's own check: its message says what to give
+        return f"{key}: {str(err['msg']).removeprefix('Value error, ')}"
+    if err["type"] == "finite_number":
+        return f"{key}: must be a finite number (got {err.get('input')!r})"
     if err["type"] == "extra_forbidden":
         keys = _valid_keys(loc[:-1])
         return f"unknown key {key!r}{suggestion(_dotted(loc[:-1], close_matches(loc[-1], keys)), _dotted(loc[:-1], keys))}"

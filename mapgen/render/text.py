@@ -13,30 +13,11 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
 
-import matplotlib
 from PIL import Image, ImageDraw, ImageFont
 
+from mapgen.render.fonts import FAMILIES, FONT_FILE, LATIN
 from mapgen.render.style import MapStyle, load_style
 
-FONT_FILE = Path(matplotlib.get_data_path()) / "fonts" / "ttf" / "DejaVuSans.ttf"
-_MPL_FONTS = Path(matplotlib.get_data_path()) / "fonts" / "ttf"
-_SYSTEM_FONTS = Path("/usr/share/fonts/truetype")
-LATIN = "DejaVu Sans"
-#: Latin font families a style may name: matplotlib's DejaVu (always there) and Debian's DejaVu and Noto
-#: (``fonts-dejavu-core``, ``fonts-dejavu-extra``, ``fonts-noto-core``, installed by ``.ci/run``).
-FAMILIES: dict[str, Path] = {
-    LATIN: FONT_FILE,
-    "DejaVu Sans Bold": _MPL_FONTS / "DejaVuSans-Bold.ttf",
-    "DejaVu Serif": _MPL_FONTS / "DejaVuSerif.ttf",
-    "DejaVu Serif Bold": _MPL_FONTS / "DejaVuSerif-Bold.ttf",
-    "DejaVu Sans Condensed": _SYSTEM_FONTS / "dejavu" / "DejaVuSansCondensed.ttf",
-    "DejaVu Sans Condensed Bold": _SYSTEM_FONTS / "dejavu" / "DejaVuSansCondensed-Bold.ttf",
-    "DejaVu Sans Mono": _MPL_FONTS / "DejaVuSansMono.ttf",
-    "Noto Sans": _SYSTEM_FONTS / "noto" / "NotoSans-Regular.ttf",
-    "Noto Sans Bold": _SYSTEM_FONTS / "noto" / "NotoSans-Bold.ttf",
-    "Noto Serif": _SYSTEM_FONTS / "noto" / "NotoSerif-Regular.ttf",
-    "Noto Serif Bold": _SYSTEM_FONTS / "noto" / "NotoSerif-Bold.ttf",
-}
 #: script -> (first and last code point of its Unicode block(s), font file, face index in a collection, apt package)
 SCRIPT_FONTS: dict[str, tuple[tuple[tuple[int, int], ...], str, int, str]] = {
     "devanagari": (((0x0900, 0x097F), (0xA8E0, 0xA8FF)),
