@@ -267,3 +267,16 @@ def test_the_cli_scale_choices_are_the_legend_scales() -> None:
     from mapgen.legend import SCALES
 
     assert tuple(CLI_SCALES) == tuple(SCALES)
+
+
+def test_a_midpoint_too_far_for_a_finite_bar_is_refused_naming_it_and_the_range() -> None:
+    values = pd.Series({"A": 1.0, "B": 5.0, "C": 9.0})
+    with pytest.raises(ValueError, match=r"^--midpoint 1e\+308 is too far from the values \(they range from 1 to 9\)"):
+        continuous_legend(values, scale=ScaleOptions(midpoint=1e308))
+    with pytest.raises(ValueError, match=r"--midpoint must be a finite number"):
+        ScaleOptions(midpoint=math.nan)
+    legend = continuous_legend(values, scale=ScaleOptions(midpoint=100.0))  # far, but finite: still drawn
+    assert (legend.vmin, legend.vmax, legend.midpoint) == (1.0, 199.0, 100.0)
+    result = CliRunner().invoke(main, ["render", "usa", "--stat", "population_2020", "-o", "/dev/null/x.png",
+                                       "--midpoint", "1e308", "--legend", "continuous"])
+    assert result.exit_code == 2 and "--midpoint" in result.output and "same value" not in result.output

@@ -395,6 +395,9 @@ class ScaleOptions:
                                  "give e.g. --clip 2,98")
         if self.midpoint is not None and self.scale == "log":
             raise ValueError("a midpoint applies to linear and clip scales, not to --scale log")
+        if self.midpoint is not None and not math.isfinite(self.midpoint):
+            raise ValueError(f"--midpoint must be a finite number, got {self.midpoint}; give a value within the "
+                             "values' range")
 
 
 def _positive(s: pd.Series) -> None:
@@ -422,9 +425,19 @@ def _bar_range(s: pd.Series, opts: ScaleOptions, colormap: str) -> tuple[float, 
         warnings.warn(f"diverging colormap {colormap}: the midpoint is the data's median, {mid:g} (set it with "
                       "--midpoint)", UserWarning, stacklevel=3)
     if mid is not None:
-        half = max(hi - mid, mid - lo)
-        lo, hi = mid - half, mid + half
+        lo, hi = _centred(lo, hi, mid)
     return lo, hi, clipped, mid
+
+
+def _centred(lo: float, hi: float, mid: float) -> tuple[float, float]:
+    """[lo, hi] widened to be symmetric about ``mid``; a midpoint so far out that the bar's end is not a finite
+    number is refused naming ``--midpoint`` and the values' range."""
+    half = max(hi - mid, mid - lo)
+    if not math.isfinite(mid - half) or not math.isfinite(mid + half):
+        raise ValueError(f"--midpoint {mid:g} is too far from the values (they range from {lo:g} to {hi:g}): the "
+                         "colour bar centred on it would not end at a finite number; give a midpoint within or "
+                         "near that range")
+    return mid - half, mid + half
 
 
 def log_ticks(vmin: float, vmax: float) -> list[float]:
