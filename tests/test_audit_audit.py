@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from mapgen.audit.audit import REASONS, audit_benchmark, audit_map, audit_question
+from mapgen.audit.audit import REASONS, AuditResult, audit_benchmark, audit_map, audit_question, write_audit
 from mapgen.build import build
 from mapgen.cli import main
 from mapgen.questions import generate_questions, load_templates
@@ -65,6 +65,24 @@ def test_a_legible_map_has_no_flags(tmp_path: Path) -> None:
     ma = audit_map(render(spec, tmp_path / "ok.png").image)
     assert ma.flags == [] and ma.legend["min_class_de"] > 6
     assert all(not m["legible"] for m in ma.misread.values())
+
+
+def test_a_one_class_legend_has_no_closest_pair_and_its_map_record_is_json(tmp_path: Path) -> None:
+    spec = make_spec("usa", "population_2020", classes=3, map_id="one")
+    one = spec.legend.classes[0]
+    spec = replace(spec, legend=replace(spec.legend, classes=(one,), colors=(one.color,)))
+    ma = audit_map(render(spec, tmp_path / "one.png").image)
+    assert ma.legend["min_class_de"] is None and "colours too close" not in ma.flags
+    json.dumps(ma.to_dict(), allow_nan=False)  # null, not Infinity
+
+
+def test_an_audit_that_cannot_be_written_leaves_none_of_its_files(tmp_path: Path) -> None:
+    rows = [{"question_id": "q1", "oracle_answer": "Yes", "answer_type": "yes_no"}]
+    result = AuditResult(rows, [{"map_id": "m", "legend": {"min_class_de": float("inf")}}], {})
+    out = tmp_path / "audit"
+    with pytest.raises(ValueError, match="not JSON compliant"):
+        write_audit(result, out)
+    assert not out.exists() or not any(out.iterdir())
 
 
 def test_cli_audit_writes_oracle_predictions_that_eval_scores(bench: Path, tmp_path: Path) -> None:

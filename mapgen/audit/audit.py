@@ -47,7 +47,7 @@ from mapgen.benchmark import (
     image_path,
     load_benchmark,
 )
-from mapgen.files import refuse_inside, write_json_atomic, write_jsonl_atomic, write_text_atomic
+from mapgen.files import dumps_json, jsonl_text, refuse_inside, write_files_atomic
 from mapgen.legend.colors import hex_to_rgb, min_pairwise_delta_e, rgb_to_lab
 from mapgen.questions import TemplateSet, hinges_on, load_templates, trace
 from mapgen.questions.record import format_answer
@@ -174,7 +174,7 @@ def _discrete_legend_checks(om: OracleMap) -> tuple[dict[str, Any], list[str]]:
     class_swatches = [s for s in reading.swatches if s.class_index is not None]
     if om.truth.hatched:
         dist = _min_hatch_distance(class_swatches)
-        info["min_swatch_distance"] = round(dist, 3)
+        info["min_swatch_distance"] = round(dist, 3) if math.isfinite(dist) else None  # null: fewer than 2 swatches
         if dist < MIN_HATCH_DISTANCE:
             flags.append("hatch unreadable")
     else:
@@ -183,7 +183,7 @@ def _discrete_legend_checks(om: OracleMap) -> tuple[dict[str, Any], list[str]]:
         if off and max(off.values()) > LEGEND_DE_TOL:
             flags.append("legend misread")
     de, pair = min_pairwise_delta_e([c.color for c in legend.classes])
-    info["min_class_de"] = round(de, 2)
+    info["min_class_de"] = None if pair is None else round(de, 2)  # null: a legend of one class has no pair
     if pair is not None:
         info["closest_classes"] = list(pair)
     if de < MIN_CLASS_DE and not om.truth.hatched:
@@ -426,11 +426,10 @@ def write_audit(result: AuditResult, out_dir: str | Path) -> dict[str, Path]:
     out = Path(out_dir)
     paths = {"audit": out / AUDIT_FILE, "maps": out / AUDIT_MAPS_FILE, "summary": out / AUDIT_SUMMARY_FILE,
              "markdown": out / AUDIT_MARKDOWN_FILE, "predictions": out / AUDIT_PREDICTIONS_FILE}
-    write_jsonl_atomic(paths["predictions"], oracle_predictions(result.rows))
-    write_jsonl_atomic(paths["audit"], result.rows)
-    write_jsonl_atomic(paths["maps"], result.maps)
-    write_json_atomic(paths["summary"], result.summary, indent=2, newline=True)
-    write_text_atomic(paths["markdown"], render_markdown(result))
+    texts = {"predictions": jsonl_text(oracle_predictions(result.rows)), "audit": jsonl_text(result.rows),
+             "maps": jsonl_text(result.maps), "summary": dumps_json(result.summary, indent=2) + "\n",
+             "markdown": render_markdown(result)}  # all serialised before any is written: all files or none
+    write_files_atomic({paths[name]: text.encode("utf-8") for name, text in texts.items()})
     return paths
 
 
