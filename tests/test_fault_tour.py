@@ -99,6 +99,7 @@ def test_output_over_the_input_map_is_refused(render_json: Path, tmp_path: Path,
     (["--breaks", "1e400"], "--breaks", "1,2,3"),
     (["--legend", "continuous", "--scale", "clip", "--clip", "98,2"], "--clip", "--clip 2,98"),
     (["--legend", "continuous", "--midpoint", "nan"], "--midpoint", "--midpoint 0"),
+    (["--legend", "continuous", "--midpoint", "1e308"], "--midpoint", "range"),
     (["--size", "0x0"], "--size", "--size 800x600"),
     (["--size", "100000x100000"], "--size", "--size 800x600"),
 ])
