@@ -245,6 +245,14 @@ def test_report_refuses_a_folder_no_report_wrote(bench: Path, tmp_path: Path, op
     assert not (tmp_path / "site").exists()
 
 
+def test_a_repeated_column_name_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "t.csv"
+    path.write_text("region,value,value\nTexas,1,2\nOhio,3,4\n", encoding="utf-8")
+    line = error_line("render", "usa", "--data", path, "-o", tmp_path / "out.png")
+    assert f"{path} has two columns named 'value'; rename one or give --value-col" in line, line
+    assert not (tmp_path / "out.png").exists()
+
+
 # ------------------------------------------------------------------------------ the tour itself
 
 
