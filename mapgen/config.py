@@ -352,6 +352,8 @@ class BuildConfig(Strict):
 
     #: Folder the config file lies in: user atlas and table paths are relative to it (not part of the dump).
     _base_dir: Path | None = PrivateAttr(default=None)
+    #: Where the config was read from, as error messages name it ("config" for a dict).
+    _where: str = PrivateAttr(default="config")
 
     @field_validator("tasks")
     @classmethod
@@ -403,6 +405,11 @@ class BuildConfig(Strict):
     def base_dir(self) -> Path:
         """The folder relative paths are resolved against: the config file's folder (else the working folder)."""
         return self._base_dir or Path.cwd()
+
+    @property
+    def where(self) -> str:
+        """The config file as error messages name it (``config`` when it was given as a dict)."""
+        return self._where
 
     def resolve_path(self, path: str | Path) -> Path:
         """A path of the config resolved against :attr:`base_dir` (absolute paths unchanged)."""
@@ -493,6 +500,7 @@ def load_config(source: str | Path | dict[str, Any]) -> BuildConfig:
         raise ConfigError(format_errors(exc, where)) from None
     if not isinstance(source, dict):
         config._base_dir = path.resolve().parent
+        config._where = where
     config.check_files(where)
     config.check_packs(where)
     config.check_tables(where)
