@@ -30,7 +30,7 @@ from pydantic import (
 from pydantic_core import PydanticUndefined
 
 from mapgen.resources import config_path, template_path
-from mapgen.yamlio import load_yaml, yaml_problem
+from mapgen.yamlio import YAMLFileError, load_yaml, read_utf8, yaml_problem
 
 CounterfactualKind = Literal["original", "imaginary", "shuffled", "jumbled"]
 COUNTERFACTUAL_KINDS: tuple[CounterfactualKind, ...] = ("original", "imaginary", "shuffled", "jumbled")
@@ -489,7 +489,9 @@ def load_config(source: str | Path | dict[str, Any]) -> BuildConfig:
         path = _locate(source)
         where = str(path)
         try:
-            data = load_yaml(path.read_text(encoding="utf-8"))
+            data = load_yaml(read_utf8(path))
+        except YAMLFileError as exc:
+            raise ConfigError(str(exc)) from None
         except yaml.YAMLError as exc:
             raise ConfigError(f"{where} is not valid YAML: {yaml_problem(exc)}") from None
         if not isinstance(data, dict):

@@ -90,13 +90,19 @@ def yaml_file_problem(path: str | Path, exc: yaml.YAMLError) -> str:
     return f"{path}:{mark.line + 1}:{mark.column + 1}: {problem}{context}; fix the YAML syntax there{_tab_hint(problem)}"
 
 
+def read_utf8(path: str | Path) -> str:
+    """The text of a UTF-8 file; one that is not UTF-8 raises :class:`YAMLFileError` naming it and the fix."""
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise YAMLFileError(f"{path}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}); "
+                            "save it as UTF-8") from None
+
+
 def load_yaml_file(path: str | Path) -> Any:
     """:func:`load_yaml` of a UTF-8 file; a syntax error or a duplicate key raises :class:`YAMLFileError`
     (``FILE:LINE:COL: what; fix``), a file that is not UTF-8 one naming it."""
     try:
-        return load_yaml(Path(path).read_text(encoding="utf-8"))
-    except UnicodeDecodeError as exc:
-        raise YAMLFileError(f"{path}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}); "
-                            "save it as UTF-8") from None
+        return load_yaml(read_utf8(path))
     except yaml.YAMLError as exc:
         raise YAMLFileError(yaml_file_problem(path, exc)) from None

@@ -253,6 +253,24 @@ def test_a_repeated_column_name_is_refused(tmp_path: Path) -> None:
     assert not (tmp_path / "out.png").exists()
 
 
+def test_an_unknown_template_id_is_one_line_naming_the_config(tmp_path: Path) -> None:
+    config = tmp_path / "c.yaml"
+    config.write_text(json.dumps({**TINY, "questions": {"per_image": 4, "templates": ["legend_class_cout"]}}),
+                      encoding="utf-8")
+    line = error_line("build", config, "-o", tmp_path / "out", "--quiet")
+    assert (f"{config}: questions.templates: no template 'legend_class_cout' (did you mean 'legend_class_count'"
+            in line and "`mapgen templates list` lists them" in line), line
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_config_that_is_not_utf8_is_named_with_the_fix(tmp_path: Path) -> None:
+    config = tmp_path / "c.yaml"
+    config.write_bytes(b"seed: 1\x00\x00\xff\xfe\n")
+    line = error_line("build", config, "-o", tmp_path / "out", "--quiet")
+    assert f"{config}: not UTF-8 text (byte 0xff at offset 9); save it as UTF-8" in line, line
+    assert not (tmp_path / "out").exists()
+
+
 # ------------------------------------------------------------------------------ the tour itself
 
 
