@@ -271,6 +271,12 @@ def test_a_config_that_is_not_utf8_is_named_with_the_fix(tmp_path: Path) -> None
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.skipif(not Path("/proc/self").exists(), reason="needs Linux /proc")
+def test_a_folder_that_cannot_be_created_is_named_with_the_fix() -> None:
+    line = error_line("spec", "usa", "--stat", "population_2020", "-o", "/proc/tour/spec.json", code=1)
+    assert "cannot create the folder /proc/tour: " in line and "choose a folder you can write to (-o)" in line, line
+
+
 # ------------------------------------------------------------------------------ the tour itself
 
 
