@@ -277,6 +277,14 @@ def test_a_folder_that_cannot_be_created_is_named_with_the_fix() -> None:
     assert "cannot create the folder /proc/tour: " in line and "choose a folder you can write to (-o)" in line, line
 
 
+def test_a_file_given_as_the_benchmark_is_named_with_the_fix(tmp_path: Path) -> None:
+    path = tmp_path / "f.txt"
+    path.write_text("hello\n", encoding="utf-8")
+    line = error_line("eval", path, "--baseline", "random", "-o", tmp_path / "out")
+    assert f"{path} is not a benchmark folder; give the folder `mapgen build` wrote" in line, line
+    assert not (tmp_path / "out").exists()
+
+
 # ------------------------------------------------------------------------------ the tour itself
 
 
