@@ -285,6 +285,17 @@ def test_a_file_given_as_the_benchmark_is_named_with_the_fix(tmp_path: Path) -> 
     assert not (tmp_path / "out").exists()
 
 
+def test_a_vector_file_without_its_suffix_is_named_with_the_fix(tmp_path: Path) -> None:
+    geojson = json.dumps({"type": "FeatureCollection", "features": [
+        {"type": "Feature", "properties": {"name": f"Cell {i}"},
+         "geometry": {"type": "Polygon", "coordinates": [[[i, 0], [i + 1, 0], [i + 1, 1], [i, 1], [i, 0]]]}}
+        for i in range(3)]})
+    (tmp_path / "a.txt").write_text(geojson, encoding="utf-8")
+    (tmp_path / "v.csv").write_text("region,value\nCell 0,1\nCell 1,2\nCell 2,3\n", encoding="utf-8")
+    line = error_line("render", tmp_path / "a.txt", "--data", tmp_path / "v.csv", "-o", tmp_path / "out.png")
+    assert f"{tmp_path / 'a.txt'}: a vector file needs a .geojson/.gpkg/.shp suffix; rename it" in line, line
+
+
 # ------------------------------------------------------------------------------ the tour itself
 
 
