@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from helpers import build_tiny
+from helpers import build_tiny, write_grid
 
 from mapgen.cli import main
 
@@ -294,6 +294,15 @@ def test_a_vector_file_without_its_suffix_is_named_with_the_fix(tmp_path: Path) 
     (tmp_path / "v.csv").write_text("region,value\nCell 0,1\nCell 1,2\nCell 2,3\n", encoding="utf-8")
     line = error_line("render", tmp_path / "a.txt", "--data", tmp_path / "v.csv", "-o", tmp_path / "out.png")
     assert f"{tmp_path / 'a.txt'}: a vector file needs a .geojson/.gpkg/.shp suffix; rename it" in line, line
+
+
+def test_an_unknown_name_without_a_close_match_names_the_listing_command(tmp_path: Path) -> None:
+    grid, _ = write_grid(tmp_path, n=2)
+    line = error_line("atlas", "neighbors", grid, "Narnia")
+    assert "Unknown region 'Narnia'" in line and f"; `mapgen atlas show {grid}` lists them" in line, line
+    line = error_line("atlas", "group", "usa", "no_such_group")
+    assert "Unknown region group 'no_such_group'" in line and "; `mapgen atlas group usa` lists them" in line, line
+    assert "lists them" not in error_line("atlas", "group", "usa", "West Coats")  # a close match is enough
 
 
 # ------------------------------------------------------------------------------ the tour itself
