@@ -305,6 +305,19 @@ def test_an_unknown_name_without_a_close_match_names_the_listing_command(tmp_pat
     assert "lists them" not in error_line("atlas", "group", "usa", "West Coats")  # a close match is enough
 
 
+def test_ctrl_c_during_a_build_names_resume(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import mapgen.cli.build as cli_build
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt  # what Ctrl-C raises in the parent while the units are built
+
+    monkeypatch.setattr(cli_build, "build", interrupted)
+    config = tmp_path / "c.yaml"
+    config.write_text(json.dumps(TINY), encoding="utf-8")
+    line = error_line("build", config, "-o", tmp_path / "b", "--quiet", code=130)
+    assert f"interrupted; finish it with `mapgen build {config} -o {tmp_path / 'b'} --resume`" in line, line
+
+
 # ------------------------------------------------------------------------------ the tour itself
 
 
