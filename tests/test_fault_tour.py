@@ -318,6 +318,13 @@ def test_ctrl_c_during_a_build_names_resume(tmp_path: Path, monkeypatch: pytest.
     assert f"interrupted; finish it with `mapgen build {config} -o {tmp_path / 'b'} --resume`" in line, line
 
 
+def test_a_csv_saved_as_parquet_is_named_with_the_fix(tmp_path: Path) -> None:
+    path = tmp_path / "t.parquet"
+    path.write_text("region,value\nTexas,1\nOhio,2\n", encoding="utf-8")
+    line = error_line("render", "usa", "--data", path, "-o", tmp_path / "out.png")
+    assert f"{path} is not a Parquet file; save it again as Parquet or give a CSV" in line, line
+
+
 # ------------------------------------------------------------------------------ the tour itself
 
 

@@ -220,10 +220,17 @@ def _decimal_commas(frame: pd.DataFrame, path: Path) -> pd.DataFrame:
 
 
 def _read_parquet(path: Path) -> pd.DataFrame:
+    fix = "save it again as Parquet or give a CSV"
+    with path.open("rb") as fh:
+        head = fh.read(4)
+        fh.seek(max(0, path.stat().st_size - 4))
+        tail = fh.read(4)
+    if head != b"PAR1" or tail != b"PAR1":  # every Parquet file starts and ends with this magic
+        raise TableError(f"{path} is not a Parquet file; {fix}.")
     try:
         return pd.read_parquet(path)
     except Exception as exc:  # pyarrow raises several unrelated types for corrupt files
-        raise TableError(f"{path} is not a readable Parquet file: {exc}") from None
+        raise TableError(f"{path} is not a readable Parquet file: {exc}; {fix}.") from None
 
 
 def _describe(source: Source) -> str:
