@@ -325,6 +325,15 @@ def test_a_csv_saved_as_parquet_is_named_with_the_fix(tmp_path: Path) -> None:
     assert f"{path} is not a Parquet file; save it again as Parquet or give a CSV" in line, line
 
 
+def test_an_audit_folder_holding_garbage_names_the_fix(bench: Path, tmp_path: Path) -> None:
+    (tmp_path / "aud").mkdir()
+    (tmp_path / "aud" / "audit.jsonl").write_text("garbage\n", encoding="utf-8")
+    line = error_line("report", bench, "-o", tmp_path / "site", "--audit", tmp_path / "aud")
+    assert f"{tmp_path / 'aud' / 'audit.jsonl'}:1: not valid JSON" in line, line
+    assert line.endswith("; give the folder `mapgen audit -o` wrote"), line
+    assert not (tmp_path / "site").exists()
+
+
 # ------------------------------------------------------------------------------ the tour itself
 
 
@@ -342,3 +351,5 @@ def test_the_tour_runs_and_classifies(tmp_path: Path) -> None:
     rows = [tour.run_case(cases[i], art, 60.0) for i in ("C05", "R03", "A22")]
     assert [r.verdict for r in rows] == ["clear", "clear", "handled"], [(r.case.id, r.message) for r in rows]
     assert "| C05 | configs |" in tour.table(rows)
+    pack = tour.run_case(cases["P06"], art, 60.0)  # `text: []`: each missing map type names the fix
+    assert pack.verdict == "clear" and "; add a text: variant for it" in pack.message, pack.message
