@@ -314,7 +314,7 @@ def test_ctrl_c_during_a_build_names_resume(tmp_path: Path, monkeypatch: pytest.
     monkeypatch.setattr(cli_build, "build", interrupted)
     config = tmp_path / "c.yaml"
     config.write_text(json.dumps(TINY), encoding="utf-8")
-    line = error_line("build", config, "-o", tmp_path / "b", "--quiet", code=130)
+    line = error_line("build", config, "-o", tmp_path / "b", "--quiet", code=1)
     assert f"interrupted; finish it with `mapgen build {config} -o {tmp_path / 'b'} --resume`" in line, line
 
 

@@ -15,8 +15,8 @@ from mapgen.config import load_config
 from mapgen.tasks import tasks
 from mapgen.tasks.registry import UnknownTaskError
 
-#: The exit status of a build stopped by Ctrl-C: 128 + SIGINT, what a shell reports for an interrupted command.
-INTERRUPTED = 130
+#: The exit status of a build stopped by Ctrl-C (1, as click's "Aborted!" had it: scripts keep working).
+INTERRUPTED = 1
 
 
 @click.command("build")
