@@ -481,7 +481,7 @@ def squares(n: int = 3, scale: float = 1.0, names: list[Any] | None = None) -> l
 
 RENDER_GEO = "render {d}/a.geojson --data {d}/v.csv -o {d}/out.png"
 VALUES3 = "region,value\nCell 0,1\nCell 1,2\nCell 2,3\n"
-FIX_GEO = ("polygon", "feature", "--name-field", "give", "name", "crs", "fix", "save", "use ")
+FIX_GEO = ("polygon", "feature", "--name-field", "give", "name", "crs", "fix", "save", "use ", "add ")
 
 
 def atlas_cases() -> list[Case]:

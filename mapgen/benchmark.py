@@ -445,6 +445,8 @@ def load_benchmark(path: str | Path, *, finished: bool = False, verify: Verify =
     raise ``ValueError`` naming the file and line.
     """
     root = Path(path)
+    if root.is_file() and root.suffix.lower() != ".jsonl":  # a questions file is JSON lines; anything else is no bench
+        raise NotABenchmarkError(f"{root} is not a benchmark folder; give the folder `mapgen build` wrote")
     questions_file = root if root.is_file() else root / QUESTIONS_FILE
     root = root.parent if root.is_file() else root
     if not root.is_dir():

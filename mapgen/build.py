@@ -497,8 +497,8 @@ def check_run_options(workers: int, executor: str) -> None:
 
 def check_inputs(config: BuildConfig) -> None:
     """Refuse every statistic, region and atlas problem of ``config`` before anything is written (one BuildError,
-    each problem with its fix): each country's atlas loads, its ``exclude`` names known regions and leaves some,
-    it has statistics to draw from and its curated ids exist, and some image variant is drawn."""
+    each problem with its fix): each country's atlas loads, its ``exclude`` names known regions and leaves 2 or
+    more, it has statistics to draw from and its curated ids exist, and some image variant is drawn."""
     from mapgen.data.curated import list_stats
     from mapgen.geo.names import UnknownNameError
     from mapgen.suggest import did_you_mean
@@ -512,8 +512,10 @@ def check_inputs(config: BuildConfig) -> None:
         where = f"countries.{i} ({country.name})"
         try:
             atlas = atlas_of(config, country)
-            if not atlas.without(country.exclude).codes:
-                problems.append(f"{where}.exclude: leaves none of its {len(atlas.codes)} regions; exclude fewer")
+            left = len(atlas.without(country.exclude).codes)
+            if left < 2:  # a map compares regions
+                problems.append(f"{where}.exclude: leaves {left} of its {len(atlas.codes)} regions (a map needs at "
+                                "least 2); exclude fewer")
         except UnknownNameError as exc:
             problems.append(f"{where}.exclude: {exc}")
         except (ValueError, OSError) as exc:
@@ -529,7 +531,7 @@ def check_inputs(config: BuildConfig) -> None:
             problems.append(f"{where}.statistics.curated: unknown statistic {sid!r} for {country.key}"
                             f"{did_you_mean(sid, known)}")
     if problems:
-        raise BuildError("Invalid build config: " + "; ".join(problems))
+        raise BuildError(f"Invalid build config {config.where}: " + "; ".join(problems))
 
 
 def prepare_folder(config: BuildConfig, out_dir: Path, resume: bool, force: bool) -> None:

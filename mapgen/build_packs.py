@@ -27,12 +27,25 @@ def build_templates(config: BuildConfig, out_dir: Path | None = None) -> tuple[A
     if key not in _BUILD_TEMPLATES:
         try:
             every = load_templates(paths, builtin=True) if paths else load_templates()
-            chosen = list(every) if q.templates == "all" else [every.get(t) for t in q.templates]
+            chosen = list(every) if q.templates == "all" else [_chosen(every, t, config) for t in q.templates]
         except TemplateError as exc:
             raise BuildError(f"The build's templates do not load (fix them, `mapgen templates lint` shows the same "
                              f"problems):\n{exc}") from None
         _BUILD_TEMPLATES[key] = (every, chosen)
     return _BUILD_TEMPLATES[key]
+
+
+def _chosen(every: Any, template: str, config: BuildConfig) -> Any:
+    """The template ``questions.templates`` names; an unknown id raises BuildError naming the config and the fix."""
+    from mapgen.questions import TemplateError
+    from mapgen.suggest import did_you_mean
+
+    try:
+        return every.get(template)
+    except TemplateError:
+        raise BuildError(f"{config.where}: questions.templates: no template {template!r}"
+                         f"{did_you_mean(template, [t.id for t in every])}; `mapgen templates list` lists them"
+                         ) from None
 
 
 def pack_copy(config: BuildConfig, name: str, out_dir: Path) -> Path:

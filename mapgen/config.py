@@ -30,7 +30,7 @@ from pydantic import (
 from pydantic_core import PydanticUndefined
 
 from mapgen.resources import config_path, template_path
-from mapgen.yamlio import load_yaml, yaml_problem
+from mapgen.yamlio import YAMLFileError, load_yaml, read_text_file, yaml_problem
 
 CounterfactualKind = Literal["original", "imaginary", "shuffled", "jumbled"]
 COUNTERFACTUAL_KINDS: tuple[CounterfactualKind, ...] = ("original", "imaginary", "shuffled", "jumbled")
@@ -352,6 +352,8 @@ class BuildConfig(Strict):
 
     #: Folder the config file lies in: user atlas and table paths are relative to it (not part of the dump).
     _base_dir: Path | None = PrivateAttr(default=None)
+    #: Where the config was read from, as error messages name it ("config" for a dict).
+    _where: str = PrivateAttr(default="config")
 
     @field_validator("tasks")
     @classmethod
@@ -403,6 +405,11 @@ class BuildConfig(Strict):
     def base_dir(self) -> Path:
         """The folder relative paths are resolved against: the config file's folder (else the working folder)."""
         return self._base_dir or Path.cwd()
+
+    @property
+    def where(self) -> str:
+        """The config file as error messages name it (``config`` when it was given as a dict)."""
+        return self._where
 
     def resolve_path(self, path: str | Path) -> Path:
         """A path of the config resolved against :attr:`base_dir` (absolute paths unchanged)."""
@@ -482,7 +489,9 @@ def load_config(source: str | Path | dict[str, Any]) -> BuildConfig:
         path = _locate(source)
         where = str(path)
         try:
-            data = load_yaml(path.read_text(encoding="utf-8"))
+            data = load_yaml(read_text_file(path))
+        except YAMLFileError as exc:
+            raise ConfigError(str(exc)) from None
         except yaml.YAMLError as exc:
             raise ConfigError(f"{where} is not valid YAML: {yaml_problem(exc)}") from None
         if not isinstance(data, dict):
@@ -493,6 +502,7 @@ def load_config(source: str | Path | dict[str, Any]) -> BuildConfig:
         raise ConfigError(format_errors(exc, where)) from None
     if not isinstance(source, dict):
         config._base_dir = path.resolve().parent
+        config._where = where
     config.check_files(where)
     config.check_packs(where)
     config.check_tables(where)

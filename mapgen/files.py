@@ -85,6 +85,23 @@ def disk_full(exc: OSError, path: Path, needed: int | None = None) -> DiskFullEr
     return DiskFullError(exc.errno, message, str(path))
 
 
+class FolderError(OSError):
+    """A folder that cannot be created (a parent that does not exist and cannot be made, as under ``/proc``)."""
+
+    def __str__(self) -> str:
+        return str(self.strerror)
+
+
+def make_folder(folder: Path) -> None:
+    """``folder.mkdir(parents=True, exist_ok=True)``; a path that cannot hold a folder raises :class:`FolderError`
+    naming it and the fix."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except FileNotFoundError as exc:
+        raise FolderError(exc.errno, f"cannot create the folder {exc.filename or folder}: {exc.strerror}; choose "
+                          "a folder you can write to (-o)", str(folder)) from None
+
+
 def _temp_name(path: Path) -> Path:
     return path.with_name(f".{path.name}.{os.getpid()}.tmp")
 
@@ -92,7 +109,7 @@ def _temp_name(path: Path) -> Path:
 def write_bytes_atomic(path: str | Path, data: bytes) -> Path:
     """Write ``data`` to ``path`` through a temp file renamed into place (parents created); returns the path."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_folder(path.parent)
     tmp = _temp_name(path)
     try:
         tmp.write_bytes(data)
@@ -163,7 +180,7 @@ def write_files_atomic(files: Mapping[Path, bytes]) -> None:
     done: list[Path] = []
     try:
         for path, data in files.items():
-            path.parent.mkdir(parents=True, exist_ok=True)
+            make_folder(path.parent)
             tmp = _temp_name(path)
             temps.append((tmp, path))  # before writing: a write that fails half-way is removed too
             tmp.write_bytes(data)

@@ -31,7 +31,9 @@ CASES = [  # (id, bad countries/extra YAML, corrected YAML, words the one line m
      "countries:\n  - {name: usa, maps: 1, statistics: {curated: [], synthetic: {count: 1}}}\n",
      ["no statistics to draw from", "synthetic.count"]),
     ("excluding every region", "countries:\n" + GRID % ", exclude: [Cell A1, Cell A2, Cell B1, Cell B2]",
-     "countries:\n" + GRID % ", exclude: [Cell A1]", ["leaves none of its 4 regions", "exclude fewer"]),
+     "countries:\n" + GRID % ", exclude: [Cell A1]", ["leaves 0 of its 4 regions", "exclude fewer"]),
+    ("leaving one region", "countries:\n" + GRID % ", exclude: [Cell A1, Cell A2, Cell B1]",
+     "countries:\n" + GRID % ", exclude: [Cell A1]", ["leaves 1 of its 4 regions", "at least 2", "exclude fewer"]),
     ("a key twice", "countries:\n" + GRID % "" + "countries:\n" + GRID % "",
      "countries:\n" + GRID % "", ["the key 'countries' is given twice (lines 4 and 6)", "keep one"]),
     ("maps: true", "countries:\n  - {name: grid.geojson, maps: true, statistics: {synthetic: {count: 1}}}\n",
@@ -79,7 +81,7 @@ def test_a_bad_config_fails_before_the_first_byte_and_the_fix_builds_in_the_same
     lines = [line for line in result.output.splitlines() if line.strip()]
     assert result.exit_code == 2, result.output
     assert len(lines) == 1 and lines[0].startswith("Error: ") and "Traceback" not in result.output, result.output
-    for word in words:
+    for word in words + [str(config)]:  # every config error names the config file
         assert word in lines[0], lines[0]
     assert not out.exists(), sorted(p.name for p in out.rglob("*"))
     _write(config, fixed)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from helpers import build_tiny
+from helpers import build_tiny, write_grid
 
 from mapgen.cli import main
 
@@ -246,6 +246,95 @@ def test_report_refuses_a_folder_no_report_wrote(bench: Path, tmp_path: Path, op
     assert not (tmp_path / "site").exists()
 
 
+def test_a_repeated_column_name_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "t.csv"
+    path.write_text("region,value,value\nTexas,1,2\nOhio,3,4\n", encoding="utf-8")
+    line = error_line("render", "usa", "--data", path, "-o", tmp_path / "out.png")
+    assert f"{path} has two columns named 'value'; rename one or give --value-col" in line, line
+    assert not (tmp_path / "out.png").exists()
+
+
+def test_an_unknown_template_id_is_one_line_naming_the_config(tmp_path: Path) -> None:
+    config = tmp_path / "c.yaml"
+    config.write_text(json.dumps({**TINY, "questions": {"per_image": 4, "templates": ["legend_class_cout"]}}),
+                      encoding="utf-8")
+    line = error_line("build", config, "-o", tmp_path / "out", "--quiet")
+    assert (f"{config}: questions.templates: no template 'legend_class_cout' (did you mean 'legend_class_count'"
+            in line and "`mapgen templates list` lists them" in line), line
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_config_that_is_not_utf8_is_named_with_the_fix(tmp_path: Path) -> None:
+    config = tmp_path / "c.yaml"
+    config.write_bytes(b"seed: 1\x00\x00\xff\xfe\n")
+    line = error_line("build", config, "-o", tmp_path / "out", "--quiet")
+    assert f"{config}: not UTF-8 text (byte 0xff at offset 9); save it as UTF-8" in line, line
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.skipif(not Path("/proc/self").exists(), reason="needs Linux /proc")
+def test_a_folder_that_cannot_be_created_is_named_with_the_fix() -> None:
+    line = error_line("spec", "usa", "--stat", "population_2020", "-o", "/proc/tour/spec.json", code=1)
+    assert "cannot create the folder /proc/tour: " in line and "choose a folder you can write to (-o)" in line, line
+
+
+def test_a_file_given_as_the_benchmark_is_named_with_the_fix(tmp_path: Path) -> None:
+    path = tmp_path / "f.txt"
+    path.write_text("hello\n", encoding="utf-8")
+    line = error_line("eval", path, "--baseline", "random", "-o", tmp_path / "out")
+    assert f"{path} is not a benchmark folder; give the folder `mapgen build` wrote" in line, line
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_vector_file_without_its_suffix_is_named_with_the_fix(tmp_path: Path) -> None:
+    geojson = json.dumps({"type": "FeatureCollection", "features": [
+        {"type": "Feature", "properties": {"name": f"Cell {i}"},
+         "geometry": {"type": "Polygon", "coordinates": [[[i, 0], [i + 1, 0], [i + 1, 1], [i, 1], [i, 0]]]}}
+        for i in range(3)]})
+    (tmp_path / "a.txt").write_text(geojson, encoding="utf-8")
+    (tmp_path / "v.csv").write_text("region,value\nCell 0,1\nCell 1,2\nCell 2,3\n", encoding="utf-8")
+    line = error_line("render", tmp_path / "a.txt", "--data", tmp_path / "v.csv", "-o", tmp_path / "out.png")
+    assert f"{tmp_path / 'a.txt'}: a vector file needs a .geojson/.gpkg/.shp suffix; rename it" in line, line
+
+
+def test_an_unknown_name_without_a_close_match_names_the_listing_command(tmp_path: Path) -> None:
+    grid, _ = write_grid(tmp_path, n=2)
+    line = error_line("atlas", "neighbors", grid, "Narnia")
+    assert "Unknown region 'Narnia'" in line and f"; `mapgen atlas show {grid}` lists them" in line, line
+    line = error_line("atlas", "group", "usa", "no_such_group")
+    assert "Unknown region group 'no_such_group'" in line and "; `mapgen atlas group usa` lists them" in line, line
+    assert "lists them" not in error_line("atlas", "group", "usa", "West Coats")  # a close match is enough
+
+
+def test_ctrl_c_during_a_build_names_resume(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import mapgen.cli.build as cli_build
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt  # what Ctrl-C raises in the parent while the units are built
+
+    monkeypatch.setattr(cli_build, "build", interrupted)
+    config = tmp_path / "c.yaml"
+    config.write_text(json.dumps(TINY), encoding="utf-8")
+    line = error_line("build", config, "-o", tmp_path / "b", "--quiet", code=1)
+    assert f"interrupted; finish it with `mapgen build {config} -o {tmp_path / 'b'} --resume`" in line, line
+
+
+def test_a_csv_saved_as_parquet_is_named_with_the_fix(tmp_path: Path) -> None:
+    path = tmp_path / "t.parquet"
+    path.write_text("region,value\nTexas,1\nOhio,2\n", encoding="utf-8")
+    line = error_line("render", "usa", "--data", path, "-o", tmp_path / "out.png")
+    assert f"{path} is not a Parquet file; save it again as Parquet or give a CSV" in line, line
+
+
+def test_an_audit_folder_holding_garbage_names_the_fix(bench: Path, tmp_path: Path) -> None:
+    (tmp_path / "aud").mkdir()
+    (tmp_path / "aud" / "audit.jsonl").write_text("garbage\n", encoding="utf-8")
+    line = error_line("report", bench, "-o", tmp_path / "site", "--audit", tmp_path / "aud")
+    assert f"{tmp_path / 'aud' / 'audit.jsonl'}:1: not valid JSON" in line, line
+    assert line.endswith("; give the folder `mapgen audit -o` wrote"), line
+    assert not (tmp_path / "site").exists()
+
+
 # ------------------------------------------------------------------------------ the tour itself
 
 
@@ -263,3 +352,5 @@ def test_the_tour_runs_and_classifies(tmp_path: Path) -> None:
     rows = [tour.run_case(cases[i], art, 60.0) for i in ("C05", "R03", "A22")]
     assert [r.verdict for r in rows] == ["clear", "clear", "handled"], [(r.case.id, r.message) for r in rows]
     assert "| C05 | configs |" in tour.table(rows)
+    pack = tour.run_case(cases["P06"], art, 60.0)  # `text: []`: each missing map type names the fix
+    assert pack.verdict == "clear" and "; add a text: variant for it" in pack.message, pack.message

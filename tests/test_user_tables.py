@@ -116,7 +116,7 @@ def test_empty_header_only_and_malformed_files(tmp_path: Path) -> None:
         load_table(write(tmp_path, "state,value\n"), "usa")
     with pytest.raises(TableError, match="not a readable CSV"):
         load_table(write(tmp_path, 'state,value\nCA,1\nTX,2,3,4\n"NY,5\n'), "usa")
-    with pytest.raises(TableError, match="not a readable Parquet"):
+    with pytest.raises(TableError, match="x.parquet is not a Parquet file; save it again as Parquet or give a CSV"):
         load_table(write(tmp_path, "not parquet", "x.parquet"), "usa")
     with pytest.raises(FileNotFoundError):
         load_table(tmp_path / "absent.csv", "usa")

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 import click
 
 from mapgen.cli.sources import atlas_options, open_atlas
 from mapgen.geo.atlas import list_atlases
+from mapgen.geo.names import UnknownNameError
 
 if TYPE_CHECKING:
     from mapgen.geo.atlas_model import Atlas
@@ -71,7 +74,20 @@ def border_outcome(a: Atlas) -> str:
 @atlas_options
 def atlas_neighbors(country: str, region: str, name_field: str | None, code_field: str | None) -> None:
     """Codes of the regions bordering REGION of COUNTRY (a name or a vector file path)."""
-    click.echo(" ".join(sorted(open_atlas(country, name_field, code_field).neighbors(region))))
+    a = open_atlas(country, name_field, code_field)
+    with _listed_by(f"mapgen atlas show {country}"):
+        click.echo(" ".join(sorted(a.neighbors(region))))
+
+
+@contextmanager
+def _listed_by(command: str) -> Iterator[None]:
+    """An unknown name with no close match also names the command that lists the valid ones."""
+    try:
+        yield
+    except UnknownNameError as exc:
+        if not exc.matches:
+            exc.args = (f"{exc}; `{command}` lists them",)
+        raise
 
 
 @atlas.command("group")
@@ -85,4 +101,5 @@ def atlas_group(country: str, name: str | None, name_field: str | None, code_fie
         for g in a.groups.values():
             click.echo(f"{g.name}\t{len(g.members)}\t{' '.join(sorted(g.members))}")
         return
-    click.echo(" ".join(sorted(a.group(name))))
+    with _listed_by(f"mapgen atlas group {country}"):
+        click.echo(" ".join(sorted(a.group(name))))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import click
@@ -13,6 +14,9 @@ from mapgen.cli.limits import WORKERS
 from mapgen.config import load_config
 from mapgen.tasks import tasks
 from mapgen.tasks.registry import UnknownTaskError
+
+#: The exit status of a build stopped by Ctrl-C (1, as click's "Aborted!" had it: scripts keep working).
+INTERRUPTED = 1
 
 
 @click.command("build")
@@ -39,6 +43,9 @@ def build_command(config: str, output: Path | None, workers: int, resume: bool, 
                        scheduler=scheduler, progress=not quiet)
     except UnknownTaskError as exc:  # the config names a task no plugin registers: say which file
         raise UnknownTaskError(f"{config}: {exc}") from None
+    except KeyboardInterrupt:  # Ctrl-C: finished units stay, so --resume picks up where it stopped
+        click.echo(f"Error: interrupted; finish it with `mapgen build {config} -o {output} --resume`", err=True)
+        sys.exit(INTERRUPTED)
     c = report.manifest["counts"]
     records = ", ".join(f"{c[t.key]} {t.noun or t.name}" for t in tasks() if t.key in c)
     click.echo(f"Built {report.out_dir}: {c['maps']} images, {records}"

@@ -67,6 +67,10 @@ def _yaml_error(exc: BaseException) -> str | None:
 
 def explain(exc: BaseException) -> tuple[str, int] | None:
     """``(message, exit code)`` for an expected failure; ``None`` for an unexpected one."""
+    from mapgen.files import FolderError
+
+    if isinstance(exc, FolderError):
+        return str(exc), ENVIRONMENT
     if isinstance(exc, (UnknownNameError, BuildError, FileNotFoundError)):
         return str(exc), INPUT
     if isinstance(exc, ImportError):

@@ -156,6 +156,8 @@ def _spec_from_source(item: Source):
     path = Path(source)
     if not path.exists():
         raise click.UsageError(f"{source!r} is neither a country ({', '.join(BUILTIN)}) nor an existing file.")
+    if (options["stat"] or options["data"]) and path.suffix.lower() != ".json":
+        raise click.UsageError(f"{source}: a vector file needs a .geojson/.gpkg/.shp suffix; rename it.")
     if options["stat"] or options["data"]:
         raise click.UsageError(f"{source!r} is a map JSON: --stat / --data apply to a country or a vector file.")
     refuse_source_options(item.given, source)

@@ -23,6 +23,7 @@ of ``title``, ``unit``, ``kind``, ``year``, ``source_note`` and the id.
 
 from __future__ import annotations
 
+import csv
 import io
 import json
 import math
@@ -120,6 +121,7 @@ def read_frame(source: Source, atlas: Atlas | None = None) -> tuple[pd.DataFrame
 def _read_text(path: Path, sep: str) -> pd.DataFrame:
     text = decode_table(path)
     sep = detect_delimiter(text, sep, path)
+    _refuse_repeated_header(text, sep, path)
     try:
         frame = pd.read_csv(io.StringIO(text), sep=sep, dtype=str, keep_default_na=False, skipinitialspace=True)
     except pd.errors.EmptyDataError:
@@ -130,6 +132,16 @@ def _read_text(path: Path, sep: str) -> pd.DataFrame:
         raise TableError(f"{path} is not a readable {kind} file: {str(exc).strip()}; give every row as many cells "
                          "as the header (quote cells that hold the delimiter).") from None
     return _decimal_commas(frame, path) if sep == ";" else frame
+
+
+def _refuse_repeated_header(text: str, sep: str, path: Path) -> None:
+    """Refuse a header naming one column twice (pandas would rename the second ``value.1`` silently)."""
+    header = [cell.strip() for cell in next(csv.reader(io.StringIO(text), delimiter=sep), [])]
+    repeated = sorted({c for c in header if c and header.count(c) > 1})
+    if repeated:
+        count = header.count(repeated[0])
+        times = "two" if count == 2 else str(count)
+        raise TableError(f"{path} has {times} columns named {repeated[0]!r}; rename one or give --value-col.")
 
 
 #: Byte-order marks → the encoding they announce (UTF-32 before UTF-16: its LE mark starts with UTF-16's).
@@ -208,10 +220,17 @@ def _decimal_commas(frame: pd.DataFrame, path: Path) -> pd.DataFrame:
 
 
 def _read_parquet(path: Path) -> pd.DataFrame:
+    fix = "save it again as Parquet or give a CSV"
+    with path.open("rb") as fh:
+        head = fh.read(4)
+        fh.seek(max(0, path.stat().st_size - 4))
+        tail = fh.read(4)
+    if head != b"PAR1" or tail != b"PAR1":  # every Parquet file starts and ends with this magic
+        raise TableError(f"{path} is not a Parquet file; {fix}.")
     try:
         return pd.read_parquet(path)
     except Exception as exc:  # pyarrow raises several unrelated types for corrupt files
-        raise TableError(f"{path} is not a readable Parquet file: {exc}") from None
+        raise TableError(f"{path} is not a readable Parquet file: {exc}; {fix}.") from None
 
 
 def _describe(source: Source) -> str:

@@ -598,7 +598,8 @@ def _check_fields(rec: dict[str, Any], map_types: tuple[str, ...], variants: dic
     if mapwise is not None and not (isinstance(mapwise, int) and 1 <= mapwise <= 43):
         errs.append(f"mapwise must be a MAPWise template number 1-43, got {mapwise!r}")
     errs += [f"unknown map type {mt!r}{did_you_mean(mt, MAP_TYPES)}" for mt in map_types if mt not in MAP_TYPES]
-    return errs + [f"no text variants for map type {mt!r}" for mt in map_types if not variants.get(mt)]
+    return errs + [f"no text variants for map type {mt!r}; add a text: variant for it" for mt in map_types
+                   if not variants.get(mt)]
 
 
 def _check_vqa_numbers(templates: list[Template]) -> list[str]:

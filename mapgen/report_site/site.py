@@ -68,9 +68,13 @@ def eval_scores(eval_dir: Path) -> dict[str, dict[str, Any]]:
 
 def audit_rows(audit_dir: Path) -> dict[str, dict[str, Any]]:
     """Oracle answer, correctness and reasons per question id from an audit folder."""
+    try:
+        records = read_jsonl(audit_dir / AUDIT_FILE, missing_ok=True)
+    except ValueError as exc:  # a line that is no JSON: the folder is not what `mapgen audit` wrote
+        raise ValueError(f"{exc}; give the folder `mapgen audit -o` wrote") from None
     return {r["question_id"]: {"oracle": r["oracle_answer"], "oracle_ok": r["oracle_correct"],
                                "reasons": r["reasons"] or r["flags"]}
-            for r in read_jsonl(audit_dir / AUDIT_FILE, missing_ok=True)}
+            for r in records}
 
 
 def site_maps(bench: Benchmark, scores: dict[str, dict[str, Any]], audit: dict[str, dict[str, Any]],
