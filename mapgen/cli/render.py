@@ -6,9 +6,6 @@ imported until a map is drawn (``mapgen render --help`` loads no pandas, matplot
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +25,7 @@ from mapgen.cli.render_jobs import (
 from mapgen.cli.scales import scale_of, scale_options
 from mapgen.cli.sources import atlas_options, naming_table, open_atlas, statistic_for, table_options
 from mapgen.cli.styles import look_fields, style_option
+from mapgen.collector import collector_paused
 
 #: Options whose explicit use asks for the legibility check of the colours drawn.
 _COLOUR_REQUESTS = ("colormap", "reverse", "background", "style_ref", "legend", "classes", "scheme", "breaks",
@@ -76,30 +74,15 @@ def render_cmd(ctx: click.Context, sources: tuple[str, ...], output: Path, all_v
     several = len(items) > 1 or any(is_spec_csv(s) for s in sources)
     if several and output.suffix.lower() in OUTPUT_SUFFIXES:
         raise click.BadParameter("several maps need a folder, not a file.", param_hint="-o")
-    with _collector_paused():  # building the specs and drawing the first map import everything the call needs
+    # building the specs and drawing the first map import everything the call needs: hundreds of thousands of
+    # objects that live until the process ends, whose collection cost a sixth of a one-map call
+    with collector_paused(promote=True):
         jobs = [_job(item, output, several) for item in items]
         check_outputs(jobs, all_variants)
         if jobs:
             _render_job(jobs[0], items[0], all_variants)
     for job, item in zip(jobs[1:], items[1:]):
         _render_job(job, item, all_variants)
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """The cyclic garbage collector off for the block, then back on: the modules a call imports make hundreds of
-    thousands of objects that live until the process ends, and collecting while they are made cost a sixth of a
-    one-map call. What the block made is moved to the oldest generation (``freeze`` then ``unfreeze``) rather
-    than swept as young objects the moment the collector is back; a later full collection still reaches it."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.freeze()
-            gc.unfreeze()
-            gc.enable()
 
 
 def _check_output(output: Path) -> None:

@@ -41,7 +41,7 @@ from mapgen.data.statistic import KINDS, Kind, StatInfo, Statistic
 from mapgen.errors import DataError
 from mapgen.files import write_text_atomic
 from mapgen.geo.atlas import BUILTIN, Atlas, as_atlas, uncut
-from mapgen.geo.names import UnknownRegionError, normalize_name
+from mapgen.geo.names import UnknownRegionError
 from mapgen.suggest import suggestion
 
 __all__ = [
@@ -259,7 +259,7 @@ def _resolves(atlas: Atlas, cell: Any) -> str | None:
     """The code a cell names, or None (a plain look-up: no 'did you mean' search)."""
     if _is_missing(cell) or isinstance(cell, (bool, float, np.floating)):
         return None
-    return atlas._index.get(normalize_name(str(cell)))
+    return atlas.find(str(cell))
 
 
 def _region_columns(frame: pd.DataFrame, atlas: Atlas) -> dict[str, list[str | None]]:
@@ -443,7 +443,7 @@ def _resolve_name(atlas: Atlas, name: str, unknown_so_far: int) -> str:
     'did you mean' search (200,000 unknown rows took minutes)."""
     if unknown_so_far < _MAX_LISTED:
         return atlas.resolve(name)
-    code = atlas._index.get(normalize_name(name))
+    code = atlas.find(name)
     if code is None:
         raise UnknownRegionError(name, [], atlas.title)
     return code

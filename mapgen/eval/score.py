@@ -17,16 +17,15 @@ column-wise once.
 
 from __future__ import annotations
 
-import gc
 import math
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from mapgen.collector import collector_paused
 from mapgen.eval.answers import extract_answer
 from mapgen.eval.metrics import (
     MAIN_METRIC,
@@ -106,18 +105,6 @@ def score(question: Question | Mapping[str, Any], prediction: str | None) -> Sco
     values = all_metrics(value, q, gold) if value is not None else dict.fromkeys(names, 0.0)
     main = values[MAIN_METRIC[q.answer_type]]
     return Score(q.question_id, q.answer_type, value, extracted.ok, values, main, extracted.reason)
-
-
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Disable the cyclic garbage collector for the block (restored afterwards)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _objects(values: list[Any]) -> np.ndarray:
@@ -204,7 +191,7 @@ def evaluate(
 ) -> Report:
     """Score every question against ``predictions[question_id]`` (absent → missing, scored 0)."""
     qs = [as_question(item) for item in questions]
-    with _gc_paused():  # scoring allocates many small acyclic objects; generational GC passes cost ~40 %
+    with collector_paused():  # scoring allocates many small acyclic objects; generational GC passes cost ~40 %
         scores = [score(q, predictions.get(q.question_id)) for q in qs]
     seen = {q.question_id for q in qs}
     unmatched = sorted(str(k) for k in predictions if k not in seen)

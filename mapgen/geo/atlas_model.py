@@ -154,11 +154,6 @@ class Atlas:
         """Code → centroid of the display geometry (projected coordinates), computed on first use."""
         return LazyMapping(lambda: _xy_table(self.gdf.geometry.centroid))
 
-    @property
-    def _index(self) -> dict[str, str]:
-        """Normalised spelling → code (the gazetteer's index)."""
-        return self.gazetteer.index
-
     def name_of(self, code: str) -> str:
         """Full name of a region given by code, name or alias."""
         return self.gazetteer.name_of(code)
@@ -166,6 +161,10 @@ class Atlas:
     def spellings(self, code: str) -> tuple[str, ...]:
         """Every accepted spelling of a region: name, code, aliases."""
         return self.gazetteer.spellings(code)
+
+    def find(self, name: str) -> str | None:
+        """Region code for a code, name or alias, or None (no 'did you mean' search; see :meth:`resolve`)."""
+        return self.gazetteer.find(name)
 
     def resolve(self, name: str) -> str:
         """Region code for a code, name or alias (case/space/accent-insensitive)."""

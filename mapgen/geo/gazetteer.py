@@ -70,9 +70,14 @@ class Gazetteer:
         object.__setattr__(self, "group_index", build_index(named))
 
     # --- regions -------------------------------------------------------------------------------------
+    def find(self, name: str) -> str | None:
+        """Region code for a code, name or alias (case/space/accent-insensitive), or None: a plain look-up,
+        without the 'did you mean' search :meth:`resolve` makes for an unknown name."""
+        return self.index.get(normalize_name(name))
+
     def resolve(self, name: str) -> str:
         """Region code for a code, name or alias (case/space/accent-insensitive)."""
-        code = self.index.get(normalize_name(name))
+        code = self.find(name)
         if code is None:
             raise UnknownRegionError(str(name), closest_entries(name, self._all_spellings()), self.title,
                                      self.names.values())

@@ -26,7 +26,6 @@ import pandas as pd
 
 from mapgen.data.statistic import StatInfo
 from mapgen.geo.atlas import Atlas, as_atlas, shipped_atlas
-from mapgen.geo.names import normalize_name
 from mapgen.legend import (
     Legend,
     LegendClass,
@@ -294,7 +293,7 @@ def country_of_mapwise(meta: dict[str, Any]) -> str:
     best, best_hits = "", -1
     for name in ("usa", "india", "china"):
         atlas = shipped_atlas(name)
-        hits = sum(normalize_name(r) in atlas._index for r in regions)
+        hits = sum(atlas.find(r) is not None for r in regions)
         if hits > best_hits:
             best, best_hits = name, hits
     return best
