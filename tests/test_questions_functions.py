@@ -25,7 +25,8 @@ def test_sets_and_counts() -> None:
     assert len(f("all_regions", "D1")) == 51
     assert f("others", "D1", frozenset({"WA", "OR"}), "WA") == {"OR"}
     assert f("count", "D1", {"A", "B"}) == 2
-    assert f("trio", "D1", "A", "B", "C") == {"A", "B", "C"}
+    assert f("regions", "D1", "A", "B", "C") == {"A", "B", "C"}
+    assert f("regions", "D1", "A") == {"A"} and f("regions", "D1", "A", "B", "A") == {"A", "B"}
     assert f("pair", "D1", "A", "B") == {"A", "B"}
     assert f("contains", "D1", {"A"}, "A") and not f("contains", "D1", {"A"}, "B")
     assert f("nonempty", "D1", {"A"}) and not f("nonempty", "D1", set())
@@ -76,8 +77,11 @@ def test_ranks_and_aggregates() -> None:
     assert f("is_outlier", "C1", "AZ", f("members", "C1", FC)) is False
     assert f("closest_in_value", "C1", f("members", "C1", WC), "NV", "same") == {"OR"}
     assert f("closer_number", "C1", "CO", 40.0, 100.0) == 100.0
-    assert f("is_max_border_pair", "C2", "CA", "OR") is True
-    assert f("is_max_border_pair", "C1", "CA", "UT") is INVALID  # not neighbours
+    assert f("is_max_border_pair", "C2", f("regions", "C2", "CA", "OR")) is True
+    assert f("is_max_border_pair", "C2", f("regions", "C2", "OR", "CA")) is True  # a set: either order
+    assert f("is_max_border_pair", "C1", f("regions", "C1", "CA", "UT")) is INVALID  # not neighbours
+    assert f("is_max_border_pair", "C2", f("regions", "C2", "CA")) is INVALID  # not a pair
+    assert f("is_max_border_pair", "C2", f("regions", "C2", "CA", "OR", "NV")) is INVALID
 
 
 def test_geography() -> None:

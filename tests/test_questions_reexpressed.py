@@ -36,7 +36,7 @@ from mapgen.questions.functions import (
 )
 from mapgen.questions.functions.common import all_valued, known, position
 from mapgen.questions.functions.geography import _closest_pair_in
-from mapgen.questions.functions.neighbours import _bordering
+from mapgen.questions.functions.neighbours import _bordering, _top_border_diffs
 from mapgen.questions.templates import Template, parse_expr
 from mapgen.scene import build_scene
 from mapgen.spec import make_spec
@@ -68,6 +68,9 @@ OLD_PROGRAMS: dict[str, str] = {
     "map_percent_or_absolute": "equals(old_is_percent(), equals(K, 'percentages'))",
     "legend_kind": "old_legend_kind()",
     "legend_spacing": "old_legend_spacing()",
+    # one variadic set constructor, regions(X, Y[, Z]), for the pair of template 33 and the trio of template 43
+    "bordering_pair_max_difference": "old_is_max_border_pair(X, Y)",
+    "group_ranking": "ranking(old_trio(X, Y, Z))",
 }
 
 
@@ -223,7 +226,32 @@ def old_legend_spacing(ctx: Ctx) -> str:
     raise Invalid
 
 
+def old_is_max_border_pair(ctx: Ctx, a: str, b: str) -> bool:
+    if b not in ctx.scene.regions[a].neighbors:
+        raise Invalid
+    diffs = _top_border_diffs(ctx)
+    if len(diffs) < 2 or ctx.lv(a) is None or ctx.lv(b) is None:
+        raise Invalid
+    level = known(ctx)
+    mine = abs(level[a] - level[b])
+    top, runner = diffs[0][0], diffs[1][0]
+    gap = 4 * ctx.reading
+    if frozenset(diffs[0][1:]) == frozenset((a, b)):
+        if top - runner > gap:
+            return True
+        raise Invalid
+    if top - mine > gap:
+        return False
+    raise Invalid
+
+
+def old_trio(ctx: Ctx, a: str, b: str, c: str) -> frozenset[str]:
+    return frozenset((a, b, c))
+
+
 ORACLE = {
+    old_is_max_border_pair: ("Region Region", "Bool", True),
+    old_trio: ("Region Region Region", "Regions", False),
     old_versus_number: ("Region Choice Number", "Bool", False),
     old_median_range: ("Regions", "LegendClass", False),
     old_border_relation: ("LegendClass Relation LegendClass N", "Region", True),
@@ -284,7 +312,7 @@ def test_the_old_single_template_functions_are_gone() -> None:
     assert not {"versus_number", "median_range", "border_relation", "group_border_relation",
                 "closest_pair_in_group_range", "same_range", "num_classes", "widest_class", "class_by_count",
                 "end_class", "count_ranges", "versus_median", "darker_is_higher", "is_percent", "single_hue",
-                "legend_kind", "legend_spacing"} & set(FUNCTIONS)
+                "legend_kind", "legend_spacing", "trio"} & set(FUNCTIONS)
     assert FUNCTIONS["closest_pair_in_range"].args == ("Regions", "LegendClass")
 
 

@@ -180,8 +180,13 @@ def test_a_style_is_checked_when_it_loads_naming_the_file_the_key_and_the_fix(tm
                        r"DejaVu Sans, "):
         parse_style("fonts: {title: Comic Sans MS}\n", "s.yaml")
     assert "DejaVu Sans" in installed_families()
-    with pytest.raises(StyleError, match=r"^s.yaml: title\.color: unknown colour '#ggg'; give a name or #rrggbb$"):
+    with pytest.raises(StyleError, match=r"^s.yaml: title\.color: unknown colour '#ggg'; give a CSS colour name "
+                       r"\(white, steelblue\) or #rrggbb$"):
         parse_style("title: {color: '#ggg'}\n", "s.yaml")
+    for only_matplotlib in ("tab:blue", "C0", "xkcd:sky blue"):  # the label renderer (PIL) would fail on them later
+        with pytest.raises(StyleError, match=f"^s.yaml: borders\\.color: unknown colour '{only_matplotlib}'"):
+            parse_style(f"borders: {{color: '{only_matplotlib}'}}\n", "s.yaml")
+    assert parse_style("borders: {color: steelblue}\ntitle: {color: '#12345680'}\n", "s.yaml")
     with pytest.raises(StyleError, match=r"^s.yaml: countries\.india: borders\.hatch_color: unknown colour 'blu'"):
         parse_style("countries:\n  india:\n    borders: {hatch_color: blu}\n", "s.yaml")
     with pytest.raises(StyleError, match=r"^s.yaml: legend\.position: unknown legend position 'middle'; use right, "):

@@ -75,6 +75,10 @@ MISTAKES = [
      ("my_extreme", "exceeds() argument 2 (Side) gets 'over'", "did you mean 'above'")),
     ("id of a built-in template", "id: my_pair", "id: region_in_range",
      ("region_in_range", "also defined in mapwise.yaml", "rename one")),
+    ("variadic call with no argument", "compare(X, 'higher', Y)", "ranking(regions())",
+     ("my_pair", "regions() takes at least 1 argument (Region, Region...)", "got 0")),
+    ("group among the regions of a variadic call", "compare(X, 'higher', Y)", "ranking(regions(X, members(Y)))",
+     ("my_pair", "regions() argument 2 (Region) gets members(…) of type Regions", "give a Region value")),
 ]
 
 
@@ -176,3 +180,42 @@ def test_a_folder_without_templates_is_no_pack(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     result = _lint(tmp_path / "empty")
     assert result.exit_code == 1 and "needs templates.yaml" in result.output and "templates new" in result.output
+
+
+def test_a_pack_function_may_take_any_number_of_arguments(tmp_path: Path) -> None:
+    """A last argument type ending in ``...``: lint checks each extra argument against it, the call receives them."""
+    from mapgen.questions import FUNCTIONS, load_templates
+    from mapgen.questions.functions import context
+
+    pack = tmp_path / "vpack"
+    pack.mkdir()
+    (pack / "functions.py").write_text(
+        "from mapgen.questions import register\n\n\n@register('Region Region...', 'Int')\n"
+        "def how_many_named(ctx, *codes):\n    \"\"\"How many regions are named.\"\"\"\n"
+        "    return len(set(codes))\n", encoding="utf-8")
+    good = GOOD.replace("compare(X, 'higher', Y)", "equals(how_many_named(X, Y, X), 2)")
+    (pack / "templates.yaml").write_text(good, encoding="utf-8")
+    try:
+        assert _lint(pack).exit_code == 0
+        assert FUNCTIONS["how_many_named"].fn(None, "CA", "OR", "CA") == 2
+        (pack / "templates.yaml").write_text(good.replace("how_many_named(X, Y, X)", "how_many_named(X, 'Y')"),
+                                             encoding="utf-8")
+        out = _lint(pack).output
+        assert "how_many_named() argument 2 (Region) gets 'Y' of type Str" in out, out
+        (pack / "templates.yaml").write_text(good, encoding="utf-8")
+        pair = next(t for t in load_templates(pack) if t.id == "my_pair")
+        from test_questions_templates import hand_scene
+
+        from mapgen.questions.engine import run_program
+
+        answer, _ = run_program(pair, context(hand_scene("D1")), {"X": "CA", "Y": "OR"})
+        assert answer is True
+    finally:
+        FUNCTIONS.pop("how_many_named", None)
+
+
+def test_only_the_last_argument_type_may_be_variadic() -> None:
+    from mapgen.questions import register
+
+    with pytest.raises(ValueError, match="only the last type may end in '...'"):
+        register("Region... Region", "Regions")

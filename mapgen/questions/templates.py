@@ -711,8 +711,8 @@ def _check_call(node: Node, defined: list[str], where: str) -> list[str]:
         fn = FUNCTIONS.get(node[1])
         if fn is None:
             errs.append(f"{where} calls unknown function {node[1]!r}; valid functions: {', '.join(sorted(FUNCTIONS))}")
-        elif len(node[2]) != len(fn.args):
-            errs.append(f"{where}: {node[1]}() takes {len(fn.args)} arguments ({', '.join(fn.args) or 'none'}), got {len(node[2])}")
+        elif not fn.takes(len(node[2])):
+            errs.append(f"{where}: {node[1]}() takes {fn.arity()}, got {len(node[2])}")
         for a in node[2]:
             errs += _check_call(a, defined, where)
     return errs

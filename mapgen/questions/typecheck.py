@@ -128,9 +128,9 @@ def infer(node: tuple, env: Mapping[str, Binding], where: str) -> tuple[str | No
         kind, problems = infer(arg, env, where)
         errs += problems
         kinds.append(kind)
-    if fn is None or len(node[2]) != len(fn.args):
+    if fn is None or not fn.takes(len(node[2])):
         return None, errs  # unknown functions and arity are reported by the name check
-    for i, (arg, want, got) in enumerate(zip(node[2], fn.args, kinds)):
+    for i, (arg, want, got) in enumerate(zip(node[2], fn.arg_types(len(node[2])), kinds)):
         errs += _check_arg(node[1], i, arg, want, got, env, where)
     return fn.returns, errs
 

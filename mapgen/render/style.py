@@ -36,11 +36,19 @@ LEGEND_POSITIONS = ("right", "left", "bottom", "top", "bottom-left", "bottom-rig
 
 
 def _colour(value: str) -> str:
-    """``value`` if matplotlib can draw it (a name such as ``white``, ``#rrggbb``); else a one-line refusal."""
+    """``value`` if every renderer can draw it (a CSS name such as ``white``, ``#rrggbb``: what both matplotlib
+    and the label renderer, PIL, read; matplotlib's own ``tab:blue`` or ``C0`` are not); else a one-line refusal."""
     from matplotlib.colors import is_color_like
+    from PIL import ImageColor
 
-    if not is_color_like(value):
-        raise ValueError(f"unknown colour {value!r}; give a name or #rrggbb")
+    try:
+        ImageColor.getrgb(value)
+    except ValueError:
+        drawable = False
+    else:
+        drawable = is_color_like(value)
+    if not drawable:
+        raise ValueError(f"unknown colour {value!r}; give a CSS colour name (white, steelblue) or #rrggbb")
     return value
 
 

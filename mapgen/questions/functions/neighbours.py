@@ -45,13 +45,16 @@ def _top_border_diffs(ctx: Ctx) -> list[tuple[float, str, str]]:
     return top
 
 
-@register("Region Region", "Bool", relative=True)
-def is_max_border_pair(ctx: Ctx, a: str, b: str) -> bool:
-    """Whether bordering ``a``/``b`` are THE pair of bordering regions with the largest difference (class
-    distance / value). Yes needs a unique maximum, No a smaller difference, for every reading (each difference
-    moves by up to 2r, so the gap must exceed 4r)."""
-    if b not in ctx.scene.regions[a].neighbors:
+@register("Regions", "Bool", relative=True)
+def is_max_border_pair(ctx: Ctx, pair: Iterable[str]) -> bool:
+    """Whether a pair of bordering regions (``regions(X, Y)``) is THE pair of bordering regions with the largest
+    difference (class distance / value). Yes needs a unique maximum, No a smaller difference, for every reading
+    (each difference moves by up to 2r, so the gap must exceed 4r). INVALID unless the set is two bordering
+    regions."""
+    members = sorted(pair)
+    if len(members) != 2 or members[1] not in ctx.scene.regions[members[0]].neighbors:
         raise Invalid
+    a, b = members
     diffs = _top_border_diffs(ctx)
     if len(diffs) < 2 or ctx.lv(a) is None or ctx.lv(b) is None:
         raise Invalid

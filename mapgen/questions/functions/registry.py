@@ -44,6 +44,10 @@ class Owner:
         return f"{'the built-in' if self.module.startswith('mapgen.') else 'the'} module {self.module}"
 
 
+#: The suffix of a last argument type the function takes any number of times (``"Region Region..."``).
+VARIADIC = "..."
+
+
 @dataclass(frozen=True)
 class Function:
     """A library function with its argument and result types (for lint and docs) and its owner."""
@@ -55,6 +59,27 @@ class Function:
     doc: str
     relative: bool = False  # uses the border graph (makes a question "relative_region")
     owner: Owner = Owner("")
+
+    @property
+    def variadic(self) -> bool:
+        """Whether the last argument type ends in ``...`` (the function takes any number of those)."""
+        return bool(self.args) and self.args[-1].endswith(VARIADIC)
+
+    def takes(self, n: int) -> bool:
+        """Whether a call may pass ``n`` arguments."""
+        return n >= len(self.args) - 1 if self.variadic else n == len(self.args)
+
+    def arg_types(self, n: int) -> tuple[str, ...]:
+        """The declared type of each of ``n`` arguments (the variadic type repeated; ``n`` must be taken)."""
+        if not self.variadic:
+            return self.args
+        fixed, rest = self.args[:-1], self.args[-1].removesuffix(VARIADIC)
+        return fixed + (rest,) * (n - len(fixed))
+
+    def arity(self) -> str:
+        """How many arguments it takes, as a lint line says it (``2 arguments (Region, Region)``)."""
+        n = len(self.args) - 1 if self.variadic else len(self.args)
+        return f"{'at least ' if self.variadic else ''}{n} argument{'' if n == 1 else 's'} ({', '.join(self.args) or 'none'})"
 
 
 #: Every registered function by name (what template programs call).
@@ -84,7 +109,9 @@ def register(
     ``args`` are the parameter types after the :class:`~mapgen.questions.reading.Reading` (a space-separated
     string or a tuple; ``""`` for none): ``Region``, ``Regions``, ``RegionGroup``, ``LegendClass``, ``Number``,
     ``Value``, ``Int``, ``Bool``, ``Comparison``, ``Extreme``, ``Direction``, ``Choice``, ``N``, ``LegendClasses``,
-    ``ClassKey``, ``Set`` (any set: ``Regions``, ``Pair`` or ``LegendClasses``), ``Any``, ...;
+    ``ClassKey``, ``Set`` (any set: ``Regions``, ``Pair`` or ``LegendClasses``), ``Any``, ...; the last type
+    may end in ``...`` for any number of such arguments (``"Region Region..."``: one region or more, received
+    as ``*codes``);
     ``returns`` is the result type; ``relative=True`` marks a function that reads the border graph (its
     questions are ``relative_region``). The decorated function is returned guarded: a decision of the reading
     API that is undefined within the tolerance makes it return :data:`~mapgen.questions.reading.INVALID`.
@@ -102,6 +129,8 @@ def register(
     and a template calls it as ``differ_by_at_least(X, Y, N)``.
     """
     arg_types = tuple(args.split()) if isinstance(args, str) else tuple(args)
+    if any(a.endswith(VARIADIC) for a in arg_types[:-1]):
+        raise ValueError(f"argument types {' '.join(arg_types)!r}: only the last type may end in {VARIADIC!r}")
 
     def deco(fn: Callable[P, R]) -> Callable[P, R | _Invalid]:
         safe = guarded(fn)

@@ -116,10 +116,10 @@ def contains(ctx: Ctx, regions: Iterable[str], item: Any) -> bool:
     return item in set(regions)
 
 
-@register("Region Region Region", "Regions")
-def trio(ctx: Ctx, a: str, b: str, c: str) -> frozenset[str]:
-    """The set {a, b, c}."""
-    return frozenset((a, b, c))
+@register("Region Region...", "Regions")
+def regions(ctx: Ctx, *codes: str) -> frozenset[str]:
+    """The set of the regions named (one or more): ``regions(X, Y)``, ``regions(X, Y, Z)``."""
+    return frozenset(codes)
 
 
 @register("Regions", "Bool")
