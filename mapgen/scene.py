@@ -258,11 +258,29 @@ class Scene:
         """
         pool = list(codes)
         check = test or (lambda c: True)
-        found = _furthest(pool, check, lambda c: self.direction_key(c, direction), DIRECTION_MARGIN_DEG)
+        found = _furthest(self._ranked(pool, direction, False), check, lambda c: self.direction_key(c, direction),
+                          DIRECTION_MARGIN_DEG)
         if found is not None and all(self.regions[c].pixels for c in pool):
-            drawn = _furthest(pool, check, lambda c: self.drawn_key(c, direction), DIRECTION_MARGIN_PX)
+            drawn = _furthest(self._ranked(pool, direction, True), check, lambda c: self.drawn_key(c, direction),
+                              DIRECTION_MARGIN_PX)
             return found if drawn == found else None
         return found
+
+    def _ranked(self, pool: list[str], direction: str, drawn: bool) -> list[str]:
+        """``pool`` furthest in ``direction`` first, ties by code, by position or as drawn: the map's whole order,
+        sorted once per scene and direction (kept beside the frozen fields), filtered to the pool."""
+        orders = self.__dict__.setdefault("_direction_orders", {})
+        order = orders.get((direction, drawn))
+        if order is None:
+            key = self.drawn_key if drawn else self.direction_key
+            every = [c for c in self.regions if not drawn or self.regions[c].pixels]
+            order = orders[(direction, drawn)] = sorted(every, key=lambda c: (-key(c, direction), c))  # type: ignore[operator]
+        members = set(pool)
+        ranked = [c for c in order if c in members]
+        if len(ranked) != len(pool):  # repeated or unknown codes: rank the pool itself, as before
+            key = self.drawn_key if drawn else self.direction_key
+            return sorted(pool, key=lambda c: (-key(c, direction), c))  # type: ignore[operator]
+        return ranked
 
     # --- subsets -------------------------------------------------------------------------------------
     def without(self, codes: Iterable[str]) -> Scene:
@@ -345,12 +363,12 @@ def _scene_index(scene: Scene) -> dict[str, str]:
 
 
 def _furthest(
-    pool: list[str], test: Callable[[str], bool | None], key: Callable[[str], Any], margin: float
+    ranked: list[str], test: Callable[[str], bool | None], key: Callable[[str], Any], margin: float
 ) -> str | None:
-    """First region by ``key`` (largest first, ties by code) passing ``test``, leading the next passing one by
-    ``margin``; None when a region ranked before it is unreadable, nothing passes, or the lead is too small."""
+    """First region of ``ranked`` (largest ``key`` first, ties by code) passing ``test``, leading the next passing
+    one by ``margin``; None when a region ranked before it is unreadable, nothing passes, or the lead is too small."""
     found = None
-    for c in sorted(pool, key=lambda c: (-key(c), c)):
+    for c in ranked:
         ok = test(c)
         if ok is None:
             return None

@@ -197,10 +197,10 @@ def param_domain(p: Param, ctx: Ctx, env: dict[str, Any]) -> list[Any]:
     """Every value parameter ``p`` may take on this scene, given the parameters already chosen in ``env``."""
     if p.source is not None:
         key = (id(p), *(env[r] for r in p.refs))
-        dom = ctx.cache.get(key)
-        if dom is None:
-            dom = ctx.cache[key] = _source_domain(p, p.source, ctx, env)
-        return dom
+        hit = ctx.cache.get(key)
+        if hit is None:  # the entry holds the parameter, so its id names no other object while the entry lives
+            hit = ctx.cache[key] = (p, _source_domain(p, p.source, ctx, env))
+        return hit[1]
     if p.type == "Region":
         return _cached(ctx, "readable", lambda: FUNCTIONS["readable_regions"].fn(ctx))
     if p.type == "RegionGroup":
@@ -247,8 +247,15 @@ def _group_domain(ctx: Ctx, min_members: int) -> list[str]:
 def sample_params(template: Template, ctx: Ctx, rng: random.Random) -> dict[str, Any] | None:
     """One random draw of every parameter (None when some domain is empty)."""
     env: dict[str, Any] = {}
+    cache = ctx.cache
     for p in template.params:
-        dom = param_domain(p, ctx, env)
+        # a domain depends only on the parameters it refers to: cached per Reading under them
+        # (the entry holds the parameter, so its id names no other object while the entry lives)
+        key = ("domain", id(p), *[env[r] for r in p.refs])
+        hit = cache.get(key)
+        if hit is None:
+            hit = cache[key] = (p, param_domain(p, ctx, env))
+        dom = hit[1]
         if not dom:
             return None
         if p.prefer_first and rng.random() < p.prefer_first:
@@ -315,7 +322,7 @@ def render_text(template: Template, ctx: Ctx, params: dict[str, Any], variant: i
     compiled = template._compiled.get(key)
     if compiled is None:
         variants = template.text[scene.map_type] if lang is None else lang.variants(template)[scene.map_type]
-        compiled = [(TEXT_ENV if lang is None else lang.env).from_string(t) for t in variants]
+        compiled = [(TEXT_ENV if lang is None else lang.env).compile_text(t) for t in variants]
         template._compiled[key] = compiled
     word, plural = (scene.region_word, scene.region_words) if lang is None else lang.region_word(scene.region_word)
     values = {p.name: _phrase(p, params[p.name], ctx, lang) for p in template.params}
@@ -642,7 +649,11 @@ def instantiate(
 
 def _first_time(template: Template, params: dict[str, Any], seen: set[tuple]) -> bool:
     """Whether this parameter draw is new (and remember it)."""
-    key = tuple(answer_key(params[p.name]) for p in template.params)
+    try:  # plain values (codes, group names, numbers, words) are their own key
+        key = tuple([params[p.name] for p in template.params])
+        hash(key)
+    except TypeError:
+        key = tuple([answer_key(params[p.name]) for p in template.params])
     if key in seen:
         return False
     seen.add(key)

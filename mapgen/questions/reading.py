@@ -314,7 +314,10 @@ class Reading:
 
     def relation(self, a: str, cmp: str, b: str) -> bool | None:
         """Whether ``a`` is higher / lower / similar compared with ``b``; None when not decidable."""
-        la, lb = self.lv(a), self.lv(b)
+        reads, level = self.reads, self.level
+        reads.add(a)
+        reads.add(b)
+        la, lb = level[a], level[b]
         if cmp == "similar":
             return self.similar_levels(la, lb)
         o = self.order_levels(la, lb)
@@ -338,9 +341,14 @@ class Reading:
     def side(self, code: str, mark: float) -> int:
         """1 above, -1 below a number (value units); raises Invalid when missing or not readable: on a continuous
         map within r of the mark, on a discrete map when the class's printed range does not lie on one side."""
-        lv = self.lv(code)
+        self.reads.add(code)
+        lv = self.level[code]
         if lv is None:
             raise Invalid
+        return self._side(code, lv, mark)
+
+    def _side(self, code: str, lv: float, mark: float) -> int:
+        """:meth:`side` of a region already read, with level ``lv``."""
         v = self.value[code]
         side = (v > mark) - (v < mark)
         if side == 0:
@@ -361,13 +369,14 @@ class Reading:
     def in_range(self, code: str, idx: int) -> bool:
         """Whether a region's value is in range ``idx`` (class or tick interval); False when missing, Invalid
         when a reading could put it on either side of an end."""
-        lv = self.lv(code)
+        self.reads.add(code)
+        lv = self.level[code]
         if lv is None:
             return False
         if self.discrete:
             return int(lv) == idx
         lo, hi = self.intervals[idx]
-        return self.side(code, lo) > 0 and self.side(code, hi) < 0
+        return self._side(code, lv, lo) > 0 and self._side(code, lv, hi) < 0
 
     def estimate(self, code: str) -> Estimate:
         """A region's value as an interval a reader can be sure of (:class:`Estimate`; an end its class label

@@ -310,9 +310,18 @@ class TextSandbox(SandboxedEnvironment):
             return _check_size(operator.mod(left, right), "a % formatted string")
         return _times(left, right)
 
+    def compile_text(self, source: str) -> CompiledText:
+        """A text compiled once for many renders (:class:`CompiledText`)."""
+        return CompiledText(self.from_string(source), _plain_pieces(self, self._parse(source, None, None)))
+
     def render_limited(self, template: Any, values: dict[str, Any], name: str = "") -> str:
-        """Render a compiled text, stopping as soon as it passes :data:`MAX_OUTPUT` characters; a breach of the
-        budget names the template ``name`` when given."""
+        """Render a compiled text (a jinja2 template or a :class:`CompiledText`), stopping as soon as it passes
+        :data:`MAX_OUTPUT` characters; a breach of the budget names the template ``name`` when given."""
+        if isinstance(template, CompiledText):
+            text = template.plain(values)
+            if text is not None and len(text) <= MAX_OUTPUT:
+                return text
+            template = template.template
         out, size = [], 0
         try:
             for chunk in template.generate(values):
@@ -399,6 +408,56 @@ def text_problems(source: str, names: Iterable[str], env: TextSandbox | None = N
     except (TypeError, ValueError, ArithmeticError):
         pass  # the sample words are not the parameters' real types: only the limits are checked here
     return []
+
+
+Piece = tuple[str, str, Callable[[Any], Any] | None, Callable[[Any], Any] | None]  # data, slot, filter, finalize
+
+
+class CompiledText:
+    """A question text compiled once: a jinja2 template and, when the text is only words and slots (``{{ X }}``,
+    ``{{ D | most }}``: no tags, literals or filter arguments), the pieces that join into what jinja2 prints, so
+    the thousands of renders of a build skip jinja2's per-render context. Anything else renders through jinja2."""
+
+    def __init__(self, template: Any, pieces: tuple[Piece, ...] | None) -> None:
+        self.template, self.pieces = template, pieces
+
+    def plain(self, values: dict[str, Any]) -> str | None:
+        """The text joined from its pieces, as jinja2 prints it (``str(finalize(filter(value)))`` per slot); None
+        when the text is not plain or a slot has no value (jinja2 then decides)."""
+        if self.pieces is None:
+            return None
+        out = []
+        for data, slot, fn, finalize in self.pieces:
+            if not slot:
+                out.append(data)
+                continue
+            if slot not in values:
+                return None
+            value = values[slot] if fn is None else fn(values[slot])
+            out.append(str(value if finalize is None else finalize(value)))
+        return "".join(out)
+
+
+def _plain_pieces(env: SandboxedEnvironment, tree: nodes.Template) -> tuple[Piece, ...] | None:
+    """The pieces of a parsed text made only of words and ``{{ name }}`` / ``{{ name | filter }}`` slots (a
+    filter that takes no context and no arguments); None otherwise."""
+    pieces: list[Piece] = []
+    finalize = env.finalize
+    for output in tree.body:
+        if not isinstance(output, nodes.Output):
+            return None
+        for node in output.nodes:
+            if isinstance(node, nodes.TemplateData):
+                pieces.append((node.data, "", None, None))
+            elif isinstance(node, nodes.Name) and node.ctx == "load":
+                pieces.append(("", node.name, None, finalize))
+            elif (isinstance(node, nodes.Filter) and isinstance(node.node, nodes.Name) and not node.args
+                  and not node.kwargs and node.dyn_args is None and node.dyn_kwargs is None
+                  and node.name in env.filters and _PassArg.from_obj(env.filters[node.name]) is None):
+                pieces.append(("", node.node.name, env.filters[node.name], finalize))
+            else:
+                return None
+    return tuple(pieces)
 
 
 TEXT_ENV = TextSandbox()

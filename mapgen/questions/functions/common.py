@@ -9,10 +9,15 @@ from mapgen.questions.reading import Ctx, Invalid
 
 
 def valued(ctx: Ctx, regions: Iterable[str]) -> list[str]:
-    return [c for c in regions if ctx.lv(c) is not None]
+    """The regions with a value, in order (every one is read)."""
+    pool = list(regions)
+    ctx.reads.update(pool)
+    level = ctx.level
+    return [c for c in pool if level[c] is not None]
 
 
 def all_valued(ctx: Ctx, regions: Iterable[str]) -> list[str]:
+    """The regions, all of which must have a value (INVALID otherwise; read up to the first without one)."""
     out = list(regions)
     if any(ctx.lv(c) is None for c in out):
         raise Invalid
