@@ -29,6 +29,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticUndefined
 
+from mapgen.page import MAX_PX, MIN_PX
 from mapgen.resources import config_path, template_path
 from mapgen.yamlio import YAMLFileError, load_yaml, read_text_file, yaml_problem
 
@@ -238,8 +239,8 @@ class VariantChoices(Strict):
     png_compress_level: WholeNumber = Field(6, ge=0, le=9)
     #: Page size; when neither is given each country's maps get the size of its shape (800 wide,
     #: :func:`mapgen.render.layout.default_page_size`); when one is given the other defaults to 800 / 600.
-    width: WholeNumber | None = Field(None, ge=100, le=4000)
-    height: WholeNumber | None = Field(None, ge=100, le=4000)
+    width: WholeNumber | None = Field(None, ge=MIN_PX, le=MAX_PX)
+    height: WholeNumber | None = Field(None, ge=MIN_PX, le=MAX_PX)
     #: Map styles the maps draw from (presets of ``templates/styles`` or style YAML files): one per map, seeded.
     styles: list[str] = ["default"]
 

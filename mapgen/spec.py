@@ -35,11 +35,11 @@ from mapgen.legend import (
     discrete_legend,
     legible_legend,
 )
+from mapgen.page import LEGEND_POSITIONS, MAX_PX, MIN_PX, size_ok
 from mapgen.resources import data_path
 
 SPEC_VERSION = 1
 RENDERERS = ("matplotlib", "plotly")
-LEGEND_POSITIONS = ("right", "left", "bottom", "top", "bottom-left", "bottom-right")
 #: Backgrounds used by MAPWise plus common neutral choices, named as in CSS (any CSS colour name, ``#rrggbb`` or
 #: ``rgb(r, g, b)`` is accepted too; names resolve through matplotlib's CSS4 table: gray is #808080).
 BACKGROUNDS: tuple[str, ...] = ("white", "whitesmoke", "lightgray", "gray", "darkgray", "lightsteelblue")
@@ -75,8 +75,8 @@ class Style:
             raise ValueError(f"Unknown legend_position {self.legend_position!r}; use {', '.join(LEGEND_POSITIONS)}.")
         if self.label_mode not in ("codes", "names"):
             raise ValueError("label_mode must be 'codes' or 'names'.")
-        if not (100 <= self.width <= 4000 and 100 <= self.height <= 4000):
-            raise ValueError(f"Image size {self.width}x{self.height} px is outside 100-4000 px.")
+        if not size_ok(self.width, self.height):
+            raise ValueError(f"Image size {self.width}x{self.height} px is outside {MIN_PX}-{MAX_PX} px.")
         background_color(self.background)
         check_language(self.language)
 

@@ -205,8 +205,20 @@ def test_a_style_is_checked_when_it_loads_naming_the_file_the_key_and_the_fix(tm
     assert result.exit_code == 2 and "save it as UTF-8" in result.output
 
 
-def test_the_style_and_the_spec_allow_the_same_legend_positions() -> None:
-    from mapgen import spec
-    from mapgen.render import style
+def test_the_config_allows_the_pages_legend_positions() -> None:
+    """Styles and specs check mapgen.page's list; the build config's field spells it as a Literal for its schema."""
+    from typing import get_args
 
-    assert style.LEGEND_POSITIONS == spec.LEGEND_POSITIONS
+    from mapgen import page
+    from mapgen.config import VariantChoices
+
+    (listed,) = get_args(VariantChoices.model_fields["legend_positions"].annotation)
+    assert set(get_args(listed)) == set(page.LEGEND_POSITIONS)
+
+
+def test_a_styles_page_sizes_are_checked_when_it_loads() -> None:
+    with pytest.raises(StyleError, match=r"^s.yaml: sizes\.usa\.1: .*less than or equal to 4000"):
+        parse_style("sizes: {usa: [800, 99999]}\n", "s.yaml")
+    with pytest.raises(StyleError, match=r"^s.yaml: sizes\.usa\.0: .*greater than or equal to 100"):
+        parse_style("sizes: {usa: [10, 600]}\n", "s.yaml")
+    assert parse_style("sizes: {usa: [800, 500]}\n", "s.yaml").sizes == {"usa": (800, 500)}

@@ -26,6 +26,7 @@ from mapgen.cli.scales import scale_of, scale_options
 from mapgen.cli.sources import atlas_options, naming_table, open_atlas, statistic_for, table_options
 from mapgen.cli.styles import look_fields, style_option
 from mapgen.collector import collector_paused
+from mapgen.page import MAX_PX, MIN_PX, size_ok
 
 #: Options whose explicit use asks for the legibility check of the colours drawn.
 _COLOUR_REQUESTS = ("colormap", "reverse", "background", "style_ref", "legend", "classes", "scheme", "breaks",
@@ -213,8 +214,8 @@ def _style_options(options: dict) -> dict:
             width, height = (int(v) for v in options["size"].lower().split("x"))
         except ValueError:
             raise click.BadParameter(f"--size must look like 800x600, not {options['size']!r}.") from None
-        if not (100 <= width <= 4000 and 100 <= height <= 4000):
-            raise click.BadParameter(f"--size {width}x{height} is outside 100-4000 px per side; give e.g. --size "
-                                     "800x600.")
+        if not size_ok(width, height):
+            raise click.BadParameter(f"--size {width}x{height} is outside {MIN_PX}-{MAX_PX} px per side; give e.g. "
+                                     "--size 800x600.")
         style |= {"width": width, "height": height}
     return style

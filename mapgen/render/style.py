@@ -17,6 +17,7 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from mapgen.page import LEGEND_POSITIONS, MAX_PX, MIN_PX
 from mapgen.render.fonts import unknown_family
 from mapgen.resources import template_path
 from mapgen.suggest import close_matches, did_you_mean, suggestion
@@ -30,9 +31,6 @@ class StyleError(ValueError):
     """An unknown style name or an invalid style file (one line naming the key and the fix)."""
 
 
-#: Legend positions a style may give (``mapgen.spec.LEGEND_POSITIONS``, which a test keeps equal: importing the
-#: spec here would load pandas for ``mapgen styles show``).
-LEGEND_POSITIONS = ("right", "left", "bottom", "top", "bottom-left", "bottom-right")
 
 
 def _colour(value: str) -> str:
@@ -70,6 +68,8 @@ Colour = Annotated[str, AfterValidator(_colour)]
 Family = Annotated[str, AfterValidator(_family)]
 Position = Annotated[str | None, AfterValidator(_position)]
 Px = Annotated[float, Field(ge=0, le=400)]
+#: One side of a page in pixels (:mod:`mapgen.page`'s bounds).
+PageSide = Annotated[int, Field(ge=MIN_PX, le=MAX_PX)]
 
 
 class _Part(BaseModel):
@@ -176,7 +176,7 @@ class MapStyle(_Part):
     #: matplotlib hatch pattern per MAPWise hatch symbol (denser patterns are easier to tell apart).
     hatches: dict[str, str] = Field(default_factory=lambda: dict(DEFAULT_HATCHES))
     #: Default page size per country (``[width, height]``), used when no size is given.
-    sizes: dict[str, tuple[int, int]] = Field(default_factory=dict)
+    sizes: dict[str, tuple[PageSide, PageSide]] = Field(default_factory=dict)
     #: Changes for one country's maps, keyed by atlas name (e.g. MAPWise draws India on a white page with the
     #: legend boxed at the bottom right): any of the keys above but ``countries``, merged key by key.
     countries: dict[str, dict[str, Any]] = Field(default_factory=dict)
