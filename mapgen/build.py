@@ -458,8 +458,9 @@ def build(
     check_inputs(config)
     for line in missing_texts(config, build_templates(config)[1]):  # the packs lint before anything is written
         warnings.warn(line, stacklevel=2)
+    digest = config.digest()  # once: it hashes every user file, and the marker and manifest must agree
     with folder_lock(out_dir):  # one build per folder at a time (mapgen.build_workers)
-        prepare_folder(config, out_dir, resume=resume, force=force)
+        prepare_folder(config, out_dir, resume=resume, force=force, digest=digest)
         atlases = copy_user_atlases(config, out_dir)
         packs = copy_packs(config, out_dir)
         units = plan(config)
@@ -475,7 +476,7 @@ def build(
         for result in run(todo, config, out_dir, workers=workers, scheduler=scheduler, progress=progress):
             results[result["unit_id"]] = result
         ordered = [results[u.unit_id] for u in units]
-        manifest = finalize(config, out_dir, ordered, atlases, packs)
+        manifest = finalize(config, out_dir, ordered, atlases, packs, digest=digest)
         timings: Counter[str] = Counter()
         for unit in todo:
             timings.update(results[unit.unit_id].get("timings", {}))
@@ -534,12 +535,14 @@ def check_inputs(config: BuildConfig) -> None:
         raise BuildError(f"Invalid build config {config.where}: " + "; ".join(problems))
 
 
-def prepare_folder(config: BuildConfig, out_dir: Path, resume: bool, force: bool) -> None:
-    """Create the folder, or refuse one that holds another config (unless ``force``, which clears it)."""
+def prepare_folder(config: BuildConfig, out_dir: Path, resume: bool, force: bool, digest: str | None = None) -> None:
+    """Create the folder, or refuse one that holds another config (unless ``force``, which clears it);
+    ``digest`` is ``config.digest()`` when the caller has it."""
+    digest = digest or config.digest()
     marker = read_marker(out_dir)
     if marker is not None:
         held = marker.get("digest")
-        if held != config.digest():
+        if held != digest:
             if not force:
                 raise BuildError(
                     f"{out_dir} holds a build of a different config (digest {str(held)[:12]}…); use another folder, "
@@ -554,7 +557,7 @@ def prepare_folder(config: BuildConfig, out_dir: Path, resume: bool, force: bool
     elif out_dir.exists() and any(p.name != LOCK_FILE for p in out_dir.iterdir()) and not force:
         raise BuildError(f"{out_dir} is not empty and holds no mapgen build; choose an empty folder or use --force.")
     out_dir.mkdir(parents=True, exist_ok=True)
-    write_marker(out_dir, config.digest(), config.model_dump())
+    write_marker(out_dir, digest, config.model_dump())
 
 
 def run_local(units: list[Unit], config: BuildConfig, out_dir: Path, workers: int = 1, scheduler=None,
@@ -627,10 +630,11 @@ class progress_bar:
 
 
 def finalize(config: BuildConfig, out_dir: Path, results: list[dict[str, Any]],
-             atlases: dict[str, Any] | None = None, packs: dict[str, Any] | None = None) -> dict[str, Any]:
+             atlases: dict[str, Any] | None = None, packs: dict[str, Any] | None = None,
+             digest: str | None = None) -> dict[str, Any]:
     """Write the task files and the manifest (deterministic: sorted keys, no timestamps). ``atlases`` and
     ``packs``: the user atlas and template pack copies (:func:`copy_user_atlases`, :func:`copy_packs`),
-    recorded with their paths and digests."""
+    recorded with their paths and digests; ``digest``: the config's, as the folder's marker holds it."""
     maps = [m for r in results for m in r["maps"]]
     write_jsonl_atomic(out_dir / MAPS_FILE, maps)
     task_counts: dict[str, Any] = {}
@@ -648,7 +652,7 @@ def finalize(config: BuildConfig, out_dir: Path, results: list[dict[str, Any]],
     manifest = {
         "name": config.name,
         "mapgen_version": __version__,
-        "config_digest": config.digest(),
+        "config_digest": digest or config.digest(),
         "config": config.model_dump(),
         "png": {"compress_level": config.variants.png_compress_level, "strategy": "zlib RLE"},
         "counts": map_counts(maps) | task_counts,

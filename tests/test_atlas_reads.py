@@ -63,3 +63,27 @@ def test_a_copy_is_the_same_atlas_at_its_own_path_and_a_changed_copy_is_read_aga
     other, _ = write_grid(tmp_path / "c", n=2, stem="other")  # the same bytes under another name: its own atlas
     assert other.read_bytes() == geo.read_bytes()
     assert load_atlas(other).name == "other" and reads == [geo, copy, other]
+
+
+def test_a_build_hashes_its_config_once_and_the_marker_and_manifest_agree(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The config's digest covers every user file (the atlas is hashed for it): computed once per build, so the
+    folder's marker and the manifest record the same inputs."""
+    from mapgen.benchmark import read_marker
+    from mapgen.config import BuildConfig
+
+    geo, table = write_grid(tmp_path / "in", n=3, stem="once")
+    config = tmp_path / "once.yaml"
+    config.write_text(yaml.safe_dump({"name": "once", "seed": 1, "questions": {"per_image": 2}, "countries": [
+        {"name": str(geo), "maps": 1, "statistics": {"curated": [], "files": [str(table)]}}]}))
+    calls: list[str] = []
+    digest = BuildConfig.digest
+
+    def counting(self: BuildConfig) -> str:
+        calls.append(self.name)
+        return digest(self)
+
+    monkeypatch.setattr(BuildConfig, "digest", counting)
+    report = build(load_config(str(config)), tmp_path / "out", progress=False)
+    assert calls == ["once"]
+    assert report.manifest["config_digest"] == read_marker(tmp_path / "out")["digest"] == digest(load_config(str(config)))
