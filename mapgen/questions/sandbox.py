@@ -312,7 +312,7 @@ class TextSandbox(SandboxedEnvironment):
 
     def compile_text(self, source: str) -> CompiledText:
         """A text compiled once for many renders (:class:`CompiledText`)."""
-        return CompiledText(self.from_string(source), _plain_pieces(self, self._parse(source, None, None)))
+        return CompiledText(self.from_string(source), _plain_pieces(self, self.parse(source)))
 
     def render_limited(self, template: Any, values: dict[str, Any], name: str = "") -> str:
         """Render a compiled text (a jinja2 template or a :class:`CompiledText`), stopping as soon as it passes
