@@ -169,10 +169,15 @@ def ranges_of(ctx: Ctx, regions: Iterable[str]) -> tuple[int, ...]:
     """The legend ranges the members with data lie in, lowest first (members without data are in none; a member
     a reading could put in two ranges — near a tick — is INVALID)."""
     found = set()
+    count = ctx.range_count
     for c in regions:
-        if ctx.lv(c) is None:
+        lv = ctx.lv(c)
+        if lv is None:
             continue
-        inside = [i for i in range(ctx.range_count) if ctx.in_range(c, i)]
+        if ctx.discrete:  # a class index is its range (what in_range tests, one range at a time)
+            inside = [int(lv)] if 0 <= int(lv) < count else []
+        else:
+            inside = [i for i in range(count) if ctx.in_range(c, i)]
         if len(inside) != 1:
             raise Invalid
         found.add(inside[0])
