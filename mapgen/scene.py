@@ -269,18 +269,18 @@ class Scene:
     def _ranked(self, pool: list[str], direction: str, drawn: bool) -> list[str]:
         """``pool`` furthest in ``direction`` first, ties by code, by position or as drawn: the map's whole order,
         sorted once per scene and direction (kept beside the frozen fields), filtered to the pool."""
+        key = self.drawn_key if drawn else self.direction_key
+
+        def by_key(codes: Iterable[str]) -> list[str]:
+            return sorted(codes, key=lambda c: (-key(c, direction), c))  # type: ignore[operator]
+
         orders = self.__dict__.setdefault("_direction_orders", {})
         order = orders.get((direction, drawn))
         if order is None:
-            key = self.drawn_key if drawn else self.direction_key
-            every = [c for c in self.regions if not drawn or self.regions[c].pixels]
-            order = orders[(direction, drawn)] = sorted(every, key=lambda c: (-key(c, direction), c))  # type: ignore[operator]
+            order = orders[(direction, drawn)] = by_key(c for c in self.regions if not drawn or self.regions[c].pixels)
         members = set(pool)
         ranked = [c for c in order if c in members]
-        if len(ranked) != len(pool):  # repeated or unknown codes: rank the pool itself, as before
-            key = self.drawn_key if drawn else self.direction_key
-            return sorted(pool, key=lambda c: (-key(c, direction), c))  # type: ignore[operator]
-        return ranked
+        return ranked if len(ranked) == len(pool) else by_key(pool)  # repeated or unknown codes: the pool itself
 
     # --- subsets -------------------------------------------------------------------------------------
     def without(self, codes: Iterable[str]) -> Scene:

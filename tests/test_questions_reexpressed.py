@@ -36,7 +36,7 @@ from mapgen.questions.functions import (
 )
 from mapgen.questions.functions.common import all_valued, known, position
 from mapgen.questions.functions.geography import _closest_pair_in
-from mapgen.questions.functions.neighbours import _bordering, _top_border_diffs
+from mapgen.questions.functions.neighbours import _bordering, _max_border_pair
 from mapgen.questions.templates import Template, parse_expr
 from mapgen.scene import build_scene
 from mapgen.spec import make_spec
@@ -227,22 +227,10 @@ def old_legend_spacing(ctx: Ctx) -> str:
 
 
 def old_is_max_border_pair(ctx: Ctx, a: str, b: str) -> bool:
+    """Two regions, bordering as ``b`` among ``a``'s neighbours (the verdict itself is unchanged and shared)."""
     if b not in ctx.scene.regions[a].neighbors:
         raise Invalid
-    diffs = _top_border_diffs(ctx)
-    if len(diffs) < 2 or ctx.lv(a) is None or ctx.lv(b) is None:
-        raise Invalid
-    level = known(ctx)
-    mine = abs(level[a] - level[b])
-    top, runner = diffs[0][0], diffs[1][0]
-    gap = 4 * ctx.reading
-    if frozenset(diffs[0][1:]) == frozenset((a, b)):
-        if top - runner > gap:
-            return True
-        raise Invalid
-    if top - mine > gap:
-        return False
-    raise Invalid
+    return _max_border_pair(ctx, a, b)
 
 
 def old_trio(ctx: Ctx, a: str, b: str, c: str) -> frozenset[str]:

@@ -194,13 +194,18 @@ def answer_key(answer: Any) -> Any:
 
 
 def param_domain(p: Param, ctx: Ctx, env: dict[str, Any]) -> list[Any]:
-    """Every value parameter ``p`` may take on this scene, given the parameters already chosen in ``env``."""
+    """Every value parameter ``p`` may take on this scene, given the parameters already chosen in ``env`` (cached
+    per Reading under the parameters it refers to; do not change the list)."""
+    key = (id(p), *[env[r] for r in p.refs])
+    hit = ctx.cache.get(key)
+    if hit is None:  # the entry holds the parameter, so its id names no other object while the entry lives
+        hit = ctx.cache[key] = (p, _domain(p, ctx, env))
+    return hit[1]
+
+
+def _domain(p: Param, ctx: Ctx, env: dict[str, Any]) -> list[Any]:
     if p.source is not None:
-        key = (id(p), *(env[r] for r in p.refs))
-        hit = ctx.cache.get(key)
-        if hit is None:  # the entry holds the parameter, so its id names no other object while the entry lives
-            hit = ctx.cache[key] = (p, _source_domain(p, p.source, ctx, env))
-        return hit[1]
+        return _source_domain(p, p.source, ctx, env)
     if p.type == "Region":
         return _cached(ctx, "readable", lambda: FUNCTIONS["readable_regions"].fn(ctx))
     if p.type == "RegionGroup":
@@ -247,15 +252,8 @@ def _group_domain(ctx: Ctx, min_members: int) -> list[str]:
 def sample_params(template: Template, ctx: Ctx, rng: random.Random) -> dict[str, Any] | None:
     """One random draw of every parameter (None when some domain is empty)."""
     env: dict[str, Any] = {}
-    cache = ctx.cache
     for p in template.params:
-        # a domain depends only on the parameters it refers to: cached per Reading under them
-        # (the entry holds the parameter, so its id names no other object while the entry lives)
-        key = ("domain", id(p), *[env[r] for r in p.refs])
-        hit = cache.get(key)
-        if hit is None:
-            hit = cache[key] = (p, param_domain(p, ctx, env))
-        dom = hit[1]
+        dom = param_domain(p, ctx, env)
         if not dom:
             return None
         if p.prefer_first and rng.random() < p.prefer_first:

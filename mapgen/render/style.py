@@ -31,8 +31,6 @@ class StyleError(ValueError):
     """An unknown style name or an invalid style file (one line naming the key and the fix)."""
 
 
-
-
 def _colour(value: str) -> str:
     """``value`` if every renderer can draw it (a CSS name such as ``white``, ``#rrggbb``: what both matplotlib
     and the label renderer, PIL, read; matplotlib's own ``tab:blue`` or ``C0`` are not); else a one-line refusal."""

@@ -54,7 +54,11 @@ def is_max_border_pair(ctx: Ctx, pair: Iterable[str]) -> bool:
     members = sorted(pair)
     if len(members) != 2 or members[1] not in ctx.scene.regions[members[0]].neighbors:
         raise Invalid
-    a, b = members
+    return _max_border_pair(ctx, *members)
+
+
+def _max_border_pair(ctx: Ctx, a: str, b: str) -> bool:
+    """:func:`is_max_border_pair` for two regions known to border (reads ``a`` before ``b``)."""
     diffs = _top_border_diffs(ctx)
     if len(diffs) < 2 or ctx.lv(a) is None or ctx.lv(b) is None:
         raise Invalid
@@ -69,7 +73,6 @@ def is_max_border_pair(ctx: Ctx, pair: Iterable[str]) -> bool:
     if top - mine > gap:
         return False
     raise Invalid
-
 
 
 def vs_all_neighbors(ctx: Ctx, code: str, cmp: str) -> bool | None:
