@@ -8,6 +8,7 @@ Packaged configs (``mapwise``, ``small``) are found by name.
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
 from pathlib import Path
@@ -360,6 +361,9 @@ class BuildConfig(Strict):
     @classmethod
     def _task_names(cls, names: list[str]) -> list[str]:
         """Task names listed once each (whether they are registered is the build's check, :mod:`mapgen.tasks`)."""
+        if not names:
+            raise ValueError(f"lists no task, so the build would hold nothing; name at least one of "
+                             f"{', '.join(TASKS)} (or leave `tasks` out for all of them)")
         twice = sorted({n for n in names if names.count(n) > 1})
         if twice:
             raise ValueError(f"tasks listed twice: {', '.join(twice)}")
@@ -540,7 +544,9 @@ def format_errors(exc: ValidationError, where: str) -> str:
     unions: dict[tuple[Any, ...], list[Any]] = {}
     for err in exc.errors():
         found = _union_field(err["loc"])
-        if found is None:
+        if err["type"] == "extra_forbidden":
+            problems.append(_extra_key_problem(err["loc"]))
+        elif found is None:
             problems.append(f"{_dotted(err['loc'])}: {err['msg'].removeprefix('Value error, ')}")
         elif found[0] not in unions:
             unions[found[0]] = [err]
@@ -549,6 +555,37 @@ def format_errors(exc: ValidationError, where: str) -> str:
             unions[found[0]].append(err)
     lines = [_union_problem(p, unions[p]) if isinstance(p, tuple) else p for p in problems]
     return _problems(f"Invalid build config {where}", lines)
+
+
+def _extra_key_problem(loc: tuple[Any, ...]) -> str:
+    """``split.ratio: unknown key; did you mean `ratios`?`` (the closest key the mapping takes, else all of them)."""
+    keys = _model_fields_at(loc[:-1])
+    close = difflib.get_close_matches(str(loc[-1]), keys, n=1, cutoff=0.6)
+    if close:
+        return f"{_dotted(loc)}: unknown key; did you mean `{close[0]}`?"
+    return f"{_dotted(loc)}: unknown key; this mapping takes {', '.join(f'`{k}`' for k in keys) or 'no keys'}"
+
+
+def _model_fields_at(loc: tuple[Any, ...]) -> list[str]:
+    """The keys the mapping at ``loc`` of a :class:`BuildConfig` takes (list indexes and union members passed)."""
+    annotation: Any = BuildConfig
+    for key in loc:
+        annotation = _field_type(annotation)
+        members = [m for m in _union_members(annotation) if isinstance(m, type) and issubclass(m, BaseModel)]
+        if members:
+            annotation = members[0]
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            if key not in annotation.model_fields:
+                continue  # pydantic names a union member or a tag: it is not a key of the YAML
+            annotation = annotation.model_fields[key].annotation
+        elif get_origin(annotation) in (list, tuple, dict) and get_args(annotation):
+            annotation = get_args(annotation)[-1 if get_origin(annotation) is dict else 0]
+    annotation = _field_type(annotation)
+    members = [m for m in _union_members(annotation) if isinstance(m, type) and issubclass(m, BaseModel)]
+    annotation = members[0] if members else annotation
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return list(annotation.model_fields)
+    return []
 
 
 def _dotted(loc: tuple[Any, ...]) -> str:
