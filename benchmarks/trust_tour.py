@@ -53,7 +53,8 @@ from fault_tour import (  # noqa: E402
 )
 
 Guard = Callable[[Path, str, str], "str | None"]  # (case folder, stdout, stderr) → "unsafe: …" / "data loss: …" / …
-VERDICTS = ("clear", "handled", "vague", "unsafe", "data loss", "silent", "hang", "left behind", "traceback")
+VERDICTS = ("clear", "handled", "vague", "unsafe", "data loss", "silent", "hang", "left behind", "traceback",
+            "tour error")
 HARMS = ("unsafe", "data loss", "silent")
 SECRET = "TOPSECRET-7f3a9c"
 PAYLOAD = "<img src=x onerror=\"document.title='PWNED'\">"
@@ -434,6 +435,7 @@ def predictions_setup(make: Callable[[dict[str, Any]], Any], name: str = "p.json
         else:
             data = "".join(json.dumps({"question_id": q["question_id"], "prediction": make(q)}) + "\n"
                            for q in questions).encode()
+        (d / name).parent.mkdir(parents=True, exist_ok=True)
         (d / name).write_bytes(data)
     return setup
 
@@ -750,6 +752,14 @@ def fill(arg: str, d: Path, art: Artefacts) -> str:
 
 
 def run_tour_case(tour: Tour, art: Artefacts, timeout: float) -> Row:
+    """One case's row; a case whose own setup or guard fails is reported as such (the tour goes on)."""
+    try:
+        return _run(tour, art, timeout)
+    except Exception as exc:  # noqa: BLE001 — a broken case must not stop the tour
+        return Row(tour.case, "tour error", f"{type(exc).__name__}: {exc}", 0.0)
+
+
+def _run(tour: Tour, art: Artefacts, timeout: float) -> Row:
     case = tour.case
     with tempfile.TemporaryDirectory(prefix=f"trust-{case.id}-") as tmp:
         d = Path(tmp)
