@@ -29,7 +29,7 @@ import json
 import math
 import re
 import warnings
-from collections.abc import Hashable
+from collections.abc import Hashable, Mapping
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Literal, cast
@@ -56,6 +56,8 @@ __all__ = [
 ]
 
 Source = str | Path | pd.DataFrame
+#: What :func:`load_table` takes besides a file or a DataFrame: values keyed by region names, codes or aliases.
+Values = Mapping[Any, Any] | pd.Series
 OnMissing = Literal["warn", "error", "ignore"]
 
 NA_STRINGS = frozenset({"", "na", "n/a", "nan", "none", "null", "-", "–", "—", "no data", "missing", "..", "."})
@@ -261,7 +263,9 @@ def _read_parquet(path: Path) -> pd.DataFrame:
 
 
 def _describe(source: Source) -> str:
-    return "the DataFrame" if isinstance(source, pd.DataFrame) else str(source)
+    if isinstance(source, pd.DataFrame):
+        return str(source.attrs.get("described", "the DataFrame"))
+    return str(source)
 
 
 def _row_name(index: Hashable, position: int, text: bool) -> str:
@@ -593,8 +597,21 @@ def _curated_title(column: str, atlas: Atlas) -> ColumnTitle | None:
 # --- public API -------------------------------------------------------------------------------------------
 
 
+def as_frame(values: Values) -> pd.DataFrame:
+    """A two-column table (``region``, then the value column: the Series' name or ``value``) of values keyed
+    by region names, codes or aliases, read as a table file's rows are."""
+    if isinstance(values, pd.Series):
+        column = str(values.name) if values.name is not None and str(values.name) != "region" else "value"
+        frame = pd.DataFrame({"region": [str(k) for k in values.index], column: list(values.to_numpy())})
+        frame.attrs["described"] = "the Series"
+    else:
+        frame = pd.DataFrame({"region": [str(k) for k in values], "value": list(values.values())})
+        frame.attrs["described"] = "the mapping"
+    return frame
+
+
 def load_table(
-    source: Source,
+    source: Source | Values,
     atlas: str | Atlas,
     region_col: str | None = None,
     value_col: str | None = None,
@@ -614,6 +631,8 @@ def load_table(
     """
     if on_missing not in ("warn", "error", "ignore"):
         raise ValueError(f"on_missing must be 'warn', 'error' or 'ignore', got {on_missing!r}")
+    if isinstance(source, (pd.Series, Mapping)):
+        source = as_frame(source)
     atlas = as_atlas(atlas)
     frame, text = read_frame(source, atlas)
     found = _region_columns(frame, atlas) if not (region_col and value_col) else {}
