@@ -747,7 +747,12 @@ def summary_json(verdicts: list[Verdict]) -> dict[str, Any]:
     return {**_counts(verdicts), "by_country": by_country, "by_kind": by_kind(verdicts), "by_template": by_template,
             "held_out": {"maps": sorted({f"{v.country}/{v.map_ref}" for v in held}), **_counts(held)},
             "unparsed_reasons": dict(reasons.most_common()),
-            "internal_errors": sum(v.verdict == "unparsed" and v.reason.startswith(INTERNAL) for v in verdicts)}
+            "internal_errors": internal_errors(verdicts)}
+
+
+def internal_errors(verdicts: list[Verdict]) -> int:
+    """How many questions failed inside mapgen (unparsed with the :data:`INTERNAL` reason)."""
+    return sum(1 for v in verdicts if v.verdict == "unparsed" and v.reason.startswith(INTERNAL))
 
 
 def by_kind(verdicts: list[Verdict]) -> dict[str, Any]:
