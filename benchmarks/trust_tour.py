@@ -364,8 +364,8 @@ def path_cases() -> list[Tour]:
         case("P01", export + "jsonl", outside("maps.jsonl", "image", absolute)),
         case("P02", export + "hf", outside("maps.jsonl", "image", absolute)),
         case("P03", export + "llava", outside("maps.jsonl", "image", rel)),
-        case("P04", export + "vlmevalkit", outside("maps.jsonl", "image", rel, None)),
-        case("P05", export + "lmms-eval", outside("maps.jsonl", "image", rel, None)),
+        case("P04", export + "vlmevalkit --split train", outside("maps.jsonl", "image", rel, None)),
+        case("P05", export + "lmms-eval --split train", outside("maps.jsonl", "image", rel, None)),
         case("P06", export + "croissant", outside("maps.jsonl", "image", rel)),
         case("P07", "report {d}/bench -o {d}/site", outside("maps.jsonl", "image", rel)),
         case("P08", export + "jsonl", outside("questions.jsonl", "image", rel)),
@@ -496,13 +496,14 @@ def pack_cases() -> list[Tour]:
     lint = "templates lint {d}/pack"
     fixes = ("pack", "functions.py", "remove", "rename", "give", "fix", "budget", "faster", "only", "stderr")
 
-    def good(functions: str, program: str = "      - answer: compare(X, 'higher', Y)") -> dict[str, str | bytes]:
-        files = pack("templates:\n" + template(program=program), DEFS)
+    def good(functions: str, program: str = "      - answer: compare(X, 'higher', Y)",
+             answer_type: str = "binary") -> dict[str, str | bytes]:
+        files = pack("templates:\n" + template(program=program, answer_type=answer_type), DEFS)
         files["pack/functions.py"] = functions
         return files
 
     header = "from mapgen.questions import register\n"
-    preview = "templates preview {d}/pack --map {map}"
+    preview = "templates preview my_t --templates {d}/pack --map {map}"
     questions = "questions {map} --templates {d}/pack"
 
     def clean_stdout() -> Guard:
@@ -516,18 +517,18 @@ def pack_cases() -> list[Tour]:
         return guard
 
     return [
-        Tour(err("K01", k, lint, ("compare",), fixes, files=good(
+        Tour(err("K01", k, lint, ("compare",), fixes, report=True, files=good(
             "import dataclasses\nfrom mapgen.questions import FUNCTIONS\n"
             "FUNCTIONS['compare'] = dataclasses.replace(FUNCTIONS['compare'], fn=lambda *a: True)\n"))),
         Tour(either("K02", k, lint, ("functions.py",), fixes, files=good(
             "open(__file__ + '.ran', 'w').write('x')\n"), check=lambda d, out: None if "functions.py" in out
             else "pack code ran without a word")),
-        Tour(err("K03", k, lint, ("functions.py",), fixes, files=good("while True:\n    pass\n"))),
+        Tour(err("K03", k, lint, ("functions.py",), fixes, report=True, files=good("while True:\n    pass\n"))),
         Tour(err("K04", k, preview, ("slow",), fixes, files=good(
             header + "import time\n@register('Region Region', 'Bool')\ndef slow(scene, a, b):\n"
             "    time.sleep(1000)\n    return True\n", program="      - answer: slow(X, Y)"))),
-        Tour(err("K05", k, lint, ("functions.py",), fixes + ("line",), files=good("def broken(:\n"))),
-        Tour(err("K06", k, lint, ("no_such_module",), fixes + ("install",), files=good("import no_such_module\n"))),
+        Tour(err("K05", k, lint, ("functions.py",), fixes + ("line",), report=True, files=good("def broken(:\n"))),
+        Tour(err("K06", k, lint, ("no_such_module",), fixes + ("install",), report=True, files=good("import no_such_module\n"))),
         Tour(err("K07", k, preview, ("boom",), fixes, files=good(
             header + "@register('Region Region', 'Bool')\ndef boom(scene, a, b):\n"
             "    raise KeyError('x')\n", program="      - answer: boom(X, Y)"))),
@@ -536,25 +537,25 @@ def pack_cases() -> list[Tour]:
             "    raise SystemExit(3)\n", program="      - answer: leave(X, Y)"))),
         Tour(either("K09", k, questions, ("functions.py",), fixes, files=good(
             "print('hello from the pack')\n")), clean_stdout()),
-        Tour(err("K10", k, lint, ("templates.yaml",), ("alias", "anchor", "nest", "large", "remove", "give"),
+        Tour(err("K10", k, lint, ("templates.yaml",), ("alias", "anchor", "nest", "large", "remove", "give"), report=True,
                  files={"pack/templates.yaml": "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
                      f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, "
                      f"*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, "
                      f"*{chr(97 + i)}]\n" for i in range(9)) + "templates: *j\n"})),
-        Tour(err("K11", k, lint, ("templates.yaml",), ("nest", "deep", "remove", "give", "depth"),
+        Tour(err("K11", k, lint, ("templates.yaml",), ("nest", "deep", "remove", "give", "depth"), report=True,
                  files={"pack/templates.yaml": "templates: " + "[" * 50_000 + "]" * 50_000 + "\n"})),
         Tour(err("K12", k, preview, ("nan_fn",), fixes + ("number", "finite"), files=good(
             header + "@register('Region Region', 'Int')\ndef nan_fn(scene, a, b):\n"
-            "    return float('nan')\n", program="      - answer: nan_fn(X, Y)").copy())),
-        Tour(err("K13", k, lint, ("functions.py",), fixes, files=good("import os\nos._exit(0)\n"))),
-        Tour(err("K14", k, lint, ("functions.py",), fixes, files=good("import sys\nsys.exit(0)\n"))),
+            "    return float('nan')\n", program="      - answer: nan_fn(X, Y)", answer_type="count"))),
+        Tour(err("K13", k, lint, ("functions.py",), fixes, report=True, files=good("import os\nos._exit(0)\n"))),
+        Tour(err("K14", k, lint, ("functions.py",), fixes, report=True, files=good("import sys\nsys.exit(0)\n"))),
     ]
 
 
 def prompt_cases() -> list[Tour]:
     f = "prompts"
     fixes = ("inside", "folder", "remove", "give", "budget", "fix", "define", "write")
-    cmd = "prompt {bench} --prompt {d}/pr/p.yaml"
+    cmd = "prompt {bench} --question {qid} --prompt {d}/pr/p.yaml"
 
     def prompt(text: str = "{{ question }}", extra: str = "") -> dict[str, str | bytes]:
         return {"pr/p.yaml": f"name: p\ndescription: tour\ntext: |-\n  {text}\n{extra}", "secret.txt": SECRET}
@@ -582,7 +583,7 @@ def prompt_cases() -> list[Tour]:
 
 def folder_cases() -> list[Tour]:
     o = "folders"
-    fixes = ("--force", "empty", "another", "new", "give", "remove", "choose")
+    fixes = ("--force", "empty", "another", "new", "give", "remove", "choose", "outside")
     note = "my notes, keep them\n"
     ev = "eval {bench} --baseline random -o {d}/out --no-plots"
 
@@ -709,7 +710,8 @@ def complete(path: Path) -> bool:
 
 def budget_cases() -> list[Tour]:
     y = "budgets"
-    fixes = ("alias", "anchor", "nest", "deep", "large", "columns", "remove", "give", "at most", "split", "valid")
+    fixes = ("alias", "anchor", "nest", "deep", "large", "columns", "remove", "give", "at most", "split", "valid",
+             "needs")
     bomb = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
         f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, "
         f"*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]\n" for i in range(9))
@@ -748,7 +750,13 @@ def all_tours() -> list[Tour]:
 
 
 def fill(arg: str, d: Path, art: Artefacts) -> str:
-    return art.fill(arg.replace("{rich}", str(RICH["root"])).replace("{secret}", str(d / "secret.txt")), d)
+    arg = arg.replace("{rich}", str(RICH["root"])).replace("{secret}", str(d / "secret.txt"))
+    return art.fill(arg.replace("{qid}", first_question(art)), d)
+
+
+def first_question(art: Artefacts) -> str:
+    line = (art.bench / "questions.jsonl").read_text(encoding="utf-8").splitlines()[0]
+    return str(json.loads(line)["question_id"])
 
 
 def run_tour_case(tour: Tour, art: Artefacts, timeout: float) -> Row:
@@ -817,8 +825,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--timeout", type=float, default=90.0)
     args = parser.parse_args(argv)
-    tours = [t for t in all_tours() if (not args.family or t.case.family in args.family)
-             and (not args.case or t.case.id in args.case)]
+    wanted = set(args.family or ()) | set(args.case or ())
+    tours = [t for t in all_tours() if not wanted or {t.case.family, t.case.id} & wanted]
     with tempfile.TemporaryDirectory(prefix="trust-art-") as tmp:
         art = prepare(Path(tmp))
         derive_expectations()
