@@ -110,6 +110,7 @@ def read_yaml(path: Path) -> object:
 
 
 _IMPORTED: dict[tuple[str, str], list[str]] = {}  # (functions.py path, sha256) -> problems
+_ANNOUNCED: set[tuple[str, str]] = set()  # (pack name, sha256) of the imports announced
 
 
 def import_functions(pack: Pack) -> list[str]:
@@ -120,12 +121,14 @@ def import_functions(pack: Pack) -> list[str]:
         return []
     key = (str(pack.functions.resolve()), sha256_file(pack.functions))
     if key not in _IMPORTED:
+        if (pack.name, key[1]) not in _ANNOUNCED:  # once per content: a build's copy of a pack is the same code
+            announce(pack.name, pack.functions)
+            _ANNOUNCED.add((pack.name, key[1]))
         _IMPORTED[key] = _import(pack.functions, f"mapgen_pack_{pack.name}_{key[1][:12]}", pack.name)
     return _IMPORTED[key]
 
 
 def _import(path: Path, module_name: str, pack_name: str) -> list[str]:
-    announce(pack_name, path)
     spec = importlib.util.spec_from_file_location(module_name, path)
     module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
     sys.modules[module_name] = module
