@@ -249,14 +249,15 @@ def function_slots(fn: Any, label: str) -> list[Slot]:
 
 def module_slots(prefix: str = "mapgen") -> list[Slot]:
     """The functions, classes (their methods) and constants of every loaded module of ``prefix``."""
-    out = []
+    out, classes = [], set()
     for name, module in list(sys.modules.items()):
         if module is None or not (name == prefix or name.startswith(prefix + ".")):
             continue
         for attr, value in list(vars(module).items()):
             if attr.startswith("__"):
                 continue
-            if isinstance(value, type) and value.__module__ == name:
+            if isinstance(value, type) and value.__module__ == name and value not in classes:
+                classes.add(value)
                 out += [Slot(f"the built-in {name}.{attr}.{key}", value, key, v) for key, v in list(vars(value).items())
                         if callable(v) or isinstance(v, (staticmethod, classmethod, property))]
             if callable(value) or isinstance(value, _SCALARS):
@@ -267,8 +268,12 @@ def module_slots(prefix: str = "mapgen") -> list[Slot]:
 
 
 def altered(slots: list[Slot]) -> list[str]:
-    """The labels of the slots pack code changed (each put back), once each in order."""
-    changed = [s for s in slots if s.changed()]
-    for slot in changed:
+    """The labels of the slots pack code changed (each put back), once each in order (a slot listed twice is
+    named by its first label)."""
+    changed: dict[tuple[int, str], Slot] = {}
+    for slot in slots:
+        if (id(slot.holder), slot.key) not in changed and slot.changed():
+            changed[(id(slot.holder), slot.key)] = slot
+    for slot in changed.values():
         slot.restore()
-    return list(dict.fromkeys(s.label for s in changed))
+    return list(dict.fromkeys(s.label for s in changed.values()))
