@@ -172,3 +172,22 @@ def test_a_build_with_a_failing_pack_function_stops_in_one_line(tmp_path: Path, 
                               "(str), but it is declared to return Int (a whole number); fix the function or its "
                               "@register result type"]
     assert sum("Python code of template pack" in line for line in result.stderr.splitlines()) == 1
+
+
+def test_a_pack_cannot_alter_another_packs_function(tmp_path: Path) -> None:
+    from mapgen.questions import FUNCTIONS
+    from mapgen.questions.packs import import_functions, open_pack
+
+    first = write_pack(tmp_path / "first", GOOD.replace("fenced_marks", "first_marks"))
+    second = write_pack(tmp_path / "second", GOOD.replace("fenced_marks", "second_marks")
+                        + "FUNCTIONS['first_marks'] = FUNCTIONS['second_marks']\n")
+    try:
+        assert import_functions(open_pack(first)) == []
+        owned = FUNCTIONS["first_marks"]
+        assert import_functions(open_pack(second)) == [
+            f"pack 'second' changed function 'first_marks' of pack 'first' ({first / 'functions.py'}) (put back); a "
+            "pack may only add functions under new names: remove that code"]
+        assert FUNCTIONS["first_marks"] is owned
+    finally:
+        FUNCTIONS.pop("first_marks", None)
+        FUNCTIONS.pop("second_marks", None)

@@ -82,6 +82,7 @@ def eval_node(ctx: Ctx, node: Node, env: dict[str, Any]) -> Any:
     return FUNCTIONS[node[1]].fn(ctx, *args)
 
 
+@_naming_template
 def run_program(template: Template, ctx: Ctx, params: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
     """Execute the program (and constraints); returns (answer or INVALID, env of step results)."""
     answer, env, _ = _run(template, ctx, params)

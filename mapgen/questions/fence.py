@@ -19,12 +19,13 @@ import contextlib
 import numbers
 import os
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
-from typing import Any, TextIO
+from typing import Any, NoReturn, TextIO
 
 #: Lines of a pack's own file one import or one call may run.
 MAX_LINES = 1_000_000
@@ -107,8 +108,31 @@ class _Budget:
         return self.on_line
 
 
-def _refuse_exit(status: int) -> None:
+def _refuse_exit(status: int) -> NoReturn:
     raise _Exit(status)
+
+
+_REAL_EXIT = os._exit
+_LOCK = threading.Lock()
+_DEPTH = [0]  # fences open in this process (threads and nesting share one os._exit and one sys.stdout)
+_STDOUT: list[Any] = [None]
+
+
+def _enter(pack: str) -> None:
+    """The first open fence refuses ``os._exit`` and sends stdout to stderr behind the pack's name."""
+    with _LOCK:
+        if _DEPTH[0] == 0:
+            os._exit = _refuse_exit
+            _STDOUT[0], sys.stdout = sys.stdout, _Prefixed(pack, sys.stderr)
+        _DEPTH[0] += 1
+
+
+def _leave() -> None:
+    """The last fence to close puts ``os._exit`` and stdout back."""
+    with _LOCK:
+        _DEPTH[0] -= 1
+        if _DEPTH[0] == 0:
+            os._exit, sys.stdout = _REAL_EXIT, _STDOUT[0]
 
 
 @contextlib.contextmanager
@@ -116,13 +140,12 @@ def fenced(pack: str, filename: str, what: str, seconds: float = CALL_SECONDS) -
     """Run the block as code of the pack ``pack`` whose file is ``filename`` (``what``: ``importing
     functions.py`` or ``function 'NAME'``), as the module docstring says; a failure raises PackCodeError."""
     fix = "fix the function" if what.startswith("function") else f"fix {Path(filename).name}"
-    budget, old_trace, old_exit = _Budget(filename, seconds), sys.gettrace(), os._exit
+    budget, old_trace = _Budget(filename, seconds), sys.gettrace()
     fail = ""
-    os._exit = _refuse_exit  # type: ignore[assignment]
+    _enter(pack)
     sys.settrace(budget.on_call)
     try:
-        with contextlib.redirect_stdout(_Prefixed(pack, sys.stderr)):
-            yield
+        yield
     except _OverBudget as exc:
         fail = f"{exc}, the budget of pack code; {fix} so it finishes quickly (remove the loop or bound it)"
     except (SystemExit, _Exit) as exc:
@@ -135,7 +158,7 @@ def fenced(pack: str, filename: str, what: str, seconds: float = CALL_SECONDS) -
         fail = f"raised {type(exc).__name__}: {_one_line(exc)}{_where(exc, filename)}; {fix}"
     finally:
         sys.settrace(old_trace)
-        os._exit = old_exit
+        _leave()
     if fail:
         raise PackCodeError(f"pack {pack!r} {what} {fail}")
 
