@@ -90,10 +90,12 @@ def test_prints_go_to_stderr_named_and_stdout_stays_jsonl(tmp_path: Path, a_map:
      "called sys.exit(0); pack code may not end the process"),
     ("@register('Region', 'Int')\ndef fenced_marks(ctx, region):\n    os._exit(0)\n",
      "called os._exit(0); pack code may not end the process"),
+    ("import posix\n\n\n@register('Region', 'Int')\ndef fenced_marks(ctx, region):\n    posix._exit(4)\n",
+     "called os._exit(4); pack code may not end the process"),
     ("@register('Region', 'Int')\ndef fenced_marks(ctx, region):\n    try:\n        while True:\n            pass\n"
      "    except Exception:\n        return 0\n",
      "ran more than 1,000,000 lines (line "),
-], ids=["raises", "many", "sys.exit", "os._exit", "loops"])
+], ids=["raises", "many", "sys.exit", "os._exit", "posix._exit", "loops"])
 def test_a_failing_function_is_one_line_naming_template_pack_and_function(tmp_path: Path, a_map: Path, body: str,
                                                                           said: str) -> None:
     pack = write_pack(tmp_path / "faulty", body)

@@ -7,9 +7,12 @@ and what ran (its import, or the function), to which the engine adds the templat
 of the pack's own file that run (:data:`MAX_LINES`) and the wall time (checked at those lines,
 :data:`CALL_SECONDS` per call, :data:`IMPORT_SECONDS` per import), so a looping function fails in one line within
 seconds instead of hanging a build. :func:`check_result` holds a function's result to its declared type.
+After an import, :func:`altered` finds (and puts back) what the pack changed among the :class:`Slot` s it was to
+leave alone: mapgen's functions, classes and constants (:func:`module_slots`) and the registry's functions.
 
 **The fence is no sandbox.** Pack code is Python and runs with the user's permissions: it can write files, open
-sockets, end the process through ``posix._exit`` or a signal, or block in one long call into C (``time.sleep``,
+sockets, end the process through a signal or ``ctypes``, catch the budget with a bare ``except:`` and loop
+again (Python stops tracing once a trace function raises), or block in one long call into C (``time.sleep``,
 a huge ``list(range(...))``), which no line counter sees. Name only packs whose code you trust.
 """
 
@@ -113,6 +116,10 @@ def _refuse_exit(status: int) -> NoReturn:
 
 
 _REAL_EXIT = os._exit
+try:
+    import posix as _posix  # os._exit's own module, which pack code could call directly
+except ImportError:  # Windows
+    _posix = None  # type: ignore[assignment]
 _LOCK = threading.Lock()
 _DEPTH = [0]  # fences open in this process (threads and nesting share one os._exit and one sys.stdout)
 _STDOUT: list[Any] = [None]
@@ -123,6 +130,8 @@ def _enter(pack: str) -> None:
     with _LOCK:
         if _DEPTH[0] == 0:
             os._exit = _refuse_exit
+            if _posix is not None:
+                _posix._exit = _refuse_exit
             _STDOUT[0], sys.stdout = sys.stdout, _Prefixed(pack, sys.stderr)
         _DEPTH[0] += 1
 
@@ -133,6 +142,8 @@ def _leave() -> None:
         _DEPTH[0] -= 1
         if _DEPTH[0] == 0:
             os._exit, sys.stdout = _REAL_EXIT, _STDOUT[0]
+            if _posix is not None:
+                _posix._exit = _REAL_EXIT
 
 
 @contextlib.contextmanager
