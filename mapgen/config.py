@@ -242,7 +242,8 @@ class VariantChoices(Strict):
     #: :func:`mapgen.render.layout.default_page_size`); when one is given the other defaults to 800 / 600.
     width: WholeNumber | None = Field(None, ge=MIN_PX, le=MAX_PX)
     height: WholeNumber | None = Field(None, ge=MIN_PX, le=MAX_PX)
-    #: Map styles the maps draw from (presets of ``templates/styles`` or style YAML files): one per map, seeded.
+    #: Map styles the maps draw from (presets of ``templates/styles`` or style YAML files, relative to the
+    #: config's folder): one per map, seeded.
     styles: list[str] = ["default"]
 
     @model_serializer(mode="wrap")
@@ -264,7 +265,7 @@ class VariantChoices(Strict):
     def _known_styles(cls, values: list[str]) -> list[str]:
         for name in values:
             preset = template_path("styles", f"{name}.yaml")
-            if not (preset.is_file() or (name.lower().endswith((".yaml", ".yml")) and Path(name).is_file())):
+            if not (preset.is_file() or is_style_file(name)):  # a file is looked for beside the config (check_files)
                 raise ValueError(f"unknown style {name!r}: use a preset of `mapgen styles list` or a .yaml file")
         if not values:
             raise ValueError("styles needs at least one style (default: [default])")
@@ -397,13 +398,34 @@ class BuildConfig(Strict):
             raise ValueError("disjoint_colormaps needs at least one colormap per split")
         return self
 
-    def digest(self) -> str:
+    def digest(self, inputs: dict[str, dict[str, str]] | None = None) -> str:
         """Stable hash of the resolved config (what the output folder was built from), including the content of
-        every user file it names, so a changed atlas or table is a different build."""
-        payload = self.model_dump() | ({"files": self.file_digests()} if self.user_files() else {})
-        if self.questions.packs:
-            payload["pack_digests"] = self.pack_digests()
+        every user file it names (``inputs``: :meth:`input_digests` when the caller has them), so a changed
+        atlas, table, pack or style is a different build."""
+        inputs = self.input_digests() if inputs is None else inputs
+        payload = self.model_dump() | ({"files": inputs["files"]} if inputs["files"] else {})
+        if inputs["packs"]:
+            payload["pack_digests"] = inputs["packs"]
+        if inputs["styles"]:
+            payload["style_digests"] = inputs["styles"]
         return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+    def input_digests(self) -> dict[str, dict[str, str]]:
+        """sha256 of every file the config names, by kind (``files``: atlases and tables, ``packs``, ``styles``)
+        and path as written."""
+        from mapgen.files import sha256_file
+
+        styles = {name: sha256_file(self.resolve_path(name)) for name in self.style_files()}
+        return {"files": self.file_digests(), "packs": self.pack_digests(), "styles": styles}
+
+    def style_files(self) -> list[str]:
+        """The style YAML files of ``variants.styles`` (paths as written, relative to the config's folder)."""
+        return [name for name in self.variants.styles if is_style_file(name)]
+
+    def style_file(self, name: str | None) -> Path | None:
+        """Where the style ``name`` of ``variants.styles`` is read from: its file, resolved against the config's
+        folder (None for a preset)."""
+        return self.resolve_path(name) if name and is_style_file(name) else None
 
     # --- user files (paths relative to the config file) ----------------------------------------------------
     @property
@@ -443,6 +465,8 @@ class BuildConfig(Strict):
         """Raise :class:`ConfigError` listing every user file that does not exist."""
         missing = [f"{name}: no file {str(self.resolve_path(name))!r}" for name in self.user_files()
                    if not self.resolve_path(name).is_file()]
+        missing += [f"variants.styles: no style file {str(self.resolve_path(name))!r}" for name in self.style_files()
+                    if not self.resolve_path(name).is_file()]
         if missing:
             raise ConfigError(_problems(f"Invalid build config {where} (paths are relative to the config file)",
                                         missing))
@@ -512,6 +536,11 @@ def load_config(source: str | Path | dict[str, Any]) -> BuildConfig:
     config.check_packs(where)
     config.check_tables(where)
     return config
+
+
+def is_style_file(name: str) -> bool:
+    """Whether a ``variants.styles`` entry names a YAML file (else a preset)."""
+    return name.lower().endswith((".yaml", ".yml"))
 
 
 def _tree_digest(path: Path) -> str:
