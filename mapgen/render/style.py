@@ -134,6 +134,8 @@ class LegendStyle(_Part):
     cap_px: float = Field(11.0, gt=0, le=100)
     bar_width: float = Field(18.0, gt=0, le=200)  # colour bar thickness (px at the 800×600 legend font)
     bar_length: float = Field(0.7, gt=0, le=1)  # colour bar length (share of the legend box)
+    swatch_width: float = Field(24.0, gt=0, le=200)  # a class swatch (px at the 800×600 legend font)
+    swatch_height: float = Field(17.0, gt=0, le=200)
 
 
 class Borders(_Part):
