@@ -197,3 +197,15 @@ def test_the_plotly_figure_draws_the_hatched_look_without_labels() -> None:
     assert figure["layout"]["annotations"][0]["font"]["color"] == "#000000"
     faces = {t["fillcolor"] for t in figure["data"] if t.get("fill") == "toself" and t.get("fillpattern")}
     assert faces == {"#ffffff"}
+
+
+def test_the_oracle_reads_every_legible_region_of_a_white_faced_hatched_map(tmp_path: Path) -> None:
+    """With every face white, classes differ by pattern alone: the legend's patches must be tall enough to read
+    (with MAPWise's 40×13 px patches the oracle took India's '-' class for '+')."""
+    from mapgen.audit.oracle import rendered_oracle_map
+
+    spec = make_spec("india", "area_km2", classes=5, **load_style("mapwise").spec_defaults("india"))
+    oracle = rendered_oracle_map(render(hatched_variant(spec), tmp_path / "h.png"))
+    legible = [c for c, f in oracle.truth.regions.items() if f.legible]
+    assert len(legible) >= 25
+    assert all(oracle.scene.regions[c].class_index == oracle.truth.regions[c].class_index for c in legible)
