@@ -361,7 +361,7 @@ def load_statistic(source: StatisticSource, atlas: Atlas, unit: Unit, config: Bu
 def unit_variants(unit: Unit, config: BuildConfig, out_dir: Path | None = None) -> list[tuple[str, MapSpec]]:
     """(variant name, spec) pairs a unit renders."""
     from mapgen.legend import HATCHES
-    from mapgen.spec import make_hatched
+    from mapgen.render import hatched_variant
 
     spec = base_spec(unit, config, out_dir)
     if unit.cf_kind is not None:
@@ -379,7 +379,7 @@ def unit_variants(unit: Unit, config: BuildConfig, out_dir: Path | None = None) 
     if v.unannotated or (v.annotated and not fits):
         out.append(("unannotated", spec.with_style(annotated=False)))
     if v.hatched and spec.legend.kind == "discrete" and spec.legend.k <= len(HATCHES):
-        out.append(("hatched", make_hatched(spec.with_style(annotated=fits))))
+        out.append(("hatched", hatched_variant(spec.with_style(annotated=fits))))
     return [(name, replace(s, map_id=f"{unit.unit_id}-{name}")) for name, s in out]
 
 
