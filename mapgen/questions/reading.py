@@ -185,6 +185,11 @@ class Reading:
     sorted_neighbors: dict[str, tuple[str, ...]] = field(default_factory=dict)  # code -> neighbours in code order
     changed_from: tuple[Reading, frozenset[str]] | None = None  # copy_with: the reading copied, regions changed
     fixed: dict[str, Any] = field(default_factory=dict)  # facts of the scene that no level changes (shared by copies)
+    #: Declared readings (:mod:`mapgen.questions.readings`): axis -> the reading taken (absent: mapgen's own),
+    #: the axes a run consulted, and each group's alternative memberships (group -> name -> members).
+    taken: dict[str, str] = field(default_factory=dict)
+    consulted: set[str] = field(default_factory=set)
+    group_readings: dict[str, dict[str, frozenset[str]]] = field(default_factory=dict)
 
     # ------------------------------------------------------------------------------------------ copies
 
@@ -196,7 +201,7 @@ class Reading:
         alt = object.__new__(type(self))  # a shallow copy without dataclasses.replace's re-validation (hot path)
         changed = frozenset([code] if isinstance(code, str) else code)
         base = self if self.changed_from is None else None  # a copy of a copy is computed from scratch
-        alt.__dict__.update(self.__dict__, level=lv, value=vv, reads=set(), cache={},
+        alt.__dict__.update(self.__dict__, level=lv, value=vv, reads=set(), consulted=set(), cache={},
                             changed_from=(base, changed) if base is not None else None)
         return alt
 
@@ -206,6 +211,16 @@ class Reading:
         vv = dict(self.value) | values
         lv = dict(self.level) if self.discrete else {c: (None if math.isnan(v) else v) for c, v in vv.items()}
         return replace(self, level=lv, value=vv, reading=0.0, exact=True, reads=set(), cache={})
+
+    def taking(self, choices: dict[str, str]) -> Reading:
+        """A copy under other declared readings (axis -> reading name; kept per Reading in its cache, with a
+        cache of its own)."""
+        key = ("taking", tuple(sorted(choices.items())))
+        hit = self.cache.get(key)
+        if hit is None:
+            hit = self.cache[key] = replace(self, taken=self.taken | choices, reads=set(), consulted=set(), cache={})
+        hit.reads, hit.consulted = set(), set()
+        return hit
 
     def as_reader(self) -> Reading:
         """A copy without the reading tolerance: the exact answer on the values as given, instead of rejecting
@@ -255,8 +270,35 @@ class Reading:
         return self.sorted_neighbors[code]
 
     def group(self, name: str) -> frozenset[str]:
-        """Members of a named group (curated, ``bordering <country>`` or ``bordering <region>``)."""
-        return self.groups[name]
+        """Members of a named group (curated, ``bordering <country>`` or ``bordering <region>``); a group with
+        declared alternative memberships is a consulted reading (``group:<name>``)."""
+        alts = self.group_readings.get(name)
+        if alts is None:
+            return self.groups[name]
+        key = f"group:{name}"
+        self.consulted.add(key)
+        chosen = self.taken.get(key)
+        return self.groups[name] if chosen is None else alts[chosen] & frozenset(self.level)
+
+    def meaning(self, axis: str) -> str:
+        """The reading of declared axis ``axis`` in force (:mod:`mapgen.questions.readings`; mapgen's own unless
+        the engine is re-asking under another), recording that the run consulted it."""
+        self.consulted.add(axis)
+        chosen = self.taken.get(axis)
+        if chosen is not None:
+            return chosen
+        from mapgen.questions.readings import default_of  # the registry loads its file on first use
+
+        return default_of(axis)
+
+    def depicts_percent(self) -> bool:
+        """Whether the map depicts percentages: the table's kind; when its printed title says otherwise ("%" in
+        an absolute table's title, or none in a percent table's), a consulted reading (``percent``)."""
+        kind = bool(self.scene.legend_facts.percent)
+        shown = "%" in (self.scene.title or "")
+        if kind == shown:
+            return kind
+        return shown if self.meaning("percent") != _default_percent() else kind
 
     def range_bounds(self, idx: int) -> tuple[float, float]:
         """Value-unit ends of legend range ``idx`` (class bounds / the two ticks)."""
@@ -394,6 +436,12 @@ class Reading:
         scale = self.scene.legend.label_scale or 1.0
         low, high = -math.inf if lo is None else lo / scale, math.inf if hi is None else hi / scale
         return Estimate(v, low, high, closed=True, range_index=shown)
+
+
+def _default_percent() -> str:
+    from mapgen.questions.readings import default_of
+
+    return default_of("percent")
 
 
 #: The name the rest of mapgen uses for a Scene's :class:`Reading`.
