@@ -21,7 +21,7 @@ from PIL import Image
 from mapgen.data.statistic import StatInfo, Statistic
 from mapgen.geo.atlas import builtin_atlas, load_atlas
 from mapgen.questions import load_templates
-from mapgen.questions.engine import Unaskable, ask, reading_disagreements
+from mapgen.questions.engine import Unaskable, ask, param_domain, reading_disagreements
 from mapgen.questions.functions import context
 from mapgen.questions.readings import axes, load_readings_file
 from mapgen.scene import CENTRE, FARTHEST, build_scene, load_scene
@@ -224,8 +224,8 @@ def test_a_bad_readings_file_is_one_line_per_problem(tmp_path: Path) -> None:
 
 DIRECTION_TEMPLATES = {"direction_local_extreme", "direction_local_extreme_count", "is_direction_local_extreme",
                        "direction_extreme_in_range", "direction_extreme_category"}
-TINY = {"name": "tiny-readings", "seed": 11, "countries": [{"name": "usa", "maps": 3}, {"name": "india", "maps": 2},
-                                                            {"name": "china", "maps": 2}],
+TINY = {"name": "tiny-readings", "seed": 11, "countries": [{"name": "usa", "maps": 6}, {"name": "india", "maps": 4},
+                                                            {"name": "china", "maps": 4}],
         "legend": {"types": ["discrete"]}, "variants": {"annotated": True, "unannotated": False, "hatched": False},
         "questions": {"per_image": 80}}
 
@@ -267,30 +267,62 @@ def _passes(scene: Any, code: str, q: dict[str, Any]) -> bool:
         bottom = min(c for c in cls.values() if c is not None)
         return cls[code] == (top if p["E"] == "highest" else bottom)
     nbrs = [cls[n] for n in scene.regions[code].neighbors]
-    if not nbrs or any(n is None for n in nbrs):
-        return False
     sign = {"higher": 1, "lower": -1, "similar": 0}[p["C"]]
-    ok = [((cls[code] > n) - (cls[code] < n)) == sign for n in nbrs]
-    return sum(ok) >= int(p["N"]) if "N" in p else all(ok)
+    ok = [n is not None and ((cls[code] > n) - (cls[code] < n)) == sign for n in nbrs]
+    if "N" in p:  # a neighbour without data never counts
+        return len(nbrs) >= int(p["N"]) and sum(ok) >= int(p["N"])
+    return bool(nbrs) and all(ok)
+
+
+def _holds_by_pixels(map_json: Path, q: dict[str, Any]) -> None:
+    """Assert the direction answer ``q`` (a question record) from the mask pixels of its map alone."""
+    scene, pixels = load_scene(map_json), _pixels(map_json)
+    d = DIRS[q["params"]["D"]]
+    answer = q["params"]["X"] if q["template_id"] == "is_direction_local_extreme" else None
+    winner = next(c for c, r in scene.regions.items() if r.name == q["answer"]) if answer is None else None
+    pool = [c for c in scene.regions if c in pixels and _passes(scene, c, q)]
+    for rule in ("centroid", "extreme"):
+        best = max(pool, key=lambda c: pixels[c][rule][d])
+        if winner is not None:
+            assert best == winner, (q["question"], rule, best, winner)
+        else:
+            assert (best == answer) == (q["answer"] == "Yes"), (q["question"], rule, best, answer)
 
 
 def test_every_direction_answer_holds_by_pixel_centroid_and_extreme_pixel(tiny: Path) -> None:
     records = [json.loads(line) for line in (tiny / "questions.jsonl").read_text(encoding="utf-8").splitlines()]
     asked = [q for q in records if q["template_id"] in DIRECTION_TEMPLATES]
     assert len(asked) >= 10, "the tiny build should ask direction questions"
-    checked = 0
     for q in asked:
-        map_json = next(tiny.glob(f"**/{q['map_id']}.json"))
-        scene, pixels = load_scene(map_json), _pixels(map_json)
-        d = DIRS[q["params"]["D"]]
-        answer = q["params"]["X"] if q["template_id"] == "is_direction_local_extreme" else None
-        winner = next(c for c, r in scene.regions.items() if r.name == q["answer"]) if answer is None else None
-        pool = [c for c in scene.regions if c in pixels and _passes(scene, c, q)]
-        for rule in ("centroid", "extreme"):
-            best = max(pool, key=lambda c: pixels[c][rule][d])
-            if winner is not None:
-                assert best == winner, (q["question"], rule, best, winner)
-            else:
-                assert (best == answer) == (q["answer"] == "Yes"), (q["question"], rule, best, answer)
-        checked += 1
-    assert checked == len(asked)
+        _holds_by_pixels(next(tiny.glob(f"**/{q['map_id']}.json")), q)
+
+
+def _every_params(template: Any, ctx: Any, env: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """Every parameter combination the engine could draw on ``ctx``."""
+    env = env or {}
+    if len(env) == len(template.params):
+        return [dict(env)]
+    p = template.params[len(env)]
+    return [out for v in param_domain(p, ctx, env) for out in _every_params(template, ctx, {**env, p.name: v})]
+
+
+def test_every_direction_question_of_the_built_maps_holds_by_the_pixels(tiny: Path) -> None:
+    """Not only the questions the build kept: every direction question the engine asks on the built maps."""
+    templates = [t for t in load_templates() if t.id in DIRECTION_TEMPLATES]
+    asked = 0
+    for map_json in sorted(tiny.glob("**/*.json")):
+        if not map_json.with_suffix("").with_suffix(".mask.png").is_file():
+            continue
+        scene = load_scene(map_json)
+        for t in templates:
+            if not t.applies_to(scene.map_type):
+                continue
+            for params in _every_params(t, context(scene)):
+                try:
+                    q = ask(t, scene, params)
+                except Unaskable:
+                    continue
+                _holds_by_pixels(map_json, {"template_id": t.id, "params": q.params, "answer": q.answer,
+                                            "question": q.question})
+                asked += 1
+    assert asked >= 100
