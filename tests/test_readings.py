@@ -326,3 +326,24 @@ def test_every_direction_question_of_the_built_maps_holds_by_the_pixels(tiny: Pa
                                             "question": q.question})
                 asked += 1
     assert asked >= 100
+
+
+def test_info_counts_the_refusals_per_reason(tiny: Path) -> None:
+    from click.testing import CliRunner
+
+    from mapgen.cli import main
+
+    out = CliRunner().invoke(main, ["info", str(tiny), "--json"])
+    assert out.exit_code == 0, out.output
+    refused = json.loads(out.output)["counts"]["draws_refused_by_reason"]
+    assert any(k.startswith("reading:") for k in refused) and all(v > 0 for v in refused.values())
+    units = [json.loads(p.read_text(encoding="utf-8")) for p in tiny.rglob("*.json") if "refusals" in p.read_text()]
+    assert units, "each unit's record keeps its refusals (resume sums them again)"
+
+
+def test_preview_names_the_reading() -> None:
+    from mapgen.questions.preview import rejections
+
+    scene = _scene({"MN": 25, "MT": 25})
+    lines = rejections(load_templates().get("direction_extreme_in_range"), scene)
+    assert any(line.startswith("reading:direction") for line in lines), lines
