@@ -347,3 +347,20 @@ def test_preview_names_the_reading() -> None:
     scene = _scene({"MN": 25, "MT": 25})
     lines = rejections(load_templates().get("direction_extreme_in_range"), scene)
     assert any(line.startswith("reading:direction") for line in lines), lines
+
+
+def test_a_user_atlas_declares_alternative_memberships(tmp_path: Path) -> None:
+    from helpers import write_grid
+
+    from mapgen.geo.vector_file import AtlasFileError
+
+    geo, _ = write_grid(tmp_path)
+    groups = tmp_path / "grid.groups.yaml"
+    groups.write_text("- name: Centre\n  members: [Cell B2, Cell B3, Cell C2, Cell C3]\n  source: hand-made\n"
+                      "  alternatives:\n    - {name: wide, members: [Cell B2, Cell B3, Cell C2, Cell C3, Cell A1], "
+                      "source: a wider sense}\n")
+    centre = load_atlas(geo).group_info("Centre")
+    assert [(a.name, sorted(a.members)) for a in centre.alternatives] == [("wide", ["CA1", "CB2", "CB3", "CC2", "CC3"])]
+    groups.write_text("- name: Centre\n  members: [Cell B2]\n  alternatives:\n    - {name: wide, members: [Cell Z9]}\n")
+    with pytest.raises(AtlasFileError, match="unknown regions"):
+        load_atlas(geo)
