@@ -7,7 +7,8 @@ Every function of the library (built-in or a pack's, see :func:`mapgen.questions
   continuous maps; None for N/A), :meth:`~Reading.value_of`, :meth:`~Reading.is_legible`,
   :meth:`~Reading.neighbours`, :meth:`~Reading.group`, :attr:`~Reading.range_count`,
   :meth:`~Reading.range_bounds`, :meth:`~Reading.printed_bounds`, :attr:`~Reading.tolerance`,
-  :attr:`~Reading.reading`;
+  :attr:`~Reading.reading`, and :meth:`~Reading.meaning`: the declared reading of a word or fact in force
+  (:mod:`mapgen.questions.readings`; the engine re-asks under every other one the run consulted);
 - **decisions** — :meth:`~Reading.compare`, :meth:`~Reading.side`, :meth:`~Reading.in_range`,
   :meth:`~Reading.estimate` (a value as an interval, :class:`Estimate`): they answer only when every reading of
   the values within the tolerance gives the same answer, and otherwise raise :class:`Invalid`, which the
@@ -31,6 +32,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from mapgen.legend import format_value, parse_label
+from mapgen.questions.readings import default_of
 from mapgen.scene import Scene
 
 #: "similar" on continuous maps: values within this many tolerances τ of each other.
@@ -285,11 +287,7 @@ class Reading:
         the engine is re-asking under another), recording that the run consulted it."""
         self.consulted.add(axis)
         chosen = self.taken.get(axis)
-        if chosen is not None:
-            return chosen
-        from mapgen.questions.readings import default_of  # the registry loads its file on first use
-
-        return default_of(axis)
+        return chosen if chosen is not None else default_of(axis)
 
     def depicts_percent(self) -> bool:
         """Whether the map depicts percentages: the table's kind; when its printed title says otherwise ("%" in
@@ -298,7 +296,7 @@ class Reading:
         shown = "%" in (self.scene.title or "")
         if kind == shown:
             return kind
-        return shown if self.meaning("percent") != _default_percent() else kind
+        return shown if self.meaning("percent") != default_of("percent") else kind
 
     def range_bounds(self, idx: int) -> tuple[float, float]:
         """Value-unit ends of legend range ``idx`` (class bounds / the two ticks)."""
@@ -436,12 +434,6 @@ class Reading:
         scale = self.scene.legend.label_scale or 1.0
         low, high = -math.inf if lo is None else lo / scale, math.inf if hi is None else hi / scale
         return Estimate(v, low, high, closed=True, range_index=shown)
-
-
-def _default_percent() -> str:
-    from mapgen.questions.readings import default_of
-
-    return default_of("percent")
 
 
 #: The name the rest of mapgen uses for a Scene's :class:`Reading`.
