@@ -15,8 +15,9 @@ Perceptual margins (an extreme must be visibly extreme, else the program is inva
 - image side (top/bottom/left/right-most): bbox centres at least :data:`POSITION_MARGIN_PX` apart;
 - every extreme needs at least two candidates ("the largest of one" is not asked);
 - compass direction (north/south/east/west-most): :meth:`Scene.furthest <mapgen.scene.Scene.furthest>` — the
-  atlas rule (centroid of the largest polygon) with its degree margin, AND the image reading (north = up, east =
-  right; bbox centres, its pixel margin) must agree — so insets (Alaska, Hawaii) never make "northern-most"
+  atlas rule (centroid of the largest polygon) with its degree margin, the same rule on each region's farthest
+  point (a reader may place a region either way), AND the image reading (north = up, east = right; bbox
+  centres, its pixel margin) must agree — so insets (Alaska, Hawaii) never make "northern-most"
   ambiguous;
 - grid cell: every region considered lies at least :data:`CELL_MARGIN` (share of the image side) from the cell's
   borders it is near, else the step is invalid;
@@ -39,7 +40,7 @@ from mapgen.describe.attributes import (
     image_size,
 )
 from mapgen.describe.wording import group_members_phrase, load_wordings, pick, render_text
-from mapgen.scene import Scene
+from mapgen.scene import FARTHEST, Scene
 
 SIZE_MARGIN = 1.25
 POSITION_MARGIN_PX = 8.0
@@ -151,7 +152,9 @@ def _extreme_direction(ctx: RefContext, codes: Codes, arg: Any) -> Codes | None:
     if len(codes) < 2:  # "the northern-most of one" is not a referring expression
         return None
     best = ctx.scene.furthest(codes, arg)
-    return [best] if best else None
+    if best is None or ctx.scene.furthest(codes, arg, point=FARTHEST) != best:
+        return None  # "northern-most" read by the centre and by the farthest point must name the same region
+    return [best]
 
 
 def _extreme_value(ctx: RefContext, codes: Codes, arg: Any) -> Codes | None:
