@@ -20,6 +20,7 @@ A counterfactual set folder has ``maps/``, ``maps.jsonl`` and ``questions.jsonl`
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -27,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from mapgen.files import (
+    ChecksumError,
     failing_files,
     iter_jsonl,
     read_json,
@@ -133,6 +135,122 @@ def record_image_id(record: Mapping[str, Any]) -> str:
 
 class NotABenchmarkError(FileNotFoundError):
     """A path that holds no benchmark (or not a finished build where one is needed)."""
+
+
+# --- what a folder may name --------------------------------------------------------------------------------
+
+READ_DIRS = (MAPS_DIR, ATLASES_DIR, PACKS_DIR, DICTIONARIES_DIR)
+"""The folders whose files readers open (images, masks, map JSONs, atlas and pack copies, name dictionaries):
+every file in them must be listed in the folder's manifest (or ``set.json``)."""
+PATH_FIELDS = ("image", "image_id", "mask", "dictionary", "path")
+"""Record fields that name a file of the folder (relative to it)."""
+NAME_FIELDS = ("map_id", "unit_id", "source_map_id", "country", "variant", "map_type", "split")
+"""Record fields that exports and the report turn into file and folder names: plain names, never paths."""
+
+
+class FolderPathError(ValueError):
+    """A benchmark folder's record naming a file outside the folder (or a name that is a path)."""
+
+
+class UnlistedFileError(ChecksumError):
+    """A file a reader would use that the folder's manifest (or ``set.json``) does not list with its hash."""
+
+
+_INTACT = "get an intact copy of the benchmark or rebuild it (`mapgen build CONFIG -o FOLDER --force`)"
+
+
+def inside_folder(root: str | Path, rel: Any, where: str) -> Path:
+    """``root / rel`` when ``rel`` is a relative path that stays inside ``root`` once ``..`` and links are resolved;
+    else :class:`FolderPathError` naming ``where`` (file, line, field), the path and the fix."""
+    root = Path(root)
+    bad = not isinstance(rel, str) or not rel or "\x00" in rel or "\\" in rel or Path(rel).is_absolute()
+    if not bad:
+        path = root / rel
+        bad = not path.resolve().is_relative_to(root.resolve())
+    if bad:
+        raise FolderPathError(f"{where}: {rel!r} points outside the benchmark folder {root}; a benchmark names only "
+                              f"files inside its own folder — {_INTACT}")
+    return root / rel
+
+
+def check_name(value: Any, where: str) -> None:
+    """Refuse (:class:`FolderPathError`) a record's id or label that readers turn into a file name when it is a
+    path (a separator, ``.``/``..``, a NUL)."""
+    if value is None:
+        return
+    text = str(value)
+    if not text or text in (".", "..") or any(c in text for c in "/\\\x00"):
+        raise FolderPathError(f"{where}: {text!r} is not a plain name (it is used as a file name, so it may hold no "
+                              f"/, \\, NUL and may not be . or ..); {_INTACT}")
+
+
+def check_records(root: Path, name: str, records: Iterable[Mapping[str, Any]]) -> None:
+    """Refuse the first record of the file ``name`` whose path fields (:data:`PATH_FIELDS`) lead outside ``root``
+    or whose name fields (:data:`NAME_FIELDS`) are paths."""
+    for number, record in enumerate(records, start=1):
+        for key in PATH_FIELDS:
+            if record.get(key) is not None:
+                inside_folder(root, record[key], f"{root / name}:{number}: field {key!r}")
+        for key in NAME_FIELDS:
+            check_name(record.get(key), f"{root / name}:{number}: field {key!r}")
+
+
+def _read_dir_files(root: Path) -> list[str]:
+    """Every entry under :data:`READ_DIRS` (relative, sorted); :class:`FolderPathError` for one that links outside
+    ``root`` or is no regular file (a FIFO or device would hang a reader)."""
+    out = []
+    for top in READ_DIRS:
+        for dirpath, dirs, files in os.walk(root / top):
+            for entry in [*dirs, *files]:
+                path = Path(dirpath) / entry
+                rel = path.relative_to(root).as_posix()
+                inside_folder(root, rel, f"{root / rel}")
+                if path.is_symlink() or entry in files:
+                    if not path.is_file():
+                        raise FolderPathError(f"{root / rel} is not a regular file; {_INTACT}")
+                    out.append(rel)
+    return sorted(out)
+
+
+def used_files(root: str | Path, maps: Iterable[Mapping[str, Any]], questions_file: Path | None = None) -> list[str]:
+    """The files of ``root`` a reader uses (relative): its JSON-lines record files (every task's, whether or not
+    its plugin is loaded, and the questions file read), every file under :data:`READ_DIRS` and each image
+    ``maps.jsonl`` names."""
+    root = Path(root)
+    rels = sorted(path.name for path in root.glob("*.jsonl"))
+    if questions_file is not None and questions_file.is_file():
+        rels.append(questions_file.relative_to(root).as_posix())
+    rels += _read_dir_files(root)
+    rels += [Path(os.path.normpath(m["image"])).as_posix() for m in maps if isinstance(m.get("image"), str)]
+    return list(dict.fromkeys(rels))
+
+
+def unlisted_files(root: str | Path, maps: Iterable[Mapping[str, Any]] | None = None,
+                   questions_file: Path | None = None) -> list[str]:
+    """The files a reader of ``root`` uses that its manifest (or ``set.json``) does not list (every one when the
+    folder lists none; ``maps``: the ``maps.jsonl`` records, read here when not given)."""
+    root = Path(root)
+    if maps is None:
+        maps = read_jsonl(root / MAPS_FILE, missing_ok=True)
+    listed = _listed_digests(root)[1]
+    return [rel for rel in used_files(root, maps, questions_file) if rel not in listed]
+
+
+def verify_listing(root: Path, maps: list[dict[str, Any]], questions_file: Path, what: Verify) -> None:
+    """Refuse (:class:`UnlistedFileError`) a folder whose manifest (or ``set.json``) leaves out a file a reader
+    uses, whatever its ``files`` say, and (unless ``what`` is ``"none"``) a folder of records that lists nothing."""
+    listed_in, _ = _listed_digests(root)
+    if not listed_in:
+        if what != "none" and (maps or questions_file.is_file()):
+            raise UnlistedFileError(f"{root} has no {MANIFEST_FILE} listing its files' checksums, so nothing in it "
+                                    f"can be trusted; {_INTACT}")
+        return
+    missing = unlisted_files(root, maps, questions_file)
+    if missing:
+        more = f" (and {len(missing) - 1} more: {', '.join(missing[1:4])}{', …' if len(missing) > 4 else ''})" \
+            if len(missing) > 1 else ""
+        raise UnlistedFileError(f"{root / missing[0]} is not listed in {root / listed_in}{more}: a benchmark is what "
+                                f"its manifest lists, and a file it does not list cannot be checked; {_INTACT}")
 
 
 # --- checksums ----------------------------------------------------------------------------------------------
@@ -309,7 +427,9 @@ class Benchmark:
         if name == QUESTIONS_FILE:
             return self.question_records
         if name not in self._records:
-            self._records[name] = read_jsonl(self.root / name, missing_ok=True)
+            records = read_jsonl(self.root / name, missing_ok=True)
+            check_records(self.root, name, records)
+            self._records[name] = records
         return self._records[name]
 
     @property
@@ -361,9 +481,10 @@ class Benchmark:
         return str(self.map_index.get(map_id, {}).get("image") or image_rel(map_id))
 
     def image_path(self, map_id: str) -> Path | None:
-        """A map's image: the one ``maps.jsonl`` lists, else the one found in ``maps/`` (``None`` when absent)."""
+        """A map's image: the one ``maps.jsonl`` lists, else the one found in ``maps/`` (``None`` when absent);
+        always a file inside the folder (:func:`inside_folder`)."""
         if map_id in self.map_index:
-            return self.root / self.image_rel(map_id)
+            return inside_folder(self.root, self.image_rel(map_id), f"{self.root / MAPS_FILE}: image of {map_id}")
         return self._images.get(map_id)
 
     def image_bytes(self, map_id: str) -> bytes:
@@ -397,7 +518,8 @@ class Benchmark:
 
     def pack_paths(self) -> list[Path]:
         """The folder's copies of the template packs its build named (manifest ``packs``; empty without)."""
-        return [self.root / rec["path"] for _, rec in sorted(self.manifest.get("packs", {}).items())]
+        return [inside_folder(self.root, rec.get("path"), f"{self.root / MANIFEST_FILE}: packs.{name}.path")
+                for name, rec in sorted(self.manifest.get("packs", {}).items())]
 
     def failing_checksums(self) -> list[str]:
         """Files the manifest lists that are missing or whose hash differs."""
@@ -441,8 +563,10 @@ def load_benchmark(path: str | Path, *, finished: bool = False, verify: Verify =
     """Load a benchmark folder, or the folder of the questions file ``path`` (whose questions are then read).
 
     Missing optional files give empty fields; ``finished`` refuses a folder without ``manifest.json`` (an
-    unfinished build); ``verify`` checks the listed checksums first (:func:`verify_folder`). Bad question lines
-    raise ``ValueError`` naming the file and line.
+    unfinished build); ``verify`` checks the listed checksums first (:func:`verify_folder`). Whatever ``verify``,
+    a folder whose manifest leaves out a file a reader uses is refused (:func:`verify_listing`), and so is a record
+    naming a file outside the folder or a name that is a path (:func:`check_records`). Bad question lines raise
+    ``ValueError`` naming the file and line.
     """
     root = Path(path)
     if root.is_file() and root.suffix.lower() != ".jsonl":  # a questions file is JSON lines; anything else is no bench
@@ -453,7 +577,11 @@ def load_benchmark(path: str | Path, *, finished: bool = False, verify: Verify =
         raise NotABenchmarkError(f"benchmark folder not found: {root}")
     verify_folder(root, verify)
     manifest = read_manifest(root) if finished or (root / MANIFEST_FILE).is_file() else {}
+    maps = read_jsonl(root / MAPS_FILE, missing_ok=True)
+    check_records(root, MAPS_FILE, maps)
+    verify_listing(root, maps, questions_file, verify)
     records, questions = _questions(questions_file)
+    check_records(root, questions_file.name, records)
     images, jsons = _index_maps(root / MAPS_DIR)
-    return Benchmark(root=root, manifest=manifest, maps=read_jsonl(root / MAPS_FILE, missing_ok=True),
-                     question_records=records, questions=questions, _images=images, _jsons=jsons)
+    return Benchmark(root=root, manifest=manifest, maps=maps, question_records=records, questions=questions,
+                     _images=images, _jsons=jsons)

@@ -36,6 +36,7 @@ from mapgen.benchmark import (
     read_manifest,
     read_marker,
     record_files,
+    unlisted_files,
     verified_unit_record,
     write_marker,
     write_unit_record,
@@ -677,7 +678,8 @@ def map_counts(maps: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def info(out_dir: str | Path) -> dict[str, Any]:
-    """Summary of a build folder (counts and checksum status) for ``mapgen info``."""
+    """Summary of a build folder for ``mapgen info``: counts, checksum status and the files a reader uses that the
+    manifest does not list (readers refuse such a folder: :func:`mapgen.benchmark.verify_listing`)."""
     try:
         manifest = read_manifest(out_dir)
     except NotABenchmarkError:
@@ -685,7 +687,8 @@ def info(out_dir: str | Path) -> dict[str, Any]:
                          "(try `mapgen build --resume`).") from None
     return {"name": manifest["name"], "mapgen_version": manifest["mapgen_version"],
             "counts": manifest["counts"] | {"questions_by_template_id": questions_by_template_id(out_dir)},
-            "files": len(manifest["files"]), "files_failing_checksum": failing_checksums(out_dir, manifest["files"])}
+            "files": len(manifest["files"]), "files_failing_checksum": failing_checksums(out_dir, manifest["files"]),
+            "files_unlisted": unlisted_files(out_dir)}
 
 
 def questions_by_template_id(out_dir: str | Path) -> dict[str, int]:

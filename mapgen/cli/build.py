@@ -68,8 +68,11 @@ def info_command(folder: Path, as_json: bool) -> None:
         click.echo(json.dumps(summary, indent=2))
         return
     click.echo(f"{summary['name']} (mapgen {summary['mapgen_version']}), {summary['files']} files, "
-               f"{len(summary['files_failing_checksum'])} failing checksum")
+               f"{len(summary['files_failing_checksum'])} failing checksum, "
+               f"{len(summary['files_unlisted'])} used but not listed in manifest.json")
     for key, value in summary["counts"].items():
         click.echo(f"{key}: {value}")
     for rel in summary["files_failing_checksum"]:
         click.echo(f"  checksum mismatch or missing: {rel}")
+    for rel in summary["files_unlisted"]:
+        click.echo(f"  not listed in manifest.json (readers refuse the folder): {rel}")

@@ -6,7 +6,9 @@
     site/worst.html       worst cases of the legibility checks, when ``audit_dir`` is given
                           (:mod:`mapgen.report_site.worst`)
     site/data.js          window.MAPGEN_SITE = {maps: [...]} (a script, so file:// pages can load it)
-    site/assets/app.js    filters (country, variant, template, answer type, text), map detail view
+    site/assets/errors.js the error catcher (loaded first; the headless-browser tests read #site-errors)
+    site/assets/app.js    filters (country, variant, template, answer type, text), map detail view: every value
+                          from the data becomes a text node or an attribute set through the DOM, never HTML
     site/assets/style.css
     site/maps/*.png       the benchmark images (copied; masks are not)
     site/eval/plots/*.png the eval report's plots, when ``eval_dir`` is given
@@ -32,12 +34,18 @@ from typing import Any
 from jinja2 import Environment
 
 from mapgen.benchmark import AUDIT_FILE, AUDIT_MARKDOWN_FILE, MAPS_DIR, Benchmark, image_rel, load_benchmark
-from mapgen.files import read_jsonl, refuse_inside, write_text_atomic
+from mapgen.files import copy_file, read_jsonl, refuse_inside, write_text_atomic
 from mapgen.report_site.worst import worst_cases
 from mapgen.resources import template_path
 from mapgen.tasks import tasks
 
-ASSETS = ("app.js", "style.css")
+ASSETS = ("errors.js", "app.js", "style.css")
+CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; base-uri 'none'; "
+       "form-action 'none'; object-src 'none'")
+"""The pages' Content-Security-Policy: scripts and styles from the site's own files only (no inline script, no
+inline event handler, no ``javascript:`` URL), images from the site's folder, nothing fetched from elsewhere. The
+page builds every element from data through the DOM (``assets/app.js``), so markup inside a record shows as text;
+the policy is the second fence."""
 WORST_PAGE = "worst.html"
 
 
@@ -235,14 +243,14 @@ def build_site(
     if audit_dir:
         worst = worst_cases(Path(audit_dir))
         write_text_atomic(out / WORST_PAGE, Environment(autoescape=True).from_string(_template("worst.html")).render(
-            title=name, worst=worst, version=__version__))
+            title=name, worst=worst, version=__version__, csp=CSP))
     page = Environment(autoescape=True).from_string(_template("index.html")).render(
         title=name,
         subtitle=f"{len(maps)} maps, {n_q} questions" + _tables_note(maps),
         has_styles=len(set(bench_data.map_styles.values())) > 1,
         has_eval=bool(eval_dir), eval_html=eval_section(Path(eval_dir), out) if eval_dir else "",
         has_audit=bool(audit_dir), audit_html=_audit_section(Path(audit_dir)) if audit_dir else "",
-        version=__version__, bench=str(root),
+        version=__version__, bench=str(root), csp=CSP,
     )
     return write_text_atomic(out / "index.html", page)
 
@@ -258,9 +266,10 @@ def _audit_section(audit_dir: Path) -> str:
 
 
 def _copy_images(bench: Benchmark, out: Path, map_ids: list[str]) -> None:
+    """Copy each map's image (the one the benchmark names, a file inside its folder) to ``out/maps/``."""
     (out / MAPS_DIR).mkdir(parents=True, exist_ok=True)
     for mid in map_ids:
-        src = bench.root / image_rel(mid)
+        src = bench.image_path(mid)
         target = out / image_rel(mid)
-        if src.is_file() and (not target.exists() or target.stat().st_size != src.stat().st_size):
-            shutil.copyfile(src, target)
+        if src is not None and src.is_file() and (not target.exists() or target.stat().st_size != src.stat().st_size):
+            copy_file(src, target)
