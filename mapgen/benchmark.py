@@ -34,6 +34,7 @@ from mapgen.files import (
     read_json,
     read_jsonl,
     remove_path,
+    resolves_inside,
     sha256_file,
     verify_checksums,
     write_json_atomic,
@@ -165,8 +166,7 @@ def inside_folder(root: str | Path, rel: Any, where: str) -> Path:
     root = Path(root)
     bad = not isinstance(rel, str) or not rel or "\x00" in rel or "\\" in rel or Path(rel).is_absolute()
     if not bad:
-        path = root / rel
-        bad = not path.resolve().is_relative_to(root.resolve())
+        bad = not resolves_inside(root / rel, root)
     if bad:
         raise FolderPathError(f"{where}: {rel!r} points outside the benchmark folder {root}; a benchmark names only "
                               f"files inside its own folder — {_INTACT}")
@@ -236,16 +236,37 @@ def unlisted_files(root: str | Path, maps: Iterable[Mapping[str, Any]] | None = 
     return [rel for rel in used_files(root, maps, questions_file) if rel not in listed]
 
 
+def check_atlas_refs(root: Path, rels: Iterable[str]) -> None:
+    """Refuse (:class:`FolderPathError`) a map JSON among ``rels`` whose spec names an atlas file (``atlas_file``,
+    a user atlas copy) outside ``root``: readers that redraw or audit a map open that file."""
+    for rel in rels:
+        if not (rel.startswith(f"{MAPS_DIR}/") and rel.endswith(".json")):
+            continue
+        path = root / rel
+        if b'"atlas_file"' not in path.read_bytes():
+            continue
+        data = read_json(path)
+        spec = data.get("spec", data) if isinstance(data, dict) else None
+        ref = spec.get("atlas_file") if isinstance(spec, dict) else None
+        name = ref.get("path") if isinstance(ref, dict) else None
+        if name is not None and (not isinstance(name, str) or not resolves_inside(path.parent / name, root)):
+            raise FolderPathError(f"{path}: field 'atlas_file.path': {name!r} points outside the benchmark folder "
+                                  f"{root}; a benchmark names only files inside its own folder — {_INTACT}")
+
+
 def verify_listing(root: Path, maps: list[dict[str, Any]], questions_file: Path, what: Verify) -> None:
     """Refuse (:class:`UnlistedFileError`) a folder whose manifest (or ``set.json``) leaves out a file a reader
-    uses, whatever its ``files`` say, and (unless ``what`` is ``"none"``) a folder of records that lists nothing."""
-    listed_in, _ = _listed_digests(root)
+    uses, whatever its ``files`` say, and (unless ``what`` is ``"none"``) a folder of records that lists nothing
+    or a map JSON naming an atlas file outside the folder (:func:`check_atlas_refs`)."""
+    listed_in, listed = _listed_digests(root)
     if not listed_in:
         if what != "none" and (maps or questions_file.is_file()):
             raise UnlistedFileError(f"{root} has no {MANIFEST_FILE} listing its files' checksums, so nothing in it "
                                     f"can be trusted; {_INTACT}")
         return
     missing = unlisted_files(root, maps, questions_file)
+    if what != "none":
+        check_atlas_refs(root, [rel for rel in listed if rel not in missing])
     if missing:
         more = f" (and {len(missing) - 1} more: {', '.join(missing[1:4])}{', …' if len(missing) > 4 else ''})" \
             if len(missing) > 1 else ""
@@ -263,8 +284,18 @@ def file_digests(root: str | Path, rels: Iterable[str]) -> dict[str, str]:
 
 
 def failing_checksums(root: str | Path, files: Mapping[str, str]) -> list[str]:
-    """The listed files (relative to ``root``) that are missing or whose sha256 differs from the listed one."""
-    return failing_files(root, files)
+    """The listed files (relative to ``root``) that are missing or whose sha256 differs from the listed one (a
+    listed path leading outside ``root`` fails unread)."""
+    outside = [rel for rel in files if not _names_inside(root, rel)]
+    return outside + failing_files(root, {rel: digest for rel, digest in files.items() if rel not in outside})
+
+
+def _names_inside(root: str | Path, rel: Any) -> bool:
+    try:
+        inside_folder(root, rel, "")
+    except FolderPathError:
+        return False
+    return True
 
 
 Verify = Literal["none", "records", "all"]
@@ -316,6 +347,8 @@ def verify_folder(root: str | Path, what: Verify = "all") -> None:
     listed_in, digests = _listed_digests(root)
     if not digests:
         return
+    for rel in digests:  # the listing itself may name no file outside the folder (hashing reads the file)
+        inside_folder(root, rel, f"{root / listed_in}: field 'files'")
     fix = (f"repair it with `mapgen build CONFIG -o {root} --resume` (rebuilds what changed) or rebuild it"
            if listed_in == MANIFEST_FILE else "make the set again with `mapgen counterfactual`")
     verify_checksums(root, digests, str(root / listed_in), fix, None if what == "all" else _not_image)

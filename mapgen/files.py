@@ -236,6 +236,11 @@ def read_jsonl(path: str | Path, missing_ok: bool = False) -> list[dict[str, Any
     return [record for _, record in iter_jsonl(path)]
 
 
+def resolves_inside(path: str | Path, root: str | Path) -> bool:
+    """Whether ``path``, once ``..`` and links are resolved, lies inside the folder ``root`` (resolved too)."""
+    return Path(path).resolve().is_relative_to(Path(root).resolve())
+
+
 def copy_file(src: str | Path, dst: str | Path) -> None:
     """Copy the bytes of the regular file ``src`` to ``dst`` (parents created). Never a hard link (the copy shares
     nothing with its source) and never anything but a regular file (``ValueError`` for a FIFO, a device or a

@@ -319,3 +319,44 @@ def test_an_intact_build_reads(built: Path) -> None:
     assert bench.maps and bench.question_records and all(bench.image_path(m["map_id"]) for m in bench.maps)
     assert CliRunner().invoke(main, ["info", str(built)]).output.splitlines()[0].endswith(
         "0 failing checksum, 0 used but not listed in manifest.json")
+
+
+def test_a_map_json_naming_an_atlas_outside_is_refused(built: Path, tmp_path: Path) -> None:
+    (tmp_path / "secret.txt").write_bytes(SECRET)
+    bench = copy_of(built, tmp_path)
+    path = bench / "maps" / f"{read_jsonl(bench / 'maps.jsonl')[0]['map_id']}.json"
+    data = json.loads(path.read_text())
+    data["spec"]["atlas_file"] = {"path": "../../secret.txt", "sha256": "0" * 64, "name_field": None,
+                                  "code_field": None}
+    path.write_text(json.dumps(data))
+    resign(bench)
+    for args in (["audit", str(bench), "-o", str(tmp_path / "audit")],
+                 ["export", str(bench), "--format", "mapwise", "-o", str(tmp_path / "mw")]):
+        ran = CliRunner().invoke(main, args)
+        assert ran.exit_code == 2, ran.output
+        assert "field 'atlas_file.path': '../../secret.txt' points outside" in ran.output, ran.output
+
+
+def test_a_manifest_listing_a_file_outside_is_refused(built: Path, tmp_path: Path) -> None:
+    (tmp_path / "secret.txt").write_bytes(SECRET)
+    bench = copy_of(built, tmp_path)
+    manifest = json.loads((bench / MANIFEST_FILE).read_text())
+    manifest["files"]["../secret.txt"] = "0" * 64
+    (bench / MANIFEST_FILE).write_text(json.dumps(manifest))
+    ran = CliRunner().invoke(main, ["eval", str(bench), "--baseline", "random", "-o", str(tmp_path / "e")])
+    assert ran.exit_code == 2 and "field 'files': '../secret.txt' points outside" in ran.output, ran.output
+    info = CliRunner().invoke(main, ["info", str(bench)])
+    assert "1 failing checksum" in info.output and "missing: ../secret.txt" in info.output, info.output
+
+
+def test_report_refuses_an_eval_plot_linking_outside(built: Path, tmp_path: Path) -> None:
+    (tmp_path / "secret.txt").write_bytes(SECRET)
+    ran = CliRunner().invoke(main, ["eval", str(built), "--baseline", "random", "-o", str(tmp_path / "e"),
+                                    "--no-plots"])
+    assert ran.exit_code == 0, ran.output
+    (tmp_path / "e" / "plots").mkdir(exist_ok=True)
+    (tmp_path / "e" / "plots" / "score.png").symlink_to(tmp_path / "secret.txt")
+    ran = CliRunner().invoke(main, ["report", str(built), "-o", str(tmp_path / "site"), "--eval", str(tmp_path / "e")])
+    assert ran.exit_code == 2 and "score.png leads outside the eval folder" in ran.output, ran.output
+    assert not (tmp_path / "site").exists()
+    _no_secret_under(tmp_path)

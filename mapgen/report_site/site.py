@@ -27,14 +27,13 @@ import csv
 import html
 import json
 import re
-import shutil
 from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment
 
 from mapgen.benchmark import AUDIT_FILE, AUDIT_MARKDOWN_FILE, MAPS_DIR, Benchmark, image_rel, load_benchmark
-from mapgen.files import copy_file, read_jsonl, refuse_inside, write_text_atomic
+from mapgen.files import copy_file, read_jsonl, refuse_inside, resolves_inside, write_text_atomic
 from mapgen.report_site.worst import worst_cases
 from mapgen.resources import template_path
 from mapgen.tasks import tasks
@@ -186,19 +185,30 @@ def _template(name: str) -> str:
     return template_path("site", f"{name}.j2").read_text(encoding="utf-8")
 
 
+def eval_plots(eval_dir: Path) -> list[Path]:
+    """The plots of an eval report folder; ``ValueError`` for one that leads outside it (a link), before the site
+    writes anything."""
+    plots = sorted((eval_dir / "plots").glob("*.png")) if (eval_dir / "plots").is_dir() else []
+    for p in plots:
+        if not resolves_inside(p, eval_dir) or not p.is_file():
+            raise ValueError(f"{p} leads outside the eval folder {eval_dir}; give the folder `mapgen eval -o` wrote "
+                             "(its plots are files, not links)")
+    return plots
+
+
 def eval_section(eval_dir: Path, out: Path) -> str:
     """HTML of the eval report (tables.md) plus its plots, copied into ``out/eval/plots``."""
     parts = []
     tables = eval_dir / "tables.md"
     if tables.is_file():
         parts.append(markdown_to_html(tables.read_text(encoding="utf-8")))
-    plots = sorted((eval_dir / "plots").glob("*.png")) if (eval_dir / "plots").is_dir() else []
+    plots = eval_plots(eval_dir)
     if plots:
         dest = out / "eval" / "plots"
         dest.mkdir(parents=True, exist_ok=True)
         imgs = []
         for p in plots:
-            shutil.copyfile(p, dest / p.name)
+            copy_file(p, dest / p.name)
             imgs.append(f'<img src="eval/plots/{html.escape(p.name)}" alt="{html.escape(p.stem)}">')
         parts.append('<h2>Plots</h2><div class="plots">' + "".join(imgs) + "</div>")
     return "\n".join(parts) or "<p>The eval folder holds no tables.md or plots.</p>"
@@ -230,6 +240,8 @@ def build_site(
         if folder is not None:
             refuse_inside(out, folder, what)
     _require_reports(eval_dir, audit_dir)
+    if eval_dir:
+        eval_plots(Path(eval_dir))  # a plot linking outside is refused before anything is written
     scores = eval_scores(Path(eval_dir)) if eval_dir else {}
     audit = audit_rows(Path(audit_dir)) if audit_dir else {}
     maps = site_maps(bench_data, scores, audit, Path(eval_dir) if eval_dir else None)
