@@ -263,6 +263,7 @@ def verify_listing(root: Path, maps: list[dict[str, Any]], questions_file: Path,
         if what != "none" and (maps or questions_file.is_file()):
             raise UnlistedFileError(f"{root} has no {MANIFEST_FILE} listing its files' checksums, so nothing in it "
                                     f"can be trusted; {_INTACT}")
+        _read_dir_files(root)  # no links out of the folder, listed or not
         return
     missing = unlisted_files(root, maps, questions_file)
     if what != "none":
@@ -515,10 +516,17 @@ class Benchmark:
 
     def image_path(self, map_id: str) -> Path | None:
         """A map's image: the one ``maps.jsonl`` lists, else the one found in ``maps/`` (``None`` when absent);
-        always a file inside the folder (:func:`inside_folder`)."""
+        always inside the folder (:func:`inside_folder`) and, when it exists, a regular file."""
         if map_id in self.map_index:
-            return inside_folder(self.root, self.image_rel(map_id), f"{self.root / MAPS_FILE}: image of {map_id}")
-        return self._images.get(map_id)
+            rel = self.image_rel(map_id)
+        elif map_id in self._images:
+            rel = self._images[map_id].relative_to(self.root).as_posix()
+        else:
+            return None
+        path = inside_folder(self.root, rel, f"{self.root / MAPS_FILE}: image of {map_id}")
+        if path.exists() and not path.is_file():
+            raise FolderPathError(f"{path} (the image of {map_id}) is not a regular file; {_INTACT}")
+        return path
 
     def image_bytes(self, map_id: str) -> bytes:
         """The bytes of a map's image (``KeyError`` when the benchmark has none)."""

@@ -44,7 +44,10 @@ def verify_checksums(root: str | Path, digests: Mapping[str, str], listed_in: st
     if not failing:
         return
     first = Path(root) / failing[0]
-    what = f"is missing (listed in {listed_in})" if not first.is_file() else f"does not match its checksum in {listed_in}"
+    if first.is_file():
+        what = f"does not match its checksum in {listed_in}"
+    else:
+        what = f"is {'not a regular file' if first.exists() else 'missing'} (listed in {listed_in})"
     more = f" (and {len(failing) - 1} more: {', '.join(failing[1:4])}{', …' if len(failing) > 4 else ''})" \
         if len(failing) > 1 else ""
     raise ChecksumError(f"{first} {what}{more}: the folder changed after it was written; {fix}")

@@ -360,3 +360,15 @@ def test_report_refuses_an_eval_plot_linking_outside(built: Path, tmp_path: Path
     assert ran.exit_code == 2 and "score.png leads outside the eval folder" in ran.output, ran.output
     assert not (tmp_path / "site").exists()
     _no_secret_under(tmp_path)
+
+
+def test_a_fifo_for_an_image_is_refused_not_read(built: Path, tmp_path: Path) -> None:
+    bench = copy_of(built, tmp_path)
+    image = bench / read_jsonl(bench / "maps.jsonl")[0]["image"]
+    resign(bench)  # the manifest lists the image as it was
+    image.unlink()
+    os.mkfifo(image)  # opening it would block every reader forever
+    for args in (["export", str(bench), "--format", "hf", "-o", str(tmp_path / "hf")],
+                 ["eval", str(bench), "--baseline", "random", "-o", str(tmp_path / "e")]):
+        ran = CliRunner().invoke(main, args)
+        assert ran.exit_code == 2 and f"{image} is not a regular file" in ran.output, ran.output
