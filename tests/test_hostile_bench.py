@@ -90,8 +90,9 @@ def rename_map(root: Path, old: str, new: str) -> None:
         edit(root, jsonl.name, change)
 
 
-def poison_records(root: Path) -> str:
-    """Put a payload into every field the site shows; returns the hostile map id."""
+def poison_records(root: Path, template: bool = True) -> str:
+    """Put a payload into every field the site shows (the template ids too unless not ``template``: the audit
+    refuses a template it does not know); returns the hostile map id."""
     maps = read_jsonl(root / "maps.jsonl")
     target = next(m["map_id"] for m in maps if m["variant"] == "annotated")
     new_id = "china" + plain("map-id")
@@ -102,7 +103,9 @@ def poison_records(root: Path) -> str:
                  map_type=plain("map-type"), split=plain("split"))
 
     def on_question(r: dict) -> None:
-        r.update(question=rich("question"), answer=rich("answer"), template_id=rich("template"))
+        r.update(question=rich("question"), answer=rich("answer"))
+        if template:
+            r["template_id"] = rich("template")
 
     def on_caption(r: dict) -> None:
         r.update(ground_truth=rich("caption"), short_caption=rich("short-caption"))
@@ -142,6 +145,19 @@ def hostile_site(built: Path, tmp_path_factory) -> tuple[Path, str]:
     return root / "site", map_id
 
 
+@pytest.fixture(scope="module")
+def hostile_audit_site(built: Path, tmp_path_factory) -> tuple[Path, str]:
+    root = tmp_path_factory.mktemp("hostile-audit")
+    bench = copy_of(built, root)
+    map_id = poison_records(bench, template=False)
+    resign(bench)
+    for args in (["audit", str(bench), "-o", str(root / "audit")],
+                 ["report", str(bench), "-o", str(root / "site"), "--audit", str(root / "audit")]):
+        ran = CliRunner().invoke(main, args)
+        assert ran.exit_code == 0, ran.output
+    return root / "site", map_id
+
+
 def _dom(url: str, tmp_path: Path) -> str:
     done = subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={tmp_path / 'profile'}", "--dump-dom", url],
                           capture_output=True, text=True, timeout=120)
@@ -166,8 +182,21 @@ def test_no_injected_script_runs_in_chromium(hostile_site: tuple[Path, str], tmp
         assert f"pwned='{tag}'" in detail, tag  # every field the site shows is on the detail page, inert
 
 
-def test_pages_carry_a_policy_and_no_inline_script(hostile_site: tuple[Path, str]) -> None:
-    site, _ = hostile_site
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed")
+def test_no_injected_script_runs_with_the_audit(hostile_audit_site: tuple[Path, str], tmp_path: Path) -> None:
+    site, map_id = hostile_audit_site
+    index = (site / "index.html").resolve().as_uri()
+    for url in (f"{index}#map={quote(map_id, safe='')}", f"{index}#audit", (site / "worst.html").resolve().as_uri()):
+        dom = _dom(url, tmp_path)
+        assert "pwned" not in dom.split("<body", 1)[1].split(">", 1)[0] and "<title>pwned" not in dom, url
+        assert "&lt;img src=x onerror=" in dom, url  # the hostile map id is on the page, as text
+    detail = _dom(f"{index}#map={quote(map_id, safe='')}", tmp_path)
+    assert "<th>Pixel oracle</th>" in detail and '<pre id="site-errors"></pre>' in detail
+
+
+def test_pages_carry_a_policy_and_no_inline_script(hostile_site: tuple[Path, str],
+                                                    hostile_audit_site: tuple[Path, str]) -> None:
+    site, audit_site = hostile_site[0], hostile_audit_site[0]
 
     class Scan(HTMLParser):
         def __init__(self) -> None:
@@ -182,11 +211,12 @@ def test_pages_carry_a_policy_and_no_inline_script(hostile_site: tuple[Path, str
             if tag == "meta" and (found.get("http-equiv") or "").lower() == "content-security-policy":
                 self.policy = found.get("content") or ""
 
-    scan = Scan()
-    scan.feed((site / "index.html").read_text(encoding="utf-8"))
-    assert scan.inline_scripts == 0 and scan.handlers == []
-    assert "script-src 'self'" in scan.policy and "unsafe-inline" not in scan.policy
-    assert "default-src 'none'" in scan.policy
+    for page in (site / "index.html", audit_site / "index.html", audit_site / "worst.html"):
+        scan = Scan()
+        scan.feed(page.read_text(encoding="utf-8"))
+        assert scan.inline_scripts == 0 and scan.handlers == [], page
+        assert "script-src 'self'" in scan.policy and "unsafe-inline" not in scan.policy, page
+        assert "default-src 'none'" in scan.policy, page
     app = (site / "assets" / "app.js").read_text(encoding="utf-8")
     assert "innerHTML" not in app and "insertAdjacentHTML" not in app and "document.write" not in app
 
