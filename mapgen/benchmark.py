@@ -16,6 +16,11 @@ Layout of a build folder (written by :mod:`mapgen.build`)::
 A counterfactual set folder has ``maps/``, ``maps.jsonl`` and ``questions.jsonl`` too, plus ``set.json``,
 ``originals.jsonl``, ``skipped.jsonl`` and ``dictionaries/<map_id>.json``. Every read and write goes through
 :mod:`mapgen.files` (atomic writes, JSON lines, checksums).
+
+Folders travel, so a reader trusts a folder only as far as its manifest (or ``set.json``) vouches for it: every
+file a reader uses must be listed with its hash (:func:`verify_listing`), every path a record, the manifest or a map
+JSON names stays inside the folder, and ids and labels that become file names are plain names
+(:func:`check_records`, :class:`Inside`); :func:`load_benchmark` refuses anything else with one line.
 """
 
 from __future__ import annotations
