@@ -324,6 +324,7 @@ def test_a_manifest_listing_nothing_is_refused_by_every_reader(built: Path, tmp_
     info = CliRunner().invoke(main, ["info", str(bench)])
     assert "0 files" in info.output and "used but not listed in manifest.json" in info.output, info.output
     assert "not listed in manifest.json (readers refuse the folder): questions.jsonl" in info.output
+    assert "more not listed (`mapgen info --json` lists every one)" in info.output
 
 
 def test_one_unlisted_image_is_refused(built: Path, tmp_path: Path) -> None:

@@ -74,5 +74,8 @@ def info_command(folder: Path, as_json: bool) -> None:
         click.echo(f"{key}: {value}")
     for rel in summary["files_failing_checksum"]:
         click.echo(f"  checksum mismatch or missing: {rel}")
-    for rel in summary["files_unlisted"]:
+    unlisted = summary["files_unlisted"]
+    for rel in unlisted[:10]:
         click.echo(f"  not listed in manifest.json (readers refuse the folder): {rel}")
+    if len(unlisted) > 10:
+        click.echo(f"  … and {len(unlisted) - 10} more not listed (`mapgen info --json` lists every one)")
