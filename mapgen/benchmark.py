@@ -321,13 +321,13 @@ def verify_listing(root: Path, maps: list[dict[str, Any]], questions_file: Path,
         _read_dir_files(root)  # no links out of the folder, listed or not
         return
     missing = unlisted_files(root, maps, questions_file)
-    if what != "none":
-        check_atlas_refs(root, [rel for rel in listed if rel not in missing])
     if missing:
         more = f" (and {len(missing) - 1} more: {', '.join(missing[1:4])}{', …' if len(missing) > 4 else ''})" \
             if len(missing) > 1 else ""
         raise UnlistedFileError(f"{root / missing[0]} is not listed in {root / listed_in}{more}: a benchmark is what "
                                 f"its manifest lists, and a file it does not list cannot be checked; {_INTACT}")
+    if what != "none":
+        check_atlas_refs(root, listed)
 
 
 # --- checksums ----------------------------------------------------------------------------------------------
@@ -608,7 +608,8 @@ class Benchmark:
 
     def pack_paths(self) -> list[Path]:
         """The folder's copies of the template packs its build named (manifest ``packs``; empty without)."""
-        return [inside_folder(self.root, rec.get("path"), f"{self.root / MANIFEST_FILE}: packs.{name}.path")
+        return [inside_folder(self.root, rec.get("path") if isinstance(rec, dict) else None,
+                              f"{self.root / MANIFEST_FILE}: packs.{name}.path")
                 for name, rec in sorted(self.manifest.get("packs", {}).items())]
 
     def failing_checksums(self) -> list[str]:

@@ -403,3 +403,14 @@ def test_a_fifo_for_an_image_is_refused_not_read(built: Path, tmp_path: Path) ->
                  ["eval", str(bench), "--baseline", "random", "-o", str(tmp_path / "e")]):
         ran = CliRunner().invoke(main, args)
         assert ran.exit_code == 2 and f"{image} is not a regular file" in ran.output, ran.output
+
+
+def test_a_pack_path_outside_is_refused(built: Path, tmp_path: Path) -> None:
+    (tmp_path / "evil").mkdir()
+    (tmp_path / "evil" / "functions.py").write_text("raise SystemExit('ran code from outside the folder')\n")
+    bench = copy_of(built, tmp_path)
+    manifest = json.loads((bench / MANIFEST_FILE).read_text())
+    manifest["packs"] = {"evil": {"path": "../evil", "sha256": "0" * 64, "source": "evil"}}
+    (bench / MANIFEST_FILE).write_text(json.dumps(manifest))
+    ran = CliRunner().invoke(main, ["audit", str(bench), "-o", str(tmp_path / "audit")])
+    assert ran.exit_code == 2 and "packs.evil.path: '../evil' points outside" in ran.output, ran.output
