@@ -2,7 +2,8 @@
 
 A strategy is a YAML file ``<name>.yaml`` with ``text`` (a jinja2 template, sandboxed, undefined variables
 are errors), optional ``system``, ``description``, ``vars`` (extra template variables) and
-``example_images`` (paths, relative to the file, of images sent before the map); or a ``<name>.txt`` file
+``example_images`` (paths, relative to the file, of PNG or JPEG images inside its folder, sent before the map;
+anything else is refused); or a ``<name>.txt`` file
 whose whole content is ``text``. Shipped: ``direct`` (answer only), ``cot`` (zero-shot chain-of-thought),
 ``eer`` (MAPWise's Explicit Extraction and Reasoning), ``fewshot_text`` (one worked example on a map
 described in words), ``fewshot_image`` (one worked example on a separate example image shipped with mapgen: a
@@ -36,6 +37,7 @@ from jinja2 import StrictUndefined
 from jinja2.sandbox import SandboxedEnvironment
 
 from mapgen.eval.examples import example_for
+from mapgen.files import resolves_inside
 from mapgen.questions.record import Question
 from mapgen.renamed_regions import renamed_regions
 from mapgen.resources import template_path
@@ -128,7 +130,7 @@ def _parse_strategy(path: Path, mtime_ns: int, size: int) -> Strategy:
     data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     if not isinstance(data, dict) or not isinstance(data.get("text"), str):
         raise ValueError(f"prompt strategy {path} needs a 'text' template")
-    images = tuple((path.parent / p).resolve() for p in data.get("example_images") or ())
+    images = tuple(_example_image(path, name) for name in data.get("example_images") or ())
     return Strategy(
         name=str(data.get("name") or path.stem),
         text=data["text"],
@@ -140,6 +142,28 @@ def _parse_strategy(path: Path, mtime_ns: int, size: int) -> Strategy:
         example_images=images,
         generated_example=bool(data.get("generated_example", False)),
     )
+
+
+_IMAGE_MAGIC = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff")
+"""The first bytes of a PNG and of a JPEG file."""
+
+
+def _example_image(strategy: Path, name: Any) -> Path:
+    """An ``example_images`` entry of a strategy file: a PNG or JPEG inside the strategy's folder (a model is sent
+    its bytes), else ``ValueError`` naming the strategy, the entry and the fix."""
+    folder = strategy.parent
+    target = (folder / str(name)).resolve()
+    where = f"prompt strategy {strategy}: example_images entry {str(name)!r}"
+    if not resolves_inside(target, folder):
+        raise ValueError(f"{where} leads outside the strategy's folder {folder}; put the example image beside the "
+                         "strategy file (or in a folder under it)")
+    if not target.is_file():
+        raise ValueError(f"{where} is not a file; give a PNG or JPEG beside the strategy file")
+    with target.open("rb") as fh:
+        head = fh.read(8)
+    if not head.startswith(_IMAGE_MAGIC):
+        raise ValueError(f"{where} is not a PNG or JPEG image (a model is sent its bytes); give an image file")
+    return target
 
 
 def load_strategy(strategy: str | Path | Strategy) -> Strategy:
