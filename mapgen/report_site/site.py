@@ -39,12 +39,14 @@ from mapgen.resources import template_path
 from mapgen.tasks import tasks
 
 ASSETS = ("errors.js", "app.js", "style.css")
-CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; base-uri 'none'; "
-       "form-action 'none'; object-src 'none'")
+CSP = ("default-src 'none'; script-src 'self' file:; style-src 'self' file:; img-src 'self' file:; "
+       "base-uri 'none'; form-action 'none'; object-src 'none'")
 """The pages' Content-Security-Policy: scripts and styles from the site's own files only (no inline script, no
-inline event handler, no ``javascript:`` URL), images from the site's folder, nothing fetched from elsewhere. The
-page builds every element from data through the DOM (``assets/app.js``), so markup inside a record shows as text;
-the policy is the second fence."""
+inline event handler, no ``javascript:`` URL), images likewise, nothing fetched from elsewhere. ``file:`` beside
+``'self'``: a page opened from disk has an opaque origin in some browsers, where ``'self'`` matches nothing (in
+Chromium ``'self'`` already matches every ``file:`` URL there, so it adds nothing). The page builds every element
+from data through the DOM (``assets/app.js``), so markup inside a record shows as text; the policy is the second
+fence."""
 WORST_PAGE = "worst.html"
 
 
