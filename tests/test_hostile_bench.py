@@ -133,8 +133,11 @@ def hostile_site(built: Path, tmp_path_factory) -> tuple[Path, str]:
     map_id = poison_records(bench)
     resign(bench)
     predictions = root / "predictions.jsonl"
-    predictions.write_text("".join(json.dumps({"question_id": q["question_id"], "prediction": rich("prediction")})
-                                   + "\n" for q in read_jsonl(bench / "questions.jsonl")), encoding="utf-8")
+    table = f"{rich('reply')}\n\n| Region | Class |\n| --- | --- |\n| {plain('reply-region')} | {plain('reply-class')} |\n"
+    replies = [{"question_id": q["question_id"], "prediction": rich("prediction")}
+               for q in read_jsonl(bench / "questions.jsonl")]
+    replies += [{"question_id": t["question_id"], "prediction": table} for t in read_jsonl(bench / "extraction.jsonl")]
+    predictions.write_text("".join(json.dumps(r) + "\n" for r in replies), encoding="utf-8")
     ran = CliRunner().invoke(main, ["eval", str(bench), "--predictions", str(predictions), "-o", str(root / "eval"),
                                     "--no-plots"])
     assert ran.exit_code == 0, ran.output
@@ -178,7 +181,7 @@ def test_no_injected_script_runs_in_chromium(hostile_site: tuple[Path, str], tmp
         assert "&lt;img src=x onerror=" in dom, page  # the payloads are on the page, as text
     detail = _dom(pages["detail"], tmp_path)
     for tag in ("title", "map-id", "country", "variant", "map-type", "split", "question", "answer", "prediction",
-                "caption", "short-caption", "referring", "box", "region-0"):
+                "caption", "short-caption", "referring", "box", "region-0", "reply", "reply-region"):
         assert f"pwned='{tag}'" in detail, tag  # every field the site shows is on the detail page, inert
 
 
