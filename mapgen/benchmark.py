@@ -275,9 +275,19 @@ def used_files(root: str | Path, maps: Iterable[Mapping[str, Any]], questions_fi
     rels = sorted(path.name for path in root.glob("*.jsonl"))
     if questions_file is not None and questions_file.is_file():
         rels.append(questions_file.relative_to(root).as_posix())
-    rels += _read_dir_files(root)
+    rels += [rel for rel in _read_dir_files(root) if _reader_uses(rel)]
     rels += [Path(os.path.normpath(m["image"])).as_posix() for m in maps if isinstance(m.get("image"), str)]
     return list(dict.fromkeys(rels))
+
+
+def _reader_uses(rel: str) -> bool:
+    """Whether a reader opens the file ``rel`` of :data:`READ_DIRS`: the images, masks and JSONs of ``maps/`` and
+    ``dictionaries/``, every file of an atlas or pack copy; never a hidden file (a desktop's ``.DS_Store``) or
+    Python's bytecode cache (written beside a pack's ``functions.py`` when it is imported)."""
+    parts = rel.split("/")
+    if any(part.startswith(".") or part == "__pycache__" for part in parts) or rel.endswith(".pyc"):
+        return False
+    return parts[0] not in (MAPS_DIR, DICTIONARIES_DIR) or rel.lower().endswith((*IMAGE_SUFFIXES, ".json"))
 
 
 def unlisted_files(root: str | Path, maps: Iterable[Mapping[str, Any]] | None = None,

@@ -417,3 +417,18 @@ def test_a_pack_path_outside_is_refused(built: Path, tmp_path: Path) -> None:
     (bench / MANIFEST_FILE).write_text(json.dumps(manifest))
     ran = CliRunner().invoke(main, ["audit", str(bench), "-o", str(tmp_path / "audit")])
     assert ran.exit_code == 2 and "packs.evil.path: '../evil' points outside" in ran.output, ran.output
+
+
+def test_files_no_reader_opens_need_no_listing(built: Path, tmp_path: Path) -> None:
+    """A desktop's hidden files, a note beside the maps and Python's bytecode cache of a pack are not part of the
+    benchmark: the folder still reads (an image it does not list would not)."""
+    bench = copy_of(built, tmp_path)
+    (bench / "maps" / ".DS_Store").write_bytes(b"\x00\x00\x00\x01Bud1")
+    (bench / "maps" / "notes.txt").write_text("looked at these")
+    cache = bench / "packs" / "mine" / "__pycache__"
+    cache.mkdir(parents=True)
+    (cache / "functions.cpython-311.pyc").write_bytes(b"\x00")
+    assert load_benchmark(bench, verify="all").maps
+    (bench / "maps" / "extra.png").write_bytes((bench / read_jsonl(bench / "maps.jsonl")[0]["image"]).read_bytes())
+    with pytest.raises(ValueError, match="maps/extra.png is not listed in"):
+        load_benchmark(bench)
