@@ -460,6 +460,8 @@ def _index_maps(folder: Path) -> tuple[dict[str, Path], dict[str, Path]]:
     jsons: dict[str, Path] = {}
     if folder.is_dir():
         for path in sorted(folder.iterdir()):
+            if path.name.startswith("."):  # hidden: no map's (and not listed in the manifest)
+                continue
             suffix = path.suffix.lower()
             if suffix in IMAGE_SUFFIXES:
                 images.setdefault(path.stem, path)
