@@ -2,8 +2,7 @@
 
 A strategy is a YAML file ``<name>.yaml`` with ``text`` (a jinja2 template, sandboxed, undefined variables
 are errors), optional ``system``, ``description``, ``vars`` (extra template variables) and
-``example_images`` (paths, relative to the file, of PNG or JPEG images inside its folder, sent before the map;
-anything else is refused); or a ``<name>.txt`` file
+``example_images`` (paths, relative to the file, of images sent before the map); or a ``<name>.txt`` file
 whose whole content is ``text``. Shipped: ``direct`` (answer only), ``cot`` (zero-shot chain-of-thought),
 ``eer`` (MAPWise's Explicit Extraction and Reasoning), ``fewshot_text`` (one worked example on a map
 described in words), ``fewshot_image`` (one worked example on a separate example image shipped with mapgen: a
@@ -14,6 +13,11 @@ VRSBench tasks; the table task's, the whole map read back as a Markdown table). 
 (``question``, ``answer`` as ``{"answer": ...}``, ``country_name``, ``region``, ``regions``). Users add strategies by dropping files
 into a folder listed in ``$MAPGEN_PROMPTS`` (``os.pathsep``-separated, searched first) or by passing a file
 path as the strategy.
+
+A strategy's texts render in the question texts' sandbox (:mod:`mapgen.questions.sandbox`), with its budget of
+work (a loop nested too deep fails in one line instead of hanging) and an output budget of :data:`MAX_PROMPT`
+characters. Its ``example_images`` must be PNG or JPEG images inside the strategy file's folder (symbolic links resolved): a
+path that leaves it, or a file that is no image, is refused, so a strategy never sends a file from elsewhere.
 
 Template variables: ``question``, ``answer_type``, ``map_type``, ``hatched``, ``annotated``, ``country``,
 ``country_name``, ``region``/``regions`` (``state``/``states``, ...), ``map_hint``, ``answer_format``,
@@ -34,16 +38,17 @@ from typing import Any
 
 import yaml
 from jinja2 import StrictUndefined
-from jinja2.sandbox import SandboxedEnvironment
 
 from mapgen.eval.examples import example_for
-from mapgen.files import resolves_inside
 from mapgen.questions.record import Question
+from mapgen.questions.sandbox import TextLimitError, TextSandbox
 from mapgen.renamed_regions import renamed_regions
 from mapgen.resources import template_path
 
 PROMPTS_ENV = "MAPGEN_PROMPTS"
-_ENV = SandboxedEnvironment(undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, autoescape=False)
+_ENV = TextSandbox(undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+#: The most characters a prompt text may render to.
+MAX_PROMPT = 100_000
 
 
 @dataclass(frozen=True)
@@ -130,7 +135,7 @@ def _parse_strategy(path: Path, mtime_ns: int, size: int) -> Strategy:
     data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     if not isinstance(data, dict) or not isinstance(data.get("text"), str):
         raise ValueError(f"prompt strategy {path} needs a 'text' template")
-    images = tuple(_example_image(path, name) for name in data.get("example_images") or ())
+    images = tuple(_example_image(path, str(p)) for p in data.get("example_images") or ())
     return Strategy(
         name=str(data.get("name") or path.stem),
         text=data["text"],
@@ -144,26 +149,27 @@ def _parse_strategy(path: Path, mtime_ns: int, size: int) -> Strategy:
     )
 
 
+def _example_image(strategy: Path, name: str) -> Path:
+    """An ``example_images`` entry of the strategy file ``strategy``: a file inside its folder, else ValueError."""
+    folder = strategy.parent.resolve()
+    image = (folder / name).resolve()
+    if not image.is_relative_to(folder):
+        raise ValueError(f"prompt strategy {strategy}: example_images: {name!r} resolves to {str(image)!r}, outside "
+                         f"the strategy's folder {str(folder)!r} (a strategy sends only images beside it); copy the "
+                         "image into that folder and name it relative to it")
+    if not image.is_file():
+        raise ValueError(f"prompt strategy {strategy}: example_images: no image file {str(image)!r}; name a file "
+                         "relative to the strategy's folder")
+    with image.open("rb") as fh:
+        head = fh.read(8)
+    if not head.startswith(_IMAGE_MAGIC):  # a model is sent its bytes: a text file beside the strategy is no image
+        raise ValueError(f"prompt strategy {strategy}: example_images: {name!r} is not a PNG or JPEG image; name "
+                         "an image file")
+    return image
+
+
 _IMAGE_MAGIC = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff")
 """The first bytes of a PNG and of a JPEG file."""
-
-
-def _example_image(strategy: Path, name: Any) -> Path:
-    """An ``example_images`` entry of a strategy file: a PNG or JPEG inside the strategy's folder (a model is sent
-    its bytes), else ``ValueError`` naming the strategy, the entry and the fix."""
-    folder = strategy.parent
-    target = (folder / str(name)).resolve()
-    where = f"prompt strategy {strategy}: example_images entry {str(name)!r}"
-    if not resolves_inside(target, folder):
-        raise ValueError(f"{where} leads outside the strategy's folder {folder}; put the example image beside the "
-                         "strategy file (or in a folder under it)")
-    if not target.is_file():
-        raise ValueError(f"{where} is not a file; give a PNG or JPEG beside the strategy file")
-    with target.open("rb") as fh:
-        head = fh.read(8)
-    if not head.startswith(_IMAGE_MAGIC):
-        raise ValueError(f"{where} is not a PNG or JPEG image (a model is sent its bytes); give an image file")
-    return target
 
 
 def load_strategy(strategy: str | Path | Strategy) -> Strategy:
@@ -232,8 +238,13 @@ def _compiled(template: str) -> Any:
     return _ENV.from_string(template)
 
 
-def _render(template: str, context: Mapping[str, Any]) -> str:
-    return _compiled(template).render(**context).strip()
+def _render(template: str, context: Mapping[str, Any], where: object = "") -> str:
+    """A prompt text rendered within the sandbox's budgets (a breach is one line naming ``where``)."""
+    try:
+        return _ENV.render_limited(_compiled(template), dict(context), max_output=MAX_PROMPT).strip()
+    except TextLimitError as exc:
+        message = str(exc).replace("question text", "prompt text")
+        raise ValueError(f"prompt strategy {where}: {message}" if where else message) from None
 
 
 def _format_type(question: Question) -> str:
@@ -341,9 +352,9 @@ def render_prompt(
         ctx["example"], image = example_context(q)
         examples = (image, *examples)
     return Prompt(
-        text=_render(strat.text, ctx),
+        text=_render(strat.text, ctx, strat.path or strat.name),
         image_path=Path(image_path) if image_path else None,
-        system=_render(strat.system, ctx) if strat.system else None,
+        system=_render(strat.system, ctx, strat.path or strat.name) if strat.system else None,
         strategy=strat.name,
         question_id=q.question_id,
         example_images=examples,
