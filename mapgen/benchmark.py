@@ -393,6 +393,15 @@ def unfinished_build(root: Path) -> NotABenchmarkError:
                               f"`mapgen build CONFIG -o {root} --resume`")
 
 
+def check_listed_paths(root: Path, digests: Iterable[str], listed_in: str = MANIFEST_FILE) -> None:
+    """Refuse (:class:`FolderPathError`) a listing (``files`` of the manifest or ``set.json``) that names a file
+    outside the folder: hashing it would read it."""
+    inside = Inside(root)
+    for rel in digests:
+        if not inside(rel):
+            inside_folder(root, rel, f"{root / listed_in}: field 'files'", inside)
+
+
 def verify_folder(root: str | Path, what: Verify = "all") -> None:
     """Refuse a folder whose files differ from the checksums its manifest (or ``set.json``) lists, or an
     unfinished build (one line naming the file and the fix: :class:`~mapgen.files.ChecksumError`,
@@ -406,9 +415,7 @@ def verify_folder(root: str | Path, what: Verify = "all") -> None:
     listed_in, digests = _listed_digests(root)
     if not digests:
         return
-    inside = Inside(root)
-    for rel in digests:  # the listing itself may name no file outside the folder (hashing reads the file)
-        inside_folder(root, rel, f"{root / listed_in}: field 'files'", inside)
+    check_listed_paths(root, digests, listed_in)
     fix = (f"repair it with `mapgen build CONFIG -o {root} --resume` (rebuilds what changed) or rebuild it"
            if listed_in == MANIFEST_FILE else "make the set again with `mapgen counterfactual`")
     verify_checksums(root, digests, str(root / listed_in), fix, None if what == "all" else _not_image)

@@ -29,6 +29,7 @@ from mapgen.benchmark import (
     MAPS_FILE,
     QUESTIONS_FILE,
     NotABenchmarkError,
+    check_listed_paths,
     clear_build,
     failing_checksums,
     file_digests,
@@ -704,6 +705,7 @@ def info(out_dir: str | Path) -> dict[str, Any]:
     except NotABenchmarkError:
         raise BuildError(f"{out_dir} has no manifest.json: not a finished mapgen build "
                          "(try `mapgen build --resume`).") from None
+    check_listed_paths(Path(out_dir), manifest["files"])  # a manifest naming a file outside: refused, not hashed
     return {"name": manifest["name"], "mapgen_version": manifest["mapgen_version"],
             "counts": manifest["counts"] | {"questions_by_template_id": questions_by_template_id(out_dir)},
             "files": len(manifest["files"]), "files_failing_checksum": failing_checksums(out_dir, manifest["files"]),

@@ -50,9 +50,9 @@ fence."""
 WORST_PAGE = "worst.html"
 
 
-def _cell(value: str) -> Any:
-    """A scores.csv cell back to a value (JSON lists, numbers; empty → None)."""
-    if value == "":
+def _cell(value: str | None) -> Any:
+    """A scores.csv cell back to a value (JSON lists, numbers; empty or absent → None)."""
+    if value is None or value == "":
         return None
     try:
         return json.loads(value)
