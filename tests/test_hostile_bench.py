@@ -432,3 +432,10 @@ def test_files_no_reader_opens_need_no_listing(built: Path, tmp_path: Path) -> N
     (bench / "maps" / "extra.png").write_bytes((bench / read_jsonl(bench / "maps.jsonl")[0]["image"]).read_bytes())
     with pytest.raises(ValueError, match="maps/extra.png is not listed in"):
         load_benchmark(bench)
+
+
+def test_a_short_scores_row_reads_as_empty_cells(tmp_path: Path) -> None:
+    from mapgen.report_site.site import eval_scores
+
+    (tmp_path / "scores.csv").write_text("question_id,extracted,main\nq1,\"[1, 2]\",1.0\nq2,Texas\n")
+    assert eval_scores(tmp_path) == {"q1": {"pred": [1, 2], "score": 1.0}, "q2": {"pred": "Texas", "score": None}}
