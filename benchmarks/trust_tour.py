@@ -179,7 +179,7 @@ def no_script(site: str = "site") -> Guard:
             csp = re.search(r"http-equiv=[\"']Content-Security-Policy[\"'][^>]*content=[\"']([^\"']*)", html, re.I)
             if csp is None or "unsafe-inline" in csp.group(1).split("script-src", 1)[-1].split(";")[0]:
                 return f"unsafe: {page.relative_to(d)} has no Content-Security-Policy forbidding inline scripts"
-            if "PWNED" in dump_dom(page).split("</title>", 1)[0]:
+            if re.search(r"<title>\s*PWNED\s*</title>", dump_dom(page)):  # set by a payload; shown as text it is inert
                 return f"unsafe: a payload ran in {page.relative_to(d)}"
         return None
     return guard

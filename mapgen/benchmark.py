@@ -16,10 +16,17 @@ Layout of a build folder (written by :mod:`mapgen.build`)::
 A counterfactual set folder has ``maps/``, ``maps.jsonl`` and ``questions.jsonl`` too, plus ``set.json``,
 ``originals.jsonl``, ``skipped.jsonl`` and ``dictionaries/<map_id>.json``. Every read and write goes through
 :mod:`mapgen.files` (atomic writes, JSON lines, checksums).
+
+Folders travel, so a reader trusts a folder only as far as its manifest (or ``set.json``) vouches for it: every
+file a reader uses must be listed with its hash (:func:`verify_listing`), every path a record, the manifest or a map
+JSON names stays inside the folder, and ids and labels that become file names are plain names
+(:func:`check_records`, :class:`Inside`); :func:`load_benchmark` refuses anything else with one line.
 """
 
 from __future__ import annotations
 
+import os
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -27,11 +34,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from mapgen.files import (
+    ChecksumError,
     failing_files,
     iter_jsonl,
     read_json,
     read_jsonl,
     remove_path,
+    resolves_inside,
     sha256_file,
     verify_checksums,
     write_json_atomic,
@@ -135,6 +144,202 @@ class NotABenchmarkError(FileNotFoundError):
     """A path that holds no benchmark (or not a finished build where one is needed)."""
 
 
+# --- what a folder may name --------------------------------------------------------------------------------
+
+READ_DIRS = (MAPS_DIR, ATLASES_DIR, PACKS_DIR, DICTIONARIES_DIR)
+"""The folders whose files readers open (images, masks, map JSONs, atlas and pack copies, name dictionaries):
+every file in them must be listed in the folder's manifest (or ``set.json``)."""
+PATH_FIELDS = ("image", "image_id", "mask", "dictionary", "path")
+"""Record fields that name a file of the folder (relative to it)."""
+NAME_FIELDS = ("map_id", "unit_id", "source_map_id", "country", "variant", "map_type", "split")
+"""Record fields that exports and the report turn into file and folder names: plain names, never paths."""
+
+
+class FolderPathError(ValueError):
+    """A benchmark folder's record naming a file outside the folder (or a name that is a path)."""
+
+
+class UnlistedFileError(ChecksumError):
+    """A file a reader would use that the folder's manifest (or ``set.json``) does not list with its hash."""
+
+
+_INTACT = "get an intact copy of the benchmark or rebuild it (`mapgen build CONFIG -o FOLDER --force`)"
+
+
+class Inside:
+    """Whether relative paths named by a folder's records stay inside the folder ``root``: no ``..``, not absolute,
+    and no link out (each parent folder resolved once, the file itself only when it is a link), so checking every
+    record of a large benchmark costs about one ``lstat`` a record."""
+
+    def __init__(self, root: str | Path) -> None:
+        self.root = Path(root)
+        self._real = os.path.realpath(self.root)
+        self._parents: dict[str, bool] = {}
+        self._seen: dict[str, bool] = {}
+
+    def __call__(self, rel: Any) -> bool:
+        if not isinstance(rel, str):
+            return False
+        if rel not in self._seen:  # many records name the same image
+            self._seen[rel] = self._check(rel)
+        return self._seen[rel]
+
+    def _check(self, rel: str) -> bool:
+        if not rel or "\x00" in rel or "\\" in rel or os.path.isabs(rel) or ".." in rel.split("/"):
+            return False
+        parent = rel.rpartition("/")[0]
+        if parent not in self._parents:
+            self._parents[parent] = self._within(os.path.realpath(os.path.join(self.root, parent)))
+        path = os.path.join(self.root, rel)
+        return self._parents[parent] and (not os.path.islink(path) or self._within(os.path.realpath(path)))
+
+    def _within(self, real: str) -> bool:
+        return real == self._real or real.startswith(os.path.join(self._real, ""))
+
+
+def inside_folder(root: str | Path, rel: Any, where: str, inside: Inside | None = None) -> Path:
+    """``root / rel`` when ``rel`` is a relative path that stays inside ``root`` (:class:`Inside`; pass one to
+    check many paths of a folder); else :class:`FolderPathError` naming ``where`` (file, line, field), the path and
+    the fix."""
+    if not (inside or Inside(root))(rel):
+        raise FolderPathError(f"{where}: {rel!r} points outside the benchmark folder {root}; a benchmark names only "
+                              f"files inside its own folder — {_INTACT}")
+    return Path(root) / rel
+
+
+_NOT_PLAIN = re.compile(r"[/\\\x00]")
+
+
+def plain_name(value: Any) -> bool:
+    """Whether a record's id or label can be a file name (readers turn ``map_id``, ``country``, … into some): not
+    empty, not ``.``/``..``, no separator, no NUL (``None``: nothing to check)."""
+    if value is None:
+        return True
+    text = str(value)
+    return bool(text) and text not in (".", "..") and _NOT_PLAIN.search(text) is None
+
+
+def check_name(value: Any, where: str) -> None:
+    """Refuse (:class:`FolderPathError`) an id or label that is a path (:func:`plain_name`)."""
+    if not plain_name(value):
+        raise FolderPathError(f"{where}: {str(value)!r} is not a plain name (it is used as a file name, so it may "
+                              f"hold no /, \\, NUL and may not be . or ..); {_INTACT}")
+
+
+def check_records(root: Path, name: str, records: Iterable[Mapping[str, Any]]) -> None:
+    """Refuse the first record of the file ``name`` whose path fields (:data:`PATH_FIELDS`) lead outside ``root``
+    or whose name fields (:data:`NAME_FIELDS`) are paths (one ``lstat`` a path; messages built only on a refusal)."""
+    inside, plain = Inside(root), set[str]()
+    for number, record in enumerate(records, start=1):
+        for key in PATH_FIELDS:
+            value = record.get(key)
+            if value is not None and not inside(value):
+                inside_folder(root, value, f"{root / name}:{number}: field {key!r}", inside)
+        for key in NAME_FIELDS:
+            value = record.get(key)
+            text = value if isinstance(value, str) or value is None else str(value)
+            if text is None or text in plain:
+                continue
+            if not plain_name(text):
+                check_name(text, f"{root / name}:{number}: field {key!r}")
+            plain.add(text)
+
+
+def _read_dir_files(root: Path) -> list[str]:
+    """Every file under :data:`READ_DIRS` (relative, sorted); :class:`FolderPathError` for an entry that links
+    outside ``root`` or is no regular file (a FIFO or device would hang a reader). Only links are resolved (a
+    walk from ``root`` names no ``..``), so a folder of many thousand maps is checked in well under a second."""
+    out: list[str] = []
+    prefix = len(os.path.join(root, ""))
+    pending = [os.path.join(root, top) for top in READ_DIRS if (root / top).is_dir()]
+    while pending:
+        with os.scandir(pending.pop()) as entries:
+            for entry in entries:
+                rel = entry.path[prefix:].replace(os.sep, "/")
+                if entry.is_symlink():
+                    inside_folder(root, rel, entry.path)
+                if entry.is_dir():
+                    pending.append(entry.path)
+                elif entry.is_file():
+                    out.append(rel)
+                else:
+                    raise FolderPathError(f"{entry.path} is not a regular file; {_INTACT}")
+    return sorted(out)
+
+
+def used_files(root: str | Path, maps: Iterable[Mapping[str, Any]], questions_file: Path | None = None) -> list[str]:
+    """The files of ``root`` a reader uses (relative): its JSON-lines record files (every task's, whether or not
+    its plugin is loaded, and the questions file read), every file under :data:`READ_DIRS` and each image
+    ``maps.jsonl`` names."""
+    root = Path(root)
+    rels = sorted(path.name for path in root.glob("*.jsonl"))
+    if questions_file is not None and questions_file.is_file():
+        rels.append(questions_file.relative_to(root).as_posix())
+    rels += [rel for rel in _read_dir_files(root) if _reader_uses(rel)]
+    rels += [Path(os.path.normpath(m["image"])).as_posix() for m in maps if isinstance(m.get("image"), str)]
+    return list(dict.fromkeys(rels))
+
+
+def _reader_uses(rel: str) -> bool:
+    """Whether a reader opens the file ``rel`` of :data:`READ_DIRS`: the images, masks and JSONs of ``maps/`` and
+    ``dictionaries/``, every file of an atlas or pack copy; never a hidden file (a desktop's ``.DS_Store``) or
+    Python's bytecode cache (written beside a pack's ``functions.py`` when it is imported)."""
+    parts = rel.split("/")
+    if any(part.startswith(".") or part == "__pycache__" for part in parts) or rel.endswith(".pyc"):
+        return False
+    return parts[0] not in (MAPS_DIR, DICTIONARIES_DIR) or rel.lower().endswith((*IMAGE_SUFFIXES, ".json"))
+
+
+def unlisted_files(root: str | Path, maps: Iterable[Mapping[str, Any]] | None = None,
+                   questions_file: Path | None = None) -> list[str]:
+    """The files a reader of ``root`` uses that its manifest (or ``set.json``) does not list (every one when the
+    folder lists none; ``maps``: the ``maps.jsonl`` records, read here when not given)."""
+    root = Path(root)
+    if maps is None:
+        maps = read_jsonl(root / MAPS_FILE, missing_ok=True)
+    listed = _listed_digests(root)[1]
+    return [rel for rel in used_files(root, maps, questions_file) if rel not in listed]
+
+
+def check_atlas_refs(root: Path, rels: Iterable[str]) -> None:
+    """Refuse (:class:`FolderPathError`) a map JSON among ``rels`` whose spec names an atlas file (``atlas_file``,
+    a user atlas copy) outside ``root``: readers that redraw or audit a map open that file."""
+    for rel in rels:
+        if not (rel.startswith(f"{MAPS_DIR}/") and rel.endswith(".json")):
+            continue
+        path = root / rel
+        if b'"atlas_file"' not in path.read_bytes():
+            continue
+        data = read_json(path)
+        spec = data.get("spec", data) if isinstance(data, dict) else None
+        ref = spec.get("atlas_file") if isinstance(spec, dict) else None
+        name = ref.get("path") if isinstance(ref, dict) else None
+        if name is not None and (not isinstance(name, str) or not resolves_inside(path.parent / name, root)):
+            raise FolderPathError(f"{path}: field 'atlas_file.path': {name!r} points outside the benchmark folder "
+                                  f"{root}; a benchmark names only files inside its own folder — {_INTACT}")
+
+
+def verify_listing(root: Path, maps: list[dict[str, Any]], questions_file: Path, what: Verify) -> None:
+    """Refuse (:class:`UnlistedFileError`) a folder whose manifest (or ``set.json``) leaves out a file a reader
+    uses, whatever its ``files`` say, and (unless ``what`` is ``"none"``) a folder of records that lists nothing
+    or a map JSON naming an atlas file outside the folder (:func:`check_atlas_refs`)."""
+    listed_in, listed = _listed_digests(root)
+    if not listed_in:
+        if what != "none" and (maps or questions_file.is_file()):
+            raise UnlistedFileError(f"{root} has no {MANIFEST_FILE} listing its files' checksums, so nothing in it "
+                                    f"can be trusted; {_INTACT}")
+        _read_dir_files(root)  # no links out of the folder, listed or not
+        return
+    missing = unlisted_files(root, maps, questions_file)
+    if missing:
+        more = f" (and {len(missing) - 1} more: {', '.join(missing[1:4])}{', …' if len(missing) > 4 else ''})" \
+            if len(missing) > 1 else ""
+        raise UnlistedFileError(f"{root / missing[0]} is not listed in {root / listed_in}{more}: a benchmark is what "
+                                f"its manifest lists, and a file it does not list cannot be checked; {_INTACT}")
+    if what != "none":
+        check_atlas_refs(root, listed)
+
+
 # --- checksums ----------------------------------------------------------------------------------------------
 
 
@@ -145,8 +350,11 @@ def file_digests(root: str | Path, rels: Iterable[str]) -> dict[str, str]:
 
 
 def failing_checksums(root: str | Path, files: Mapping[str, str]) -> list[str]:
-    """The listed files (relative to ``root``) that are missing or whose sha256 differs from the listed one."""
-    return failing_files(root, files)
+    """The listed files (relative to ``root``) that are missing or whose sha256 differs from the listed one (a
+    listed path leading outside ``root`` fails unread)."""
+    inside = Inside(root)
+    outside = [rel for rel in files if not inside(rel)]
+    return outside + failing_files(root, {rel: digest for rel, digest in files.items() if rel not in outside})
 
 
 Verify = Literal["none", "records", "all"]
@@ -185,6 +393,15 @@ def unfinished_build(root: Path) -> NotABenchmarkError:
                               f"`mapgen build CONFIG -o {root} --resume`")
 
 
+def check_listed_paths(root: Path, digests: Iterable[str], listed_in: str = MANIFEST_FILE) -> None:
+    """Refuse (:class:`FolderPathError`) a listing (``files`` of the manifest or ``set.json``) that names a file
+    outside the folder: hashing it would read it."""
+    inside = Inside(root)
+    for rel in digests:
+        if not inside(rel):
+            inside_folder(root, rel, f"{root / listed_in}: field 'files'", inside)
+
+
 def verify_folder(root: str | Path, what: Verify = "all") -> None:
     """Refuse a folder whose files differ from the checksums its manifest (or ``set.json``) lists, or an
     unfinished build (one line naming the file and the fix: :class:`~mapgen.files.ChecksumError`,
@@ -198,6 +415,7 @@ def verify_folder(root: str | Path, what: Verify = "all") -> None:
     listed_in, digests = _listed_digests(root)
     if not digests:
         return
+    check_listed_paths(root, digests, listed_in)
     fix = (f"repair it with `mapgen build CONFIG -o {root} --resume` (rebuilds what changed) or rebuild it"
            if listed_in == MANIFEST_FILE else "make the set again with `mapgen counterfactual`")
     verify_checksums(root, digests, str(root / listed_in), fix, None if what == "all" else _not_image)
@@ -252,6 +470,8 @@ def _index_maps(folder: Path) -> tuple[dict[str, Path], dict[str, Path]]:
     jsons: dict[str, Path] = {}
     if folder.is_dir():
         for path in sorted(folder.iterdir()):
+            if path.name.startswith("."):  # hidden: no map's (and not listed in the manifest)
+                continue
             suffix = path.suffix.lower()
             if suffix in IMAGE_SUFFIXES:
                 images.setdefault(path.stem, path)
@@ -312,7 +532,9 @@ class Benchmark:
         if name == QUESTIONS_FILE:
             return self.question_records
         if name not in self._records:
-            self._records[name] = read_jsonl(self.root / name, missing_ok=True)
+            records = read_jsonl(self.root / name, missing_ok=True)
+            check_records(self.root, name, records)
+            self._records[name] = records
         return self._records[name]
 
     @property
@@ -364,10 +586,18 @@ class Benchmark:
         return str(self.map_index.get(map_id, {}).get("image") or image_rel(map_id))
 
     def image_path(self, map_id: str) -> Path | None:
-        """A map's image: the one ``maps.jsonl`` lists, else the one found in ``maps/`` (``None`` when absent)."""
+        """A map's image: the one ``maps.jsonl`` lists, else the one found in ``maps/`` (``None`` when absent);
+        always inside the folder (:func:`inside_folder`) and, when it exists, a regular file."""
         if map_id in self.map_index:
-            return self.root / self.image_rel(map_id)
-        return self._images.get(map_id)
+            rel = self.image_rel(map_id)
+        elif map_id in self._images:
+            rel = self._images[map_id].relative_to(self.root).as_posix()
+        else:
+            return None
+        path = inside_folder(self.root, rel, f"{self.root / MAPS_FILE}: image of {map_id}")
+        if path.exists() and not path.is_file():
+            raise FolderPathError(f"{path} (the image of {map_id}) is not a regular file; {_INTACT}")
+        return path
 
     def image_bytes(self, map_id: str) -> bytes:
         """The bytes of a map's image (``KeyError`` when the benchmark has none)."""
@@ -400,7 +630,9 @@ class Benchmark:
 
     def pack_paths(self) -> list[Path]:
         """The folder's copies of the template packs its build named (manifest ``packs``; empty without)."""
-        return [self.root / rec["path"] for _, rec in sorted(self.manifest.get("packs", {}).items())]
+        return [inside_folder(self.root, rec.get("path") if isinstance(rec, dict) else None,
+                              f"{self.root / MANIFEST_FILE}: packs.{name}.path")
+                for name, rec in sorted(self.manifest.get("packs", {}).items())]
 
     def failing_checksums(self) -> list[str]:
         """Files the manifest lists that are missing or whose hash differs."""
@@ -444,8 +676,10 @@ def load_benchmark(path: str | Path, *, finished: bool = False, verify: Verify =
     """Load a benchmark folder, or the folder of the questions file ``path`` (whose questions are then read).
 
     Missing optional files give empty fields; ``finished`` refuses a folder without ``manifest.json`` (an
-    unfinished build); ``verify`` checks the listed checksums first (:func:`verify_folder`). Bad question lines
-    raise ``ValueError`` naming the file and line.
+    unfinished build); ``verify`` checks the listed checksums first (:func:`verify_folder`). Whatever ``verify``,
+    a folder whose manifest leaves out a file a reader uses is refused (:func:`verify_listing`), and so is a record
+    naming a file outside the folder or a name that is a path (:func:`check_records`). Bad question lines raise
+    ``ValueError`` naming the file and line.
     """
     root = Path(path)
     if root.is_file() and root.suffix.lower() != ".jsonl":  # a questions file is JSON lines; anything else is no bench
@@ -456,7 +690,11 @@ def load_benchmark(path: str | Path, *, finished: bool = False, verify: Verify =
         raise NotABenchmarkError(f"benchmark folder not found: {root}")
     verify_folder(root, verify)
     manifest = read_manifest(root) if finished or (root / MANIFEST_FILE).is_file() else {}
+    maps = read_jsonl(root / MAPS_FILE, missing_ok=True)
+    check_records(root, MAPS_FILE, maps)
+    verify_listing(root, maps, questions_file, verify)
     records, questions = _questions(questions_file)
+    check_records(root, questions_file.name, records)
     images, jsons = _index_maps(root / MAPS_DIR)
-    return Benchmark(root=root, manifest=manifest, maps=read_jsonl(root / MAPS_FILE, missing_ok=True),
-                     question_records=records, questions=questions, _images=images, _jsons=jsons)
+    return Benchmark(root=root, manifest=manifest, maps=maps, question_records=records, questions=questions,
+                     _images=images, _jsons=jsons)

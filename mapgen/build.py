@@ -29,6 +29,7 @@ from mapgen.benchmark import (
     MAPS_FILE,
     QUESTIONS_FILE,
     NotABenchmarkError,
+    check_listed_paths,
     clear_build,
     failing_checksums,
     file_digests,
@@ -37,6 +38,7 @@ from mapgen.benchmark import (
     read_manifest,
     read_marker,
     record_files,
+    unlisted_files,
     verified_unit_record,
     write_marker,
     write_unit_record,
@@ -708,15 +710,18 @@ def map_counts(maps: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def info(out_dir: str | Path) -> dict[str, Any]:
-    """Summary of a build folder (counts and checksum status) for ``mapgen info``."""
+    """Summary of a build folder for ``mapgen info``: counts, checksum status and the files a reader uses that the
+    manifest does not list (readers refuse such a folder: :func:`mapgen.benchmark.verify_listing`)."""
     try:
         manifest = read_manifest(out_dir)
     except NotABenchmarkError:
         raise BuildError(f"{out_dir} has no manifest.json: not a finished mapgen build "
                          "(try `mapgen build --resume`).") from None
+    check_listed_paths(Path(out_dir), manifest["files"])  # a manifest naming a file outside: refused, not hashed
     return {"name": manifest["name"], "mapgen_version": manifest["mapgen_version"],
             "counts": manifest["counts"] | {"questions_by_template_id": questions_by_template_id(out_dir)},
-            "files": len(manifest["files"]), "files_failing_checksum": failing_checksums(out_dir, manifest["files"])}
+            "files": len(manifest["files"]), "files_failing_checksum": failing_checksums(out_dir, manifest["files"]),
+            "files_unlisted": unlisted_files(out_dir)}
 
 
 def questions_by_template_id(out_dir: str | Path) -> dict[str, int]:

@@ -44,7 +44,10 @@ def verify_checksums(root: str | Path, digests: Mapping[str, str], listed_in: st
     if not failing:
         return
     first = Path(root) / failing[0]
-    what = f"is missing (listed in {listed_in})" if not first.is_file() else f"does not match its checksum in {listed_in}"
+    if first.is_file():
+        what = f"does not match its checksum in {listed_in}"
+    else:
+        what = f"is {'not a regular file' if first.exists() else 'missing'} (listed in {listed_in})"
     more = f" (and {len(failing) - 1} more: {', '.join(failing[1:4])}{', …' if len(failing) > 4 else ''})" \
         if len(failing) > 1 else ""
     raise ChecksumError(f"{first} {what}{more}: the folder changed after it was written; {fix}")
@@ -236,20 +239,27 @@ def read_jsonl(path: str | Path, missing_ok: bool = False) -> list[dict[str, Any
     return [record for _, record in iter_jsonl(path)]
 
 
-def link_or_copy(src: str | Path, dst: str | Path) -> None:
-    """Hard-link ``src`` to ``dst`` (same file system), else copy it (parents created)."""
-    dst = Path(dst)
+def resolves_inside(path: str | Path, root: str | Path) -> bool:
+    """Whether ``path``, once ``..`` and links are resolved, lies inside the folder ``root`` (resolved too)."""
+    return Path(path).resolve().is_relative_to(Path(root).resolve())
+
+
+def copy_file(src: str | Path, dst: str | Path) -> None:
+    """Copy the bytes of the regular file ``src`` to ``dst`` (parents created). Never a hard link (the copy shares
+    nothing with its source) and never anything but a regular file (``ValueError`` for a FIFO, a device or a
+    folder, which would hang or leak a reader)."""
+    src, dst = Path(src), Path(dst)
+    if not src.is_file():
+        raise ValueError(f"{src} is not a regular file, so it is not copied; give a folder whose files are regular "
+                         "files (an intact copy of the benchmark)")
     dst.parent.mkdir(parents=True, exist_ok=True)
     try:
-        os.link(src, dst)
-    except OSError:
-        try:
-            shutil.copyfile(src, dst)
-        except OSError as exc:  # shutil names the source even when the destination's disk is full
-            if (full := disk_full(exc, dst, Path(src).stat().st_size)) is None:
-                raise
-            dst.unlink(missing_ok=True)
-            raise full from exc
+        shutil.copyfile(src, dst)
+    except OSError as exc:  # shutil names the source even when the destination's disk is full
+        if (full := disk_full(exc, dst, src.stat().st_size)) is None:
+            raise
+        dst.unlink(missing_ok=True)
+        raise full from exc
 
 
 def refuse_inside(out: str | Path, folder: str | Path, what: str, option: str = "-o") -> None:

@@ -9,9 +9,9 @@ import pytest
 from mapgen.files import (
     FolderNotEmptyError,
     atomic_folder,
+    copy_file,
     iter_json_lines,
     iter_jsonl,
-    link_or_copy,
     read_json,
     read_jsonl,
     write_json_atomic,
@@ -65,9 +65,17 @@ def test_atomic_folder_replaces_only_on_success(tmp_path: Path) -> None:
     assert [p.name for p in out.iterdir()] == ["b.txt"]
 
 
-def test_link_or_copy(tmp_path: Path) -> None:
+def test_copy_file_copies_regular_files_only(tmp_path: Path) -> None:
+    import os
+
     src = tmp_path / "src.bin"
     src.write_bytes(b"\x00\x01")
     dst = tmp_path / "deep" / "dst.bin"
-    link_or_copy(src, dst)
+    copy_file(src, dst)
     assert dst.read_bytes() == b"\x00\x01"
+    assert os.stat(dst).st_ino != os.stat(src).st_ino and os.stat(src).st_nlink == 1  # a copy, never a hard link
+    fifo = tmp_path / "fifo.png"
+    os.mkfifo(fifo)
+    with pytest.raises(ValueError, match="fifo.png is not a regular file"):
+        copy_file(fifo, tmp_path / "out.png")  # would block forever on open
+    assert not (tmp_path / "out.png").exists()

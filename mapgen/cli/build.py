@@ -68,8 +68,14 @@ def info_command(folder: Path, as_json: bool) -> None:
         click.echo(json.dumps(summary, indent=2))
         return
     click.echo(f"{summary['name']} (mapgen {summary['mapgen_version']}), {summary['files']} files, "
-               f"{len(summary['files_failing_checksum'])} failing checksum")
+               f"{len(summary['files_failing_checksum'])} failing checksum, "
+               f"{len(summary['files_unlisted'])} used but not listed in manifest.json")
     for key, value in summary["counts"].items():
         click.echo(f"{key}: {value}")
     for rel in summary["files_failing_checksum"]:
         click.echo(f"  checksum mismatch or missing: {rel}")
+    unlisted = summary["files_unlisted"]
+    for rel in unlisted[:10]:
+        click.echo(f"  not listed in manifest.json (readers refuse the folder): {rel}")
+    if len(unlisted) > 10:
+        click.echo(f"  … and {len(unlisted) - 10} more not listed (`mapgen info --json` lists every one)")

@@ -16,8 +16,8 @@ path as the strategy.
 
 A strategy's texts render in the question texts' sandbox (:mod:`mapgen.questions.sandbox`), with its budget of
 work (a loop nested too deep fails in one line instead of hanging) and an output budget of :data:`MAX_PROMPT`
-characters. Its ``example_images`` must lie inside the strategy file's folder (symbolic links resolved): a path
-that leaves it is refused, so a strategy never sends a file from elsewhere.
+characters. Its ``example_images`` must be PNG or JPEG images inside the strategy file's folder (symbolic links resolved): a
+path that leaves it, or a file that is no image, is refused, so a strategy never sends a file from elsewhere.
 
 Template variables: ``question``, ``answer_type``, ``map_type``, ``hatched``, ``annotated``, ``country``,
 ``country_name``, ``region``/``regions`` (``state``/``states``, ...), ``map_hint``, ``answer_format``,
@@ -160,7 +160,16 @@ def _example_image(strategy: Path, name: str) -> Path:
     if not image.is_file():
         raise ValueError(f"prompt strategy {strategy}: example_images: no image file {str(image)!r}; name a file "
                          "relative to the strategy's folder")
+    with image.open("rb") as fh:
+        head = fh.read(8)
+    if not head.startswith(_IMAGE_MAGIC):  # a model is sent its bytes: a text file beside the strategy is no image
+        raise ValueError(f"prompt strategy {strategy}: example_images: {name!r} is not a PNG or JPEG image; name "
+                         "an image file")
     return image
+
+
+_IMAGE_MAGIC = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff")
+"""The first bytes of a PNG and of a JPEG file."""
 
 
 def load_strategy(strategy: str | Path | Strategy) -> Strategy:

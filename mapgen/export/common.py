@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from mapgen.benchmark import Benchmark
-from mapgen.files import link_or_copy
+from mapgen.files import copy_file
 from mapgen.tasks import get_task
 from mapgen.tasks.rows import dumps
 from mapgen.tasks.vqa.rows import COLUMNS as QUESTION_COLUMNS
@@ -84,7 +84,7 @@ def copy_images(bench: Benchmark, dest: Path, map_ids: list[str], folder: str = 
     out = {}
     for map_id in map_ids:
         rel = f"{folder}/{map_id}.png"
-        link_or_copy(image_file(bench, map_id), dest / rel)
+        copy_file(image_file(bench, map_id), dest / rel)
         out[map_id] = rel
     return out
 

@@ -8,7 +8,7 @@ Layout::
     DEST/questions_mcq.jsonl the multiple-choice twins of single/range/count/binary questions (``mcq=True``):
                              ``answer`` the gold letter, ``options`` the lettered options in order
     DEST/maps.jsonl          one record per exported image
-    DEST/images/<map_id>.png the images (hard-linked when on the same file system, else copied)
+    DEST/images/<map_id>.png the images (copies, never links)
 """
 
 from __future__ import annotations

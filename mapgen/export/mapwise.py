@@ -43,7 +43,7 @@ from typing import Any
 
 from mapgen.benchmark import MAPS_DIR, Benchmark, map_json_name
 from mapgen.export.common import ExportError, answer_text, image_file
-from mapgen.files import link_or_copy, write_json_atomic, write_text_atomic
+from mapgen.files import copy_file, write_json_atomic, write_text_atomic
 from mapgen.mapwise.released_wording import mapwise_text
 from mapgen.mapwise.repository import CF_COLUMNS, CF_KINDS, COUNTRY_TABLES, HATCHED_METADATA, VARIANT_FOLDERS
 
@@ -329,7 +329,7 @@ def write(bench: Benchmark, dest: Path, wording: str | None = None, **_: Any) ->
                               ensure_ascii=False, newline=True)
         written: set[str] = set()
         for map_id, (image_folder, name) in folder.maps.items():
-            link_or_copy(image_file(bench, map_id), root / image_folder / f"{name.stem}.png")
+            copy_file(image_file(bench, map_id), root / image_folder / f"{name.stem}.png")
             meta_file = metadata_path(image_folder, name)
             if meta_file not in written:  # one file per map, shared by its colour variants (as in MAPWise)
                 written.add(meta_file)

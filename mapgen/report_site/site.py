@@ -6,7 +6,9 @@
     site/worst.html       worst cases of the legibility checks, when ``audit_dir`` is given
                           (:mod:`mapgen.report_site.worst`)
     site/data.js          window.MAPGEN_SITE = {maps: [...]} (a script, so file:// pages can load it)
-    site/assets/app.js    filters (country, variant, template, answer type, text), map detail view
+    site/assets/errors.js the error catcher (loaded first; the headless-browser tests read #site-errors)
+    site/assets/app.js    filters (country, variant, template, answer type, text), map detail view: every value
+                          from the data becomes a text node or an attribute set through the DOM, never HTML
     site/assets/style.css
     site/maps/*.png       the benchmark images (copied; masks are not)
     site/eval/plots/*.png the eval report's plots, when ``eval_dir`` is given
@@ -25,25 +27,32 @@ import csv
 import html
 import json
 import re
-import shutil
 from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment
 
 from mapgen.benchmark import AUDIT_FILE, AUDIT_MARKDOWN_FILE, MAPS_DIR, Benchmark, image_rel, load_benchmark
-from mapgen.files import read_jsonl, refuse_inside, write_text_atomic
+from mapgen.files import copy_file, read_jsonl, refuse_inside, resolves_inside, write_text_atomic
 from mapgen.report_site.worst import worst_cases
 from mapgen.resources import template_path
 from mapgen.tasks import tasks
 
-ASSETS = ("app.js", "style.css")
+ASSETS = ("errors.js", "app.js", "style.css")
+CSP = ("default-src 'none'; script-src 'self' file:; style-src 'self' file:; img-src 'self' file:; "
+       "base-uri 'none'; form-action 'none'; object-src 'none'")
+"""The pages' Content-Security-Policy: scripts and styles from the site's own files only (no inline script, no
+inline event handler, no ``javascript:`` URL), images likewise, nothing fetched from elsewhere. ``file:`` beside
+``'self'``: a page opened from disk has an opaque origin in some browsers, where ``'self'`` matches nothing (in
+Chromium ``'self'`` already matches every ``file:`` URL there, so it adds nothing). The page builds every element
+from data through the DOM (``assets/app.js``), so markup inside a record shows as text; the policy is the second
+fence."""
 WORST_PAGE = "worst.html"
 
 
-def _cell(value: str) -> Any:
-    """A scores.csv cell back to a value (JSON lists, numbers; empty → None)."""
-    if value == "":
+def _cell(value: str | None) -> Any:
+    """A scores.csv cell back to a value (JSON lists, numbers; empty or absent → None)."""
+    if value is None or value == "":
         return None
     try:
         return json.loads(value)
@@ -178,19 +187,30 @@ def _template(name: str) -> str:
     return template_path("site", f"{name}.j2").read_text(encoding="utf-8")
 
 
+def eval_plots(eval_dir: Path) -> list[Path]:
+    """The plots of an eval report folder; ``ValueError`` for one that leads outside it (a link), before the site
+    writes anything."""
+    plots = sorted((eval_dir / "plots").glob("*.png")) if (eval_dir / "plots").is_dir() else []
+    for p in plots:
+        if not resolves_inside(p, eval_dir) or not p.is_file():
+            raise ValueError(f"{p} leads outside the eval folder {eval_dir}; give the folder `mapgen eval -o` wrote "
+                             "(its plots are files, not links)")
+    return plots
+
+
 def eval_section(eval_dir: Path, out: Path) -> str:
     """HTML of the eval report (tables.md) plus its plots, copied into ``out/eval/plots``."""
     parts = []
     tables = eval_dir / "tables.md"
     if tables.is_file():
         parts.append(markdown_to_html(tables.read_text(encoding="utf-8")))
-    plots = sorted((eval_dir / "plots").glob("*.png")) if (eval_dir / "plots").is_dir() else []
+    plots = eval_plots(eval_dir)
     if plots:
         dest = out / "eval" / "plots"
         dest.mkdir(parents=True, exist_ok=True)
         imgs = []
         for p in plots:
-            shutil.copyfile(p, dest / p.name)
+            copy_file(p, dest / p.name)
             imgs.append(f'<img src="eval/plots/{html.escape(p.name)}" alt="{html.escape(p.stem)}">')
         parts.append('<h2>Plots</h2><div class="plots">' + "".join(imgs) + "</div>")
     return "\n".join(parts) or "<p>The eval folder holds no tables.md or plots.</p>"
@@ -222,6 +242,8 @@ def build_site(
         if folder is not None:
             refuse_inside(out, folder, what)
     _require_reports(eval_dir, audit_dir)
+    if eval_dir:
+        eval_plots(Path(eval_dir))  # a plot linking outside is refused before anything is written
     scores = eval_scores(Path(eval_dir)) if eval_dir else {}
     audit = audit_rows(Path(audit_dir)) if audit_dir else {}
     maps = site_maps(bench_data, scores, audit, Path(eval_dir) if eval_dir else None)
@@ -235,14 +257,14 @@ def build_site(
     if audit_dir:
         worst = worst_cases(Path(audit_dir))
         write_text_atomic(out / WORST_PAGE, Environment(autoescape=True).from_string(_template("worst.html")).render(
-            title=name, worst=worst, version=__version__))
+            title=name, worst=worst, version=__version__, csp=CSP))
     page = Environment(autoescape=True).from_string(_template("index.html")).render(
         title=name,
         subtitle=f"{len(maps)} maps, {n_q} questions" + _tables_note(maps),
         has_styles=len(set(bench_data.map_styles.values())) > 1,
         has_eval=bool(eval_dir), eval_html=eval_section(Path(eval_dir), out) if eval_dir else "",
         has_audit=bool(audit_dir), audit_html=_audit_section(Path(audit_dir)) if audit_dir else "",
-        version=__version__, bench=str(root),
+        version=__version__, bench=str(root), csp=CSP,
     )
     return write_text_atomic(out / "index.html", page)
 
@@ -258,9 +280,10 @@ def _audit_section(audit_dir: Path) -> str:
 
 
 def _copy_images(bench: Benchmark, out: Path, map_ids: list[str]) -> None:
+    """Copy each map's image (the one the benchmark names, a file inside its folder) to ``out/maps/``."""
     (out / MAPS_DIR).mkdir(parents=True, exist_ok=True)
     for mid in map_ids:
-        src = bench.root / image_rel(mid)
+        src = bench.image_path(mid)
         target = out / image_rel(mid)
-        if src.is_file() and (not target.exists() or target.stat().st_size != src.stat().st_size):
-            shutil.copyfile(src, target)
+        if src is not None and src.is_file() and (not target.exists() or target.stat().st_size != src.stat().st_size):
+            copy_file(src, target)
