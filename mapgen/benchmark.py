@@ -90,6 +90,9 @@ AUDIT_MARKDOWN_FILE = "audit.md"
 AUDIT_PREDICTIONS_FILE = "predictions.jsonl"
 """The oracle's answers as an ordinary predictions file (``mapgen eval BENCH --predictions``)."""
 
+# the kinds of output folder written whole (mapgen.files.atomic_folder; readers call require_finished)
+AUDIT_KIND, EVAL_KIND, SITE_KIND, SET_KIND = "audit", "eval report", "report site", "counterfactual set"
+
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg")
 DEFAULT_STYLE = "default"
 """The style of a map whose record names none (builds leave the default look out of their records)."""

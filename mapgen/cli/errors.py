@@ -67,11 +67,11 @@ def _yaml_error(exc: BaseException) -> str | None:
 
 def explain(exc: BaseException) -> tuple[str, int] | None:
     """``(message, exit code)`` for an expected failure; ``None`` for an unexpected one."""
-    from mapgen.files import FolderError
+    from mapgen.files import FolderError, FolderNotEmptyError
 
     if isinstance(exc, FolderError):
         return str(exc), ENVIRONMENT
-    if isinstance(exc, (UnknownNameError, BuildError, FileNotFoundError)):
+    if isinstance(exc, (UnknownNameError, BuildError, FileNotFoundError, FolderNotEmptyError)):
         return str(exc), INPUT
     if isinstance(exc, ImportError):
         message = missing_dependency(exc)

@@ -17,6 +17,7 @@ from mapgen.eval.run import (
     EvalReport,
     PredictionsFile,
     PredictionSource,
+    WrittenPredictions,
     check_options,
     prediction_source,
     reads,
@@ -82,8 +83,10 @@ from mapgen.tasks import Task, record_id, tasks
 )
 @click.option("--no-plots", is_flag=True, help="Skip the PNG plots.")
 @click.option(
-    "-o", "--out", "out_dir", required=True, type=click.Path(file_okay=False), help="Report folder."
+    "-o", "--out", "out_dir", required=True, type=click.Path(file_okay=False),
+    help="Report folder (new or empty, unless --force; written whole or not at all).",
 )
+@click.option("--force", is_flag=True, help="Replace a non-empty report folder (once the new report is complete).")
 def eval_command(
     bench: str,
     predictions: str | None,
@@ -103,6 +106,7 @@ def eval_command(
     form: str,
     no_plots: bool,
     out_dir: str,
+    force: bool,
 ) -> None:
     """Score BENCH against --predictions, a --model or a --baseline and write a report folder."""
     import os
@@ -123,9 +127,9 @@ def eval_command(
     if cache:
         refuse_inside(cache, folder.root, "the benchmark folder", "--cache")
     if baseline == "pixel":
-        source = PredictionsFile(pixel_predictions(bench, out_dir))
+        source = WrittenPredictions(lambda out: pixel_predictions(bench, out), "baseline: pixel, audit/predictions.jsonl")
     report = run_eval(folder, source, out_dir, seed=seed, split=split, limit=limit, box_scale=box_scale,
-                      plots=not no_plots, form=form)
+                      plots=not no_plots, form=form, force=force)
     echo_report(report, out_dir)
 
 
@@ -156,14 +160,13 @@ def _located(report: EvalReport, key: str) -> str:
     return f" (skipped, scored as missing: {shown})" if shown else ""
 
 
-def pixel_predictions(bench: str, out_dir: str) -> str:
-    """Run the pixel oracle (``mapgen audit``) into ``OUT/audit`` and return its predictions file."""
-    from pathlib import Path
-
+def pixel_predictions(bench: str, out_dir: Path | None) -> Path:
+    """Run the pixel oracle (``mapgen audit``) into ``OUT/audit`` (``out_dir``: the report's staging folder)
+    and return its predictions file."""
     from mapgen.audit.audit import audit_benchmark
 
-    result = audit_benchmark(bench, out_dir=Path(out_dir) / "audit")
-    return str(result.paths["predictions"])
+    result = audit_benchmark(bench, out_dir=None if out_dir is None else out_dir / "audit")
+    return result.paths["predictions"]
 
 
 @click.command("prompt")
