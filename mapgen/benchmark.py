@@ -90,8 +90,10 @@ AUDIT_MARKDOWN_FILE = "audit.md"
 AUDIT_PREDICTIONS_FILE = "predictions.jsonl"
 """The oracle's answers as an ordinary predictions file (``mapgen eval BENCH --predictions``)."""
 
-# the kinds of output folder written whole (mapgen.files.atomic_folder; readers call require_finished)
-AUDIT_KIND, EVAL_KIND, SITE_KIND, SET_KIND = "audit", "eval report", "report site", "counterfactual set"
+# the kinds of output folder written whole, named by the command writing them (mapgen.files.atomic_folder;
+# readers call require_finished)
+AUDIT_KIND, EVAL_KIND, SITE_KIND = "mapgen audit", "mapgen eval", "mapgen report"
+SET_KIND = "mapgen counterfactual"
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg")
 DEFAULT_STYLE = "default"

@@ -458,9 +458,10 @@ def atomic_folder(out_dir: str | Path, replace: bool = False, *, kind: str | Non
         remove_path(old)
 
 
-def require_finished(folder: str | Path, kind: str, command: str, option: str) -> Path:
-    """``folder`` when :func:`atomic_folder` finished it as ``kind``; else ``ValueError`` (one line naming the
-    folder and the fix: a run stopped half-way, a staging folder, or a folder of another kind)."""
+def require_finished(folder: str | Path, kind: str, option: str) -> Path:
+    """``folder`` when :func:`atomic_folder` finished it as ``kind`` (the command that writes it, e.g.
+    ``mapgen eval``); else ``ValueError``, one line naming the folder and the fix (a run stopped half-way, a
+    staging folder, a folder another command wrote)."""
     path = Path(folder)
     done = path / DONE_FILE
     try:
@@ -468,10 +469,10 @@ def require_finished(folder: str | Path, kind: str, command: str, option: str) -
     except ValueError:
         record = None
     if not isinstance(record, dict) or record.get("complete") is not True:
-        raise ValueError(f"{option} {folder} is not a finished {kind} folder (no {DONE_FILE}: its run was stopped "
-                         f"before the end, or it was not written by `{command}`); run `{command} … -o FOLDER` "
-                         "again and give that folder")
+        raise ValueError(f"{option} {folder} is not a finished folder of `{kind}` (no {DONE_FILE}: its run was "
+                         f"stopped before the end, or `{kind}` did not write it); run `{kind} … -o FOLDER` again "
+                         "and give that folder")
     if record.get("kind") != kind:
-        raise ValueError(f"{option} {folder} is a {record.get('kind')} folder, not a {kind} folder; give the "
-                         f"folder `{command} -o` wrote")
+        raise ValueError(f"{option} {folder} was written by `{record.get('kind')}`, not by `{kind}`; give the "
+                         f"folder `{kind} -o` wrote")
     return path

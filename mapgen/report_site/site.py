@@ -209,10 +209,9 @@ def eval_section(eval_dir: Path, out: Path) -> str:
 def _require_reports(eval_dir: str | Path | None, audit_dir: str | Path | None) -> None:
     """Refuse an ``--eval`` / ``--audit`` folder that the command named did not finish (before any file is
     written): :func:`mapgen.files.require_finished`."""
-    for folder, kind, command, option in ((eval_dir, EVAL_KIND, "mapgen eval", "--eval"),
-                                          (audit_dir, AUDIT_KIND, "mapgen audit", "--audit")):
+    for folder, kind, option in ((eval_dir, EVAL_KIND, "--eval"), (audit_dir, AUDIT_KIND, "--audit")):
         if folder is not None:
-            require_finished(folder, kind, command, option)
+            require_finished(folder, kind, option)
 
 
 def build_site(
