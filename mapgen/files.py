@@ -470,8 +470,8 @@ def require_finished(folder: str | Path, kind: str, option: str) -> Path:
         record = None
     if not isinstance(record, dict) or record.get("complete") is not True:
         raise ValueError(f"{option} {folder} is not a finished folder of `{kind}` (no {DONE_FILE}: its run was "
-                         f"stopped before the end, or `{kind}` did not write it); run `{kind} … -o FOLDER` again "
-                         "and give that folder")
+                         f"stopped before the end, or `{kind}` did not write it); give the folder `{kind} -o` wrote "
+                         "(run it again if it was stopped)")
     if record.get("kind") != kind:
         raise ValueError(f"{option} {folder} was written by `{record.get('kind')}`, not by `{kind}`; give the "
                          f"folder `{kind} -o` wrote")

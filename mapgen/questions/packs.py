@@ -25,7 +25,7 @@ import yaml
 from mapgen.files import sha256_file
 from mapgen.questions.functions.registry import pack_functions
 from mapgen.resources import template_path
-from mapgen.yamlio import yaml_problem
+from mapgen.yamlio import safe_load, yaml_problem
 
 TEMPLATES_FILE = "templates.yaml"
 LANG_DIR = "lang"
@@ -98,7 +98,7 @@ def is_builtin_file(path: str | Path) -> bool:
 def read_yaml(path: Path) -> object:
     """A pack file's YAML (a PackError names the file when it is not valid YAML)."""
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
+        return safe_load(path.read_text(encoding="utf-8"))
     except yaml.YAMLError as exc:
         raise PackError(f"not valid YAML: {yaml_problem(exc)}") from None  # one line (mapgen.yamlio)
 
