@@ -33,6 +33,7 @@ from mapgen.files import (
     read_jsonl,
     remove_path,
     sha256_file,
+    staging_folder,
     verify_checksums,
     write_json_atomic,
 )
@@ -456,6 +457,9 @@ def load_benchmark(path: str | Path, *, finished: bool = False, verify: Verify =
     root = root.parent if root.is_file() else root
     if not root.is_dir():
         raise NotABenchmarkError(f"benchmark folder not found: {root}")
+    if staging_folder(root):
+        raise NotABenchmarkError(f"{root} is the staging folder of a run that did not finish (or is still "
+                                 "running); give the folder the run was writing to (-o)")
     verify_folder(root, verify)
     manifest = read_manifest(root) if finished or (root / MANIFEST_FILE).is_file() else {}
     records, questions = _questions(questions_file)

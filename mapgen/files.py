@@ -382,6 +382,12 @@ def _staging(out: Path) -> Path:
     return out.with_name(f".{out.name}{_STAGING}{os.getpid()}.tmp")
 
 
+def staging_folder(path: str | Path) -> bool:
+    """Whether ``path`` is a staging folder of :func:`atomic_folder` (a run still writing it, or killed)."""
+    name = Path(path).name
+    return name.startswith(".") and name.endswith(".tmp") and (_STAGING in name or ".export-" in name)
+
+
 def _leftovers(out: Path) -> list[Path]:
     """Staging and replaced copies of ``out`` that killed runs left beside it (older mapgen's
     ``.NAME.export-PID.tmp`` too), newest first."""

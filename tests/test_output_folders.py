@@ -135,6 +135,15 @@ def test_kill_9_during_report_leaves_no_site(eval_bench: Path, tmp_path: Path) -
     assert (site / "index.html").is_file() and staged(tmp_path) == []
 
 
+def test_kill_9_during_counterfactual_leaves_no_set_a_reader_accepts(eval_bench: Path, tmp_path: Path) -> None:
+    out = tmp_path / "cf"
+    stage = kill_once_staged(mapgen_process("counterfactual", eval_bench, "-o", out), tmp_path)
+    assert not out.exists() and any(stage.rglob("*"))
+    # before: the half-written set (maps, no set.json) was read as a benchmark without a word
+    refused(run("eval", stage, "--baseline", "random", "-o", tmp_path / "ev"), "staging folder", "did not finish")
+    refused(run("export", stage, "--format", "jsonl", "-o", tmp_path / "ex"), "staging folder")
+
+
 def test_an_unfinished_or_foreign_folder_is_refused_by_report(eval_bench: Path, tmp_path: Path) -> None:
     audit = tmp_path / "audit"
     assert run("audit", eval_bench, "-o", audit, "--quiet")[0] == 0
