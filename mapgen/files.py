@@ -3,6 +3,12 @@
 Every writer puts the bytes in a temp file beside the target and renames it into place, so a reader (or a crash)
 never sees half a file. Every module that writes output goes through here; the benchmark folder's layout is owned
 by :mod:`mapgen.benchmark`, which uses these primitives.
+
+Output folders (eval reports, report sites, audits, counterfactual sets, exports) are written whole by
+:func:`atomic_folder`: refused when not empty (unless replaced on purpose), locked against a second run, staged
+beside the destination and renamed into place at the end, what killed runs left cleaned by the next run, and
+marked finished last so readers can refuse anything else (:func:`require_finished`). A build writes in place
+instead, unit by unit, so it can resume (:mod:`mapgen.build`); it shares the lock (:func:`held_lock`).
 """
 
 from __future__ import annotations

@@ -126,6 +126,7 @@ def eval_command(
     check_options(folder, split, limit, out_dir)  # before the oracle or a model writes anything
     if cache:
         refuse_inside(cache, folder.root, "the benchmark folder", "--cache")
+        refuse_inside(cache, out_dir, "the report folder", "--cache")  # replaced whole by a run (its default cache is kept)
     if baseline == "pixel":
         source = WrittenPredictions(lambda out: pixel_predictions(bench, out), "baseline: pixel, audit/predictions.jsonl")
     report = run_eval(folder, source, out_dir, seed=seed, split=split, limit=limit, box_scale=box_scale,
