@@ -1,7 +1,7 @@
 """Eval, report, audit and counterfactual folders are written like builds (#37 item 6): a non-empty folder is
 refused without ``--force``, one run per folder (a lock), all-or-nothing (a staging folder renamed at the end,
 what killed runs left cleaned), and readers refuse a folder its run did not finish. Real CLI runs; the kill -9
-cases run ``mapgen`` in a subprocess and kill it mid-run."""
+cases run ``mapgen`` in a subprocess that SIGKILLs itself with every file staged, just before the rename."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -42,24 +41,31 @@ def staged(parent: Path) -> list[Path]:
     return [p for p in parent.iterdir() if p.name.startswith(".")]
 
 
-def mapgen_process(*args: object) -> subprocess.Popen:
+KILLED_BEFORE_RENAME = """
+import os, pathlib, signal, sys
+rename = pathlib.Path.rename
+def kill_first(self, target):  # the worst moment: every file staged, nothing renamed into place yet
+    if ".partial-" in self.name:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return rename(self, target)
+pathlib.Path.rename = kill_first
+from mapgen.cli import main
+sys.argv[0] = "mapgen"
+main()
+"""
+
+
+def killed_run(parent: Path, *args: object) -> Path:
+    """Run ``mapgen ARGS`` in a subprocess that is SIGKILLed just before its staging folder would be renamed
+    into place (deterministic: the moment a finished-looking folder would be most tempting); returns the
+    staging folder it left."""
     env = dict(os.environ, PYTHONPATH=str(REPO))
-    return subprocess.Popen([sys.executable, "-m", "mapgen", *map(str, args)], env=env, cwd=REPO,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-
-
-def kill_once_staged(process: subprocess.Popen, parent: Path, timeout: float = 240) -> Path:
-    """SIGKILL ``process`` as soon as its staging folder holds a file; returns that folder."""
-    end = time.monotonic() + timeout
-    while time.monotonic() < end and process.poll() is None:
-        stage = next((p for p in parent.glob(".*.partial-*.tmp") if any(p.rglob("*"))), None)
-        if stage is not None:
-            process.send_signal(signal.SIGKILL)
-            process.wait()
-            return stage
-        time.sleep(0.05)
-    process.kill()
-    pytest.fail(f"no staging folder appeared (exit {process.poll()})")
+    done = subprocess.run([sys.executable, "-c", KILLED_BEFORE_RENAME, *map(str, args)], env=env, cwd=REPO,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == -signal.SIGKILL, done.stderr[-2000:]
+    stages = [p for p in parent.glob(".*.partial-*.tmp") if any(p.rglob("*"))]
+    assert len(stages) == 1, stages
+    return stages[0]
 
 
 def test_eval_refuses_an_old_report_and_force_replaces_it_whole(eval_bench: Path, tmp_path: Path) -> None:
@@ -117,7 +123,7 @@ def test_a_second_run_into_a_folder_being_written_is_refused(eval_bench: Path, t
 
 def test_kill_9_during_eval_leaves_no_folder_a_reader_accepts(eval_bench: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
-    stage = kill_once_staged(mapgen_process("eval", eval_bench, "--baseline", "pixel", "-o", out), tmp_path)
+    stage = killed_run(tmp_path, "eval", eval_bench, "--baseline", "pixel", "-o", out)
     assert not out.exists()
     # before: `report --eval` accepted the half-written folder
     refused(run("report", eval_bench, "-o", tmp_path / "site", "--eval", stage), "not a finished folder of `mapgen eval`",
@@ -129,7 +135,7 @@ def test_kill_9_during_eval_leaves_no_folder_a_reader_accepts(eval_bench: Path, 
 
 def test_kill_9_during_report_leaves_no_site(eval_bench: Path, tmp_path: Path) -> None:
     site = tmp_path / "site"
-    stage = kill_once_staged(mapgen_process("report", eval_bench, "-o", site), tmp_path)
+    stage = killed_run(tmp_path, "report", eval_bench, "-o", site)
     assert not site.exists() and stage.name.startswith(".site.partial-")  # before: a site/ without index.html
     assert run("report", eval_bench, "-o", site)[0] == 0
     assert (site / "index.html").is_file() and staged(tmp_path) == []
@@ -137,7 +143,7 @@ def test_kill_9_during_report_leaves_no_site(eval_bench: Path, tmp_path: Path) -
 
 def test_kill_9_during_counterfactual_leaves_no_set_a_reader_accepts(eval_bench: Path, tmp_path: Path) -> None:
     out = tmp_path / "cf"
-    stage = kill_once_staged(mapgen_process("counterfactual", eval_bench, "-o", out), tmp_path)
+    stage = killed_run(tmp_path, "counterfactual", eval_bench, "--kind", "imaginary", "-o", out)
     assert not out.exists() and any(stage.rglob("*"))
     # before: the half-written set (maps, no set.json) was read as a benchmark without a word
     refused(run("eval", stage, "--baseline", "random", "-o", tmp_path / "ev"), "staging folder", "did not finish")
@@ -151,6 +157,17 @@ def test_an_unfinished_or_foreign_folder_is_refused_by_report(eval_bench: Path, 
     (audit / DONE_FILE).unlink()  # as a run stopped before its last file
     refused(run("report", eval_bench, "-o", tmp_path / "s2", "--audit", audit), "not a finished folder of `mapgen audit`")
     assert not (tmp_path / "s1").exists() and not (tmp_path / "s2").exists()
+
+
+def test_kill_9_during_an_hf_export_leaves_a_named_staging_folder_the_next_export_removes(
+        eval_bench: Path, tmp_path: Path) -> None:
+    pytest.importorskip("datasets")
+    dest = tmp_path / "hf"
+    stage = killed_run(tmp_path, "export", eval_bench, "--format", "hf", "-o", dest)
+    assert not dest.exists() and stage.name.startswith(".hf.partial-")  # before: .hf.export-PID.tmp, kept forever
+    code, output = run("export", eval_bench, "--format", "jsonl", "-o", dest)
+    assert code == 0, output
+    assert not stage.exists() and staged(tmp_path) == []
 
 
 def test_leftovers_of_killed_exports_are_cleaned_by_the_next_run(eval_bench: Path, tmp_path: Path) -> None:
