@@ -128,6 +128,9 @@ def test_kill_9_during_eval_leaves_no_folder_a_reader_accepts(eval_bench: Path, 
     # before: `report --eval` accepted the half-written folder
     refused(run("report", eval_bench, "-o", tmp_path / "site", "--eval", stage), "not a finished folder of `mapgen eval`",
             "stopped before the end")
+    oracle = next(stage.rglob("predictions.jsonl"))  # the pixel oracle's answers, staged with the audit
+    refused(run("eval", eval_bench, "--predictions", oracle, "-o", tmp_path / "e2"),
+            "staging folder of a run that did not finish")
     assert not (tmp_path / "site").exists()
     assert run("eval", eval_bench, "--baseline", "random", "--no-plots", "-o", out)[0] == 0
     assert not stage.exists() and staged(tmp_path) == []  # the next run into the folder cleans what was left

@@ -23,7 +23,7 @@ from mapgen.eval.run import (
     reads,
     run_eval,
 )
-from mapgen.files import refuse_inside
+from mapgen.files import refuse_inside, staging_folder
 from mapgen.tasks import Task, record_id, tasks
 
 
@@ -116,6 +116,9 @@ def eval_command(
     if model is None and prompt != "direct":  # only a model is sent prompts: a strategy here would be ignored
         raise click.UsageError(f"--prompt {prompt} applies to --model only (predictions and baselines are sent no "
                                "prompt); leave it out")
+    if predictions and any(staging_folder(p) for p in Path(predictions).absolute().parents):
+        raise ValueError(f"--predictions {predictions} lies in the staging folder of a run that did not finish; "
+                         "give the predictions file of a finished run (run it again if it was stopped)")
     api_key = os.environ.get(api_key_env) if api_key_env else None
     source: PredictionSource = PredictionsFile("")  # the pixel oracle's file, once the checks below pass
     if baseline != "pixel":
