@@ -15,6 +15,7 @@ import yaml
 from click.testing import CliRunner
 
 from mapgen.cli import main
+from mapgen.cli.errors import one_line_warning
 from mapgen.data.user_tables import MAX_COLUMNS
 from mapgen.errors import MAX_LINE, bounded_line, listing
 from mapgen.files import read_jsonl
@@ -115,6 +116,8 @@ def test_error_lists_and_lines_are_bounded() -> None:
     line = bounded_line(long)
     assert len(line) < MAX_LINE + 60 and line.startswith("x: 'R0'") and line.endswith("keep one row per id")
     assert "characters left out" in line and bounded_line("short") == "short"
+    warning = one_line_warning(UserWarning("leaves out " + ", ".join(ids[:100_000])), UserWarning, "f.py", 1)
+    assert len(warning) < MAX_LINE + 80 and warning.startswith("Warning: leaves out 'R0'")  # warnings too
 
 
 def _fractions(value: Any, path: str = "") -> Iterator[tuple[str, float]]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import errno
 import sys
 
-from mapgen.errors import BuildError
+from mapgen.errors import BuildError, bounded_line
 from mapgen.geo.names import UnknownNameError
 
 INPUT, ENVIRONMENT = 2, 1
@@ -116,7 +116,7 @@ def exit_quietly_on_closed_pipe() -> None:
 def one_line_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
                      line: str | None = None) -> str:
     """A warning as the CLI prints it: ``Warning: <message>`` (no source path or code line; ``--debug`` keeps them)."""
-    return f"Warning: {message}\n"
+    return f"Warning: {bounded_line(str(message))}\n"  # bounded like error lines (mapgen.errors.MAX_LINE)
 
 
 def unexpected(exc: BaseException) -> str:
