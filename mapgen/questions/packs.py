@@ -1,21 +1,27 @@
 """Template packs: where a pack's files are, importing its functions, its digest and copying it into a build.
 
 A *pack* is a folder holding ``templates.yaml`` (the schema of ``templates/questions/mapwise.yaml``, with its
-own ``definitions:``), optionally ``lang/<code>.yaml`` (question texts keyed by template id, as under
+own ``definitions:``), optionally ``readings.yaml`` (declared readings of its words and groups, the schema
+of ``templates/readings.yaml``, see :mod:`mapgen.questions.readings`), optionally ``lang/<code>.yaml`` (question texts keyed by template id, as under
 ``templates:`` in ``templates/lang/*.yaml``) and optionally ``functions.py`` (functions registered with
 ``from mapgen.questions import register``). A single YAML file is a pack of templates only. mapgen's own
 templates are the built-in pack (:func:`builtin_pack`), read by the same code
 (:func:`mapgen.questions.templates.load_templates`).
 
 **A pack's functions.py is Python: naming a pack runs it** (once per process and content), as importing any
-module would. It is imported only when a pack is named (``--templates``, ``questions: {packs: …}``,
-``mapgen templates lint``), never by scanning folders.
+module would, and says so in one line on stderr. It is imported only when a pack is named (``--templates``,
+``questions: {packs: …}``, ``mapgen templates lint``), never by scanning folders. It is imported in the fence of
+:mod:`mapgen.questions.fence` (prints to stderr; an exception, ``sys.exit``, ``os._exit`` or a loop becomes a
+problem naming the pack), and afterwards every function registered by mapgen or another pack, and every function,
+class and constant of mapgen's modules, must be as it was: a change is put back and refused, naming both. The
+fence is no sandbox: name only packs whose code you trust.
 """
 
 from __future__ import annotations
 
 import hashlib
 import importlib.util
+import multiprocessing
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,13 +29,17 @@ from pathlib import Path
 import yaml
 
 from mapgen.files import sha256_file
-from mapgen.questions.functions.registry import pack_functions
+from mapgen.questions.fence import IMPORT_SECONDS, PackCodeError, altered, fenced, module_slots
+from mapgen.questions.functions.registry import Owner, pack_functions, watched
+from mapgen.questions.readings import builtin_file as builtin_readings_file
+from mapgen.questions.readings import load_readings_file
 from mapgen.resources import template_path
 from mapgen.yamlio import safe_load, yaml_problem
 
 TEMPLATES_FILE = "templates.yaml"
 LANG_DIR = "lang"
 FUNCTIONS_FILE = "functions.py"
+READINGS_FILE = "readings.yaml"
 
 
 class PackError(ValueError):
@@ -46,10 +56,12 @@ class Pack:
     lang_files: tuple[tuple[str, Path], ...] = ()  # (language code, file)
     functions: Path | None = None
     builtin: bool = False
+    readings: Path | None = None
 
     def files(self) -> list[Path]:
         """Every file of the pack, templates first."""
         out = [*self.template_files, *(f for _, f in self.lang_files)]
+        out += [self.readings] if self.readings and not self.builtin else []
         return out + ([self.functions] if self.functions else [])
 
     def relative(self, file: Path) -> str:
@@ -78,7 +90,9 @@ def open_pack(path: str | Path) -> Pack:
     lang = path / LANG_DIR
     langs = tuple((f.name[: -len(".yaml")], f) for f in sorted(lang.glob("*.yaml"))) if lang.is_dir() else ()
     functions = path / FUNCTIONS_FILE
-    return Pack(path.resolve().name, path, (templates,), langs, functions if functions.is_file() else None)
+    readings = path / READINGS_FILE
+    return Pack(path.resolve().name, path, (templates,), langs, functions if functions.is_file() else None,
+                readings=readings if readings.is_file() else None)
 
 
 def builtin_pack() -> Pack:
@@ -86,7 +100,8 @@ def builtin_pack() -> Pack:
     language files and their functions the library, so the pack lists neither."""
     folder = template_path("questions")
     files = sorted((f for f in folder.iterdir() if f.name.endswith(".yaml")), key=lambda f: f.name)
-    return Pack("mapgen", Path(str(folder)), tuple(Path(str(f)) for f in files), builtin=True)
+    return Pack("mapgen", Path(str(folder)), tuple(Path(str(f)) for f in files), builtin=True,
+                readings=builtin_readings_file())
 
 
 def is_builtin_file(path: str | Path) -> bool:
@@ -104,6 +119,7 @@ def read_yaml(path: Path) -> object:
 
 
 _IMPORTED: dict[tuple[str, str], list[str]] = {}  # (functions.py path, sha256) -> problems
+_ANNOUNCED: set[tuple[str, str]] = set()  # (pack name, sha256) of the imports announced
 
 
 def import_functions(pack: Pack) -> list[str]:
@@ -114,6 +130,9 @@ def import_functions(pack: Pack) -> list[str]:
         return []
     key = (str(pack.functions.resolve()), sha256_file(pack.functions))
     if key not in _IMPORTED:
+        if (pack.name, key[1]) not in _ANNOUNCED:  # once per content: a build's copy of a pack is the same code
+            announce(pack.name, pack.functions)
+            _ANNOUNCED.add((pack.name, key[1]))
         _IMPORTED[key] = _import(pack.functions, f"mapgen_pack_{pack.name}_{key[1][:12]}", pack.name)
     return _IMPORTED[key]
 
@@ -122,12 +141,29 @@ def _import(path: Path, module_name: str, pack_name: str) -> list[str]:
     spec = importlib.util.spec_from_file_location(module_name, path)
     module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
     sys.modules[module_name] = module
+    owner = Owner(module_name, pack_name, str(path))
+    slots = watched(owner) + module_slots()
     with pack_functions(module_name, pack_name, str(path)) as refused:
         try:
-            spec.loader.exec_module(module)  # type: ignore[union-attr]
-        except Exception as exc:  # an author's code: any error is reported as one line
-            return [*refused, f"cannot import it: {type(exc).__name__}: {exc}"]
-    return refused
+            with fenced(pack_name, spec.origin or str(path), "importing functions.py", IMPORT_SECONDS):  # type: ignore[union-attr]
+                spec.loader.exec_module(module)  # type: ignore[union-attr]
+        except PackCodeError as exc:
+            refused.append(str(exc))
+    changed = altered(slots)
+    return [*refused, *(f"pack {pack_name!r} changed {label} (put back); a pack may only add functions under new "
+                        "names: remove that code" for label in changed)]
+
+
+def announce(pack_name: str, path: Path) -> None:
+    """Say on stderr (once, in the main process) that a pack's Python code is about to run."""
+    if multiprocessing.parent_process() is None:
+        print(f"mapgen: running the Python code of template pack {pack_name!r} ({path}); name only packs you trust",
+              file=sys.stderr)
+
+
+def pack_readings(pack: Pack) -> list[str]:
+    """Declare the pack's readings (its ``readings.yaml``, once per file); the problems found."""
+    return load_readings_file(pack.readings) if pack.readings is not None else []
 
 
 STARTER = """\
