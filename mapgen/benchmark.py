@@ -42,6 +42,7 @@ from mapgen.files import (
     remove_path,
     resolves_inside,
     sha256_file,
+    staging_folder,
     verify_checksums,
     write_json_atomic,
 )
@@ -98,6 +99,11 @@ AUDIT_SUMMARY_FILE = "summary.json"
 AUDIT_MARKDOWN_FILE = "audit.md"
 AUDIT_PREDICTIONS_FILE = "predictions.jsonl"
 """The oracle's answers as an ordinary predictions file (``mapgen eval BENCH --predictions``)."""
+
+# the kinds of output folder written whole, named by the command writing them (mapgen.files.atomic_folder;
+# readers call require_finished)
+AUDIT_KIND, EVAL_KIND, SITE_KIND = "mapgen audit", "mapgen eval", "mapgen report"
+SET_KIND = "mapgen counterfactual"
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg")
 DEFAULT_STYLE = "default"
@@ -688,6 +694,9 @@ def load_benchmark(path: str | Path, *, finished: bool = False, verify: Verify =
     root = root.parent if root.is_file() else root
     if not root.is_dir():
         raise NotABenchmarkError(f"benchmark folder not found: {root}")
+    if staging_folder(root):
+        raise NotABenchmarkError(f"{root} is the staging folder of a run that did not finish (or is still "
+                                 "running); give the folder the run was writing to (-o)")
     verify_folder(root, verify)
     manifest = read_manifest(root) if finished or (root / MANIFEST_FILE).is_file() else {}
     maps = read_jsonl(root / MAPS_FILE, missing_ok=True)

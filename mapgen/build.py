@@ -9,11 +9,12 @@ only units whose record is missing or whose files fail their hash check. Same co
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 import warnings
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
@@ -47,7 +48,7 @@ from mapgen.build_packs import build_templates, copy_packs, missing_texts
 from mapgen.build_workers import LOCK_FILE, folder_lock, run_for_parent, worker_pool
 from mapgen.config import BuildConfig, CounterfactualKind, load_config
 from mapgen.errors import BuildError
-from mapgen.files import sha256_file, write_json_atomic, write_jsonl_atomic
+from mapgen.files import DiskFullError, sha256_file, write_json_atomic, write_jsonl_atomic
 from mapgen.render.label_fit import labels_fit
 from mapgen.tasks import ImageContext
 from mapgen.tasks import tasks as registered_tasks
@@ -468,7 +469,7 @@ def build(
         warnings.warn(line, stacklevel=2)
     inputs = config.input_digests()  # once: every user file hashed, and the marker and manifest must agree
     digest = config.digest(inputs)
-    with folder_lock(out_dir):  # one build per folder at a time (mapgen.build_workers)
+    with folder_lock(out_dir), _resumable(config, out_dir):  # one build per folder at a time (build_workers)
         prepare_folder(config, out_dir, resume=resume, force=force, digest=digest, inputs=inputs)
         atlases = copy_user_atlases(config, out_dir)
         packs = copy_packs(config, out_dir)
@@ -495,6 +496,16 @@ def build(
                                                         "executor": executor,
                                                         "stage_seconds": {k: round(v, 2) for k, v in timings.items()}})
         return BuildReport(out_dir, manifest, len(todo), len(units) - len(todo), seconds, dict(timings))
+
+
+@contextlib.contextmanager
+def _resumable(config: BuildConfig, out_dir: Path) -> Iterator[None]:
+    """A full disk's one line says the finished units are kept and how to finish the build."""
+    try:
+        yield
+    except DiskFullError as exc:
+        raise DiskFullError(exc.errno, f"{exc} The maps built so far are kept: once there is room, finish with "
+                            f"`mapgen build {config.where} -o {out_dir} --resume`.", exc.filename) from exc
 
 
 def check_run_options(workers: int, executor: str) -> None:

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from mapgen.errors import BuildError
+from mapgen.files import held_lock
 
 LOCK_FILE = ".mapgen-build.lock"
 _PR_SET_PDEATHSIG = 1
@@ -99,47 +100,13 @@ def worker_pool(workers: int) -> Iterator[tuple[ProcessPoolExecutor, int]]:
     pool.shutdown(wait=True)
 
 
-def _holder(path: Path) -> str:
-    try:
-        pid = path.read_text().strip()
-    except OSError:
-        pid = ""
-    return f"pid {pid}" if pid.isdigit() else "pid unknown"
-
-
-def _acquire(path: Path) -> int:
-    """An open descriptor of ``path`` holding an exclusive flock (the file re-created if it was replaced)."""
-    import fcntl
-
-    while True:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            os.close(fd)
-            raise BuildError(f"{path.parent} is being built by another mapgen build ({_holder(path)}); wait for it "
-                             "to finish or stop it, or build into another folder.") from None
-        with contextlib.suppress(FileNotFoundError):
-            if os.stat(path).st_ino == os.fstat(fd).st_ino:
-                return fd
-        os.close(fd)  # the holder removed the file as we opened it: lock the new one
-
-
 @contextlib.contextmanager
 def folder_lock(folder: Path) -> Iterator[None]:
     """Hold the build lock of ``folder`` (created if missing) until the block ends; refuse a folder another
     build holds. Without ``fcntl`` (Windows) nothing is locked."""
-    if os.name != "posix":
-        yield
-        return
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / LOCK_FILE
-    fd = _acquire(path)
-    try:
-        os.ftruncate(fd, 0)
-        os.write(fd, str(os.getpid()).encode())
+    with held_lock(path, lambda holder: BuildError(
+            f"{folder} is being built by another mapgen build ({holder}); wait for it to finish or stop it, or "
+            "build into another folder.")):
         yield
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            path.unlink()
-        os.close(fd)

@@ -27,6 +27,7 @@ from mapgen.benchmark import (
     ORIGINALS_FILE,
     QUESTIONS_FILE,
     SET_FILE,
+    SET_KIND,
     SKIPPED_FILE,
     NotABenchmarkError,
     image_rel,
@@ -41,7 +42,7 @@ from mapgen.counterfactual import (
     original_control,
     prompt_note,
 )
-from mapgen.files import sha256_file, write_json_atomic, write_jsonl_atomic
+from mapgen.files import atomic_folder, sha256_file, write_json_atomic, write_jsonl_atomic
 from mapgen.mapwise.schema import load_map_spec
 from mapgen.questions import (
     Question,
@@ -135,6 +136,7 @@ def make_counterfactual_set(
     templates: TemplateSet | Iterable[Template] | str | Path | None = None,
     include_original: bool = True,
     original_questions: Mapping[str, Sequence[Question]] | None = None,
+    force: bool = False,
 ) -> CounterfactualSet:
     """Render every source map as each counterfactual kind (plus the ``original`` control) into
     ``out_dir/maps/`` and re-ask the original map's questions on each, answers recomputed.
@@ -143,12 +145,23 @@ def make_counterfactual_set(
     ``original_questions[map_id]`` when given (e.g. a benchmark's), else generated on the source map with
     ``templates``, ``per_template`` and ``seed``. Writes ``maps.jsonl``, ``questions.jsonl``,
     ``originals.jsonl``, ``skipped.jsonl``, ``dictionaries/<map_id>.json`` and ``set.json`` (last, with
-    counts and file hashes), every file atomically; the same inputs and seed give the same bytes.
+    counts and file hashes); the folder is written whole or not at all (:func:`mapgen.files.atomic_folder`: a
+    non-empty one is refused unless ``force``); the same inputs and seed give the same bytes.
     """
-    out = Path(out_dir)
     order = set_kinds(kinds, include_original)
     index = _template_index(templates)
-    result = CounterfactualSet(out)
+    with atomic_folder(out_dir, replace=force, kind=SET_KIND) as tmp:
+        result = CounterfactualSet(tmp)
+        _fill_set(result, sources, order, index, seed, per_template, original_questions)
+    result.out_dir = Path(out_dir)
+    return result
+
+
+def _fill_set(result: CounterfactualSet, sources: Sequence[MapSpec | str | Path], order: list[str],
+              index: dict[str, Template], seed: int, per_template: int,
+              original_questions: Mapping[str, Sequence[Question]] | None) -> None:
+    """Render and ask every source map's set into ``result.out_dir``, then write the set's records."""
+    out = result.out_dir
     files: dict[str, str] = {}
     for source in sources:
         base = _as_spec(source).with_style(annotated=True)
@@ -165,7 +178,6 @@ def make_counterfactual_set(
             result.maps.append(map_record)
             _ask(result, originals, index, scene0, rendered.scene, cf, map_record, seed)
     _write_set(result, files, order, seed, per_template)
-    return result
 
 
 def _originals(

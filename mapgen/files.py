@@ -3,6 +3,12 @@
 Every writer puts the bytes in a temp file beside the target and renames it into place, so a reader (or a crash)
 never sees half a file. Every module that writes output goes through here; the benchmark folder's layout is owned
 by :mod:`mapgen.benchmark`, which uses these primitives.
+
+Output folders (eval reports, report sites, audits, counterfactual sets, exports) are written whole by
+:func:`atomic_folder`: refused when not empty (unless replaced on purpose), locked against a second run, staged
+beside the destination and renamed into place at the end, what killed runs left cleaned by the next run, and
+marked finished last so readers can refuse anything else (:func:`require_finished`). A build writes in place
+instead, unit by unit, so it can resume (:mod:`mapgen.build`); it shares the lock (:func:`held_lock`).
 """
 
 from __future__ import annotations
@@ -13,7 +19,7 @@ import json
 import os
 import shutil
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -330,32 +336,165 @@ def _folder_write_error(exc: OSError, tmp: Path, out: Path) -> OSError | None:
                          "or choose a folder on another disk (-o/--output). Nothing was left behind.", str(out))
 
 
-@contextmanager
-def atomic_folder(out_dir: str | Path, replace: bool = False) -> Iterator[Path]:
-    """A fresh temporary folder beside ``out_dir`` that takes the place of ``out_dir`` only when the block
-    succeeds (it is removed when the block fails).
+class FolderBusyError(ValueError):
+    """A folder another mapgen process is writing (its lock is held)."""
 
-    Refuses a non-empty ``out_dir`` (:class:`FolderNotEmptyError`) unless ``replace``.
+
+def _holder(path: Path) -> str:
+    try:
+        pid = path.read_text().strip()
+    except OSError:
+        pid = ""
+    return f"pid {pid}" if pid.isdigit() else "pid unknown"
+
+
+def _acquire(path: Path, busy: Callable[[str], Exception]) -> int:
+    """An open descriptor of ``path`` holding an exclusive flock (the file re-created if it was replaced);
+    ``busy(holder)`` is raised when another process holds it."""
+    import fcntl
+
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            raise busy(_holder(path)) from None
+        with suppress(FileNotFoundError):
+            if os.stat(path).st_ino == os.fstat(fd).st_ino:
+                return fd
+        os.close(fd)  # the holder removed the file as we opened it: lock the new one
+
+
+@contextmanager
+def held_lock(path: Path, busy: Callable[[str], Exception]) -> Iterator[None]:
+    """Hold an exclusive ``flock`` on the file ``path`` (holding this pid) until the block ends; raise
+    ``busy(holder)`` when another process holds it (the kernel frees the lock of a killed process). Without
+    ``fcntl`` (Windows) nothing is locked."""
+    if os.name != "posix":
+        yield
+        return
+    fd = _acquire(path, busy)
+    try:
+        with suppress(OSError):  # a full disk may refuse even these few bytes; the flock holds regardless
+            os.ftruncate(fd, 0)
+            os.write(fd, str(os.getpid()).encode())
+        yield
+    finally:
+        with suppress(FileNotFoundError):
+            path.unlink()
+        os.close(fd)
+
+
+DONE_FILE = ".mapgen-done.json"
+"""The completion record :func:`atomic_folder` writes last into a folder it is given a ``kind`` for; readers
+refuse a folder without it (:func:`require_finished`)."""
+
+_STAGING = ".partial-"
+_OLD = ".old-"
+
+
+def _staging(out: Path) -> Path:
+    return out.with_name(f".{out.name}{_STAGING}{os.getpid()}.tmp")
+
+
+def staging_folder(path: str | Path) -> bool:
+    """Whether ``path`` is a staging folder of :func:`atomic_folder` (a run still writing it, or killed)."""
+    name = Path(path).name
+    return name.startswith(".") and name.endswith(".tmp") and (_STAGING in name or ".export-" in name)
+
+
+def _leftovers(out: Path) -> list[Path]:
+    """Staging and replaced copies of ``out`` that killed runs left beside it (older mapgen's
+    ``.NAME.export-PID.tmp`` too), newest first."""
+    prefix = f".{out.name}."
+    kinds = (_STAGING.strip("."), _OLD.strip("."), "export-")
+    found = [p for p in out.parent.iterdir() if p.name.startswith(prefix)
+             and p.name[len(prefix):].startswith(kinds)] if out.parent.is_dir() else []
+    return sorted(found, key=lambda p: p.lstat().st_mtime, reverse=True)
+
+
+def _recover(out: Path, carry: Iterable[str], tmp: Path) -> None:
+    """Clean what killed runs left beside ``out`` (the caller holds its lock, so nothing is writing them): a
+    replaced copy is put back when ``out`` is gone (a run killed between its two renames), the ``carry``
+    files are copied into ``tmp`` (from the newest leftover holding one, else ``out``), the rest removed."""
+    leftovers = [p for p in _leftovers(out) if p != tmp]
+    if not out.exists():
+        old = next((p for p in leftovers if _OLD in p.name), None)
+        if old is not None:
+            old.rename(out)
+            leftovers.remove(old)
+    for name in carry:
+        source = next((f for f in (*(p / name for p in leftovers), out / name) if f.is_file()), None)
+        if source is not None:
+            shutil.copyfile(source, tmp / name)
+    for path in leftovers:
+        remove_path(path)
+
+
+def _busy(out: Path) -> Callable[[str], Exception]:
+    return lambda holder: FolderBusyError(f"{out} is being written by another mapgen run ({holder}); wait for "
+                                          "it to finish or stop it, or write to another folder (-o)")
+
+
+@contextmanager
+def atomic_folder(out_dir: str | Path, replace: bool = False, *, kind: str | None = None,
+                  carry: Iterable[str] = ()) -> Iterator[Path]:
+    """A fresh temporary folder beside ``out_dir`` that takes the place of ``out_dir`` only when the block
+    succeeds (it is removed when the block fails): the one way mapgen writes an output folder (eval, report,
+    audit, counterfactual sets, exports).
+
+    Refuses a non-empty ``out_dir`` (:class:`FolderNotEmptyError`) unless ``replace``, and a folder another run
+    is writing (:class:`FolderBusyError`: a lock file ``.NAME.lock`` beside it is held for the whole block).
+    What killed runs left beside it is cleaned first; ``carry`` names files (a cache) copied into the new folder
+    from there or from the folder replaced. With ``kind``, :data:`DONE_FILE` is written last, so readers can tell
+    a finished folder (:func:`require_finished`).
     """
     out = Path(out_dir).absolute()
     if _occupied(out) and not replace:
-        raise FolderNotEmptyError(f"{out} is not empty")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".{out.name}.export-{os.getpid()}.tmp")
-    remove_path(tmp)
-    tmp.mkdir()
-    try:
-        yield tmp
-    except OSError as exc:
+        raise FolderNotEmptyError(f"{out} is not empty; choose a new folder or use --force to replace it")
+    make_folder(out.parent)
+    with held_lock(out.with_name(f".{out.name}.lock"), _busy(out)):
+        tmp = _staging(out)
         remove_path(tmp)
-        if (named := _folder_write_error(exc, tmp, out)) is None:
+        tmp.mkdir()
+        try:
+            _recover(out, carry, tmp)
+            if _occupied(out) and not replace:  # a replaced copy put back
+                raise FolderNotEmptyError(f"{out} is not empty; choose a new folder or use --force to replace it")
+            yield tmp
+            if kind is not None:
+                write_json_atomic(tmp / DONE_FILE, {"complete": True, "kind": kind})
+        except OSError as exc:
+            remove_path(tmp)
+            if (named := _folder_write_error(exc, tmp, out)) is None:
+                raise
+            raise named from exc
+        except BaseException:
+            remove_path(tmp)
             raise
-        raise named from exc
-    except BaseException:
-        remove_path(tmp)
-        raise
-    old = out.with_name(f".{out.name}.old-{os.getpid()}")
-    if out.exists():
-        out.rename(old)
-    tmp.rename(out)
-    remove_path(old)
+        old = out.with_name(f".{out.name}{_OLD}{os.getpid()}")
+        if out.exists():
+            out.rename(old)
+        tmp.rename(out)
+        remove_path(old)
+
+
+def require_finished(folder: str | Path, kind: str, option: str) -> Path:
+    """``folder`` when :func:`atomic_folder` finished it as ``kind`` (the command that writes it, e.g.
+    ``mapgen eval``); else ``ValueError``, one line naming the folder and the fix (a run stopped half-way, a
+    staging folder, a folder another command wrote)."""
+    path = Path(folder)
+    done = path / DONE_FILE
+    try:
+        record = read_json(done) if done.is_file() else None
+    except ValueError:
+        record = None
+    if not isinstance(record, dict) or record.get("complete") is not True:
+        raise ValueError(f"{option} {folder} is not a finished folder of `{kind}` (no {DONE_FILE}: its run was "
+                         f"stopped before the end, or `{kind}` did not write it); give the folder `{kind} -o` wrote "
+                         "(run it again if it was stopped)")
+    if record.get("kind") != kind:
+        raise ValueError(f"{option} {folder} was written by `{record.get('kind')}`, not by `{kind}`; give the "
+                         f"folder `{kind} -o` wrote")
+    return path

@@ -23,8 +23,6 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from mapgen.geo.atlas_model import Atlas, LazyMapping, direction_key
 from mapgen.geo.gazetteer import Gazetteer, RegionGroup
 from mapgen.geo.languages import NativeNames, names_for
@@ -38,6 +36,7 @@ from mapgen.geo.names import (
 from mapgen.legend import Legend
 from mapgen.resources import template_path
 from mapgen.spec import MapSpec
+from mapgen.yamlio import safe_load
 
 #: Counterfactual kinds that rename regions (their maps accept only the map's own names and labels).
 RENAMING_KINDS = frozenset({"imaginary", "shuffled"})
@@ -442,7 +441,7 @@ def _compiled(text: str) -> Any:
 
 @cache
 def _group_wordings() -> dict[str, Any]:
-    return yaml.safe_load(template_path("describe", "groups.yaml").read_text(encoding="utf-8"))
+    return safe_load(template_path("describe", "groups.yaml").read_text(encoding="utf-8"))
 
 
 def legend_facts(legend: Legend, has_na: bool) -> LegendFacts:

@@ -38,6 +38,7 @@ from mapgen.legend import (
 )
 from mapgen.page import LEGEND_POSITIONS, MAX_PX, MIN_PX, size_ok
 from mapgen.resources import data_path
+from mapgen.yamlio import safe_load
 
 SPEC_VERSION = 1
 RENDERERS = ("matplotlib", "plotly")
@@ -457,9 +458,8 @@ def measure_specks(atlas: Atlas, radius: float = SPECK_RADIUS) -> tuple[str, ...
 
 @cache
 def _shipped_specks() -> dict[str, dict[str, tuple[str, ...]]]:
-    import yaml
 
-    raw = yaml.safe_load(data_path("atlas", "specks.yaml").read_text(encoding="utf-8"))
+    raw = safe_load(data_path("atlas", "specks.yaml").read_text(encoding="utf-8"))
     return {kind: {name: tuple(codes) for name, codes in lists.items()} for kind, lists in raw.items()}
 
 

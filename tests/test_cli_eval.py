@@ -212,7 +212,8 @@ def test_eval_model_cli_against_local_server(eval_bench, tmp_path, monkeypatch):
         assert len(lines) == 8 and {x["question_id"] for x in lines if x["error"]} == {failing["question_id"]}
         first = server.requests  # 6 questions + 2 tasks, the failing one tried twice
         assert first == 9
-        assert CliRunner().invoke(main, args).exit_code == 0  # rerun: answers come from the cache
+        assert CliRunner().invoke(main, args).exit_code == 2  # a finished report is not overwritten silently
+        assert CliRunner().invoke(main, [*args, "--force"]).exit_code == 0  # rerun: answers come from the cache
         assert server.requests == first + 2  # only the failed question is asked again
     finally:
         server.close()

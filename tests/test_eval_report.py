@@ -109,7 +109,7 @@ def test_tables_use_each_metrics_declared_aggregation(report, monkeypatch):
     summary = build_summary(report)
     assert summary["by_answer_type"]["binary"]["binary_exact"] == 0
     assert summary["tables"]["overall"]["all"]["Binary Acc"] == 0
-    assert summary["tables"]["overall"]["all"]["Count Acc"] == 100  # other metrics keep the mean
+    assert summary["tables"]["overall"]["all"]["Count Acc"] == 1  # other metrics keep the mean (fractions, #37)
     by_variant = report.breakdown("map_type", metrics=["binary_exact"]).set_index("map_type")
     assert by_variant.loc["discrete", "binary_exact"] == 1 and by_variant.loc["continuous", "binary_exact"] == 0
 
@@ -132,7 +132,7 @@ def test_summary(report):
         "list_precision": 1.0,
         "list_recall": 0.5,
     }
-    assert summary["tables"]["overall"]["all"]["Range Acc"] == 50
+    assert summary["tables"]["overall"]["all"]["Range Acc"] == 0.5
     assert summary["source"] == "test" and summary["nan"] is None
     json.dumps(summary, allow_nan=False)
 
@@ -198,7 +198,7 @@ def test_bootstrap_intervals_are_seeded_contain_the_score_and_narrow_with_more_q
     big = pd.concat([small] * 16, ignore_index=True)  # the same score, 16 times the questions
     lo, hi = paper_ci(small, seed=3)["all"]["Binary Acc"]
     assert paper_ci(small, seed=3) == paper_ci(small, seed=3) != paper_ci(small, seed=4)
-    score = small["binary_exact"].mean() * 100
+    score = small["binary_exact"].mean()  # intervals are fractions, like the scores (#37)
     assert lo <= score <= hi
     blo, bhi = paper_ci(big, seed=3)["all"]["Binary Acc"]
     assert blo <= score <= bhi and (bhi - blo) < (hi - lo) / 2.5  # width shrinks like 1/sqrt(n)

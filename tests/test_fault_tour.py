@@ -330,8 +330,9 @@ def test_an_audit_folder_holding_garbage_names_the_fix(bench: Path, tmp_path: Pa
     (tmp_path / "aud").mkdir()
     (tmp_path / "aud" / "audit.jsonl").write_text("garbage\n", encoding="utf-8")
     line = error_line("report", bench, "-o", tmp_path / "site", "--audit", tmp_path / "aud")
-    assert f"{tmp_path / 'aud' / 'audit.jsonl'}:1: not valid JSON" in line, line
-    assert line.endswith("; give the folder `mapgen audit -o` wrote"), line
+    # #37: a folder `mapgen audit` did not finish (no completion record) is refused before its files are read
+    assert f"--audit {tmp_path / 'aud'} is not a finished folder of `mapgen audit`" in line, line
+    assert "give the folder `mapgen audit -o` wrote" in line, line
     assert not (tmp_path / "site").exists()
 
 

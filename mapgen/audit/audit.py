@@ -40,6 +40,7 @@ from mapgen.audit.oracle import (
 )
 from mapgen.benchmark import (
     AUDIT_FILE,
+    AUDIT_KIND,
     AUDIT_MAPS_FILE,
     AUDIT_MARKDOWN_FILE,
     AUDIT_PREDICTIONS_FILE,
@@ -47,7 +48,7 @@ from mapgen.benchmark import (
     image_path,
     load_benchmark,
 )
-from mapgen.files import dumps_json, jsonl_text, refuse_inside, write_files_atomic
+from mapgen.files import atomic_folder, dumps_json, jsonl_text, refuse_inside, write_files_atomic
 from mapgen.legend.colors import hex_to_rgb, min_pairwise_delta_e, rgb_to_lab
 from mapgen.questions import TemplateSet, hinges_on, load_templates, trace
 from mapgen.questions.record import format_answer
@@ -332,8 +333,10 @@ class AuditResult:
     paths: dict[str, Path] = field(default_factory=dict)
 
 
-def audit_benchmark(bench: str | Path, out_dir: str | Path | None = None, progress: bool = False) -> AuditResult:
-    """Audit every question (and map) of a benchmark folder; write the audit files when ``out_dir`` is given."""
+def audit_benchmark(bench: str | Path, out_dir: str | Path | None = None, progress: bool = False,
+                    force: bool = False) -> AuditResult:
+    """Audit every question (and map) of a benchmark folder; write the audit folder when ``out_dir`` is given
+    (all-or-nothing, :func:`mapgen.files.atomic_folder`: a non-empty one is refused unless ``force``)."""
     folder = load_benchmark(bench, verify="all").require_records()  # refuses a tampered or unfinished build
     if out_dir is not None:
         refuse_inside(out_dir, folder.root, "the benchmark folder")
@@ -362,7 +365,9 @@ def audit_benchmark(bench: str | Path, out_dir: str | Path | None = None, progre
         print()
     result = AuditResult(rows, maps, summarize(rows, maps))
     if out_dir is not None:
-        result.paths = write_audit(result, out_dir)
+        with atomic_folder(out_dir, replace=force, kind=AUDIT_KIND) as tmp:
+            write_audit(result, tmp)
+        result.paths = write_audit_paths(Path(out_dir))
     return result
 
 
@@ -420,12 +425,16 @@ def legibility_summary(rows: list[dict[str, Any]], maps: list[dict[str, Any]]) -
             "questions_hinging_on_failed_regions": sum(bool(r["hinges_on_failed"]) for r in rows)}
 
 
+def write_audit_paths(out: Path) -> dict[str, Path]:
+    """The files :func:`write_audit` writes into ``out``, by name."""
+    return {"audit": out / AUDIT_FILE, "maps": out / AUDIT_MAPS_FILE, "summary": out / AUDIT_SUMMARY_FILE,
+            "markdown": out / AUDIT_MARKDOWN_FILE, "predictions": out / AUDIT_PREDICTIONS_FILE}
+
+
 def write_audit(result: AuditResult, out_dir: str | Path) -> dict[str, Path]:
     """``audit.jsonl``, ``maps.jsonl``, ``summary.json``, ``audit.md`` and the oracle's answers as a predictions
     file, ``predictions.jsonl`` (score it with ``mapgen eval BENCH --predictions``), in ``out_dir``."""
-    out = Path(out_dir)
-    paths = {"audit": out / AUDIT_FILE, "maps": out / AUDIT_MAPS_FILE, "summary": out / AUDIT_SUMMARY_FILE,
-             "markdown": out / AUDIT_MARKDOWN_FILE, "predictions": out / AUDIT_PREDICTIONS_FILE}
+    paths = write_audit_paths(Path(out_dir))
     texts = {"predictions": jsonl_text(oracle_predictions(result.rows)), "audit": jsonl_text(result.rows),
              "maps": jsonl_text(result.maps), "summary": dumps_json(result.summary, indent=2) + "\n",
              "markdown": render_markdown(result)}  # all serialised before any is written: all files or none

@@ -21,6 +21,7 @@ from mapgen.cli.errors import (
     one_line_warning,
     unexpected,
 )
+from mapgen.errors import bounded_line
 
 #: Command name → (module, attribute, one-line help shown by ``mapgen --help``; a test keeps it equal to the
 #: command's own docstring).
@@ -97,7 +98,7 @@ class MapgenGroup(click.Group):
             if ctx.params.get("debug"):
                 raise
             message, code = explain(exc) or (unexpected(exc), ENVIRONMENT)
-            click.echo(f"Error: {message}", err=True)
+            click.echo(f"Error: {bounded_line(message)}", err=True)
             sys.exit(code)
 
 

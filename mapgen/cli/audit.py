@@ -21,13 +21,14 @@ AUDIT_FILES = ", ".join((AUDIT_FILE, AUDIT_MAPS_FILE, AUDIT_SUMMARY_FILE, AUDIT_
 @click.command("audit")
 @click.argument("bench", type=click.Path(exists=True, path_type=Path))
 @click.option("-o", "--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path),
-              help=f"Audit folder: {AUDIT_FILES}.")
+              help=f"Audit folder: {AUDIT_FILES} (new or empty, unless --force; written whole or not at all).")
 @click.option("--quiet", is_flag=True, help="No progress line.")
-def audit_command(bench: Path, out_dir: Path, quiet: bool) -> None:
+@click.option("--force", is_flag=True, help="Replace a non-empty audit folder (once the new audit is complete).")
+def audit_command(bench: Path, out_dir: Path, quiet: bool, force: bool) -> None:
     """Answer every question of BENCH from the pixels alone, explain each disagreement, check legibility."""
     from mapgen.audit.audit import audit_benchmark
 
-    result = audit_benchmark(bench, out_dir, progress=not quiet and sys.stdout.isatty())
+    result = audit_benchmark(bench, out_dir, progress=not quiet and sys.stdout.isatty(), force=force)
     s = result.summary
     o = s["overall"]
     acc = "-" if o["oracle_accuracy"] is None else f"{100 * o['oracle_accuracy']:.1f}%"
@@ -52,16 +53,17 @@ def audit_command(bench: Path, out_dir: Path, quiet: bool) -> None:
 @click.command("report")
 @click.argument("bench", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("-o", "--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path),
-              help="Site folder (open index.html in a browser).")
+              help="Site folder (open index.html in a browser; new or empty, unless --force).")
 @click.option("--eval", "eval_dir", type=click.Path(exists=True, file_okay=False, path_type=Path),
               help="An eval report folder (mapgen eval -o) to show predictions, tables and plots.")
 @click.option("--audit", "audit_dir", type=click.Path(exists=True, file_okay=False, path_type=Path),
               help="An audit folder (mapgen audit -o) to show the pixel oracle's answers and reasons.")
 @click.option("--title", help="Page title (default: the benchmark name).")
+@click.option("--force", is_flag=True, help="Replace a non-empty site folder (once the new site is complete).")
 def report_command(bench: Path, out_dir: Path, eval_dir: Path | None, audit_dir: Path | None,
-                   title: str | None) -> None:
+                   title: str | None, force: bool) -> None:
     """Write a static HTML site for BENCH: map browser with questions, answers, captions and boxes."""
     from mapgen.report_site import build_site
 
-    index = build_site(bench, out_dir, eval_dir=eval_dir, audit_dir=audit_dir, title=title)
+    index = build_site(bench, out_dir, eval_dir=eval_dir, audit_dir=audit_dir, title=title, force=force)
     click.echo(f"Wrote {index} (open it in a browser; no server needed)")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import errno
 import sys
 
-from mapgen.errors import BuildError
+from mapgen.errors import BuildError, bounded_line
 from mapgen.geo.names import UnknownNameError
 
 INPUT, ENVIRONMENT = 2, 1
@@ -80,11 +80,11 @@ def _symlink_loop(exc: BaseException) -> str | None:
 
 def explain(exc: BaseException) -> tuple[str, int] | None:
     """``(message, exit code)`` for an expected failure; ``None`` for an unexpected one."""
-    from mapgen.files import FolderError
+    from mapgen.files import FolderError, FolderNotEmptyError
 
     if isinstance(exc, FolderError):
         return str(exc), ENVIRONMENT
-    if isinstance(exc, (UnknownNameError, BuildError, FileNotFoundError)):
+    if isinstance(exc, (UnknownNameError, BuildError, FileNotFoundError, FolderNotEmptyError)):
         return str(exc), INPUT
     if isinstance(exc, ImportError):
         message = missing_dependency(exc)
@@ -131,7 +131,7 @@ def exit_quietly_on_closed_pipe() -> None:
 def one_line_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
                      line: str | None = None) -> str:
     """A warning as the CLI prints it: ``Warning: <message>`` (no source path or code line; ``--debug`` keeps them)."""
-    return f"Warning: {message}\n"
+    return f"Warning: {bounded_line(str(message))}\n"  # bounded like error lines (mapgen.errors.MAX_LINE)
 
 
 def unexpected(exc: BaseException) -> str:

@@ -17,12 +17,13 @@ from mapgen.eval.run import (
     EvalReport,
     PredictionsFile,
     PredictionSource,
+    WrittenPredictions,
     check_options,
     prediction_source,
     reads,
     run_eval,
 )
-from mapgen.files import refuse_inside
+from mapgen.files import refuse_inside, staging_folder
 from mapgen.tasks import Task, record_id, tasks
 
 
@@ -82,8 +83,10 @@ from mapgen.tasks import Task, record_id, tasks
 )
 @click.option("--no-plots", is_flag=True, help="Skip the PNG plots.")
 @click.option(
-    "-o", "--out", "out_dir", required=True, type=click.Path(file_okay=False), help="Report folder."
+    "-o", "--out", "out_dir", required=True, type=click.Path(file_okay=False),
+    help="Report folder (new or empty, unless --force; written whole or not at all).",
 )
+@click.option("--force", is_flag=True, help="Replace a non-empty report folder (once the new report is complete).")
 def eval_command(
     bench: str,
     predictions: str | None,
@@ -103,6 +106,7 @@ def eval_command(
     form: str,
     no_plots: bool,
     out_dir: str,
+    force: bool,
 ) -> None:
     """Score BENCH against --predictions, a --model or a --baseline and write a report folder."""
     import os
@@ -112,6 +116,9 @@ def eval_command(
     if model is None and prompt != "direct":  # only a model is sent prompts: a strategy here would be ignored
         raise click.UsageError(f"--prompt {prompt} applies to --model only (predictions and baselines are sent no "
                                "prompt); leave it out")
+    if predictions and any(staging_folder(p) for p in Path(predictions).absolute().parents):
+        raise ValueError(f"--predictions {predictions} lies in the staging folder of a run that did not finish; "
+                         "give the predictions file of a finished run (run it again if it was stopped)")
     api_key = os.environ.get(api_key_env) if api_key_env else None
     source: PredictionSource = PredictionsFile("")  # the pixel oracle's file, once the checks below pass
     if baseline != "pixel":
@@ -122,10 +129,11 @@ def eval_command(
     check_options(folder, split, limit, out_dir)  # before the oracle or a model writes anything
     if cache:
         refuse_inside(cache, folder.root, "the benchmark folder", "--cache")
+        refuse_inside(cache, out_dir, "the report folder", "--cache")  # replaced whole by a run (its default cache is kept)
     if baseline == "pixel":
-        source = PredictionsFile(pixel_predictions(bench, out_dir))
+        source = WrittenPredictions(lambda out: pixel_predictions(bench, out), "baseline: pixel, audit/predictions.jsonl")
     report = run_eval(folder, source, out_dir, seed=seed, split=split, limit=limit, box_scale=box_scale,
-                      plots=not no_plots, form=form)
+                      plots=not no_plots, form=form, force=force)
     echo_report(report, out_dir)
 
 
@@ -156,14 +164,13 @@ def _located(report: EvalReport, key: str) -> str:
     return f" (skipped, scored as missing: {shown})" if shown else ""
 
 
-def pixel_predictions(bench: str, out_dir: str) -> str:
-    """Run the pixel oracle (``mapgen audit``) into ``OUT/audit`` and return its predictions file."""
-    from pathlib import Path
-
+def pixel_predictions(bench: str, out_dir: Path | None) -> Path:
+    """Run the pixel oracle (``mapgen audit``) into ``OUT/audit`` (``out_dir``: the report's staging folder)
+    and return its predictions file."""
     from mapgen.audit.audit import audit_benchmark
 
-    result = audit_benchmark(bench, out_dir=Path(out_dir) / "audit")
-    return str(result.paths["predictions"])
+    result = audit_benchmark(bench, out_dir=None if out_dir is None else out_dir / "audit")
+    return result.paths["predictions"]
 
 
 @click.command("prompt")

@@ -22,6 +22,7 @@ from mapgen.questions import (
     write_jsonl,
 )
 from mapgen.scene import load_scene
+from mapgen.yamlio import safe_load
 
 
 @click.command("questions")
@@ -166,7 +167,7 @@ def _is_language_file(path: str) -> bool:
     if not path.endswith((".yaml", ".yml")) or not os.path.isfile(path):
         return False
     try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+        data = safe_load(Path(path).read_text(encoding="utf-8"))
     except yaml.YAMLError:
         return False
     return isinstance(data, dict) and "language" in data and "templates" in data and "definitions" not in data \

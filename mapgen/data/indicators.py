@@ -14,10 +14,10 @@ from functools import lru_cache
 from typing import Any
 
 import numpy as np
-import yaml
 
 from mapgen.data.statistic import KINDS
 from mapgen.resources import data_path
+from mapgen.yamlio import safe_load
 
 __all__ = ["Indicator", "indicators", "pick_indicator"]
 
@@ -51,7 +51,7 @@ def _resolve(entry: dict[str, Any], country: str) -> Indicator | None:
 
 @lru_cache(maxsize=1)
 def _entries() -> tuple[dict[str, Any], ...]:
-    raw = yaml.safe_load(data_path("stats", "indicators.yaml").read_text(encoding="utf-8"))
+    raw = safe_load(data_path("stats", "indicators.yaml").read_text(encoding="utf-8"))
     for entry in raw:
         if entry.get("kind") not in KINDS or not entry.get("title") or not entry.get("distributions"):
             raise ValueError(f"indicators.yaml: entry {entry.get('title')!r} needs a title, kind and distributions")

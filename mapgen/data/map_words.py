@@ -20,10 +20,9 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-import yaml
-
 from mapgen.data.statistic import StatInfo, with_year_and_unit
 from mapgen.resources import template_path
+from mapgen.yamlio import safe_load
 
 __all__ = ["MapWords", "lint_map_words", "map_words", "map_words_file"]
 
@@ -74,7 +73,7 @@ def map_words(language: str) -> MapWords:
     path = map_words_file(language)
     if not path.is_file():
         raise ValueError(f"no map words for language {language!r}: add templates/lang/map/{language}.yaml")
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    data = safe_load(path.read_text(encoding="utf-8"))
     return MapWords(
         language=language,
         na=str(data["legend"]["na"]),

@@ -14,6 +14,8 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from mapgen.errors import listing
+
 Kind = Literal["absolute", "percent"]
 KINDS: tuple[str, ...] = ("absolute", "percent")
 
@@ -84,7 +86,8 @@ class Statistic:
         values.index = pd.Index([str(code) for code in values.index], name="code")
         if values.index.has_duplicates:
             dupes = sorted(set(values.index[values.index.duplicated()]))
-            raise ValueError(f"duplicate region codes in statistic {self.info.id!r}: {dupes}")
+            raise ValueError(f"duplicate region codes in statistic {self.info.id!r}: {listing(dupes)}; give each "
+                             "region one value")
         if np.isinf(values.to_numpy()).any():
             raise ValueError(f"statistic {self.info.id!r} has infinite values")
         values.name = self.info.id

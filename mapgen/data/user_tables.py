@@ -12,6 +12,9 @@ Error policy (every problem raises :class:`TableError`, a ``ValueError``, naming
   loudly: ``"warn"`` (default, a :class:`MissingValueWarning` naming the rows), ``"error"`` or ``"ignore"``. Codes
   the sidecar metadata lists as missing on purpose never warn. A table with no value at all is an error.
 
+A table has at most :data:`MAX_COLUMNS` columns (a wider one is refused from its header, before it is parsed: a
+choropleth needs two). Error lines name at most a few rows, values or columns and say how many more.
+
 Numbers may carry thousands separators (``1,234,567``) and, in percent tables, a trailing ``%``.
 Rows are named ``line N`` for files read as text (line 1 is the header; blank lines and multi-line quoted cells
 would shift the count) and ``row <index>`` (the DataFrame index) otherwise.
@@ -29,6 +32,7 @@ import json
 import math
 import re
 import warnings
+from collections import Counter
 from collections.abc import Hashable, Mapping
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -38,7 +42,7 @@ import numpy as np
 import pandas as pd
 
 from mapgen.data.statistic import KINDS, Kind, StatInfo, Statistic
-from mapgen.errors import DataError
+from mapgen.errors import MAX_LISTED, DataError, listing
 from mapgen.files import write_text_atomic
 from mapgen.geo.atlas import BUILTIN, Atlas, as_atlas, uncut
 from mapgen.geo.names import UnknownRegionError
@@ -64,7 +68,9 @@ NA_STRINGS = frozenset({"", "na", "n/a", "nan", "none", "null", "-", "–", "—
 _THOUSANDS = re.compile(r"^[-+]?\d{1,3}(,\d{3})+(\.\d+)?$")
 _REGION_NAMES = ("code", "region", "state", "province", "name", "region_code", "region_name", "state_name")
 _VALUE_NAMES = ("value", "values", "val")
-_MAX_LISTED = 8
+MAX_COLUMNS = 2000
+"""Columns a table may have: a statistics table needs a region and a value column; census-style wide tables have
+hundreds. A wider file is refused from its header line, before it is parsed."""
 _SIDECAR_KEY = "mapgen_stat"
 
 
@@ -97,6 +103,7 @@ def read_frame(source: Source, atlas: Atlas | None = None) -> tuple[pd.DataFrame
     ``atlas``, a text file whose first line is data (a region and a number) is refused as headerless.
     """
     if isinstance(source, pd.DataFrame):
+        _refuse_wide(len(source.columns), "the table given")
         frame = source.copy()
         text = False
     else:
@@ -112,10 +119,10 @@ def read_frame(source: Source, atlas: Atlas | None = None) -> tuple[pd.DataFrame
     if text and atlas is not None:
         _require_header(frame, atlas, source)
     if frame.empty:
-        raise TableError(f"{_describe(source)} has no data rows (columns: {list(frame.columns)}); add one row per "
+        raise TableError(f"{_describe(source)} has no data rows (columns: {_columns(frame)}); add one row per "
                          "region under the header (e.g. 'Texas,3').")
     if len(set(frame.columns)) != len(frame.columns):
-        raise TableError(f"{_describe(source)} repeats column names: {list(frame.columns)}; give each column its "
+        raise TableError(f"{_describe(source)} repeats column names: {_columns(frame)}; give each column its "
                          "own name.")
     return frame, text
 
@@ -123,6 +130,7 @@ def read_frame(source: Source, atlas: Atlas | None = None) -> tuple[pd.DataFrame
 def _read_text(path: Path, sep: str) -> pd.DataFrame:
     text = decode_table(path).replace("\r\n", "\n").replace("\r", "\n")  # Windows and classic-Mac line ends
     sep = detect_delimiter(text, sep, path)
+    _refuse_wide(text.split("\n", 1)[0].count(sep) + 1, path)  # before the csv reader sees a million cells
     _refuse_repeated_header(text, sep, path)
     try:
         frame = pd.read_csv(io.StringIO(text), sep=sep, dtype=str, keep_default_na=False, skipinitialspace=True)
@@ -139,9 +147,10 @@ def _read_text(path: Path, sep: str) -> pd.DataFrame:
 def _refuse_repeated_header(text: str, sep: str, path: Path) -> None:
     """Refuse a header naming one column twice (pandas would rename the second ``value.1`` silently)."""
     header = [cell.strip() for cell in next(csv.reader(io.StringIO(text), delimiter=sep), [])]
-    repeated = sorted({c for c in header if c and header.count(c) > 1})
+    counts = Counter(c for c in header if c)
+    repeated = sorted(c for c, n in counts.items() if n > 1)
     if repeated:
-        count = header.count(repeated[0])
+        count = counts[repeated[0]]
         times = "two" if count == 2 else str(count)
         raise TableError(f"{path} has {times} columns named {repeated[0]!r}; rename one or give --value-col.")
 
@@ -257,7 +266,12 @@ def _read_parquet(path: Path) -> pd.DataFrame:
     if head != b"PAR1" or tail != b"PAR1":  # every Parquet file starts and ends with this magic
         raise TableError(f"{path} is not a Parquet file; {fix}.")
     try:
+        import pyarrow.parquet as pq
+
+        _refuse_wide(len(pq.read_schema(path).names), path)  # from the footer, before the columns are read
         return pd.read_parquet(path)
+    except TableError:
+        raise
     except Exception as exc:  # pyarrow raises several unrelated types for corrupt files
         raise TableError(f"{path} is not a readable Parquet file: {exc}; {fix}.") from None
 
@@ -273,8 +287,18 @@ def _row_name(index: Hashable, position: int, text: bool) -> str:
 
 
 def _listing(items: list[str]) -> str:
-    more = f", … ({len(items) - _MAX_LISTED} more)" if len(items) > _MAX_LISTED else ""
-    return "; ".join(items[:_MAX_LISTED]) + more
+    return listing(items, sep="; ")
+
+
+def _columns(frame: pd.DataFrame) -> str:
+    """The column names of ``frame`` for an error line (the first few, then how many more)."""
+    return f"[{listing(repr(str(c)) for c in frame.columns)}]"
+
+
+def _refuse_wide(columns: int, where: object) -> None:
+    if columns > MAX_COLUMNS:
+        raise TableError(f"{where} has {columns:,} columns, more than the {MAX_COLUMNS:,} a table may have; keep "
+                         "the region column and the value column (e.g. cut -d, -f1,5 or pandas) and try again.")
 
 
 # --- column detection -------------------------------------------------------------------------------------
@@ -313,7 +337,7 @@ def _pick_region_col(found: dict[str, list[str | None]], frame: pd.DataFrame, at
             return text_cols[0]
         raise TableError(
             f"No column of {_describe(source)} holds {atlas.title} region names or codes; columns: "
-            f"{list(frame.columns)}. Pass region_col= (--region-col)."
+            f"{_columns(frame)}. Pass region_col= (--region-col)."
         )
     if len(found) == 1:
         return next(iter(found))
@@ -325,7 +349,7 @@ def _pick_region_col(found: dict[str, list[str | None]], frame: pd.DataFrame, at
         return named[0]
     raise TableError(
         f"Several columns of {_describe(source)} look like region columns: {list(found)} (all columns: "
-        f"{list(frame.columns)}). Pass region_col= (--region-col)."
+        f"{_columns(frame)}). Pass region_col= (--region-col)."
     )
 
 
@@ -349,7 +373,7 @@ def _pick_value_col(region_like: set[str], frame: pd.DataFrame, region_col: str,
     what = "numeric columns" if numeric else "no numeric column"
     raise TableError(
         f"Cannot tell which column of {_describe(source)} holds the values ({what}: {numeric}; all columns: "
-        f"{list(frame.columns)}). Pass value_col= (--value-col)."
+        f"{_columns(frame)}). Pass value_col= (--value-col)."
     )
 
 
@@ -359,7 +383,7 @@ def _check_column(frame: pd.DataFrame, col: str, what: str, source: Source) -> s
     by_lower = {c.lower(): c for c in frame.columns}
     if col.strip().lower() in by_lower:
         return by_lower[col.strip().lower()]
-    raise TableError(f"{what} column {col!r} not in {_describe(source)}; columns: {list(frame.columns)}.")
+    raise TableError(f"{what} column {col!r} not in {_describe(source)}; columns: {_columns(frame)}.")
 
 
 def _require_header(frame: pd.DataFrame, atlas: Atlas, source: Source) -> None:
@@ -472,7 +496,7 @@ def _resolve_rows(
 def _resolve_name(atlas: Atlas, name: str, unknown_so_far: int) -> str:
     """``atlas.resolve(name)``; once a message has enough unknown names to list, later unknown names skip the
     'did you mean' search (200,000 unknown rows took minutes)."""
-    if unknown_so_far < _MAX_LISTED:
+    if unknown_so_far < MAX_LISTED:
         return atlas.resolve(name)
     code = atlas.find(name)
     if code is None:

@@ -6,12 +6,12 @@ import random
 from functools import cache
 from typing import Any
 
-import yaml
 from jinja2 import StrictUndefined
 from jinja2.sandbox import SandboxedEnvironment
 
 from mapgen.resources import template_path
 from mapgen.scene import Scene, group_form
+from mapgen.yamlio import safe_load
 
 _ENV = SandboxedEnvironment(undefined=StrictUndefined, autoescape=False, keep_trailing_newline=False)
 _ENV.filters["capitalize_first"] = lambda s: s[:1].upper() + s[1:]
@@ -20,7 +20,7 @@ _ENV.filters["capitalize_first"] = lambda s: s[:1].upper() + s[1:]
 @cache
 def load_wordings(name: str) -> dict[str, Any]:
     """The parsed ``templates/describe/<name>.yaml`` (cached; do not mutate)."""
-    return yaml.safe_load(template_path("describe", f"{name}.yaml").read_text(encoding="utf-8"))
+    return safe_load(template_path("describe", f"{name}.yaml").read_text(encoding="utf-8"))
 
 
 @cache

@@ -1,6 +1,7 @@
 """95 % percentile bootstrap intervals of mean scores, shared by the eval report's tables and plots and the
 task summaries (e.g. the gold tables'): items resampled with replacement :data:`BOOTSTRAP_SAMPLES` times, seeded by the run's
-seed and the cell's key (so every cell has its own reproducible draw)."""
+seed and the cell's key (so every cell has its own reproducible draw). Intervals are fractions (0-1), like the
+scores they bound in ``summary.json``; tables and plots show both in %."""
 
 from __future__ import annotations
 
@@ -21,11 +22,11 @@ def resample_rows(n: int, seed: int, key: str, samples: int = BOOTSTRAP_SAMPLES)
 
 
 def mean_ci(values: Any, seed: int, key: str, samples: int = BOOTSTRAP_SAMPLES) -> list[float]:
-    """95 % percentile bootstrap interval (in %) of the mean of per-item ``values``."""
+    """95 % percentile bootstrap interval (a fraction, like the mean) of the mean of per-item ``values``."""
     import numpy as np
 
     x = np.asarray(values, dtype=float)
     if not len(x):
         return [math.nan, math.nan]
     lo, hi = np.nanpercentile(np.nanmean(x[resample_rows(len(x), seed, key, samples)], axis=1), [2.5, 97.5])
-    return [float(lo) * 100, float(hi) * 100]
+    return [float(lo), float(hi)]

@@ -36,7 +36,6 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import yaml
 from jinja2 import StrictUndefined
 
 from mapgen.eval.examples import example_for
@@ -44,6 +43,7 @@ from mapgen.questions.record import Question
 from mapgen.questions.sandbox import TextLimitError, TextSandbox
 from mapgen.renamed_regions import renamed_regions
 from mapgen.resources import template_path
+from mapgen.yamlio import safe_load
 
 PROMPTS_ENV = "MAPGEN_PROMPTS"
 _ENV = TextSandbox(undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
@@ -132,7 +132,7 @@ def _read_strategy(path: Path) -> Strategy:
 def _parse_strategy(path: Path, mtime_ns: int, size: int) -> Strategy:
     if path.suffix == ".txt":
         return Strategy(name=path.stem, text=path.read_text(encoding="utf-8"), path=path)
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    data = safe_load(path.read_text(encoding="utf-8")) or {}
     if not isinstance(data, dict) or not isinstance(data.get("text"), str):
         raise ValueError(f"prompt strategy {path} needs a 'text' template")
     images = tuple(_example_image(path, str(p)) for p in data.get("example_images") or ())
@@ -187,7 +187,7 @@ def load_strategy(strategy: str | Path | Strategy) -> Strategy:
 
 @lru_cache(maxsize=1)
 def _common() -> dict[str, Any]:
-    return yaml.safe_load((_shipped_dir() / "_common.yaml").read_text(encoding="utf-8"))
+    return safe_load((_shipped_dir() / "_common.yaml").read_text(encoding="utf-8"))
 
 
 # ------------------------------------------------------------------------------------------- names

@@ -6,8 +6,9 @@ Files written by :func:`write_report` (byte-identical for identical inputs):
   metric); list/tuple cells as JSON.
 - ``summary.json``: counts (questions, unparsed, missing, unmatched/duplicate predictions, model failures),
   overall score, every metric per answer type (aggregated as the metric declares:
-  :func:`~mapgen.eval.metrics.aggregate`), the paper tables as nested dicts, plus whatever the
-  caller adds (``extra``: each task's summary under its key, run settings).
+  :func:`~mapgen.eval.metrics.aggregate`), the paper tables as nested dicts with their intervals, plus whatever
+  the caller adds (``extra``: each task's summary under its key, run settings). Every score, table cell and
+  interval in it is a fraction (0-1: ``acc@0.5`` and ``acc@0.5_ci`` alike); ``tables.md`` and the plots show %.
 - ``tables.md``: a *Tasks* overview (:func:`task_table`: VQA, then each task the run scored — count, main
   score, 95 % bootstrap interval, random / prior / chance), then the MAPWise layout — one table per breakdown
   (overall, map type = discrete / continuous / hatched, map style when the questions come from more than one
@@ -151,7 +152,7 @@ def paper_table(
 
 
 def bootstrap_ci(metric: str, values: Any, seed: int, key: str, samples: int = BOOTSTRAP_SAMPLES) -> list[float]:
-    """95 % percentile bootstrap interval (in %) of ``metric``'s aggregate over per-question ``values``,
+    """95 % percentile bootstrap interval (a fraction) of ``metric``'s aggregate over per-question ``values``,
     resampling questions with replacement; seeded by ``seed`` and the cell's ``key``."""
     import numpy as np
 
@@ -164,7 +165,7 @@ def bootstrap_ci(metric: str, values: Any, seed: int, key: str, samples: int = B
     else:
         stats = np.array([aggregate(metric, pd.Series(x[row])) for row in idx])
     lo, hi = np.nanpercentile(stats, [2.5, 97.5])
-    return [float(lo) * 100, float(hi) * 100]
+    return [float(lo), float(hi)]
 
 
 def paper_ci(frame: pd.DataFrame, by: str | None = None, seed: int = 0) -> dict[str, dict[str, list[float]]]:
@@ -188,7 +189,7 @@ def with_ci(table: pd.DataFrame, cis: Mapping[str, Mapping[str, list[float]]]) -
         for title, (lo, hi) in cis.get(str(group), {}).items():
             value = out.at[i, title]
             if isinstance(value, float) and not math.isnan(value):
-                out.at[i, title] = f"{value:.2f} [{lo:.1f}, {hi:.1f}]"
+                out.at[i, title] = f"{value:.2f} [{lo * 100:.1f}, {hi * 100:.1f}]"  # the table is in %
     return out
 
 
@@ -296,7 +297,7 @@ TASK_COLUMNS = ("task", "n", "metric", "score", "95 % interval", "random", "prio
 def interval_text(ci: Sequence[float] | None) -> str:
     if not ci or any(x is None or math.isnan(x) for x in ci):
         return "-"
-    return f"[{ci[0]:.1f}, {ci[1]:.1f}]"
+    return f"[{ci[0] * 100:.1f}, {ci[1] * 100:.1f}]"  # an interval (fractions) as tables show it, in %
 
 
 def percent(value: Any) -> float:
@@ -340,7 +341,9 @@ def _json_safe(value: Any) -> Any:
 
 
 def _table_dict(df: pd.DataFrame) -> dict[str, dict[str, Any]]:
-    return {str(row["group"]): {k: row[k] for k in df.columns if k != "group"} for _, row in df.iterrows()}
+    """A paper table (in %) as ``summary.json`` holds it: fractions, like every score there."""
+    return {str(row["group"]): {k: row[k] if k == "n" else row[k] / 100 for k in df.columns if k != "group"}
+            for _, row in df.iterrows()}
 
 
 def build_summary(report: Report, extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -411,7 +414,7 @@ def score_bars(frame: pd.DataFrame, column: str | None = None, seed: int = 0) ->
         answer_type, group = (key[0], None) if column is None else key
         label = "score" if column is None else _group_label(group, column)
         lo, hi = mean_ci(g["main"].to_numpy(), seed, f"plot|{column}|{answer_type}|{label}")
-        cells[(answer_type, label)] = (float(g["main"].mean()) * 100, lo, hi)
+        cells[(answer_type, label)] = (float(g["main"].mean()) * 100, lo * 100, hi * 100)
     index = pd.MultiIndex.from_tuples(list(cells), names=["answer_type", "group"])
     values = pd.DataFrame(list(cells.values()), index=index, columns=["score", "low", "high"])
     wide = {name: values[name].unstack("group") for name in ("score", "low", "high")}

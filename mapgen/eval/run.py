@@ -21,17 +21,17 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mapgen.benchmark import Benchmark, Verify, load_benchmark
+from mapgen.benchmark import EVAL_KIND, Benchmark, Verify, load_benchmark
 from mapgen.eval.clients import Completion, OpenAIClient, make_client
 from mapgen.eval.prompts import Prompt
 from mapgen.eval.report import write_report
 from mapgen.eval.score import Report, evaluate
-from mapgen.files import iter_json_lines, read_json, refuse_inside, write_jsonl_atomic
+from mapgen.files import atomic_folder, iter_json_lines, read_json, refuse_inside, write_jsonl_atomic
 from mapgen.suggest import did_you_mean
 from mapgen.tasks import EvalScope, Task, TaskScores, record_id
 from mapgen.tasks import tasks as registered
@@ -311,7 +311,21 @@ class Model:
         return ModelClient(client, self.prompt, self.concurrency).gather(scope, chosen, out)
 
 
-PredictionSource = PredictionsFile | PredictionTexts | Baseline | Model | ModelClient
+@dataclass(frozen=True)
+class WrittenPredictions:
+    """Replies a callable writes into the report folder first (``write(out)`` returns the predictions file, e.g.
+    the pixel oracle's audit in ``OUT/audit``), then read as a predictions file; ``label`` names it in the summary
+    (the path it was written to is a staging folder's)."""
+
+    write: Callable[[Path | None], Path]
+    label: str
+
+    def gather(self, scope: EvalScope, chosen: Sequence[Task], out: Path | None) -> Gathered:
+        gathered = PredictionsFile(self.write(out)).gather(scope, chosen, out)
+        return Gathered(gathered.texts, gathered.info | {"source": self.label})
+
+
+PredictionSource = PredictionsFile | PredictionTexts | Baseline | Model | ModelClient | WrittenPredictions
 """Where a run's replies come from: exactly one of these."""
 
 
@@ -383,6 +397,7 @@ def run_eval(
     box_scale: str = "percent",
     tasks: Sequence[str] | None = None,
     plots: bool = True,
+    force: bool = False,
 ) -> EvalReport:
     """Evaluate one prediction source on a benchmark; writes the report folder when ``out_dir`` is given.
 
@@ -390,16 +405,29 @@ def run_eval(
     ``form="mcq"`` scores the multiple-choice form (:mod:`mapgen.eval.mcq`) of the single, range, count and binary
     questions; ``tasks`` names the tasks a model or baseline answers (all by default). Every registered task
     scores the replies to its records. A benchmark given by path is verified first (:func:`reads`); bad options
-    and predictions are refused before anything is written (:class:`EvalInputError`).
+    and predictions are refused before anything is written (:class:`EvalInputError`). The report folder is
+    written all-or-nothing (:func:`mapgen.files.atomic_folder`: a non-empty one is refused unless ``force``, one
+    run per folder, a model's response cache kept across runs into it).
     """
     bench = bench if isinstance(bench, Benchmark) else load_benchmark(bench, verify=reads(source))
     check_options(bench, split, limit, out_dir)
     if isinstance(source, Baseline) and source.name in HELD_OUT_BASELINES and split is None:
         split = held_out_split(bench)
     scope = EvalScope(bench, split=split, limit=limit, seed=seed, form=form, box_scale=box_scale)
-    out = Path(out_dir) if out_dir is not None else None
+    if out_dir is None:
+        return _run(scope, source, tasks, None, plots)
+    with atomic_folder(out_dir, replace=force, kind=EVAL_KIND, carry=(CACHE_OUT,)) as tmp:
+        report = _run(scope, source, tasks, tmp, plots)
+    final = Path(out_dir)
+    report.paths = {name: final / path.relative_to(tmp) for name, path in report.paths.items()}
+    return report
+
+
+def _run(scope: EvalScope, source: PredictionSource, tasks: Sequence[str] | None, out: Path | None,
+         plots: bool) -> EvalReport:
+    """Gather the replies, score them and (into ``out``) write the report."""
     gathered = source.gather(scope, registered(tasks), out)
-    base = {"benchmark": str(bench.root), "split": split, "form": form, "seed": seed}
+    base = {"benchmark": str(scope.bench.root), "split": scope.split, "form": scope.form, "seed": scope.seed}
     report = score_run(scope, gathered.texts, base | gathered.info)
     if out is not None:
         report.paths = write_report(report, out, report.extra, plots=plots, item_tables=report.item_tables,

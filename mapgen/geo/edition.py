@@ -21,11 +21,10 @@ from collections.abc import Mapping
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-import yaml
-
 from mapgen.geo.atlas_model import Atlas, Position
 from mapgen.geo.gazetteer import RegionGroup
 from mapgen.resources import data_path
+from mapgen.yamlio import safe_load
 
 if TYPE_CHECKING:
     import geopandas as gpd
@@ -38,7 +37,7 @@ EDITIONS_FILE = "editions.yaml"
 def editions() -> dict[str, dict[str, Any]]:
     """Edition key → its rules (``data/atlas/editions.yaml``)."""
     path = data_path("atlas", EDITIONS_FILE)
-    return yaml.safe_load(path.read_text(encoding="utf-8")) or {} if path.is_file() else {}
+    return safe_load(path.read_text(encoding="utf-8")) or {} if path.is_file() else {}
 
 
 def is_edition(name: str) -> bool:

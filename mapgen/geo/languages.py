@@ -12,9 +12,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-import yaml
-
 from mapgen.resources import data_path
+from mapgen.yamlio import safe_load
 
 #: Languages questions can be asked in (code -> name); ``en`` is the atlases' own language.
 LANGUAGES: dict[str, str] = {"en": "English", "hi": "Hindi", "zh": "Chinese (Simplified)", "es": "Spanish"}
@@ -87,7 +86,7 @@ def native_names(language: str) -> NativeNames | None:
     """The names file of ``language`` (``None`` for English)."""
     if check_language(language) == DEFAULT_LANGUAGE:
         return None
-    data = yaml.safe_load(names_file(language).read_text(encoding="utf-8"))
+    data = safe_load(names_file(language).read_text(encoding="utf-8"))
     return NativeNames(
         language=language,
         country=str(data["country"]),

@@ -17,6 +17,7 @@ import geopandas as gpd
 import pyproj
 import shapely
 
+from mapgen.errors import listing
 from mapgen.geo.adjacency import BorderMeasure, measure_borders
 from mapgen.geo.atlas_model import Atlas, Position
 from mapgen.geo.coordinates import (
@@ -497,11 +498,11 @@ def _reject_duplicates(values: list[str], what: str, path: Path) -> None:
     where: dict[str, list[int]] = {}
     for i, v in enumerate(values):
         where.setdefault(v if v.startswith("\0") else normalize_name(v) or v, []).append(i)  # "\0": a blank
-    dupes = [f"{' / '.join(repr(s) for s in dict.fromkeys(values[i] for i in at))} (features "
-             f"{', '.join(map(str, at))})" for at in where.values() if len(at) > 1]
+    dupes = [f"{listing((repr(s) for s in dict.fromkeys(values[i] for i in at)), sep=' / ')} (features "
+             f"{listing(at)})" for at in where.values() if len(at) > 1]
     if dupes:
         same = " (case, spacing and accents aside)" if any(" / " in d for d in dupes) else ""
-        raise AtlasFileError(f"Duplicate region {what}s{same} in {str(path)!r}: {'; '.join(dupes[:_MAX_PAIRS])}; "
+        raise AtlasFileError(f"Duplicate region {what}s{same} in {str(path)!r}: {listing(dupes, _MAX_PAIRS, '; ')}; "
                              f"give every region its own {what} (or merge its features into one MultiPolygon).")
 
 

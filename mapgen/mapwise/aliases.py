@@ -8,11 +8,10 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from mapgen.geo.gazetteer import RegionGroup
 from mapgen.geo.names import normalize_name
 from mapgen.resources import data_path
+from mapgen.yamlio import safe_load
 
 
 @dataclass(frozen=True)
@@ -65,7 +64,7 @@ def load_aliases(path: str | None = None) -> MapwiseAliases:
     """The shipped alias file (or another file with the same structure)."""
     text = Path(path).read_text(encoding="utf-8") if path else data_path("mapwise_aliases.yaml").read_text(
         encoding="utf-8")
-    return aliases_from_data(yaml.safe_load(text) or {})
+    return aliases_from_data(safe_load(text) or {})
 
 
 # ---------------------------------------------------------------------------------------------- curated groups
@@ -118,4 +117,4 @@ def load_groups(path: str | None = None) -> dict[str, tuple[RegionGroup, ...]]:
     """The shipped curated MAPWise groups (``data/mapwise_groups.yaml``, or another file with its structure)."""
     text = Path(path).read_text(encoding="utf-8") if path else data_path("mapwise_groups.yaml").read_text(
         encoding="utf-8")
-    return groups_from_data(yaml.safe_load(text) or {})
+    return groups_from_data(safe_load(text) or {})

@@ -22,9 +22,8 @@ import re
 from functools import lru_cache
 from typing import Any
 
-import yaml
-
 from mapgen.resources import template_path
+from mapgen.yamlio import safe_load
 
 _TOKEN = re.compile(r"{{\s*(?P<slot>\w+)\s*(?:\|\s*(?P<filter>\w+)\s*)?}}|(?P<op>[\[\]()|])|(?P<lit>[^{\[\]()|]+|{)")
 _JINJA_SLOT = re.compile(r"{{\s*(?P<slot>\w+)\s*(?:\|\s*(?P<filter>\w+)\s*)?}}")
@@ -43,7 +42,7 @@ def template_records() -> dict[str, dict[str, Any]]:
     out = {}
     for f in sorted(template_path("questions").iterdir(), key=lambda f: f.name):
         if f.name.endswith(".yaml"):
-            for rec in (yaml.safe_load(f.read_text(encoding="utf-8")) or {}).get("templates", []):
+            for rec in (safe_load(f.read_text(encoding="utf-8")) or {}).get("templates", []):
                 out[rec["id"]] = rec
     return out
 

@@ -34,7 +34,7 @@ from mapgen.questions.functions.registry import Owner, pack_functions, watched
 from mapgen.questions.readings import builtin_file as builtin_readings_file
 from mapgen.questions.readings import load_readings_file
 from mapgen.resources import template_path
-from mapgen.yamlio import yaml_problem
+from mapgen.yamlio import safe_load, yaml_problem
 
 TEMPLATES_FILE = "templates.yaml"
 LANG_DIR = "lang"
@@ -113,7 +113,7 @@ def is_builtin_file(path: str | Path) -> bool:
 def read_yaml(path: Path) -> object:
     """A pack file's YAML (a PackError names the file when it is not valid YAML)."""
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
+        return safe_load(path.read_text(encoding="utf-8"))
     except yaml.YAMLError as exc:
         raise PackError(f"not valid YAML: {yaml_problem(exc)}") from None  # one line (mapgen.yamlio)
 

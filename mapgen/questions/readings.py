@@ -27,6 +27,7 @@ import yaml
 
 from mapgen.geo.gazetteer import GroupAlternative
 from mapgen.resources import template_path
+from mapgen.yamlio import safe_load, yaml_problem
 
 #: The axis of alternative group memberships; a group's consulted key is ``group:<group name>``.
 GROUP_AXIS = "group"
@@ -131,8 +132,10 @@ def load_readings_file(path: str | Path) -> list[str]:
     if key in _LOADED:
         return []
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except (OSError, yaml.YAMLError) as exc:
+        data = safe_load(path.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as exc:  # a syntax error, or past the budget (an alias bomb): mapgen.yamlio
+        return [f"not valid YAML: {yaml_problem(exc)}"]
+    except OSError as exc:
         return [f"cannot read it: {type(exc).__name__}"]
     problems, parsed, groups = _parse(data, str(path))
     if problems:

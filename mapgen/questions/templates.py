@@ -58,6 +58,7 @@ from mapgen.questions.sandbox import TextSandbox, text_problems
 from mapgen.questions.typecheck import check_template_types, unknown_keys
 from mapgen.resources import template_path
 from mapgen.suggest import did_you_mean
+from mapgen.yamlio import safe_load
 
 PARAM_TYPES: dict[str, str] = {
     "Region": "a region of the map (legible, with a value)",
@@ -880,7 +881,7 @@ def load_language(code: str) -> Language:
         files = {f.name[: -len(".yaml")]: f for f in language_files()}
         if code not in files:
             raise TemplateError(f"no question texts in language {code!r}; languages: en, {', '.join(files)}")
-        data = yaml.safe_load(files[code].read_text(encoding="utf-8"))
+        data = safe_load(files[code].read_text(encoding="utf-8"))
         _LANGUAGES[code] = _read_language(data, files[code].name)
     return _LANGUAGES[code]
 
@@ -944,7 +945,7 @@ def _unworded(lang: Language, t: Template, text: str) -> list[str]:
 def lint_language_file(path: str | Path) -> list[str]:
     """Problems found in a language file, checked against mapgen's templates."""
     try:
-        lang = _read_language(yaml.safe_load(Path(path).read_text(encoding="utf-8")), str(path))
+        lang = _read_language(safe_load(Path(path).read_text(encoding="utf-8")), str(path))
     except yaml.YAMLError as exc:
         return [f"not valid YAML: {exc}"]
     except TemplateError as exc:

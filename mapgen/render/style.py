@@ -21,7 +21,7 @@ from mapgen.page import LEGEND_POSITIONS, MAX_PX, MIN_PX
 from mapgen.render.fonts import unknown_family
 from mapgen.resources import template_path
 from mapgen.suggest import close_matches, did_you_mean, suggestion
-from mapgen.yamlio import YAMLFileError, read_text_file, yaml_file_problem
+from mapgen.yamlio import YAMLFileError, read_text_file, safe_load, yaml_file_problem
 
 DEFAULT_STYLE = "default"
 STYLE_SUFFIXES = (".yaml", ".yml")
@@ -348,7 +348,7 @@ def text_digest(text: str) -> str:
 def parse_style(text: str, where: str = "style") -> MapStyle:
     """A :class:`MapStyle` from YAML text; problems raise :class:`StyleError` in one line."""
     try:
-        data = yaml.safe_load(text) or {}
+        data = safe_load(text) or {}
     except yaml.YAMLError as exc:
         raise StyleError(yaml_file_problem(where, exc)) from None  # FILE:LINE:COL: what (mapgen.yamlio)
     if not isinstance(data, dict):

@@ -32,8 +32,26 @@ from typing import Any
 
 from jinja2 import Environment
 
-from mapgen.benchmark import AUDIT_FILE, AUDIT_MARKDOWN_FILE, MAPS_DIR, Benchmark, image_rel, load_benchmark
-from mapgen.files import copy_file, read_jsonl, refuse_inside, resolves_inside, write_text_atomic
+from mapgen.benchmark import (
+    AUDIT_FILE,
+    AUDIT_KIND,
+    AUDIT_MARKDOWN_FILE,
+    EVAL_KIND,
+    MAPS_DIR,
+    SITE_KIND,
+    Benchmark,
+    image_rel,
+    load_benchmark,
+)
+from mapgen.files import (
+    atomic_folder,
+    copy_file,
+    read_jsonl,
+    refuse_inside,
+    require_finished,
+    resolves_inside,
+    write_text_atomic,
+)
 from mapgen.report_site.worst import worst_cases
 from mapgen.resources import template_path
 from mapgen.tasks import tasks
@@ -217,12 +235,11 @@ def eval_section(eval_dir: Path, out: Path) -> str:
 
 
 def _require_reports(eval_dir: str | Path | None, audit_dir: str | Path | None) -> None:
-    """Refuse an ``--eval`` / ``--audit`` folder that the command named did not write (before any file is)."""
-    for folder, marker, command, option in ((eval_dir, "summary.json", "mapgen eval", "--eval"),
-                                            (audit_dir, "audit.jsonl", "mapgen audit", "--audit")):
-        if folder is not None and not (Path(folder) / marker).is_file():
-            raise ValueError(f"{option} {folder} holds no {marker}: not a report of `{command}`; give the folder "
-                             f"`{command} -o` wrote")
+    """Refuse an ``--eval`` / ``--audit`` folder that the command named did not finish (before any file is
+    written): :func:`mapgen.files.require_finished`."""
+    for folder, kind, option in ((eval_dir, EVAL_KIND, "--eval"), (audit_dir, AUDIT_KIND, "--audit")):
+        if folder is not None:
+            require_finished(folder, kind, option)
 
 
 def build_site(
@@ -231,22 +248,35 @@ def build_site(
     eval_dir: str | Path | None = None,
     audit_dir: str | Path | None = None,
     title: str | None = None,
+    force: bool = False,
 ) -> Path:
     """Write the static site for ``bench`` into ``out_dir``; returns the path of ``index.html``. The benchmark is
-    verified against its manifest first, and ``out_dir`` may not be (or lie inside) an input folder."""
-    from mapgen import __version__
-
+    verified against its manifest first, and ``out_dir`` may not be (or lie inside) an input folder. The site is
+    written whole or not at all (:func:`mapgen.files.atomic_folder`: a non-empty folder is refused unless
+    ``force``)."""
     bench_data, out = load_benchmark(bench, verify="all").require_records(), Path(out_dir)
-    root = bench_data.root
-    for folder, what in ((root, "the benchmark folder"), (eval_dir, "the eval folder"), (audit_dir, "the audit folder")):
+    for folder, what in ((bench_data.root, "the benchmark folder"), (eval_dir, "the eval folder"),
+                         (audit_dir, "the audit folder")):
         if folder is not None:
             refuse_inside(out, folder, what)
     _require_reports(eval_dir, audit_dir)
     if eval_dir:
         eval_plots(Path(eval_dir))  # a plot linking outside is refused before anything is written
-    scores = eval_scores(Path(eval_dir)) if eval_dir else {}
-    audit = audit_rows(Path(audit_dir)) if audit_dir else {}
-    maps = site_maps(bench_data, scores, audit, Path(eval_dir) if eval_dir else None)
+    with atomic_folder(out, replace=force, kind=SITE_KIND) as tmp:
+        name = _write_site(bench_data, tmp, Path(eval_dir) if eval_dir else None,
+                           Path(audit_dir) if audit_dir else None, title)
+    return out / name
+
+
+def _write_site(bench_data: Benchmark, out: Path, eval_dir: Path | None, audit_dir: Path | None,
+                title: str | None) -> str:
+    """The site's files into ``out``; returns the name of its page."""
+    from mapgen import __version__
+
+    root = bench_data.root
+    scores = eval_scores(eval_dir) if eval_dir else {}
+    audit = audit_rows(audit_dir) if audit_dir else {}
+    maps = site_maps(bench_data, scores, audit, eval_dir)
     _copy_images(bench_data, out, [m["id"] for m in maps])
     for name in ASSETS:
         write_text_atomic(out / "assets" / name, _template(name))
@@ -255,18 +285,18 @@ def build_site(
     n_q = sum(len(m["q"]) for m in maps)
     name = title or bench_data.manifest.get("name") or root.name
     if audit_dir:
-        worst = worst_cases(Path(audit_dir))
+        worst = worst_cases(audit_dir)
         write_text_atomic(out / WORST_PAGE, Environment(autoescape=True).from_string(_template("worst.html")).render(
             title=name, worst=worst, version=__version__, csp=CSP))
     page = Environment(autoescape=True).from_string(_template("index.html")).render(
         title=name,
         subtitle=f"{len(maps)} maps, {n_q} questions" + _tables_note(maps),
         has_styles=len(set(bench_data.map_styles.values())) > 1,
-        has_eval=bool(eval_dir), eval_html=eval_section(Path(eval_dir), out) if eval_dir else "",
-        has_audit=bool(audit_dir), audit_html=_audit_section(Path(audit_dir)) if audit_dir else "",
+        has_eval=bool(eval_dir), eval_html=eval_section(eval_dir, out) if eval_dir else "",
+        has_audit=bool(audit_dir), audit_html=_audit_section(audit_dir) if audit_dir else "",
         version=__version__, bench=str(root), csp=CSP,
     )
-    return write_text_atomic(out / "index.html", page)
+    return write_text_atomic(out / "index.html", page).name
 
 
 def _tables_note(maps: list[dict[str, Any]]) -> str:

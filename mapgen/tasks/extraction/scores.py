@@ -476,7 +476,7 @@ def style_table(summary: Mapping[str, Any]) -> Any:
 def _ci_cell(value: float, ci: Sequence[float] | None) -> Any:
     if ci is None or math.isnan(value) or any(math.isnan(x) for x in ci):
         return value
-    return f"{value:.2f} [{ci[0]:.1f}, {ci[1]:.1f}]"
+    return f"{value:.2f} [{ci[0] * 100:.1f}, {ci[1] * 100:.1f}]"  # the interval (fractions) in %, like the value
 
 
 def extraction_table(summary: Mapping[str, Any], ci: bool = False) -> Any:
