@@ -389,9 +389,9 @@ def unit_variants(unit: Unit, config: BuildConfig, out_dir: Path | None = None) 
 def run_unit(unit: Unit, config: BuildConfig, out_dir: Path) -> dict[str, Any]:
     """Render every variant of a unit, generate its questions and task records; write its completion record."""
     from mapgen.audit.legibility import vet
-    from mapgen.questions.engine import REFUSALS
+    from mapgen.questions import refusal_counts
     from mapgen.render import render
-    refused_before = Counter(REFUSALS)
+    refused_before = refusal_counts()
     timings: defaultdict[str, float] = defaultdict(float)
     chosen = registered_tasks(config.tasks)
     result: dict[str, Any] = {"unit_id": unit.unit_id, "maps": [], **{t.key: [] for t in chosen}, "files": {}}
@@ -416,7 +416,7 @@ def run_unit(unit: Unit, config: BuildConfig, out_dir: Path) -> dict[str, Any]:
         for task in chosen:  # each task's gold records of the image (mapgen.tasks)
             result[task.key] += task.gold(image)
     result["timings"] = dict(timings)
-    result["refusals"] = dict(sorted((REFUSALS - refused_before).items()))  # draws refused, by reason
+    result["refusals"] = dict(sorted((refusal_counts() - refused_before).items()))  # draws refused, by reason
     write_unit_record(out_dir, unit.unit_id, result)
     return result
 

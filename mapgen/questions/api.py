@@ -24,10 +24,12 @@ importable on their own.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Collection, Hashable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from mapgen.questions.engine import REFUSALS as _REFUSALS
 from mapgen.questions.engine import (
     Unaskable,
     ask,
@@ -128,6 +130,7 @@ __all__ = [
     "read_jsonl",
     "reading",
     "reask",
+    "refusal_counts",
     "register",
     "rejections",
     "select_questions",
@@ -286,3 +289,9 @@ class FunctionSignature:
 def function_signatures() -> list[FunctionSignature]:
     """Every function of the library, by name."""
     return [FunctionSignature(f.name, f.args, f.returns, f.doc) for f in sorted(FUNCTIONS.values(), key=lambda f: f.name)]
+
+
+def refusal_counts() -> Counter[str]:
+    """A snapshot of the draws :func:`ask` refused in this process so far, by reason (``reading:<axis>``,
+    ``illegible``, ``contested``, …); a caller takes the difference of two snapshots."""
+    return Counter(_REFUSALS)
