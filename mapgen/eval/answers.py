@@ -26,7 +26,16 @@ from functools import lru_cache
 from typing import Any
 
 from mapgen.eval.native import find_native_answer_line, native_count, native_yes_no
+from mapgen.eval.negation import (
+    contradicts,
+    definite_no,
+    denied_after,
+    denied_before,
+    drop_exclusions,
+    is_denial,
+)
 from mapgen.eval.normalize import normalize_yes_no, number_word, text_cache
+from mapgen.eval.wrappers import boxed_span, final_reply, latex_to_text
 from mapgen.legend.grammar import find_range, find_ranges
 
 _DECODER = json.JSONDecoder()
@@ -89,11 +98,16 @@ def _decode_at(text: str, start: int) -> tuple[Any, int]:
         return _MISSING, start
 
 
+ANSWER_KEYS = frozenset({"answer", "final_answer", "final answer", "finalanswer", "respuesta", "答案", "उत्तर"})
+"""JSON keys that hold the answer (compared in lower case)."""
+
+
 def _answer_in(obj: Any) -> Any:
-    """The ``answer`` value of ``obj`` (or of its last nested dict that has one), else ``_MISSING``."""
+    """The value of an :data:`ANSWER_KEYS` key of ``obj`` (or of its last nested dict that has one), else
+    ``_MISSING``."""
     if isinstance(obj, dict):
         for key, value in obj.items():
-            if isinstance(key, str) and key.strip().lower() == "answer":
+            if isinstance(key, str) and key.strip().lower() in ANSWER_KEYS:
                 return value
         children = list(obj.values())
     elif isinstance(obj, list):
@@ -110,7 +124,7 @@ def _answer_in(obj: Any) -> Any:
 
 def find_json_answer(text: str) -> Any:
     """Value of the last JSON/dict literal with an ``answer`` key in ``text``; ``_MISSING`` if none."""
-    last_key = text.lower().rfind("answer")
+    last_key = max(text.lower().rfind(k) for k in ("answer", "respuesta", "答案", "उत्तर"))
     found, i = _MISSING, text.find("{")
     while 0 <= i < last_key:  # an object starting after the last "answer" cannot hold the key
         obj, end = _decode_at(text, i)
@@ -140,8 +154,9 @@ def find_malformed_answer(text: str) -> str | None:
 
 _ANSWER_LINE = re.compile(
     r"\b(?:final\s+answer|answer)[ \t]*(?:\*\*|__)?[ \t]*(?:is[ \t]*)?[:：][ \t]*(?:\*\*|__)?(?P<raw>[^\n]*)"
-    r"|\bthe\s+(?:final\s+)?answer\s+(?:is|would\s+be)[ \t]*:?[ \t]*(?P<raw2>[^\n]*)",
-    re.IGNORECASE,
+    r"|\b(?:the|my|our)\s+(?:final\s+)?answer\s+(?:is|would\s+be|will\s+be)[ \t]*:?[ \t]*(?P<raw2>[^\n]*)"
+    r"|^[ \t#>*_]*(?:final\s+answer|answer)[ \t*_]*$(?P<raw3>)",
+    re.IGNORECASE | re.MULTILINE,
 )
 
 
@@ -161,14 +176,14 @@ def find_answer_line(text: str) -> str | None:
     if not matches:
         return None
     m = matches[-1]
-    raw = (m.group("raw") if m.group("raw") is not None else m.group("raw2")).strip()
+    raw = next(g for g in (m.group("raw"), m.group("raw2"), m.group("raw3")) if g is not None).strip()
     raw = re.sub(r"\*\*|__|`", "", raw).strip()
     return raw or _following_lines(text, m.end()) or None
 
 
 # ------------------------------------------------------------------------------------------- items
 
-_MARKUP = re.compile(r"\*\*|__|`")
+_MARKUP = re.compile(r"\*\*|__|`|(?<![\w*])[*_](?=\S)|(?<=\S)[*_](?![\w*])")
 _PAREN = re.compile(r"\([^)]*\)")
 _LEAD_CONJ = re.compile(r"^\s*(?:and|or)\s+")
 _WS = re.compile(r"\s+")
@@ -252,15 +267,31 @@ def _first_or_last(matches: list[re.Match[str]], text: str) -> re.Match[str]:
     return matches[0] if matches[0].start() == offset else matches[-1]
 
 
+def _sentence_at(text: str, pos: int) -> str:
+    """The sentence (or line) of ``text`` holding position ``pos``."""
+    start = max(text.rfind(c, 0, pos) for c in ".!?\n。！？।") + 1
+    ends = [i for i in (text.find(c, pos) for c in ".!?\n。！？।") if i >= 0]
+    return text[start : min(ends) if ends else len(text)]
+
+
 def parse_binary(text: str) -> Extracted:
-    """Yes/No: a leading yes/no word, else the last one in the text."""
+    """Yes/No: a leading yes/no word, else the last one in the text; a denied (``not Yes``) or contradictory
+    (``Yes and no``) one is unparsed; a bare ``Definitely not.`` is No."""
     masked = _YES_OR_NO.sub(lambda m: " " * len(m.group(0)), text)  # an echoed "Yes or no:" is not an answer
     matches = list(_YES_NO.finditer(masked))
     if not matches:
+        if definite_no(text):
+            return Extracted(value="No", ok=True, span=text)
         native = native_yes_no(text)  # हाँ / 是 / sí (mapgen.eval.native)
+        if native and contradicts(masked):
+            return _fail("contradictory answer", span=text)
         return Extracted(value=native, ok=True, span=text) if native else _fail("no yes/no word", span=text)
-    value = normalize_yes_no(_first_or_last(matches, text).group(1))
-    return Extracted(value=value, ok=True, span=text)
+    m = _first_or_last(matches, text)
+    if denied_before(masked, m.start()):
+        return _fail("negated answer", span=text)
+    if contradicts(_sentence_at(masked, m.start())):
+        return _fail("contradictory answer", span=text)
+    return Extracted(value=normalize_yes_no(m.group(1)), ok=True, span=text)
 
 
 _COUNT_TOKEN = re.compile(
@@ -286,38 +317,82 @@ def parse_count(text: str) -> Extracted:
     if not matches:
         native = native_count(text)  # 3个 / 三个 / तीन / tres (mapgen.eval.native)
         return Extracted(value=native, ok=True, span=text) if native is not None else _fail("no number", span=text)
-    return Extracted(value=_count_value(_first_or_last(matches, text)), ok=True, span=text)
+    m = _first_or_last(matches, text)
+    if denied_before(text, m.start()):
+        return _fail("negated answer", span=text)
+    return Extracted(value=_count_value(m), ok=True, span=text)
 
 
-_IS_X = re.compile(r"\b(?:is|are|would be|will be)\s+(?P<x>[^.;:\n]+?)\s*[.!]?\s*$", re.IGNORECASE)
+_IS_X = re.compile(
+    r"\b(?:is|are|would be|will be|es|son|sería)\s+(?P<x>[^.;:\n]+?)\s*[.!]?\s*$"
+    r"|^.*(?:是|为)\s*(?P<zh>[^，。,；;：:是为\n]+?)\s*[。.！!]?\s*$"
+    r"|(?:राज्य|प्रांत|क्षेत्र)\s+(?P<hi>[^।.\n]+?)\s+हैं?\s*[।.]?\s*$",
+    re.IGNORECASE,
+)
+_SENTENCE_WORDS = re.compile(
+    r"\b(?:i|i'm|i’m|you|we|me|my|is|are|was|were|be|been|can|cannot|can't|could|would|should|will|let|please"
+    r"|sorry|unable|determine|know|think|seems?|appears?|looks?|image|shows?|has|have|does|do)\b",
+    re.IGNORECASE,
+)
+_IT_IS = re.compile(r"^(?:it\s+is|it[’']s|that\s+is|that[’']s|es|son)\s+", re.IGNORECASE)
+_EITHER = re.compile(r"^(?:either\s+)?[^\d]+?\s+(?:or|and/or|o)\s+[^\d]+$", re.IGNORECASE)
 
 
-def parse_single(text: str) -> Extracted:
-    """One name/label: the whole (short) text, or ``… is X.`` in the last sentence."""
-    sentences = [x for x in re.split(r"(?<=[.!?])\s+|\n+", text.strip()) if x.strip()]
+def _single_value(text: str, vocabulary: Iterable[str]) -> Extracted:
+    """A one-name answer from a short span: exclusions dropped (``Texas, not Ohio``); a denial, a choice between
+    names (``Texas or Ohio``) or a sentence is unparsed."""
+    s = clean_item(_IT_IS.sub("", drop_exclusions(text.strip()).strip()))
+    if not s:
+        return _fail("no short answer", span=text)
+    if is_denial(s) or is_denial(text):
+        return _fail("negated answer", span=text)
+    known = {v.lower() for v in vocabulary}
+    if s.lower() not in known and _EITHER.match(s):
+        return _fail("more than one answer", span=text)
+    if len(s.split()) > 10 or _SENTENCE_WORDS.search(s):
+        return _fail("no short answer", span=text)
+    return Extracted(value=s, ok=True, span=text)
+
+
+def parse_single(text: str, vocabulary: Iterable[str] = ()) -> Extracted:
+    """One name/label: the whole (short) text, or ``… is X.`` (``… es X.``, ``…是X。``, ``… राज्य X है।``) in the
+    last sentence."""
+    sentences = [x for x in re.split(r"(?<=[.!?])\s+|(?<=[。！？।])\s*|\n+", text.strip()) if x.strip()]
     if not sentences:
         return _fail("no short answer", span=text)
     last = sentences[-1]
-    m = _IS_X.search(last) if len(last.split()) >= 4 else None
+    m = _IS_X.search(last) if len(last.split()) >= 4 or not last.isascii() else None
     if m:
-        return Extracted(value=clean_item(m.group("x")), ok=True, span=last)
-    s = clean_item(sentences[0])
-    if s and len(sentences) == 1 and len(s.split()) <= 10:
-        return Extracted(value=s, ok=True, span=text)
+        group = next(name for name in ("x", "zh", "hi") if m.group(name) is not None)
+        if denied_before(last, m.start(group)):
+            return _fail("negated answer", span=text)
+        result = _single_value(m.group(group), vocabulary)
+        if result.ok or result.reason != "no short answer":
+            return result
+    if len(sentences) == 1:
+        return _single_value(sentences[0], vocabulary)
     return _fail("no short answer", span=text)
 
 
+def _items_result(items: list[str], text: str) -> Extracted:
+    """List items as a result; unparsed when one of them only denies (``not Texas``)."""
+    if any(is_denial(i) for i in items):
+        return _fail("negated answer", span=text)
+    return Extracted(value=items, ok=True, span=text)
+
+
 def parse_list(text: str, vocabulary: Iterable[str] = ()) -> Extracted:
-    """A list: ``none``-like → ``[]``; bullet lines; else split a one-line answer."""
+    """A list: ``none``-like → ``[]``; bullet lines; else split a one-line answer (exclusions such as ``but not
+    Texas`` dropped; an item that only denies makes it unparsed)."""
     s = text.strip()
     if _EMPTY_LIST.match(clean_item(s) or s):
         return Extracted(value=[], ok=True, span=text)
     bullets = _bullets(s)
     if bullets:
-        return Extracted(value=bullets, ok=True, span=text)
+        return _items_result(bullets, text)
     if "\n" in s or len(s.split()) > 40 or re.search(r"[.!?]\s+\w", s):
         return _fail("no list found", span=text)
-    return Extracted(value=split_items(_drop_lead_in(s), vocabulary), ok=True, span=text)
+    return _items_result(split_items(_drop_lead_in(drop_exclusions(s)), vocabulary), text)
 
 
 def _drop_lead_in(text: str) -> str:
@@ -351,7 +426,15 @@ def _groups_from_sequence(items: list[str], vocabulary: Iterable[str]) -> list[l
 
 
 def parse_ranking(text: str, vocabulary: Iterable[str] = ()) -> Extracted:
-    """Tie groups best first from ``Rank N:`` lines, a ``>``/``<``/``=`` chain, bullets or a comma list."""
+    """Tie groups best first from ``Rank N:`` lines, a ``>``/``<``/``=`` chain, bullets or a comma list; a
+    ranking with an item that only denies (``not Texas``) is unparsed."""
+    result = _ranking(text, vocabulary)
+    if result.ok and any(is_denial(i) for group in result.value for i in group):
+        return _fail("negated answer", span=text)
+    return result
+
+
+def _ranking(text: str, vocabulary: Iterable[str]) -> Extracted:
     s = text.strip()
     ranks = list(_RANK_LINE.finditer(s))
     if ranks:
@@ -376,22 +459,46 @@ def parse_ranking(text: str, vocabulary: Iterable[str] = ()) -> Extracted:
     return Extracted(value=groups, ok=bool(groups), reason="" if groups else "empty ranking", span=text)
 
 
+_INTERVAL = re.compile(
+    r"[\[(]\s*(?P<lo>-?[\d.,]+\s*%?|-\s*(?:∞|inf(?:inity)?))\s*,\s*(?P<hi>-?[\d.,]+\s*%?|\+?\s*(?:∞|inf(?:inity)?))"
+    r"\s*[\])]",
+    re.IGNORECASE,
+)
+_TILDE_DASH = re.compile(r"(?<=\d)\s*[～~〜]\s*(?=\d)")
+
+
+def _interval_text(m: re.Match[str]) -> str:
+    """``[10, 20)`` → ``10-20``; ``[10, ∞)`` → ``≥ 10``; ``(-∞, 5]`` → ``≤ 5``."""
+    lo, hi = m.group("lo").strip(), m.group("hi").strip()
+    if re.search(r"∞|inf", hi, re.IGNORECASE):
+        return f"≥ {lo}"
+    if re.search(r"∞|inf", lo, re.IGNORECASE):
+        return f"≤ {hi}"
+    return f"{lo} - {hi}"
+
+
 def parse_range_text(text: str, last: bool = False) -> Extracted:
-    """A range: the first one in an answer span, or the last one in running text (``last=True``)."""
-    ranges = find_ranges(text)
+    """A range: the first one in an answer span, or the last one in running text (``last=True``); interval
+    notation (``[10, 20)``) and ``10～20`` read as ``10-20``; a denied range (``not 10-20``) is unparsed."""
+    s = _TILDE_DASH.sub("-", _INTERVAL.sub(_interval_text, text))
+    ranges = find_ranges(s)
     if not ranges:
         return _fail("no range", span=text)
+    if not last and is_denial(s):
+        return _fail("negated answer", span=text)
     return Extracted(value=ranges[-1] if last else ranges[0], ok=True, span=text)
 
 
 def parse_text(text: str, answer_type: str, vocabulary: Iterable[str] = (), whole: bool = False) -> Extracted:
-    """Read ``text`` as an answer of ``answer_type`` (``whole``: it is the full response, not a span)."""
+    """Read ``text`` as an answer of ``answer_type`` (``whole``: it is the full response, not a span); LaTeX
+    (``$\\text{Texas}$``) is read as its text first."""
+    text = latex_to_text(text)
     if answer_type == "binary":
         return parse_binary(text)
     if answer_type == "count":
         return parse_count(text)
     if answer_type == "single":
-        return parse_single(text)
+        return parse_single(text, vocabulary)
     if answer_type == "list":
         return parse_list(text, vocabulary)
     if answer_type == "ranking":
@@ -512,25 +619,69 @@ _FALLBACKS: tuple[tuple[str, Callable[[str], Any], Callable[..., Extracted]], ..
 )
 
 
+def _from_json(value: Any, answer_type: str, vocabulary: tuple[str, ...]) -> Extracted:
+    if isinstance(value, str):  # short strings repeat a lot ("Yes", "Texas", "1k-2k"): memoised
+        result = _copy(_parse_cached(value, answer_type, vocabulary))
+    else:
+        result = coerce_value(value, answer_type, vocabulary)
+    result.source = "json"
+    return result
+
+
+def _from_box(reply: str, answer_type: str, vocabulary: tuple[str, ...]) -> Extracted | None:
+    r"""The answer in the last ``\boxed{}`` of ``reply`` (``None`` without one); a denied box
+    (``not \boxed{Texas}``) is unparsed."""
+    span = boxed_span(reply, join=answer_type in ("list", "ranking"))
+    if span is None:
+        return None
+    content, start = span
+    if denied_before(reply, start) or denied_after(reply, reply.find("}", start) + 1):
+        result = _fail("negated answer", span=content)
+    else:
+        result = parse_text(content, answer_type, vocabulary)
+    result.source = "boxed"
+    return result
+
+
+def _conclusion(reply: str, answer_type: str, vocabulary: tuple[str, ...]) -> Extracted | None:
+    """The answer in the last paragraph, else the last line, of a reply that reasons first (``None`` when
+    neither holds one or the reply is one paragraph)."""
+    paragraphs = [p for p in re.split(r"\n\s*\n", reply.strip()) if p.strip()]
+    lines = [line for line in reply.strip().splitlines() if line.strip()]
+    for span in dict.fromkeys((paragraphs[-1] if len(paragraphs) > 1 else "", lines[-1] if len(lines) > 1 else "")):
+        if span:
+            result = parse_text(span, answer_type, vocabulary)
+            if result.ok:
+                result.source = "conclusion"
+                return result
+    return None
+
+
 def _extract(text: str, answer_type: str, vocabulary: tuple[str, ...]) -> Extracted:
-    value = find_json_answer(text)
+    """The extraction pipeline (see the module doc)."""
+    reply = final_reply(text)  # reasoning blocks dropped, the last <answer> tag opened
+    value = find_json_answer(reply)
     if value is not _MISSING:
-        if isinstance(value, str):  # short strings repeat a lot ("Yes", "Texas", "1k-2k"): memoised
-            result = _copy(_parse_cached(value, answer_type, vocabulary))
-        else:
-            result = coerce_value(value, answer_type, vocabulary)
-        result.source = "json"
-        return result
+        return _from_json(value, answer_type, vocabulary)
+    boxed = _from_box(reply, answer_type, vocabulary)
+    if boxed is not None:
+        return boxed
     for source, find, parse in _FALLBACKS:
-        raw = find(text)
+        raw = find(reply)
         if raw is not None:
             result = parse(raw, answer_type, vocabulary)
-            if result.ok:
+            if result.ok or result.reason in _FINAL_REASONS:
                 result.source = source
                 return result
-    result = parse_text(text, answer_type, vocabulary, whole=True)
+    result = parse_text(reply, answer_type, vocabulary, whole=True)
     result.source = "text"
-    return result
+    if result.ok or result.reason in _FINAL_REASONS:
+        return result
+    return _conclusion(reply, answer_type, vocabulary) or result
+
+
+_FINAL_REASONS = frozenset({"negated answer", "contradictory answer", "more than one answer"})
+"""Reasons that make a reply unparsed outright: its answer was found and it denies or hedges."""
 
 
 CACHE_MAX_CHARS = 1000
