@@ -25,7 +25,13 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from mapgen.eval.native import find_native_answer_line, native_count, native_yes_no
+from mapgen.eval.native import (
+    NONE_WORDS,
+    find_native_answer_line,
+    native_count,
+    native_open_range,
+    native_yes_no,
+)
 from mapgen.eval.negation import (
     contradicts,
     definite_no,
@@ -195,9 +201,12 @@ _EMPTY_LIST = re.compile(
     re.IGNORECASE,
 )
 _LEAD_IN = re.compile(
-    r"^(?:(?:the|these|those)\b[\w\s-]{0,60}?\s|they\s+)?(?:are|is|include|includes|would\s+be)\s*:?\s+(?=\S)",
+    r"^(?:(?:the|these|those)\b[\w\s-]{0,60}?\s|they\s+)?(?:are|is|include|includes|would\s+be)\s*:?\s+(?=\S)"
+    r"|^(?:los|las|el|la|estos|estas)\b[\w\s-]{0,60}?\s(?:son|es|incluyen)\s*:?\s+(?=\S)",
     re.IGNORECASE,
 )
+_NATIVE_NONE = frozenset(NONE_WORDS)
+_ALL_BUT = re.compile(r"^(?:all|every|todos?)\b.*\b(?:except|but|excepto|menos)\b", re.IGNORECASE)
 
 
 @text_cache
@@ -294,12 +303,27 @@ def parse_binary(text: str) -> Extracted:
     return Extracted(value=normalize_yes_no(m.group(1)), ok=True, span=text)
 
 
+_REGION_NOUN = r"(?:states?|regions?|provinces?|countries|districts?|counties|territories|estados?|provincias?|राज्य|प्रांत)"
 _COUNT_TOKEN = re.compile(
-    r"(?<![\w.])(?P<num>-?\d+(?:\.\d+)?)(?!\w|\.\d)|\b(?P<word>zero|one|two|three|four|five|six|seven|eight|"
-    r"nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|none)\b"
-    r"|\b(?P<no>no)\s+(?:states?|regions?|provinces?|countries|districts?|counties|territories)\b",
+    r"(?<![\w.\-–])(?P<num>-?\d+(?:\.\d+)?)(?!\w|\.\d|\s*[-–%]\s*\d|\s*%)|\b(?P<word>zero|one|two|three|four|five|six|"
+    r"seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|none)\b"
+    rf"|\b(?P<no>no)\s+{_REGION_NOUN}\b",
     re.IGNORECASE,
 )
+_COUNTED = re.compile(rf"\s+(?:such\s+|more\s+)?{_REGION_NOUN}(?!\w)", re.IGNORECASE)
+_N = r"(?:\d+|zero|one|two|three|four|five|six|seven|eight|nine|ten|dos|tres|cuatro|cinco|seis)"
+_COUNT_HEDGE = re.compile(
+    rf"\b(?:either\s+)?{_N}\s+(?:or|o)\s+{_N}\b|\b(?:between|entre)\s+{_N}\s+(?:and|y)\s+{_N}\b", re.IGNORECASE
+)
+
+
+def _count_match(matches: list[re.Match[str]], text: str) -> re.Match[str]:
+    """The leading count, else the last one followed by a region noun (``3 states``), else the last one."""
+    lead = _first_or_last(matches, text)
+    if lead is matches[0] and lead is not matches[-1]:
+        return lead
+    counted = [m for m in matches if m.group("no") or _COUNTED.match(text, m.end())]
+    return counted[-1] if counted else matches[-1]
 
 
 def _count_value(m: re.Match[str]) -> int | float:
@@ -317,7 +341,9 @@ def parse_count(text: str) -> Extracted:
     if not matches:
         native = native_count(text)  # 3个 / 三个 / तीन / tres (mapgen.eval.native)
         return Extracted(value=native, ok=True, span=text) if native is not None else _fail("no number", span=text)
-    m = _first_or_last(matches, text)
+    if _COUNT_HEDGE.search(text):
+        return _fail("more than one answer", span=text)
+    m = _count_match(matches, text)
     if denied_before(text, m.start()):
         return _fail("negated answer", span=text)
     return Extracted(value=_count_value(m), ok=True, span=text)
@@ -329,19 +355,35 @@ _IS_X = re.compile(
     r"|(?:राज्य|प्रांत|क्षेत्र)\s+(?P<hi>[^।.\n]+?)\s+हैं?\s*[।.]?\s*$",
     re.IGNORECASE,
 )
+_SUPERLATIVE = (r"(?:highest|lowest|darkest|lightest|largest|smallest|greatest|most|least|higher|lower|darker"
+                r"|lighter|northernmost|southernmost|easternmost|westernmost|second)")
+_SUBJECT = re.compile(
+    r"(?:^|,\s*)(?P<x>[^,.:;\n]{1,60}?)\s+(?:has|have|is|are|shows|displays)\s+(?:the\s+)?(?:(?:state|province"
+    rf"|region|territory|one)\s+(?:with|that\s+has)\s+(?:the\s+)?)?{_SUPERLATIVE}\b"
+    r"|^(?P<es>[^,.:;\n]{1,60}?)\s+(?:tiene|es)\s+(?:el|la)\s+(?:\w+\s+)?(?:más|mayor|menor)\b"
+    r"|^(?P<zh>[^，。,的\n]{1,12}?)的?(?:数值|值|颜色|数据)?(?:最高|最低|最大|最小|最深|最浅|更高|更低)[。.！!]?$"
+    r"|^(?P<hi>[^,।\n]{1,30}?)\s+(?:का|की|के)\s+(?:मान|रंग)\s+सबसे",
+    re.IGNORECASE,
+)
 _SENTENCE_WORDS = re.compile(
-    r"\b(?:i|i'm|i’m|you|we|me|my|is|are|was|were|be|been|can|cannot|can't|could|would|should|will|let|please"
-    r"|sorry|unable|determine|know|think|seems?|appears?|looks?|image|shows?|has|have|does|do)\b",
+    r"\b(?:i|i'm|i’m|you|we|me|my|it|this|that|they|there|which|is|are|was|were|be|been|can|cannot|can't|could"
+    r"|would|should|will|let|please|sorry|unable|determine|know|think|seems?|appears?|looks?|image|shows?|has|have"
+    rf"|does|do|value|{_SUPERLATIVE})\b",
     re.IGNORECASE,
 )
 _IT_IS = re.compile(r"^(?:it\s+is|it[’']s|that\s+is|that[’']s|es|son)\s+", re.IGNORECASE)
+_HEDGE_LEAD = re.compile(
+    r"^(?:probably|likely|most\s+likely|possibly|perhaps|i\s+think|i\s+believe|i[’']d\s+say|probablemente|quizás)"
+    r"\s*,?\s+",
+    re.IGNORECASE,
+)
 _EITHER = re.compile(r"^(?:either\s+)?[^\d]+?\s+(?:or|and/or|o)\s+[^\d]+$", re.IGNORECASE)
 
 
 def _single_value(text: str, vocabulary: Iterable[str]) -> Extracted:
     """A one-name answer from a short span: exclusions dropped (``Texas, not Ohio``); a denial, a choice between
     names (``Texas or Ohio``) or a sentence is unparsed."""
-    s = clean_item(_IT_IS.sub("", drop_exclusions(text.strip()).strip()))
+    s = clean_item(_IT_IS.sub("", _HEDGE_LEAD.sub("", drop_exclusions(text.strip()).strip())))
     if not s:
         return _fail("no short answer", span=text)
     if is_denial(s) or is_denial(text):
@@ -361,6 +403,11 @@ def parse_single(text: str, vocabulary: Iterable[str] = ()) -> Extracted:
     if not sentences:
         return _fail("no short answer", span=text)
     last = sentences[-1]
+    subject = _SUBJECT.search(last)
+    if subject:
+        result = _single_value(next(g for g in subject.groups() if g is not None), vocabulary)
+        if result.ok:
+            return result
     m = _IS_X.search(last) if len(last.split()) >= 4 or not last.isascii() else None
     if m:
         group = next(name for name in ("x", "zh", "hi") if m.group(name) is not None)
@@ -375,22 +422,30 @@ def parse_single(text: str, vocabulary: Iterable[str] = ()) -> Extracted:
 
 
 def _items_result(items: list[str], text: str) -> Extracted:
-    """List items as a result; unparsed when one of them only denies (``not Texas``)."""
+    """List items as a result; unparsed when one of them only denies (``not Texas``) or is a sentence."""
     if any(is_denial(i) for i in items):
         return _fail("negated answer", span=text)
+    if any(_SENTENCE_WORDS.search(i) or len(i.split()) > 10 for i in items):
+        return _fail("no list found", span=text)
     return Extracted(value=items, ok=True, span=text)
+
+
+def _is_empty_list(text: str) -> bool:
+    """``None``, ``There are no such states``, ``[]``, ``कोई नहीं``, ``无``, ``Ninguno``."""
+    s = clean_item(text) or text.strip()
+    return bool(_EMPTY_LIST.match(s)) or s.lower() in _NATIVE_NONE
 
 
 def parse_list(text: str, vocabulary: Iterable[str] = ()) -> Extracted:
     """A list: ``none``-like → ``[]``; bullet lines; else split a one-line answer (exclusions such as ``but not
-    Texas`` dropped; an item that only denies makes it unparsed)."""
+    Texas`` dropped; an item that only denies, or ``all states except Texas``, makes it unparsed)."""
     s = text.strip()
-    if _EMPTY_LIST.match(clean_item(s) or s):
+    if _is_empty_list(s):
         return Extracted(value=[], ok=True, span=text)
     bullets = _bullets(s)
     if bullets:
         return _items_result(bullets, text)
-    if "\n" in s or len(s.split()) > 40 or re.search(r"[.!?]\s+\w", s):
+    if "\n" in s or len(s.split()) > 40 or re.search(r"[.!?]\s+\w", s) or _ALL_BUT.match(s):
         return _fail("no list found", span=text)
     return _items_result(split_items(_drop_lead_in(drop_exclusions(s)), vocabulary), text)
 
@@ -420,43 +475,81 @@ def _groups_from_chain(text: str, vocabulary: Iterable[str]) -> list[list[str]] 
 
 
 def _groups_from_sequence(items: list[str], vocabulary: Iterable[str]) -> list[list[str]]:
-    """One group per item, ``=`` inside an item making a tie group."""
-    groups = [split_items(i.replace("=", ","), vocabulary) if "=" in i else [clean_item(i)] for i in items]
+    """One group per item; names joined in an item (``Ohio = Iowa``, ``Ohio and Iowa (tied)``) are a tie group."""
+    groups = [split_items(_PAREN.sub(" ", _ENUM.sub("", i)).replace("=", ","), vocabulary) for i in items]
     return [g for g in groups if g and all(g)]
+
+
+_ASCENDING = re.compile(
+    r"(?:lowest|smallest|least|lightest|low)\s+to\s+(?:the\s+)?(?:highest|largest|most|darkest|high)|ascending"
+    r"|de\s+menor\s+a\s+mayor|从低到高|从小到大|由低到高|कम\s+से\s+(?:अधिक|ज़्यादा)",
+    re.IGNORECASE,
+)
+
+
+def _ordered(groups: list[list[str]], text: str) -> list[list[str]]:
+    """``groups`` highest first: reversed when ``text`` says it lists them from the lowest."""
+    return groups[::-1] if _ASCENDING.search(text) else groups
 
 
 def parse_ranking(text: str, vocabulary: Iterable[str] = ()) -> Extracted:
     """Tie groups best first from ``Rank N:`` lines, a ``>``/``<``/``=`` chain, bullets or a comma list; a
     ranking with an item that only denies (``not Texas``) is unparsed."""
     result = _ranking(text, vocabulary)
-    if result.ok and any(is_denial(i) for group in result.value for i in group):
+    items = [i for group in result.value for i in group] if result.ok else []
+    if any(is_denial(i) for i in items):
         return _fail("negated answer", span=text)
+    if any(_SENTENCE_WORDS.search(i) for i in items):
+        return _fail("no ranking found", span=text)
     return result
 
 
 def _ranking(text: str, vocabulary: Iterable[str]) -> Extracted:
+    """The first reading of :func:`parse_ranking` that finds the ranking."""
     s = text.strip()
-    ranks = list(_RANK_LINE.finditer(s))
-    if ranks:
-        ordered = sorted(ranks, key=lambda m: int(m.group("n")))
-        groups = [split_items(m.group("items").replace("=", ","), vocabulary) for m in ordered]
-        return Extracted(value=[g for g in groups if g], ok=True, span=text)
-    chains = [line for line in s.splitlines() if _CHAIN.search(line)]
-    if chains:
-        line = re.sub(r"^.*?:\s*", "", chains[-1]) if ":" in chains[-1] else chains[-1]
-        chain = _groups_from_chain(line, vocabulary)
-        if chain is None:
-            return _fail("ranking mixes > and <", span=line)
-        return Extracted(value=chain, ok=True, span=line)
-    bullets = [line for line in s.splitlines() if _BULLET_LINE.match(line)]
-    if bullets:
-        return Extracted(value=_groups_from_sequence(bullets, vocabulary), ok=True, span=text)
+    for reader in (_rank_lines, _chain_line, _bullet_ranking):
+        found = reader(s, vocabulary)
+        if found is not None:
+            return found
     if "\n" in s or re.search(r"[.!?]\s+\w", s):
         return _fail("no ranking found", span=text)
-    protected, kept = _protect(s, vocabulary)
-    items = [_restore(p, kept) for p in re.split(r"[,;]|\s+(?:then|followed by)\s+", protected)]
-    groups = _groups_from_sequence([i for i in items if i.strip()], vocabulary)
-    return Extracted(value=groups, ok=bool(groups), reason="" if groups else "empty ranking", span=text)
+    return _sequence_ranking(s, vocabulary)
+
+
+def _rank_lines(s: str, vocabulary: Iterable[str]) -> Extracted | None:
+    """``Rank 1: A`` / ``Rank 2: B, C`` lines."""
+    ranks = sorted(_RANK_LINE.finditer(s), key=lambda m: int(m.group("n")))
+    if not ranks:
+        return None
+    groups = [split_items(m.group("items").replace("=", ","), vocabulary) for m in ranks]
+    return Extracted(value=[g for g in groups if g], ok=True, span=s)
+
+
+def _chain_line(s: str, vocabulary: Iterable[str]) -> Extracted | None:
+    """The last ``A > B = C`` (or ``<``) chain line."""
+    chains = [line for line in s.splitlines() if _CHAIN.search(line)]
+    if not chains:
+        return None
+    line = re.sub(r"^.*?:\s*", "", chains[-1]) if ":" in chains[-1] else chains[-1]
+    chain = _groups_from_chain(line, vocabulary)
+    return _fail("ranking mixes > and <", span=line) if chain is None else Extracted(value=chain, ok=True, span=line)
+
+
+def _bullet_ranking(s: str, vocabulary: Iterable[str]) -> Extracted | None:
+    """Bullet or numbered lines, one rank each."""
+    bullets = [line for line in s.splitlines() if _BULLET_LINE.match(line)]
+    if not bullets:
+        return None
+    return Extracted(value=_ordered(_groups_from_sequence(bullets, vocabulary), s), ok=True, span=s)
+
+
+def _sequence_ranking(s: str, vocabulary: Iterable[str]) -> Extracted:
+    """One line ``A, B = C, D`` / ``A, then B`` (after any ``From highest to lowest:`` lead-in)."""
+    protected, kept = _protect(re.split(r"[:：]", s)[-1], vocabulary)
+    items = [_restore(p, kept) for p in re.split(r"[,;、，；]|\s+(?:then|followed by)\s+", protected)]
+    groups = [split_items(i.replace("=", ","), vocabulary) if "=" in i else [clean_item(i)] for i in items]
+    groups = [g for g in groups if g and all(g)]
+    return Extracted(value=_ordered(groups, s), ok=bool(groups), reason="" if groups else "empty ranking", span=s)
 
 
 _INTERVAL = re.compile(
@@ -477,15 +570,23 @@ def _interval_text(m: re.Match[str]) -> str:
     return f"{lo} - {hi}"
 
 
+_RANGE_HEDGE = re.compile(r"\b(?:or|either|o)\b|或", re.IGNORECASE)
+
+
 def parse_range_text(text: str, last: bool = False) -> Extracted:
     """A range: the first one in an answer span, or the last one in running text (``last=True``); interval
-    notation (``[10, 20)``) and ``10～20`` read as ``10-20``; a denied range (``not 10-20``) is unparsed."""
-    s = _TILDE_DASH.sub("-", _INTERVAL.sub(_interval_text, text))
+    notation (``[10, 20)``), ``10～20`` and open ends in other languages (``50 से अधिक``) read too; in a short reply a
+    denied range (``not 10-20``) or a choice of two (``10-20 or 20-30``) is unparsed; exclusions (``20-30, not
+    10-20``) are dropped."""
+    s = native_open_range(_TILDE_DASH.sub("-", _INTERVAL.sub(_interval_text, drop_exclusions(text))))
     ranges = find_ranges(s)
     if not ranges:
         return _fail("no range", span=text)
-    if not last and is_denial(s):
-        return _fail("negated answer", span=text)
+    if not last or len(s.split()) <= 8:
+        if is_denial(s):
+            return _fail("negated answer", span=text)
+        if len(set(ranges)) > 1 and _RANGE_HEDGE.search(s):
+            return _fail("more than one answer", span=text)
     return Extracted(value=ranges[-1] if last else ranges[0], ok=True, span=text)
 
 
@@ -660,6 +761,8 @@ def _conclusion(reply: str, answer_type: str, vocabulary: tuple[str, ...]) -> Ex
 def _extract(text: str, answer_type: str, vocabulary: tuple[str, ...]) -> Extracted:
     """The extraction pipeline (see the module doc)."""
     reply = final_reply(text)  # reasoning blocks dropped, the last <answer> tag opened
+    if not reply.strip():
+        return _fail("empty answer")
     value = find_json_answer(reply)
     if value is not _MISSING:
         return _from_json(value, answer_type, vocabulary)

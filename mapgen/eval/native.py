@@ -29,13 +29,33 @@ _NUMBER_WORDS = {
     "शून्य": 0, "एक": 1, "दो": 2, "तीन": 3, "चार": 4, "पाँच": 5, "पांच": 5, "छह": 6, "छः": 6, "सात": 7, "आठ": 8,
     "नौ": 9, "दस": 10, "कोई नहीं": 0, "cero": 0, "uno": 1, "una": 1, "dos": 2, "tres": 3, "cuatro": 4,
     "cinco": 5, "seis": 6, "siete": 7, "ocho": 8, "nueve": 9, "diez": 10, "ninguno": 0, "ninguna": 0,
+    "没有": 0, "无": 0, "一个也没有": 0, "कोई भी नहीं": 0,
 }  # fmt: skip
+#: An empty list in each language (the ``none`` words of templates/lang/*.yaml, which a test checks are here).
+NONE_WORDS = ("कोई नहीं", "कोई भी नहीं", "无", "没有", "一个也没有", "都没有", "ninguno", "ninguna", "nada")
+_OPEN_RANGES = (
+    (re.compile(r"(?:más\s+de|mayor\s+(?:que|de)|por\s+encima\s+de|superior\s+a|大于|高于|超过|多于)\s*"
+                r"(?P<n>[-+]?[$€£₹¥]?\d[\d.,]*\s*%?)", re.IGNORECASE), ">"),
+    (re.compile(r"(?:menos\s+de|menor\s+(?:que|de)|por\s+debajo\s+de|inferior\s+a|小于|低于|少于)\s*"
+                r"(?P<n>[-+]?[$€£₹¥]?\d[\d.,]*\s*%?)", re.IGNORECASE), "<"),
+    (re.compile(r"(?P<n>[-+]?[$€£₹¥]?\d[\d.,]*\s*%?)\s*(?:以上|से\s+(?:अधिक|ज़्यादा|ज्यादा|ऊपर)|o\s+más)"), ">"),
+    (re.compile(r"(?P<n>[-+]?[$€£₹¥]?\d[\d.,]*\s*%?)\s*(?:以下|से\s+(?:कम|नीचे)|o\s+menos)"), "<"),
+)  # fmt: skip
+
 _COUNT = re.compile(
     r"(?P<num>\d+)(?=\s*[个個项項]|\s*$|\s*[。.，,])"
     r"|(?P<cjk>[零〇一二两三四五六七八九十]{1,3})(?=\s*[个個项項])"
     r"|(?<!\w)(?P<word>" + "|".join(sorted(map(re.escape, _NUMBER_WORDS), key=len, reverse=True)) + r")(?!\w)",
     re.IGNORECASE,
 )
+
+
+def native_open_range(text: str) -> str:
+    """Open ranges worded in Hindi, Chinese or Spanish in the ``>50`` / ``<5`` notation (``50 से अधिक``, ``大于50``,
+    ``más de 50``); other text unchanged."""
+    for pattern, form in _OPEN_RANGES:
+        text = pattern.sub(form + r"\g<n>", text)
+    return text
 
 
 def find_native_answer_line(text: str) -> str | None:

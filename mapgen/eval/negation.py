@@ -20,7 +20,7 @@ _DENIED_BEFORE = re.compile(
 _DENIED_AFTER = re.compile(r"""^["'”’*_`)\]]*\s*(?:नहीं|न)(?![\u0900-\u097f])""")
 _DENIAL_START = re.compile(
     r"^\W*(?:(?:it\s+is|it[’']s|is|are|answer\s*:?)\s+)?(?:not|never|no\s+(?:es|son)|不是|并非|并不是)(?:\s+|$|(?=\S))"
-    r"|(?:नहीं|न)\W*$",
+    r"|(?:^|\s)(?:नहीं|न)[\s।.!]*$",
     re.IGNORECASE,
 )
 
@@ -40,7 +40,7 @@ _DEFINITE_NO = re.compile(
 )
 
 _EXCLUSION = re.compile(
-    r"(?<=\S)\s*(?:[,;—–(]|\s-)\s*(?:(?:but|and|y|pero)\s+)?(?:not|rather\s+than|instead\s+of|no|不是|而不是|而非)"
+    r"(?<=\S)\s*(?:[,;—–(]|\s-)\s*(?:(?:but|and|y|pero)\s+|但是?|而)?(?:not|rather\s+than|instead\s+of|no|不是|而不是|而非)"
     r"(?=[\s\"'“‘*]|[\u4e00-\u9fff])[^.;\n。；)]*\)?"
 )
 

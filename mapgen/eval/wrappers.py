@@ -57,10 +57,11 @@ def tagged_answer(text: str) -> str | None:
 
 
 def final_reply(text: str) -> str:
-    """The part of a reply that holds the answer: reasoning dropped, the last answer tag opened."""
+    """The part of a reply that holds the answer: reasoning dropped, the last answer tag opened (an empty tag
+    gives an empty reply)."""
     reply = drop_reasoning(text)
     inner = tagged_answer(reply)
-    return inner if inner is not None and inner.strip() else reply
+    return inner if inner is not None else reply
 
 
 def _braced(text: str, start: int) -> tuple[str, int] | None:
