@@ -259,13 +259,21 @@ def split_items(text: str, vocabulary: Iterable[str] = ()) -> list[str]:
     return [i for i in items if i]
 
 
+_DESCRIPTION = re.compile(r"\s+[–—-]\s+.*$|:\s.*$")
+
+
+def item_head(line: str) -> str:
+    """A bullet line's item without what describes it: ``1. **Oregon** – darkest (40-50)`` → ``Oregon``."""
+    return clean_item(_DESCRIPTION.sub("", _ENUM.sub("", line)))
+
+
 def _bullets(text: str) -> list[str]:
-    return [clean_item(line) for line in text.splitlines() if _BULLET_LINE.match(line)]
+    return [item_head(line) for line in text.splitlines() if _BULLET_LINE.match(line)]
 
 
 # ------------------------------------------------------------------------------------------- per type
 
-_YES_NO = re.compile(r"\b(yes|no|true|false)\b", re.IGNORECASE)
+_YES_NO = re.compile(r"\b(yes|no|true|false|correct|incorrect)\b", re.IGNORECASE)
 _YES_OR_NO = re.compile(r"\byes\s*(?:or|/)\s*no\b", re.IGNORECASE)
 
 
@@ -440,14 +448,21 @@ def parse_list(text: str, vocabulary: Iterable[str] = ()) -> Extracted:
     """A list: ``none``-like → ``[]``; bullet lines; else split a one-line answer (exclusions such as ``but not
     Texas`` dropped; an item that only denies, or ``all states except Texas``, makes it unparsed)."""
     s = text.strip()
-    if _is_empty_list(s):
+    if _is_empty_list(s) or _is_empty_list(re.split(r"(?<=[.!?])(?:\*\*|__)?\s+", s)[0]):
         return Extracted(value=[], ok=True, span=text)
     bullets = _bullets(s)
     if bullets:
         return _items_result(bullets, text)
     if "\n" in s or len(s.split()) > 40 or re.search(r"[.!?]\s+\w", s) or _ALL_BUT.match(s):
         return _fail("no list found", span=text)
-    return _items_result(split_items(_drop_lead_in(drop_exclusions(s)), vocabulary), text)
+    items = _items_result(split_items(_drop_lead_in(drop_exclusions(s)), vocabulary), text)
+    subject = _LIST_SUBJECT.match(s) if not items.ok else None
+    return _items_result(split_items(subject.group("x"), vocabulary), text) if subject else items
+
+
+_LIST_SUBJECT = re.compile(
+    r"^(?P<x>[^.:;\n]{1,160}?)\s+(?:are|is|have|has|fall|lie|show|share|belong)\b", re.IGNORECASE
+)
 
 
 def _drop_lead_in(text: str) -> str:
@@ -476,7 +491,8 @@ def _groups_from_chain(text: str, vocabulary: Iterable[str]) -> list[list[str]] 
 
 def _groups_from_sequence(items: list[str], vocabulary: Iterable[str]) -> list[list[str]]:
     """One group per item; names joined in an item (``Ohio = Iowa``, ``Ohio and Iowa (tied)``) are a tie group."""
-    groups = [split_items(_PAREN.sub(" ", _ENUM.sub("", i)).replace("=", ","), vocabulary) for i in items]
+    groups = [split_items(_DESCRIPTION.sub("", _PAREN.sub(" ", _ENUM.sub("", i))).replace("=", ","), vocabulary)
+              for i in items]
     return [g for g in groups if g and all(g)]
 
 
@@ -525,12 +541,15 @@ def _rank_lines(s: str, vocabulary: Iterable[str]) -> Extracted | None:
     return Extracted(value=[g for g in groups if g], ok=True, span=s)
 
 
+_CHAIN_LEAD = re.compile(r"^[^<>]*(?:[:：]|\b(?:is|are|es|would\s+be)\b|是)\s*(?=[^<>]*[<>])", re.IGNORECASE)
+
+
 def _chain_line(s: str, vocabulary: Iterable[str]) -> Extracted | None:
     """The last ``A > B = C`` (or ``<``) chain line."""
     chains = [line for line in s.splitlines() if _CHAIN.search(line)]
     if not chains:
         return None
-    line = re.sub(r"^.*?:\s*", "", chains[-1]) if ":" in chains[-1] else chains[-1]
+    line = _CHAIN_LEAD.sub("", chains[-1])
     chain = _groups_from_chain(line, vocabulary)
     return _fail("ranking mixes > and <", span=line) if chain is None else Extracted(value=chain, ok=True, span=line)
 
@@ -745,11 +764,12 @@ def _from_box(reply: str, answer_type: str, vocabulary: tuple[str, ...]) -> Extr
 
 
 def _conclusion(reply: str, answer_type: str, vocabulary: tuple[str, ...]) -> Extracted | None:
-    """The answer in the last paragraph, else the last line, of a reply that reasons first (``None`` when
-    neither holds one or the reply is one paragraph)."""
+    """The answer in the last paragraph, else the last line (not for lists and rankings, whose last line may be one
+    item of many), of a reply that reasons first (``None`` when neither holds one or the reply is one paragraph)."""
     paragraphs = [p for p in re.split(r"\n\s*\n", reply.strip()) if p.strip()]
     lines = [line for line in reply.strip().splitlines() if line.strip()]
-    for span in dict.fromkeys((paragraphs[-1] if len(paragraphs) > 1 else "", lines[-1] if len(lines) > 1 else "")):
+    last_line = lines[-1] if len(lines) > 1 and answer_type not in ("list", "ranking") else ""
+    for span in dict.fromkeys((paragraphs[-1] if len(paragraphs) > 1 else "", last_line)):
         if span:
             result = parse_text(span, answer_type, vocabulary)
             if result.ok:

@@ -13,9 +13,9 @@ import re
 
 #: "Answer:" in each language. Hindi needs a colon or "है" (उत्तर alone also means "north", as in उत्तर प्रदेश).
 _NATIVE_ANSWER_LINE = re.compile(
-    r"(?:अंतिम\s+)?उत्तर\s*(?:है\s*)?[:：—-]\s*(?P<hi>[^\n]*)"
-    r"|(?:最终)?答案\s*(?:是|为|：|:)\s*[:：]?\s*(?P<zh>[^\n]*)"
-    r"|\b(?:la\s+)?respuesta(?:\s+final)?\s*(?:es\s*:?|:)\s*(?P<es>[^\n]*)",
+    r"(?:अंतिम[ \t]+)?उत्तर[ \t]*(?:है[ \t]*)?[:：—-][ \t]*(?P<hi>[^\n]*)"
+    r"|(?:最终)?答案[ \t]*(?:是|为|：|:)[ \t]*[:：]?[ \t]*(?P<zh>[^\n]*)"
+    r"|\b(?:la[ \t]+)?respuesta(?:[ \t]+final)?[ \t]*(?:es[ \t]*:?|:)[ \t]*(?P<es>[^\n]*)",
     re.IGNORECASE,
 )
 YES_WORDS = ("हाँ", "हां", "जी हाँ", "जी हां", "是", "是的", "对", "正确", "sí", "si", "cierto", "verdadero")
@@ -66,7 +66,17 @@ def find_native_answer_line(text: str) -> str | None:
     m = matches[-1]
     raw = next(g for g in (m.group("hi"), m.group("zh"), m.group("es")) if g is not None)
     raw = re.sub(r"\*\*|__|`", "", raw).strip().rstrip("。．.!！")
-    return raw or None
+    return raw or _lines_after(text, m.end()) or None
+
+
+def _lines_after(text: str, pos: int) -> str:
+    """The lines after ``pos`` up to the first blank line (an answer given as bullets under its marker)."""
+    lines = []
+    for line in text[pos:].lstrip("\n").splitlines():
+        if not line.strip():
+            break
+        lines.append(line)
+    return "\n".join(lines)
 
 
 def native_yes_no(text: str) -> str | None:
