@@ -73,5 +73,5 @@ def definite_no(text: str) -> bool:
 
 def drop_exclusions(text: str) -> str:
     """``text`` without the denials that follow an answer: ``Texas, not Ohio`` → ``Texas``; ``Ohio and Iowa, but
-    not Texas`` → ``Ohio and Iowa``; ``广东省，不是广西`` → ``广东省``."""
+    not Texas.`` → ``Ohio and Iowa.``; ``广东省，不是广西`` → ``广东省``."""
     return _EXCLUSION.sub("", text.replace("，", ", ")) if _EXCLUSION.search(text.replace("，", ", ")) else text

@@ -134,5 +134,6 @@ def latex_to_text(text: str) -> str:
     s = s.replace("~", " ") if "\\" in text else s  # a non-breaking space in LaTeX
     for latex, plain in _SYMBOLS:
         s = s.replace(latex, plain)
-    s = re.sub(r"(?<!\\)[{}]", "", s) if "\\" in text else s
+    if "\\" in text:
+        s = re.sub(r"(?<!\\)[{}]", "", s).replace("\\{", "{").replace("\\}", "}")
     return re.sub(r"[ \t]+", " ", s).strip()
