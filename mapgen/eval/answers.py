@@ -700,9 +700,11 @@ _BOX_ANGLES = re.compile(
 
 
 def parse_box(text: str | None) -> tuple[float, float, float, float] | None:
-    """The last ``[x1, y1, x2, y2]`` (or ``{<x1><y1><x2><y2>}``) box in ``text``; ``None`` if there is none."""
+    """The last ``[x1, y1, x2, y2]`` (or ``{<x1><y1><x2><y2>}``) box in ``text`` outside its reasoning blocks;
+    ``None`` if there is none."""
     if not text:
         return None
+    text = final_reply(text)
     matches = list(_BOX_BRACKETS.finditer(text)) + list(_BOX_ANGLES.finditer(text))
     if not matches:
         return None
@@ -805,6 +807,18 @@ def _extract(text: str, answer_type: str, vocabulary: tuple[str, ...]) -> Extrac
 
 _FINAL_REASONS = frozenset({"negated answer", "contradictory answer", "more than one answer"})
 """Reasons that make a reply unparsed outright: its answer was found and it denies or hedges."""
+
+
+def answer_span(text: str) -> str:
+    """The part of a reply that states its answer, as text: the JSON ``answer``, else the last box, else the last
+    answer line, else the reply without its reasoning and answer tags (for readers of option letters)."""
+    reply = final_reply(text)
+    value = find_json_answer(reply)
+    if value is not _MISSING:
+        return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    box = boxed_span(reply)
+    line = find_answer_line(reply) or find_native_answer_line(reply)
+    return box[0] if box else line if line is not None else reply
 
 
 CACHE_MAX_CHARS = 1000
