@@ -1,14 +1,20 @@
-"""Reading the answer out of a model's free text.
+"""Reading the answer out of a model's free text: one pipeline (:func:`extract_answer`), first hit wins, never raises.
 
-Order of attempts (the first that yields something wins; never raises):
-
-1. the LAST JSON object carrying an ``"answer"`` key (also inside ```json fences, with single quotes or
-   trailing commas, followed by more text, or nested inside another object);
-2. a malformed ``{"answer": ...`` (unclosed brace, unquoted items): the text after the key up to ``}`` or the
+0. the reply's wrappers come off (:mod:`mapgen.eval.wrappers`): reasoning blocks (``<think>…</think>``) are
+   dropped and the last ``<answer>…</answer>`` tag opened;
+1. the LAST JSON object carrying an ``"answer"`` key (:data:`ANSWER_KEYS`; also inside ```json fences, with single
+   quotes or trailing commas, followed by more text, or nested inside another object);
+2. the last ``\\boxed{…}`` (LaTeX read as text; a denied box, ``not \\boxed{Texas}``, is unparsed);
+3. a malformed ``{"answer": ...`` (unclosed brace, unquoted items): the text after the key up to ``}`` or the
    end of the line; a response that is only a JSON array (``[["A"], ["B", "C"]]``) is read as the answer;
-3. the last ``Final answer: …`` / ``Answer: …`` / ``the answer is …`` line (bullets on the next lines are
-   used when the line itself is empty);
-4. a type-specific reading of the whole text (see :func:`parse_text`).
+4. the last ``Final answer: …`` / ``Answer: …`` / ``the answer is …`` line or ``Final Answer`` heading (the lines
+   under it when the line itself is empty), then its Hindi, Chinese and Spanish forms (:mod:`mapgen.eval.native`);
+5. a type-specific reading of the whole text (see :func:`parse_text`), then of its last paragraph (and, for one
+   value, its last line) when it reasons first.
+
+A reply that denies or contradicts its answer (``Definitely not Yes.``, ``Yes and no``, ``not Texas``, ``Texas or
+Ohio``) is unparsed, not guessed (:mod:`mapgen.eval.negation`); exclusions after an answer (``Texas, not Ohio``)
+are dropped.
 
 Extracted values per answer type: ``binary`` → ``"Yes"``/``"No"``; ``count`` → ``int`` (a non-integral number
 stays a ``float``); ``single`` → ``str``; ``list`` → ``list[str]``; ``ranking`` → ``list[list[str]]`` tie groups,
@@ -216,7 +222,7 @@ def clean_item(text: str) -> str:
     s = _PAREN.sub(" ", _MARKUP.sub("", s))
     s = _LEAD_CONJ.sub("", s.strip())
     s = s.strip().strip("\"'“”‘’[]{}").strip()
-    return _WS.sub(" ", s).rstrip(".;:!?,").strip()
+    return _WS.sub(" ", s).rstrip(".;:!?,。；：！？，").strip()
 
 
 _SEPARATOR = re.compile(r",|;|&|\s(?:and|or|और|तथा|y)\s|[、，；和]")  # + Hindi, Spanish and Chinese separators
@@ -358,7 +364,7 @@ def parse_count(text: str) -> Extracted:
 
 
 _IS_X = re.compile(
-    r"\b(?:is|are|would be|will be|es|son|sería)\s+(?P<x>[^.;:\n]+?)\s*[.!]?\s*$"
+    r"\b(?:is|are|would be|will be|es|son|sería)\s+(?P<x>(?:[^.;:\n]|(?<=\d)\.(?=\d))+?)\s*[.!]?\s*$"
     r"|^.*(?:是|为)\s*(?P<zh>[^，。,；;：:是为\n]+?)\s*[。.！!]?\s*$"
     r"|(?:राज्य|प्रांत|क्षेत्र)\s+(?P<hi>[^।.\n]+?)\s+हैं?\s*[।.]?\s*$",
     re.IGNORECASE,
@@ -379,7 +385,14 @@ _SENTENCE_WORDS = re.compile(
     rf"|does|do|value|{_SUPERLATIVE})\b",
     re.IGNORECASE,
 )
-_IT_IS = re.compile(r"^(?:it\s+is|it[’']s|that\s+is|that[’']s|es|son)\s+", re.IGNORECASE)
+_IT_IS = re.compile(
+    r"^(?:(?:it\s+is|it[’']s|that\s+is|that[’']s|es|son|está)\s+)?(?:(?:closer|nearer)\s+to|más\s+cerca(?:no)?\s+(?:de|a)"
+    r"|更接近|接近)\s*|^(?:it\s+is|it[’']s|that\s+is|that[’']s|es|son)\s+",
+    re.IGNORECASE,
+)
+_IN_CLASS = re.compile(
+    r"^(?:(?:in|within)\s+)?(?:the\s+)?(?P<x>.+?)\s+(?:range|class|category|bin|legend\s+class)$", re.IGNORECASE
+)
 _HEDGE_LEAD = re.compile(
     r"^(?:probably|likely|most\s+likely|possibly|perhaps|i\s+think|i\s+believe|i[’']d\s+say|probablemente|quizás)"
     r"\s*,?\s+",
@@ -392,6 +405,7 @@ def _single_value(text: str, vocabulary: Iterable[str]) -> Extracted:
     """A one-name answer from a short span: exclusions dropped (``Texas, not Ohio``); a denial, a choice between
     names (``Texas or Ohio``) or a sentence is unparsed."""
     s = clean_item(_IT_IS.sub("", _HEDGE_LEAD.sub("", drop_exclusions(text.strip()).strip())))
+    s = _IN_CLASS.sub(r"\g<x>", s)
     if not s:
         return _fail("no short answer", span=text)
     if is_denial(s) or is_denial(text):
