@@ -133,8 +133,8 @@ def test_tables_md_has_the_task_overview_and_intervals(bench, runs) -> None:
     cells = [c.strip() for c in overview.strip("|").split("|")]
     assert cells[1] == str(len(bench.tasks.get("extraction", [])))
     assert float(cells[3]) == pytest.approx(summary["score"] * 100, abs=0.01)
-    lo, hi = summary["score_ci"]
-    assert cells[4] == f"[{lo:.1f}, {hi:.1f}]" and lo <= summary["score"] * 100 <= hi
+    lo, hi = summary["score_ci"]  # a fraction, like the score it bounds
+    assert cells[4] == f"[{lo * 100:.1f}, {hi * 100:.1f}]" and lo <= summary["score"] <= hi
     assert float(cells[5]) == pytest.approx(summary["random"]["score"] * 100, abs=0.01)  # random
     assert float(cells[7]) == pytest.approx(summary["chance"]["score"] * 100, abs=0.01)  # chance
     assert next(line for line in text.splitlines() if line.startswith("| VQA |"))
@@ -142,12 +142,12 @@ def test_tables_md_has_the_task_overview_and_intervals(bench, runs) -> None:
     for variant in ("discrete", "continuous"):
         row = next(line for line in section if line.startswith(f"| {variant} |"))
         lo, hi = summary["ci"][variant]["class_accuracy" if variant == "discrete" else "within_tolerance"]
-        assert f"[{lo:.1f}, {hi:.1f}]" in row
+        assert f"[{lo * 100:.1f}, {hi * 100:.1f}]" in row
 
 
 def test_intervals_narrow_to_the_score_when_every_table_scores_the_same(runs) -> None:
     summary = json.loads((runs["perfect"] / "summary.json").read_text(encoding="utf-8"))["extraction"]
-    assert summary["score_ci"] == [100.0, 100.0]
+    assert summary["score_ci"] == [1.0, 1.0]
     assert summary["ci"]["continuous"]["mae_share"] == pytest.approx([0.0, 0.0], abs=1e-3)  # 6-digit readings
 
 

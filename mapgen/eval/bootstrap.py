@@ -21,11 +21,12 @@ def resample_rows(n: int, seed: int, key: str, samples: int = BOOTSTRAP_SAMPLES)
 
 
 def mean_ci(values: Any, seed: int, key: str, samples: int = BOOTSTRAP_SAMPLES) -> list[float]:
-    """95 % percentile bootstrap interval (in %) of the mean of per-item ``values``."""
+    """95 % percentile bootstrap interval of the mean of per-item ``values``, in their unit (a score's interval is
+    a fraction like the score it bounds, as ``summary.json`` stores both; displays write it in %)."""
     import numpy as np
 
     x = np.asarray(values, dtype=float)
     if not len(x):
         return [math.nan, math.nan]
     lo, hi = np.nanpercentile(np.nanmean(x[resample_rows(len(x), seed, key, samples)], axis=1), [2.5, 97.5])
-    return [float(lo) * 100, float(hi) * 100]
+    return [float(lo), float(hi)]
