@@ -136,8 +136,12 @@ def _answer_in(obj: Any) -> Any:
 
 def find_json_answer(text: str) -> Any:
     """Value of the last JSON/dict literal with an ``answer`` key in ``text``; ``_MISSING`` if none."""
-    last_key = max(text.lower().rfind(k) for k in ("answer", "respuesta", "答案", "उत्तर"))
-    found, i = _MISSING, text.find("{")
+    i = text.find("{")
+    if i < 0:
+        return _MISSING
+    lower = text.lower()
+    last_key = max(lower.rfind("answer"), lower.rfind("respuesta"), text.rfind("答案"), text.rfind("उत्तर"))
+    found = _MISSING
     while 0 <= i < last_key:  # an object starting after the last "answer" cannot hold the key
         obj, end = _decode_at(text, i)
         if obj is _MISSING:
@@ -183,14 +187,21 @@ def _following_lines(text: str, pos: int) -> str:
 
 
 def find_answer_line(text: str) -> str | None:
-    """Text of the last ``Final answer:``/``Answer:``/``the answer is`` statement."""
-    matches = list(_ANSWER_LINE.finditer(text))
+    """Text of the last ``Final answer:``/``Answer:``/``the answer is`` statement or ``Final Answer`` heading."""
+    first = text.lower().find("answer")
+    if first < 0:
+        return None
+    start = text.rfind("\n", 0, first) + 1  # the scan starts on the line of the first "answer" (the slow part)
+    matches = list(_ANSWER_LINE.finditer(text, start))
     if not matches:
         return None
     m = matches[-1]
     raw = next(g for g in (m.group("raw"), m.group("raw2"), m.group("raw3")) if g is not None).strip()
-    raw = re.sub(r"\*\*|__|`", "", raw).strip()
+    raw = _MARKS.sub("", raw).strip()
     return raw or _following_lines(text, m.end()) or None
+
+
+_MARKS = re.compile(r"\*\*|__|`")
 
 
 # ------------------------------------------------------------------------------------------- items
@@ -254,6 +265,8 @@ def _protect(text: str, vocabulary: Iterable[str]) -> tuple[str, list[str]]:
 
 
 def _restore(text: str, kept: list[str]) -> str:
+    if "\x00" not in text:
+        return text
     return re.sub(r"\x00(\d+)\x00", lambda m: kept[int(m.group(1))], text)
 
 
@@ -283,9 +296,12 @@ _YES_NO = re.compile(r"\b(yes|no|true|false|correct|incorrect)\b", re.IGNORECASE
 _YES_OR_NO = re.compile(r"\byes\s*(?:or|/)\s*no\b", re.IGNORECASE)
 
 
+_LEAD_MARKS = re.compile(r"^[\s*_#>\"'`:-]+")
+
+
 def _first_or_last(matches: list[re.Match[str]], text: str) -> re.Match[str]:
     """The first match if the text opens with it, else the last (conclusions come at the end)."""
-    lead = re.sub(r"^[\s*_#>\"'`:-]+", "", text)
+    lead = _LEAD_MARKS.sub("", text)
     offset = len(text) - len(lead)
     return matches[0] if matches[0].start() == offset else matches[-1]
 
@@ -379,12 +395,22 @@ _SUBJECT = re.compile(
     r"|^(?P<hi>[^,।\n]{1,30}?)\s+(?:का|की|के)\s+(?:मान|रंग)\s+सबसे",
     re.IGNORECASE,
 )
-_SENTENCE_WORDS = re.compile(
-    r"\b(?:i|i'm|i’m|you|we|me|my|it|this|that|they|there|which|is|are|was|were|be|been|can|cannot|can't|could"
-    r"|would|should|will|let|please|sorry|unable|determine|know|think|seems?|appears?|looks?|image|shows?|has|have"
-    rf"|does|do|value|{_SUPERLATIVE})\b",
-    re.IGNORECASE,
+SENTENCE_WORDS = frozenset(
+    "i i'm i’m you we me my it this that they there which is are was were be been can cannot can't can’t could would"
+    " should will let please sorry unable determine know think seem seems appear appears look looks image show shows"
+    " has have does do value highest lowest darkest lightest largest smallest greatest most least higher lower darker"
+    " lighter northernmost southernmost easternmost westernmost second".split()
 )
+"""Words that make a would-be name a sentence (``I cannot determine…``, ``the darkest state``): no region name,
+legend label or colour holds one."""
+_WORD = re.compile(r"[\w'’]+")
+
+
+def is_sentence(text: str) -> bool:
+    """Whether ``text`` holds a :data:`SENTENCE_WORDS` word (a set lookup per word: this runs on every item)."""
+    return not SENTENCE_WORDS.isdisjoint(_WORD.findall(text.lower()))
+
+
 _IT_IS = re.compile(
     r"^(?:(?:it\s+is|it[’']s|that\s+is|that[’']s|es|son|está)\s+)?(?:(?:closer|nearer)\s+to|más\s+cerca(?:no)?\s+(?:de|a)"
     r"|更接近|接近)\s*|^(?:it\s+is|it[’']s|that\s+is|that[’']s|es|son)\s+",
@@ -393,6 +419,7 @@ _IT_IS = re.compile(
 _IN_CLASS = re.compile(
     r"^(?:(?:in|within)\s+)?(?:the\s+)?(?P<x>.+?)\s+(?:range|class|category|bin|legend\s+class)$", re.IGNORECASE
 )
+_CLASS_WORDS = ("range", "class", "category", "bin")
 _HEDGE_LEAD = re.compile(
     r"^(?:probably|likely|most\s+likely|possibly|perhaps|i\s+think|i\s+believe|i[’']d\s+say|probablemente|quizás)"
     r"\s*,?\s+",
@@ -405,7 +432,8 @@ def _single_value(text: str, vocabulary: Iterable[str]) -> Extracted:
     """A one-name answer from a short span: exclusions dropped (``Texas, not Ohio``); a denial, a choice between
     names (``Texas or Ohio``) or a sentence is unparsed."""
     s = clean_item(_IT_IS.sub("", _HEDGE_LEAD.sub("", drop_exclusions(text.strip()).strip())))
-    s = _IN_CLASS.sub(r"\g<x>", s)
+    if s.lower().endswith(_CLASS_WORDS):
+        s = _IN_CLASS.sub(r"\g<x>", s)
     if not s:
         return _fail("no short answer", span=text)
     if is_denial(s) or is_denial(text):
@@ -413,7 +441,7 @@ def _single_value(text: str, vocabulary: Iterable[str]) -> Extracted:
     known = {v.lower() for v in vocabulary}
     if s.lower() not in known and _EITHER.match(s):
         return _fail("more than one answer", span=text)
-    if len(s.split()) > 10 or _SENTENCE_WORDS.search(s):
+    if len(s.split()) > 10 or is_sentence(s):
         return _fail("no short answer", span=text)
     return Extracted(value=s, ok=True, span=text)
 
@@ -447,7 +475,7 @@ def _items_result(items: list[str], text: str) -> Extracted:
     """List items as a result; unparsed when one of them only denies (``not Texas``) or is a sentence."""
     if any(is_denial(i) for i in items):
         return _fail("negated answer", span=text)
-    if any(_SENTENCE_WORDS.search(i) or len(i.split()) > 10 for i in items):
+    if any(is_sentence(i) or len(i.split()) > 10 for i in items):
         return _fail("no list found", span=text)
     return Extracted(value=items, ok=True, span=text)
 
@@ -462,7 +490,7 @@ def parse_list(text: str, vocabulary: Iterable[str] = ()) -> Extracted:
     """A list: ``none``-like → ``[]``; bullet lines; else split a one-line answer (exclusions such as ``but not
     Texas`` dropped; an item that only denies, or ``all states except Texas``, makes it unparsed)."""
     s = text.strip()
-    if _is_empty_list(s) or _is_empty_list(re.split(r"(?<=[.!?])(?:\*\*|__)?\s+", s)[0]):
+    if _is_empty_list(s) or _is_empty_list(_FIRST_SENTENCE.split(s, maxsplit=1)[0]):
         return Extracted(value=[], ok=True, span=text)
     bullets = _bullets(s)
     if bullets:
@@ -474,6 +502,7 @@ def parse_list(text: str, vocabulary: Iterable[str] = ()) -> Extracted:
     return _items_result(split_items(subject.group("x"), vocabulary), text) if subject else items
 
 
+_FIRST_SENTENCE = re.compile(r"(?<=[.!?])(?:\*\*|__)?\s+")
 _LIST_SUBJECT = re.compile(
     r"^(?P<x>[^.:;\n]{1,160}?)\s+(?:are|is|have|has|fall|lie|show|share|belong)\b", re.IGNORECASE
 )
@@ -529,7 +558,7 @@ def parse_ranking(text: str, vocabulary: Iterable[str] = ()) -> Extracted:
     items = [i for group in result.value for i in group] if result.ok else []
     if any(is_denial(i) for i in items):
         return _fail("negated answer", span=text)
-    if any(_SENTENCE_WORDS.search(i) for i in items):
+    if any(is_sentence(i) for i in items):
         return _fail("no ranking found", span=text)
     return result
 

@@ -50,9 +50,14 @@ _COUNT = re.compile(
 )
 
 
+_SPANISH_OPEN = re.compile(r"mayor|menor|menos|encima|debajo|superior|inferior|o\s+m", re.IGNORECASE)
+
+
 def native_open_range(text: str) -> str:
     """Open ranges worded in Hindi, Chinese or Spanish in the ``>50`` / ``<5`` notation (``50 से अधिक``, ``大于50``,
     ``más de 50``); other text unchanged."""
+    if text.isascii() and not _SPANISH_OPEN.search(text):  # the common case: nothing to rewrite
+        return text
     for pattern, form in _OPEN_RANGES:
         text = pattern.sub(form + r"\g<n>", text)
     return text

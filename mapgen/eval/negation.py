@@ -17,10 +17,10 @@ _DENIED_BEFORE = re.compile(
     r"|不是|并非|并不是|非|不|没有)\s*" + _ADVERBS + r"""["'“‘*_`(\[$\\]*\s*$""",
     re.IGNORECASE,
 )
+_NEGATION_WORD = re.compile(r"not|n[’']t|never|neither|nor|no\s|不|非|没有", re.IGNORECASE)  # a fast first check
 _DENIED_AFTER = re.compile(r"""^["'”’*_`)\]]*\s*(?:नहीं|न)(?![\u0900-\u097f])""")
 _DENIAL_START = re.compile(
-    r"^\W*(?:(?:it\s+is|it[’']s|is|are|answer\s*:?)\s+)?(?:not|never|no\s+(?:es|son)|不是|并非|并不是)(?:\s+|$|(?=\S))"
-    r"|(?:^|\s)(?:नहीं|न)[\s।.!]*$",
+    r"^\W*(?:(?:it\s+is|it[’']s|is|are|answer\s*:?)\s+)?(?:(?:not|never|no\s+(?:es|son))\b|不是|并非|并不是)",
     re.IGNORECASE,
 )
 
@@ -45,10 +45,14 @@ _EXCLUSION = re.compile(
 )
 
 
+_EXCLUSION_HINTS = ("not", "rather", "instead", "no ", "不是", "而非")
+
+
 def denied_before(text: str, start: int) -> bool:
     """Whether the answer word at ``text[start:]`` is preceded by a negation (``not Yes``, ``no es Texas``,
     ``不是广东省``)."""
-    return _DENIED_BEFORE.search(text[max(0, start - 60) : start]) is not None
+    window = text[max(0, start - 60) : start]
+    return _NEGATION_WORD.search(window) is not None and _DENIED_BEFORE.search(window) is not None
 
 
 def denied_after(text: str, end: int) -> bool:
@@ -58,7 +62,11 @@ def denied_after(text: str, end: int) -> bool:
 
 def is_denial(item: str) -> bool:
     """Whether an answer item only denies something (``not Texas``, ``It is not Texas``, ``不是广东省``)."""
-    return _DENIAL_START.search(item.strip()) is not None
+    s = item.strip()
+    if _DENIAL_START.match(s):
+        return True
+    end = s.rstrip(" ।.!")  # Hindi denies after the word: उत्तर प्रदेश नहीं
+    return end == "नहीं" or end == "न" or end.endswith((" नहीं", " न"))
 
 
 def contradicts(text: str) -> bool:
@@ -74,4 +82,7 @@ def definite_no(text: str) -> bool:
 def drop_exclusions(text: str) -> str:
     """``text`` without the denials that follow an answer: ``Texas, not Ohio`` → ``Texas``; ``Ohio and Iowa, but
     not Texas.`` → ``Ohio and Iowa.``; ``广东省，不是广西`` → ``广东省``."""
-    return _EXCLUSION.sub("", text.replace("，", ", ")) if _EXCLUSION.search(text.replace("，", ", ")) else text
+    lower = text.lower()
+    if not any(word in lower for word in _EXCLUSION_HINTS):  # the common case, checked first
+        return text
+    return _EXCLUSION.sub("", text.replace("，", ", "))

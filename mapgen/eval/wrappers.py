@@ -36,6 +36,8 @@ _BOX_COMMAND = re.compile(r"\\(?:boxed|fbox|framebox)\s*\{")
 def drop_reasoning(text: str) -> str:
     """``text`` without its reasoning blocks; the reasoning itself when nothing else is left (a model that
     concluded inside the block), and the text after an opening tag that was never closed."""
+    if "<" not in text and "◁" not in text:  # the common case, checked first: no tag at all
+        return text
     kept = _REASONING.sub("\n", text)
     closing = list(_CLOSING.finditer(kept))
     if closing:  # the chat template opened the block: everything up to the last closing tag is reasoning
@@ -49,6 +51,8 @@ def drop_reasoning(text: str) -> str:
 def tagged_answer(text: str) -> str | None:
     """Content of the last ``<answer>…</answer>`` (or ``<final_answer>``, ``<|begin_of_solution|>``; an unclosed
     last tag runs to the end), ``None`` when there is no such tag."""
+    if "<" not in text:
+        return None
     matches = list(_TAG.finditer(text))
     if not matches:
         return None
@@ -91,6 +95,8 @@ def boxed_span(text: str, join: bool = False) -> tuple[str, int] | None:
     r"""Plain text of the last ``\boxed{…}`` (or ``\fbox``, ``<|begin_of_box|>``) in ``text`` and where its box
     starts; ``None`` without one. ``join``: the boxes on that line are one answer (``\boxed{Texas},
     \boxed{Ohio}``), joined by ``, ``."""
+    if "\\" not in text and "<|" not in text:
+        return None
     boxes = _boxes(text)
     if not boxes:
         return None
