@@ -395,12 +395,14 @@ _SUBJECT = re.compile(
     r"|^(?P<hi>[^,।\n]{1,30}?)\s+(?:का|की|के)\s+(?:मान|रंग)\s+सबसे",
     re.IGNORECASE,
 )
-SENTENCE_WORDS = frozenset(
-    "i i'm i’m you we me my it this that they there which is are was were be been can cannot can't can’t could would"
-    " should will let please sorry unable determine know think seem seems appear appears look looks image show shows"
-    " has have does do value highest lowest darkest lightest largest smallest greatest most least higher lower darker"
-    " lighter northernmost southernmost easternmost westernmost second".split()
-)
+SENTENCE_WORDS = frozenset((
+    "i", "i'm", "i’m", "you", "we", "me", "my", "it", "this", "that", "they", "there", "which", "is", "are",
+    "was", "were", "be", "been", "can", "cannot", "can't", "can’t", "could", "would", "should", "will", "let",
+    "please", "sorry", "unable", "determine", "know", "think", "seem", "seems", "appear", "appears", "look",
+    "looks", "image", "show", "shows", "has", "have", "does", "do", "value", "highest", "lowest", "darkest",
+    "lightest", "largest", "smallest", "greatest", "most", "least", "higher", "lower", "darker", "lighter",
+    "northernmost", "southernmost", "easternmost", "westernmost", "second",
+))  # fmt: skip
 """Words that make a would-be name a sentence (``I cannot determine…``, ``the darkest state``): no region name,
 legend label or colour holds one."""
 _WORD = re.compile(r"[\w'’]+")
