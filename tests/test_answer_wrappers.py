@@ -180,3 +180,10 @@ def test_none_words_cover_every_language_file():
         for word in words:
             assert word in NONE_WORDS, (path.name, word)
             assert extract_answer(word, "list").value == [], word
+
+
+@pytest.mark.parametrize("name", ["Lower Saxony", "Region I", "Will County", "Nottinghamshire", "Second District"])
+def test_names_that_hold_sentence_or_degree_words_stay_names(name):
+    """A user atlas may name regions with words that also describe (``Lower``, ``I``, ``Will``, ``Not…``)."""
+    assert extract_answer(name, "single").value == name
+    assert extract_answer(f"Final answer: {name}, Texas", "list").value == [name, "Texas"]

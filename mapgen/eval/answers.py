@@ -396,21 +396,30 @@ _SUBJECT = re.compile(
     re.IGNORECASE,
 )
 SENTENCE_WORDS = frozenset((
-    "i", "i'm", "i’m", "you", "we", "me", "my", "it", "this", "that", "they", "there", "which", "is", "are",
-    "was", "were", "be", "been", "can", "cannot", "can't", "can’t", "could", "would", "should", "will", "let",
-    "please", "sorry", "unable", "determine", "know", "think", "seem", "seems", "appear", "appears", "look",
-    "looks", "image", "show", "shows", "has", "have", "does", "do", "value", "highest", "lowest", "darkest",
-    "lightest", "largest", "smallest", "greatest", "most", "least", "higher", "lower", "darker", "lighter",
-    "northernmost", "southernmost", "easternmost", "westernmost", "second",
+    "i'm", "i’m", "you", "we", "me", "my", "it", "this", "that", "they", "there", "which", "is", "are", "was",
+    "were", "be", "been", "can", "cannot", "can't", "can’t", "could", "would", "should", "please", "sorry", "unable",
+    "determine", "know", "think", "seem", "seems", "appear", "appears", "looks", "image", "shows", "has", "have",
+    "does", "value",
 ))  # fmt: skip
-"""Words that make a would-be name a sentence (``I cannot determine…``, ``the darkest state``): no region name,
-legend label or colour holds one."""
+"""Words that make a would-be name a sentence (``I cannot determine…``): no region name, legend label or colour
+holds one."""
+DEGREE_WORDS = frozenset((
+    "highest", "lowest", "darkest", "lightest", "largest", "smallest", "greatest", "most", "least", "higher",
+    "lower", "darker", "lighter", "northernmost", "southernmost", "easternmost", "westernmost", "second",
+))  # fmt: skip
+"""Words that make a description after ``the``/``a`` (``the darkest state``; ``Lower Saxony`` stays a name)."""
 _WORD = re.compile(r"[\w'’]+")
 
 
 def is_sentence(text: str) -> bool:
-    """Whether ``text`` holds a :data:`SENTENCE_WORDS` word (a set lookup per word: this runs on every item)."""
-    return not SENTENCE_WORDS.isdisjoint(_WORD.findall(text.lower()))
+    """Whether ``text`` is a sentence or a description rather than a name (:data:`SENTENCE_WORDS`, or a
+    :data:`DEGREE_WORDS` word after ``the``/``a`` or alone); set lookups per word, since this runs on every item."""
+    words = _WORD.findall(text.lower())
+    if not SENTENCE_WORDS.isdisjoint(words):
+        return True
+    if words and all(w in DEGREE_WORDS for w in words):  # "highest" alone describes, it does not name
+        return True
+    return any(w in DEGREE_WORDS and words[i - 1] in ("the", "a") for i, w in enumerate(words) if i)
 
 
 _IT_IS = re.compile(
