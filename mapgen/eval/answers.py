@@ -436,6 +436,7 @@ _HEDGE_LEAD = re.compile(
     r"\s*,?\s+",
     re.IGNORECASE,
 )
+_EITHER_LEAD = re.compile(r"^\W*(?:it\s+(?:is|could\s+be|might\s+be)\s+|it[’']s\s+)?either\s", re.IGNORECASE)
 _EITHER = re.compile(r"^(?:either\s+)?[^\d]+?\s+(?:or|and/or|o)\s+[^\d]+$", re.IGNORECASE)
 
 
@@ -463,6 +464,8 @@ def parse_single(text: str, vocabulary: Iterable[str] = ()) -> Extracted:
     sentences = [x for x in re.split(r"(?<=[.!?])\s+|(?<=[。！？।])\s*|\n+", text.strip()) if x.strip()]
     if not sentences:
         return _fail("no short answer", span=text)
+    if _EITHER_LEAD.match(sentences[-1]):
+        return _fail("more than one answer", span=text)
     last = sentences[-1]
     subject = _SUBJECT.search(last)
     if subject:
@@ -703,6 +706,7 @@ def coerce_value(value: Any, answer_type: str, vocabulary: Iterable[str] = ()) -
             return Extracted(value=int(value) if float(value).is_integer() else float(value), ok=True)
         return _fail("count is not a number")
     if answer_type == "single":
+        value = _named_value(value) if isinstance(value, dict) else value
         items = _coerce_str_list(value) if isinstance(value, (list, tuple)) else [clean_item(str(value))]
         return Extracted(value=", ".join(items), ok=bool(items), reason="" if items else "empty answer")
     if answer_type == "list":
@@ -715,6 +719,18 @@ def coerce_value(value: Any, answer_type: str, vocabulary: Iterable[str] = ()) -
         rng = find_range(_bounds_of(value) if isinstance(value, dict) else value)
         return Extracted(value=rng, ok=True) if rng else _fail("not a range")
     return _fail(f"unknown answer type {answer_type!r}")
+
+
+_NAME_KEYS = ("name", "state", "province", "region", "territory", "value", "label", "answer")
+
+
+def _named_value(value: dict[str, Any]) -> Any:
+    """The name in ``{"state": "Colorado"}`` (a name key, else the only value); the dict itself otherwise."""
+    keys = {str(k).strip().lower(): v for k, v in value.items()}
+    named = next((keys[k] for k in _NAME_KEYS if k in keys), None)
+    if named is None and len(keys) == 1:
+        named = next(iter(keys.values()))
+    return named if isinstance(named, (str, int, float)) else value
 
 
 def _bounds_of(value: dict[str, Any]) -> list[Any] | None:

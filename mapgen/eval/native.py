@@ -19,9 +19,9 @@ _NATIVE_ANSWER_LINE = re.compile(
     re.IGNORECASE,
 )
 YES_WORDS = ("हाँ", "हां", "जी हाँ", "जी हां", "是", "是的", "对", "正确", "sí", "si", "cierto", "verdadero")
-NO_WORDS = ("नहीं", "जी नहीं", "ना", "否", "不是", "不", "不对", "错误", "no", "falso")
+NO_WORDS = ("नहीं", "जी नहीं", "ना", "否", "不是", "不", "不对", "不正确", "错误", "no", "falso")
 #: Whole-text yes/no: longest first, so 不是 wins over 是 and जी नहीं over नहीं.
-_NATIVE_YES_NO = re.compile(r"(不是|不对|是的|जी\s+हाँ|जी\s+हां|जी\s+नहीं|हाँ|हां|नहीं|否|是|(?<!\w)sí(?!\w))",
+_NATIVE_YES_NO = re.compile(r"(不是|(?:不对|不正确|对|正确|错误)(?=[\s，,。.！!；;]|$)|是的|जी\s+हाँ|जी\s+हां|जी\s+नहीं|हाँ|हां|नहीं|否|是|(?<!\w)sí(?!\w))",
                             re.IGNORECASE)
 _ECHO = re.compile(r"是或否|是否|हाँ\s+या\s+नहीं|sí\s+o\s+no", re.IGNORECASE)
 _CJK_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
