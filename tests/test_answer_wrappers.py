@@ -187,3 +187,13 @@ def test_names_that_hold_sentence_or_degree_words_stay_names(name):
     """A user atlas may name regions with words that also describe (``Lower``, ``I``, ``Will``, ``Not…``)."""
     assert extract_answer(name, "single").value == name
     assert extract_answer(f"Final answer: {name}, Texas", "list").value == [name, "Texas"]
+
+
+@pytest.mark.parametrize(("reply", "answer_type", "expected"), [
+    ("3-4", "count", None), ("Answer: 3 or 4", "count", None), ("There are 3 states in the 10-20 class.", "count", 3),
+    ("Let me look.\n\n- Utah: light blue\n- Idaho: dark blue", "single", None),  # a bullet is not a conclusion
+    ("Texas is darker.\n\nTexas", "single", "Texas"),
+])
+def test_hedged_counts_and_bullet_endings(reply, answer_type, expected):
+    got = extract_answer(reply, answer_type)
+    assert (got.value if got.ok else None) == expected, got

@@ -342,6 +342,7 @@ _COUNT_TOKEN = re.compile(
 )
 _COUNTED = re.compile(rf"\s+(?:such\s+|more\s+)?{_REGION_NOUN}(?!\w)", re.IGNORECASE)
 _N = r"(?:\d+|zero|one|two|three|four|five|six|seven|eight|nine|ten|dos|tres|cuatro|cinco|seis)"
+_COUNT_SPAN = re.compile(r"\b\d+\s*[-–~～]\s*\d+\b")
 _COUNT_HEDGE = re.compile(
     rf"\b(?:either\s+)?{_N}\s+(?:or|o)\s+{_N}\b|\b(?:between|entre)\s+{_N}\s+(?:and|y)\s+{_N}\b", re.IGNORECASE
 )
@@ -367,12 +368,12 @@ def _count_value(m: re.Match[str]) -> int | float:
 
 def parse_count(text: str) -> Extracted:
     """A count: a leading integer/number word, else the last one (``no states``/``none`` → 0)."""
+    if _COUNT_HEDGE.search(text) or (len(text.split()) <= 3 and _COUNT_SPAN.search(text)):  # "3 or 4", "3-4"
+        return _fail("more than one answer", span=text)
     matches = list(_COUNT_TOKEN.finditer(text))
     if not matches:
         native = native_count(text)  # 3个 / 三个 / तीन / tres (mapgen.eval.native)
         return Extracted(value=native, ok=True, span=text) if native is not None else _fail("no number", span=text)
-    if _COUNT_HEDGE.search(text):
-        return _fail("more than one answer", span=text)
     m = _count_match(matches, text)
     if denied_before(text, m.start()):
         return _fail("negated answer", span=text)
@@ -837,12 +838,13 @@ def _from_box(reply: str, answer_type: str, vocabulary: tuple[str, ...]) -> Extr
 
 def _conclusion(reply: str, answer_type: str, vocabulary: tuple[str, ...]) -> Extracted | None:
     """The answer in the last paragraph, else the last line (not for lists and rankings, whose last line may be one
-    item of many), of a reply that reasons first (``None`` when neither holds one or the reply is one paragraph)."""
+    item of many; for one value, not a bullet line), of a reply that reasons first (``None`` when neither holds
+    one or the reply is one paragraph)."""
     paragraphs = [p for p in re.split(r"\n\s*\n", reply.strip()) if p.strip()]
     lines = [line for line in reply.strip().splitlines() if line.strip()]
     last_line = lines[-1] if len(lines) > 1 and answer_type not in ("list", "ranking") else ""
     for span in dict.fromkeys((paragraphs[-1] if len(paragraphs) > 1 else "", last_line)):
-        if span:
+        if span and (answer_type in ("list", "ranking") or not _BULLET_LINE.match(span)):  # a bullet is one of many
             result = parse_text(span, answer_type, vocabulary)
             if result.ok:
                 result.source = "conclusion"
