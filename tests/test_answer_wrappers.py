@@ -197,3 +197,9 @@ def test_names_that_hold_sentence_or_degree_words_stay_names(name):
 def test_hedged_counts_and_bullet_endings(reply, answer_type, expected):
     got = extract_answer(reply, answer_type)
     assert (got.value if got.ok else None) == expected, got
+
+
+def test_the_answer_bullets_are_the_last_block_not_the_reasoning_bullets():
+    reply = "Checking:\n- Texas: dark\n- Ohio: light\n\nSo the darkest are:\n- Texas\n- Iowa"
+    assert extract_answer(reply, "list").value == ["Texas", "Iowa"]
+    assert extract_answer("Ranking:\n1. Iowa\n\n2. Ohio", "ranking").value == [["Iowa"], ["Ohio"]]

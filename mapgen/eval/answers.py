@@ -286,8 +286,20 @@ def item_head(line: str) -> str:
     return clean_item(_DESCRIPTION.sub("", _ENUM.sub("", line)))
 
 
+def bullet_block(text: str) -> list[str]:
+    """The last run of bullet or numbered lines in ``text`` (blank lines inside it allowed): the bullets of the
+    answer, not those of the reasoning before it."""
+    runs: list[list[str]] = [[]]
+    for line in text.splitlines():
+        if _BULLET_LINE.match(line):
+            runs[-1].append(line)
+        elif line.strip() and runs[-1]:
+            runs.append([])
+    return next((run for run in reversed(runs) if run), [])
+
+
 def _bullets(text: str) -> list[str]:
-    return [item_head(line) for line in text.splitlines() if _BULLET_LINE.match(line)]
+    return [item_head(line) for line in bullet_block(text)]
 
 
 # ------------------------------------------------------------------------------------------- per type
@@ -614,7 +626,7 @@ def _chain_line(s: str, vocabulary: Iterable[str]) -> Extracted | None:
 
 def _bullet_ranking(s: str, vocabulary: Iterable[str]) -> Extracted | None:
     """Bullet or numbered lines, one rank each."""
-    bullets = [line for line in s.splitlines() if _BULLET_LINE.match(line)]
+    bullets = bullet_block(s)
     if not bullets:
         return None
     return Extracted(value=_ordered(_groups_from_sequence(bullets, vocabulary), s), ok=True, span=s)
