@@ -203,3 +203,17 @@ def test_the_answer_bullets_are_the_last_block_not_the_reasoning_bullets():
     reply = "Checking:\n- Texas: dark\n- Ohio: light\n\nSo the darkest are:\n- Texas\n- Iowa"
     assert extract_answer(reply, "list").value == ["Texas", "Iowa"]
     assert extract_answer("Ranking:\n1. Iowa\n\n2. Ohio", "ranking").value == [["Iowa"], ["Ohio"]]
+
+
+def test_every_task_parser_reads_the_reply_after_the_reasoning():
+    """Grounding boxes, extraction tables, captions and MCQ letters skip a reasoning block's drafts."""
+    from mapgen.eval.answers import parse_box
+    from mapgen.tasks.caption.scores import caption_text
+    from mapgen.tasks.extraction.parse import parse_table
+
+    assert parse_box("<think>maybe [1, 2, 3, 4]?</think><answer>[10, 20, 30, 40]</answer>") == (10, 20, 30, 40)
+    assert parse_box("<think>maybe [1, 2, 3, 4]?</think>I cannot find it.") is None
+    table = parse_table("<think>\n| State | Class |\n|---|---|\n| Texas | 0-10 |\n</think>\nTexas: 10-20")
+    assert table.rows == [("Texas", "10-20")]  # the draft table inside the reasoning is not read
+    assert caption_text("<think>draft: a map.</think><answer>A choropleth map of the USA.</answer>") == (
+        "A choropleth map of the USA.")
