@@ -453,10 +453,21 @@ _EITHER_LEAD = re.compile(r"^\W*(?:it\s+(?:is|could\s+be|might\s+be)\s+|it[’']
 _EITHER = re.compile(r"^(?:either\s+)?[^\d]+?\s+(?:or|and/or|o)\s+[^\d]+$", re.IGNORECASE)
 
 
+_DASH_REASON = re.compile(r"\s+[—–-]\s+(?P<reason>.+)$")
+
+
+def _drop_reason(text: str) -> str:
+    """``Nevada — it is the only one in the lightest class`` → ``Nevada`` (only when a sentence follows the dash:
+    ``10 - 20`` stays whole)."""
+    m = _DASH_REASON.search(text)
+    return text[: m.start()] if m and is_sentence(m.group("reason")) else text
+
+
 def _single_value(text: str, vocabulary: Iterable[str]) -> Extracted:
-    """A one-name answer from a short span: exclusions dropped (``Texas, not Ohio``); a denial, a choice between
-    names (``Texas or Ohio``) or a sentence is unparsed."""
-    s = clean_item(_IT_IS.sub("", _HEDGE_LEAD.sub("", drop_exclusions(text.strip()).strip())))
+    """A one-name answer from a short span: exclusions dropped (``Texas, not Ohio``) and so is a reason after a
+    dash (``**Nevada** — it is the lightest``); a denial, a choice between names (``Texas or Ohio``) or a
+    sentence is unparsed."""
+    s = clean_item(_IT_IS.sub("", _HEDGE_LEAD.sub("", _drop_reason(drop_exclusions(text.strip()).strip()))))
     if s.lower().endswith(_CLASS_WORDS):
         s = _IN_CLASS.sub(r"\g<x>", s)
     if not s:
