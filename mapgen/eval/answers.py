@@ -453,6 +453,11 @@ _EITHER_LEAD = re.compile(r"^\W*(?:it\s+(?:is|could\s+be|might\s+be)\s+|it[’']
 _EITHER = re.compile(r"^(?:either\s+)?[^\d]+?\s+(?:or|and/or|o)\s+[^\d]+$", re.IGNORECASE)
 
 
+_CONNECTIVE = re.compile(
+    r"^(?:so|thus|therefore|hence|overall|finally|clearly|then|and|in\s+conclusion|in\s+summary|por\s+lo\s+tanto"
+    r"|así\s+que|entonces|por\s+eso|इसलिए|अतः|तो|因此|所以)(?:\s*[,，]\s*|\s+)",
+    re.IGNORECASE,
+)
 _DASH_REASON = re.compile(r"\s+[—–-]\s+(?P<reason>.+)$")
 
 
@@ -490,7 +495,7 @@ def parse_single(text: str, vocabulary: Iterable[str] = ()) -> Extracted:
         return _fail("no short answer", span=text)
     if _EITHER_LEAD.match(sentences[-1]):
         return _fail("more than one answer", span=text)
-    last = sentences[-1]
+    last = _CONNECTIVE.sub("", sentences[-1])  # "So Texas has ..." / "इसलिए ..." / "Por lo tanto, ..."
     subject = _SUBJECT.search(last)
     if subject:
         result = _single_value(next(g for g in subject.groups() if g is not None), vocabulary)
@@ -505,7 +510,7 @@ def parse_single(text: str, vocabulary: Iterable[str] = ()) -> Extracted:
         if result.ok or result.reason != "no short answer":
             return result
     if len(sentences) == 1:
-        return _single_value(sentences[0], vocabulary)
+        return _single_value(last, vocabulary)
     return _fail("no short answer", span=text)
 
 
