@@ -422,6 +422,8 @@ DEGREE_WORDS = frozenset((
 ))  # fmt: skip
 """Words that make a description after ``the``/``a`` (``the darkest state``; ``Lower Saxony`` stays a name)."""
 _WORD = re.compile(r"[\w'’]+")
+_REGION_WORDS = frozenset(("states", "provinces", "regions", "territories", "answer", "ones", "estados"))
+"""After ``the``/``these``: a description (``the states are …``), not a name (``the State of Uttar Pradesh``)."""
 
 
 def is_sentence(text: str) -> bool:
@@ -432,7 +434,8 @@ def is_sentence(text: str) -> bool:
         return True
     if words and all(w in DEGREE_WORDS for w in words):  # "highest" alone describes, it does not name
         return True
-    return any(w in DEGREE_WORDS and words[i - 1] in ("the", "a") for i, w in enumerate(words) if i)
+    return any((w in DEGREE_WORDS and words[i - 1] in ("the", "a")) or (w in _REGION_WORDS and words[i - 1] in (
+        "the", "these", "those", "such")) for i, w in enumerate(words) if i)
 
 
 _IT_IS = re.compile(
@@ -540,7 +543,7 @@ def parse_list(text: str, vocabulary: Iterable[str] = ()) -> Extracted:
         return _items_result(bullets, text)
     if "\n" in s or len(s.split()) > 40 or re.search(r"[.!?]\s+\w", s) or _ALL_BUT.match(s):
         return _fail("no list found", span=text)
-    items = _items_result(split_items(_drop_lead_in(drop_exclusions(s)), vocabulary), text)
+    items = _items_result(split_items(_drop_lead_in(_CONNECTIVE.sub("", drop_exclusions(s))), vocabulary), text)
     subject = _LIST_SUBJECT.match(s) if not items.ok else None
     return _items_result(split_items(subject.group("x"), vocabulary), text) if subject else items
 
