@@ -133,8 +133,8 @@ def test_tables_md_has_the_task_overview_and_intervals(bench, runs) -> None:
     cells = [c.strip() for c in overview.strip("|").split("|")]
     assert cells[1] == str(len(bench.tasks.get("extraction", [])))
     assert float(cells[3]) == pytest.approx(summary["score"] * 100, abs=0.01)
-    lo, hi = summary["score_ci"]
-    assert cells[4] == f"[{lo * 100:.1f}, {hi * 100:.1f}]" and lo <= summary["score"] <= hi  # fractions (#37)
+    lo, hi = summary["score_ci"]  # a fraction, like the score it bounds
+    assert cells[4] == f"[{lo * 100:.1f}, {hi * 100:.1f}]" and lo <= summary["score"] <= hi
     assert float(cells[5]) == pytest.approx(summary["random"]["score"] * 100, abs=0.01)  # random
     assert float(cells[7]) == pytest.approx(summary["chance"]["score"] * 100, abs=0.01)  # chance
     assert next(line for line in text.splitlines() if line.startswith("| VQA |"))

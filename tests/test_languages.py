@@ -288,3 +288,32 @@ def test_extraction_gold_tables_accept_native_names(tmp_path):
     for e, h in zip(english["rows"], hindi["rows"]):
         assert h["region"] == e["region"] and names.name(h["code"]) in h["accepted"]
         assert h["accepted"][len(names.spellings(h["code"])):] == e["accepted"]
+
+
+NATIVE_WRAPPERS = (
+    lambda r: f"<think>\nLet me read the legend first.\n</think>\n\n{r}",
+    lambda r: f"<answer>{r}</answer>",
+    lambda r: f"**{r}**",
+)
+
+
+def test_native_replies_in_wrappers_keep_full_marks(pair):
+    """The same native and mixed replies behind a reasoning block, in answer tags or in bold still score 1, and
+    a plain native answer in a box does too (issue 37: answers as models write them, in every language)."""
+    from mapgen.eval.score import score
+
+    _english, native, country, language, _script, _folder = pair
+    names = native_names(language)
+    inverse = {v: k for k, v in names.names.items()}
+    english = dict(load_atlas(country).names)
+    scored = 0
+    for q in native.values():
+        reply = _native_reply(q, english, inverse, {"hi": " और ", "zh": "、"}[language])
+        if reply is None:
+            continue
+        for wrap in NATIVE_WRAPPERS:
+            assert score(q, wrap(reply)).main == 1.0, (q["question"], wrap(reply))
+        if q["answer_type"] in ("single", "count"):
+            assert score(q, f"$\\boxed{{\\text{{{q['answer']}}}}}$").main == 1.0, q["question"]
+        scored += 1
+    assert scored > 50

@@ -22,7 +22,8 @@ def resample_rows(n: int, seed: int, key: str, samples: int = BOOTSTRAP_SAMPLES)
 
 
 def mean_ci(values: Any, seed: int, key: str, samples: int = BOOTSTRAP_SAMPLES) -> list[float]:
-    """95 % percentile bootstrap interval (a fraction, like the mean) of the mean of per-item ``values``."""
+    """95 % percentile bootstrap interval of the mean of per-item ``values``, in their unit (a score's interval is
+    a fraction like the score it bounds, as ``summary.json`` stores both; displays write it in %)."""
     import numpy as np
 
     x = np.asarray(values, dtype=float)

@@ -27,6 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from mapgen.eval.answers import answer_span
 from mapgen.eval.baselines import MapFacts, answer_function, answer_space
 from mapgen.questions.record import Question
 
@@ -135,10 +136,11 @@ def normalise_choice(text: str | None, choice: Choice) -> str | None:
     """A prediction as ``{"answer": "<letter>"}`` when it names an option by letter or by its exact text."""
     if text is None:
         return None
-    m = _CHOICE.match(text.strip())
+    span = answer_span(text)
+    m = _CHOICE.match(span.strip())
     letter = m.group(1).upper() if m else None
     if letter is None:
-        stripped = text.strip().strip('."').lower()
+        stripped = span.strip().strip('."*').lower()
         letter = next((ltr for ltr, o in choice.lettered().items() if o.lower() == stripped), None)
     if letter is None or letter not in choice.lettered():
         return text

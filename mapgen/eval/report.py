@@ -295,9 +295,10 @@ TASK_COLUMNS = ("task", "n", "metric", "score", "95 % interval", "random", "prio
 
 
 def interval_text(ci: Sequence[float] | None) -> str:
+    """An interval of fractions (:func:`~mapgen.eval.bootstrap.mean_ci`) written in %: ``[41.2, 57.9]``."""
     if not ci or any(x is None or math.isnan(x) for x in ci):
         return "-"
-    return f"[{ci[0] * 100:.1f}, {ci[1] * 100:.1f}]"  # an interval (fractions) as tables show it, in %
+    return f"[{ci[0] * 100:.1f}, {ci[1] * 100:.1f}]"
 
 
 def percent(value: Any) -> float:
@@ -413,8 +414,8 @@ def score_bars(frame: pd.DataFrame, column: str | None = None, seed: int = 0) ->
     for key, g in frame.groupby(keys, sort=True, dropna=False):
         answer_type, group = (key[0], None) if column is None else key
         label = "score" if column is None else _group_label(group, column)
-        lo, hi = mean_ci(g["main"].to_numpy(), seed, f"plot|{column}|{answer_type}|{label}")
-        cells[(answer_type, label)] = (float(g["main"].mean()) * 100, lo * 100, hi * 100)
+        lo, hi = (x * 100 for x in mean_ci(g["main"].to_numpy(), seed, f"plot|{column}|{answer_type}|{label}"))
+        cells[(answer_type, label)] = (float(g["main"].mean()) * 100, lo, hi)
     index = pd.MultiIndex.from_tuples(list(cells), names=["answer_type", "group"])
     values = pd.DataFrame(list(cells.values()), index=index, columns=["score", "low", "high"])
     wide = {name: values[name].unstack("group") for name in ("score", "low", "high")}

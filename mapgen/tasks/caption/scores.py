@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mapgen.eval.answers import find_json_answer
+from mapgen.eval.wrappers import final_reply
 
 CAPTION_METRICS: tuple[str, ...] = ("BLEU-1", "BLEU-2", "BLEU-3", "BLEU-4", "METEOR", "ROUGE-L", "CIDEr")
 EMPTY_CAPTION = "emptycaptionplaceholder"
@@ -71,10 +72,11 @@ def caption_text(prediction: str | None) -> str:
     """The caption in a model response: the ``answer``/``caption`` of a JSON object, else the whole text."""
     if prediction is None:
         return ""
-    value = find_json_answer(prediction)
+    reply = final_reply(str(prediction))  # reasoning blocks dropped, an <answer> tag opened
+    value = find_json_answer(reply)
     if isinstance(value, str):
         return value.strip()
-    return str(prediction).strip()
+    return reply.strip()
 
 
 @dataclass

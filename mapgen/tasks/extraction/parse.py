@@ -16,7 +16,8 @@
    space before a cell that is a whole legend label (``Texas 10-20``). A line with several ``Region: cell``
    rows is split at ``;`` and at ``, `` before a ``Name:`` (``Texas: 10-20, Ohio: 20-30``).
 
-A JSON object wrapping the table as text (``{"answer": "| Region | Class |\n…"}``) is read as that text.
+Reasoning blocks (``<think>…</think>``) are dropped and an ``<answer>…</answer>`` tag opened first
+(:func:`mapgen.eval.wrappers.final_reply`). A JSON object wrapping the table as text (``{"answer": "| Region | Class |\n…"}``) is read as that text.
 
 Chatter around the table is dropped: a row counts only when its cell holds a number/range or an N/A word
 (:func:`read_cell`), its region cell starts with a letter, has at most :data:`MAX_REGION_WORDS` words and is not a
@@ -35,6 +36,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from mapgen.eval.wrappers import final_reply
 from mapgen.legend.grammar import NATIVE_NA_WORDS, Range, find_range, parse_label
 
 NA = "N/A"
@@ -375,7 +377,7 @@ def parse_table(reply: str | None, kind: str | None = None) -> ParsedTable:
     column or key is the cell when a reply gives both a class and a value."""
     if not reply:
         return ParsedTable()
-    text = clean_text(reply)
+    text = clean_text(final_reply(reply))  # reasoning blocks dropped, an <answer> tag opened
     for value in _json_candidates(text):
         rows = json_rows(value, kind)
         if rows:

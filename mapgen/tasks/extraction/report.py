@@ -48,7 +48,7 @@ def extraction_bars(summary: Mapping[str, Any]) -> Bars:
     main = {v: "within_tolerance" if v == "continuous" else "class_accuracy" for v in variants}
     score = {"run": [summary[v][main[v]] * 100 for v in variants]}
     cis = [(summary.get("ci") or {}).get(v, {}).get(main[v]) for v in variants]
-    low = {"run": [ci[0] * 100 if ci else x for ci, x in zip(cis, score["run"])]}  # intervals are fractions
+    low = {"run": [ci[0] * 100 if ci else x for ci, x in zip(cis, score["run"])]}
     high = {"run": [ci[1] * 100 if ci else x for ci, x in zip(cis, score["run"])]}
     for key, label in TABLE_SOURCES:
         if summary.get(key):

@@ -402,8 +402,8 @@ REFERENCE_ROWS = {"random": "random (empirical)", "prior": "prior (train split)"
 
 def table_ci(scores: Sequence[TableScore], records: Sequence[Mapping[str, Any]], seed: int = 0
              ) -> dict[str, dict[str, list[float]]]:
-    """``{variant: {metric: [low, high]}}``: 95 % bootstrap intervals (in %) of the per-variant means, tables
-    resampled (:mod:`mapgen.eval.bootstrap`, seeded by ``seed`` and the cell)."""
+    """``{variant: {metric: [low, high]}}``: 95 % bootstrap intervals (fractions, like the means) of the
+    per-variant means, tables resampled (:mod:`mapgen.eval.bootstrap`, seeded by ``seed`` and the cell)."""
     from mapgen.eval.bootstrap import mean_ci
 
     groups: dict[str, list[TableScore]] = {}
@@ -474,9 +474,10 @@ def style_table(summary: Mapping[str, Any]) -> Any:
 
 
 def _ci_cell(value: float, ci: Sequence[float] | None) -> Any:
+    """``value`` (in %) written with its interval (fractions, as ``summary.json`` keeps them) in %."""
     if ci is None or math.isnan(value) or any(math.isnan(x) for x in ci):
         return value
-    return f"{value:.2f} [{ci[0] * 100:.1f}, {ci[1] * 100:.1f}]"  # the interval (fractions) in %, like the value
+    return f"{value:.2f} [{ci[0] * 100:.1f}, {ci[1] * 100:.1f}]"
 
 
 def extraction_table(summary: Mapping[str, Any], ci: bool = False) -> Any:
