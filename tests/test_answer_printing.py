@@ -107,3 +107,18 @@ def test_numbers_read_against_are_written_as_the_legend_prints_them() -> None:
         except Unaskable:
             continue
     assert asked and all(q.question.endswith("above 9.0?") for q in asked)
+
+
+@pytest.mark.parametrize(("label", "texts", "quanta"), [
+    ("-3.20 to 1.21", ("-3.20", "1.21"), (0.01, 0.01)),
+    ("580k-7.1M", ("580k", "7.1M"), (1e3, 1e5)),
+    ("100-150k", ("100k", "150k"), (1e3, 1e3)),  # the upper bound's unit, as parse_label applies it
+    ("10%-20%", ("10%", "20%"), (1.0, 1.0)),
+    (">0.55", ("0.55", None), (0.01, None)),
+    ("24,422", ("24,422", "24,422"), (1.0, 1.0)),
+    ("-4 से 4", ("-4", "4"), (1.0, 1.0)),
+])
+def test_printed_numbers_keep_the_label_s_own_text(label: str, texts: tuple, quanta: tuple) -> None:
+    numbers = printed_numbers(label)
+    assert tuple(n.text if n else None for n in numbers) == texts
+    assert tuple(n.quantum if n else None for n in numbers) == pytest.approx(quanta)
