@@ -26,6 +26,7 @@ import argparse
 import hashlib
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -195,6 +196,11 @@ def names_file(line: str) -> bool:
     return line.split(":", 1)[0].endswith((".yaml", ".yml", ".py"))
 
 
+def says(line: str, fragment: str) -> bool:
+    """Whether ``line`` holds ``fragment`` starting at a word ("valid" is in "a valid key", not in "Invalid")."""
+    return re.search(r"(?<![a-z0-9])" + re.escape(fragment.lower()), line.lower()) is not None
+
+
 def _refusal_verdict(case: Case, code: int, err: str, changed: bool) -> tuple[str, str]:
     lines = error_lines(err)
     prefix = "" if case.report else "error:"
@@ -203,7 +209,7 @@ def _refusal_verdict(case: Case, code: int, err: str, changed: bool) -> tuple[st
         return "silent", message
     low = lines[0].lower() if len(lines) == 1 or case.report else ""
     named = bool(low) and all(f.lower() in low for f in case.names)
-    fixed = bool(low) and (not case.fixes or any(f.lower() in low for f in case.fixes))
+    fixed = bool(low) and (not case.fixes or any(says(low, f) for f in case.fixes))
     if code not in (1, 2):
         return "vague", f"(exit {code}) {message}"
     several = len(lines) > 1 and not (case.report and all(names_file(line) for line in lines))

@@ -212,9 +212,12 @@ def read_marker(root: str | Path) -> dict[str, Any] | None:
     return read_json(path) if path.exists() else None
 
 
-def write_marker(root: str | Path, digest: str, config: dict[str, Any]) -> None:
-    """Mark ``root`` as holding the build of a config."""
-    write_json_atomic(Path(root) / CONFIG_MARKER, {"digest": digest, "config": config})
+def write_marker(root: str | Path, digest: str, config: dict[str, Any],
+                 inputs: dict[str, dict[str, str]] | None = None) -> None:
+    """Mark ``root`` as holding the build of a config (``inputs``: the digests of the files it names, by kind and
+    path, so a later build can say which one changed)."""
+    write_json_atomic(Path(root) / CONFIG_MARKER, {"digest": digest, "config": config} | (
+        {"inputs": inputs} if inputs is not None else {}))
 
 
 def clear_build(root: str | Path) -> None:

@@ -9,6 +9,7 @@ only units whose record is missing or whose files fail their hash check. Same co
 
 from __future__ import annotations
 
+import json
 import time
 import warnings
 from collections import Counter, defaultdict
@@ -173,7 +174,7 @@ def map_choice(config: BuildConfig, rng: np.random.Generator, i: int, pool: list
     backgrounds, look = variants.backgrounds, None
     if variants.styles != ["default"]:  # drawn last: configs without styles draw every map as before
         look = str(rng.choice(variants.styles))
-        page = style_background(look)
+        page = style_background(look, config.style_file(look))
         if page:
             background, backgrounds = page, [page]
     drawn, background = legible_colours(drawn, background, rng, colormaps, backgrounds)
@@ -196,11 +197,11 @@ def drawn_scale(legend: Any, drawn: LegendChoice, rng: np.random.Generator) -> A
     return ScaleOptions(scale, clip, None if scale == "log" else legend.midpoint)  # type: ignore[arg-type]
 
 
-def style_background(name: str) -> str | None:
-    """The background a map style sets (None: the config's backgrounds apply)."""
+def style_background(name: str, path: Path | None = None) -> str | None:
+    """The background a map style sets (None: the config's backgrounds apply); ``path``: its file."""
     from mapgen.render.style import load_style
 
-    return load_style(name).page.background
+    return load_style(name, path=path).page.background
 
 
 def legible_colours(legend: LegendChoice, background: str, rng: np.random.Generator, colormaps: list[str],
@@ -247,7 +248,9 @@ def base_spec(unit: Unit, config: BuildConfig, out_dir: Path | None = None) -> M
     country = config.country(unit.country)
     atlas = country_atlas(config, country, out_dir)
     stat = load_statistic(unit.choice.statistic, atlas, unit, config)
-    style = replace(unit.choice.style, **style_fields(unit.choice.look, atlas, config.variants.size is None))
+    look = unit.choice.look
+    fields = style_fields(look, atlas, config.variants.size is None, config.style_file(look))
+    style = replace(unit.choice.style, **fields)
     legend = unit.choice.legend
     if legend.scale is not None and legend.scale.scale == "log" and not (stat.values.dropna() > 0).all():
         legend = replace(legend, scale=replace(legend.scale, scale="clip", clip=(float(config.legend.clip[0]), float(config.legend.clip[1]))))
@@ -287,13 +290,13 @@ def _atlas_path(config: BuildConfig, country: CountryConfig, out_dir: Path | Non
     return path if out_dir is None else Path(out_dir) / ATLASES_DIR / country.key / path.name
 
 
-def style_fields(name: str | None, atlas: Any, by_shape: bool = False) -> dict[str, Any]:
+def style_fields(name: str | None, atlas: Any, by_shape: bool = False, path: Path | None = None) -> dict[str, Any]:
     """The spec style fields a map style sets for a country (none without a style or for the default), and
     with ``by_shape`` (a config that states no page size) the page size: the style's for the country, else the
-    one the atlas's shape gives (:func:`mapgen.render.layout.default_page_size`)."""
+    one the atlas's shape gives (:func:`mapgen.render.layout.default_page_size`); ``path``: the style's file."""
     from mapgen.render.style import load_style
 
-    look = load_style(name or "default")
+    look = load_style(name or "default", path=path)
     fields = look.spec_defaults(atlas.name) if name else {}
     if by_shape and "width" not in fields:
         from mapgen.render.layout import default_page_size
@@ -458,9 +461,10 @@ def build(
     check_inputs(config)
     for line in missing_texts(config, build_templates(config)[1]):  # the packs lint before anything is written
         warnings.warn(line, stacklevel=2)
-    digest = config.digest()  # once: it hashes every user file, and the marker and manifest must agree
+    inputs = config.input_digests()  # once: every user file hashed, and the marker and manifest must agree
+    digest = config.digest(inputs)
     with folder_lock(out_dir):  # one build per folder at a time (mapgen.build_workers)
-        prepare_folder(config, out_dir, resume=resume, force=force, digest=digest)
+        prepare_folder(config, out_dir, resume=resume, force=force, digest=digest, inputs=inputs)
         atlases = copy_user_atlases(config, out_dir)
         packs = copy_packs(config, out_dir)
         units = plan(config)
@@ -535,19 +539,18 @@ def check_inputs(config: BuildConfig) -> None:
         raise BuildError(f"Invalid build config {config.where}: " + "; ".join(problems))
 
 
-def prepare_folder(config: BuildConfig, out_dir: Path, resume: bool, force: bool, digest: str | None = None) -> None:
+def prepare_folder(config: BuildConfig, out_dir: Path, resume: bool, force: bool, digest: str | None = None,
+                   inputs: dict[str, dict[str, str]] | None = None) -> None:
     """Create the folder, or refuse one that holds another config (unless ``force``, which clears it);
-    ``digest`` is ``config.digest()`` when the caller has it."""
-    digest = digest or config.digest()
+    ``digest`` and ``inputs`` are ``config.digest()`` and ``config.input_digests()`` when the caller has them."""
+    inputs = config.input_digests() if inputs is None else inputs
+    digest = digest or config.digest(inputs)
     marker = read_marker(out_dir)
     if marker is not None:
         held = marker.get("digest")
         if held != digest:
             if not force:
-                raise BuildError(
-                    f"{out_dir} holds a build of a different config (digest {str(held)[:12]}…); use another folder, "
-                    "or --force to replace it."
-                )
+                raise BuildError(_other_build(out_dir, config, marker, inputs))
             clear_build(out_dir)
         elif not resume and not force:
             raise BuildError(f"{out_dir} already holds this build; use --resume to finish or check it, "
@@ -557,7 +560,23 @@ def prepare_folder(config: BuildConfig, out_dir: Path, resume: bool, force: bool
     elif out_dir.exists() and any(p.name != LOCK_FILE for p in out_dir.iterdir()) and not force:
         raise BuildError(f"{out_dir} is not empty and holds no mapgen build; choose an empty folder or use --force.")
     out_dir.mkdir(parents=True, exist_ok=True)
-    write_marker(out_dir, digest, config.model_dump())
+    write_marker(out_dir, digest, config.model_dump(), inputs)
+
+
+def _other_build(out_dir: Path, config: BuildConfig, marker: dict[str, Any], inputs: dict[str, dict[str, str]]) -> str:
+    """Why ``out_dir`` holds another build: the files the config names that changed since (when the config
+    itself did not), else the config."""
+    held = marker.get("inputs")
+    if marker.get("config") == json.loads(json.dumps(config.model_dump())) and isinstance(held, dict):
+        kinds = {"files": "file", "packs": "template pack", "styles": "style"}
+        changed = [f"{kinds.get(kind, kind)} {name}" for kind, files in inputs.items() for name, sha in files.items()
+                   if (held.get(kind) or {}).get(name) != sha]
+        if changed:
+            return (f"{out_dir} was built from another version of {', '.join(changed)} (paths are relative to the "
+                    f"folder of {config.where}); put the old version back to --resume, or use another folder or "
+                    "--force to rebuild.")
+    return (f"{out_dir} holds a build of a different config (digest {str(marker.get('digest'))[:12]}…); use another "
+            "folder, or --force to replace it.")
 
 
 def run_local(units: list[Unit], config: BuildConfig, out_dir: Path, workers: int = 1, scheduler=None,

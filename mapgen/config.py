@@ -8,6 +8,7 @@ Packaged configs (``mapwise``, ``small``) are found by name.
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
 from pathlib import Path
@@ -241,7 +242,8 @@ class VariantChoices(Strict):
     #: :func:`mapgen.render.layout.default_page_size`); when one is given the other defaults to 800 / 600.
     width: WholeNumber | None = Field(None, ge=MIN_PX, le=MAX_PX)
     height: WholeNumber | None = Field(None, ge=MIN_PX, le=MAX_PX)
-    #: Map styles the maps draw from (presets of ``templates/styles`` or style YAML files): one per map, seeded.
+    #: Map styles the maps draw from (presets of ``templates/styles`` or style YAML files, relative to the
+    #: config's folder): one per map, seeded.
     styles: list[str] = ["default"]
 
     @model_serializer(mode="wrap")
@@ -263,7 +265,7 @@ class VariantChoices(Strict):
     def _known_styles(cls, values: list[str]) -> list[str]:
         for name in values:
             preset = template_path("styles", f"{name}.yaml")
-            if not (preset.is_file() or (name.lower().endswith((".yaml", ".yml")) and Path(name).is_file())):
+            if not (preset.is_file() or is_style_file(name)):  # a file is looked for beside the config (check_files)
                 raise ValueError(f"unknown style {name!r}: use a preset of `mapgen styles list` or a .yaml file")
         if not values:
             raise ValueError("styles needs at least one style (default: [default])")
@@ -360,6 +362,9 @@ class BuildConfig(Strict):
     @classmethod
     def _task_names(cls, names: list[str]) -> list[str]:
         """Task names listed once each (whether they are registered is the build's check, :mod:`mapgen.tasks`)."""
+        if not names:
+            raise ValueError(f"lists no task, so the build would hold nothing; name at least one of "
+                             f"{', '.join(TASKS)} (or leave `tasks` out for all of them)")
         twice = sorted({n for n in names if names.count(n) > 1})
         if twice:
             raise ValueError(f"tasks listed twice: {', '.join(twice)}")
@@ -393,13 +398,34 @@ class BuildConfig(Strict):
             raise ValueError("disjoint_colormaps needs at least one colormap per split")
         return self
 
-    def digest(self) -> str:
+    def digest(self, inputs: dict[str, dict[str, str]] | None = None) -> str:
         """Stable hash of the resolved config (what the output folder was built from), including the content of
-        every user file it names, so a changed atlas or table is a different build."""
-        payload = self.model_dump() | ({"files": self.file_digests()} if self.user_files() else {})
-        if self.questions.packs:
-            payload["pack_digests"] = self.pack_digests()
+        every user file it names (``inputs``: :meth:`input_digests` when the caller has them), so a changed
+        atlas, table, pack or style is a different build."""
+        inputs = self.input_digests() if inputs is None else inputs
+        payload = self.model_dump() | ({"files": inputs["files"]} if inputs["files"] else {})
+        if inputs["packs"]:
+            payload["pack_digests"] = inputs["packs"]
+        if inputs["styles"]:
+            payload["style_digests"] = inputs["styles"]
         return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+    def input_digests(self) -> dict[str, dict[str, str]]:
+        """sha256 of every file the config names, by kind (``files``: atlases and tables, ``packs``, ``styles``)
+        and path as written."""
+        from mapgen.files import sha256_file
+
+        styles = {name: sha256_file(self.resolve_path(name)) for name in self.style_files()}
+        return {"files": self.file_digests(), "packs": self.pack_digests(), "styles": styles}
+
+    def style_files(self) -> list[str]:
+        """The style YAML files of ``variants.styles`` (paths as written, relative to the config's folder)."""
+        return [name for name in self.variants.styles if is_style_file(name)]
+
+    def style_file(self, name: str | None) -> Path | None:
+        """Where the style ``name`` of ``variants.styles`` is read from: its file, resolved against the config's
+        folder (None for a preset)."""
+        return self.resolve_path(name) if name and is_style_file(name) else None
 
     # --- user files (paths relative to the config file) ----------------------------------------------------
     @property
@@ -439,6 +465,8 @@ class BuildConfig(Strict):
         """Raise :class:`ConfigError` listing every user file that does not exist."""
         missing = [f"{name}: no file {str(self.resolve_path(name))!r}" for name in self.user_files()
                    if not self.resolve_path(name).is_file()]
+        missing += [f"variants.styles: no style file {str(self.resolve_path(name))!r}" for name in self.style_files()
+                    if not self.resolve_path(name).is_file()]
         if missing:
             raise ConfigError(_problems(f"Invalid build config {where} (paths are relative to the config file)",
                                         missing))
@@ -510,6 +538,11 @@ def load_config(source: str | Path | dict[str, Any]) -> BuildConfig:
     return config
 
 
+def is_style_file(name: str) -> bool:
+    """Whether a ``variants.styles`` entry names a YAML file (else a preset)."""
+    return name.lower().endswith((".yaml", ".yml"))
+
+
 def _tree_digest(path: Path) -> str:
     """sha256 over a file, or over every file of a folder (paths inside it and contents; caches skipped)."""
     from mapgen.files import sha256_file
@@ -540,7 +573,9 @@ def format_errors(exc: ValidationError, where: str) -> str:
     unions: dict[tuple[Any, ...], list[Any]] = {}
     for err in exc.errors():
         found = _union_field(err["loc"])
-        if found is None:
+        if err["type"] == "extra_forbidden":
+            problems.append(_extra_key_problem(err["loc"]))
+        elif found is None:
             problems.append(f"{_dotted(err['loc'])}: {err['msg'].removeprefix('Value error, ')}")
         elif found[0] not in unions:
             unions[found[0]] = [err]
@@ -549,6 +584,37 @@ def format_errors(exc: ValidationError, where: str) -> str:
             unions[found[0]].append(err)
     lines = [_union_problem(p, unions[p]) if isinstance(p, tuple) else p for p in problems]
     return _problems(f"Invalid build config {where}", lines)
+
+
+def _extra_key_problem(loc: tuple[Any, ...]) -> str:
+    """``split.ratio: unknown key; did you mean `ratios`?`` (the closest key the mapping takes, else all of them)."""
+    keys = _model_fields_at(loc[:-1])
+    close = difflib.get_close_matches(str(loc[-1]), keys, n=1, cutoff=0.6)
+    if close:
+        return f"{_dotted(loc)}: unknown key; did you mean `{close[0]}`?"
+    return f"{_dotted(loc)}: unknown key; this mapping takes {', '.join(f'`{k}`' for k in keys) or 'no keys'}"
+
+
+def _model_fields_at(loc: tuple[Any, ...]) -> list[str]:
+    """The keys the mapping at ``loc`` of a :class:`BuildConfig` takes (list indexes and union members passed)."""
+    annotation: Any = BuildConfig
+    for key in loc:
+        annotation = _field_type(annotation)
+        members = [m for m in _union_members(annotation) if isinstance(m, type) and issubclass(m, BaseModel)]
+        if members:
+            annotation = members[0]
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            if key not in annotation.model_fields:
+                continue  # pydantic names a union member or a tag: it is not a key of the YAML
+            annotation = annotation.model_fields[key].annotation
+        elif get_origin(annotation) in (list, tuple, dict) and get_args(annotation):
+            annotation = get_args(annotation)[-1 if get_origin(annotation) is dict else 0]
+    annotation = _field_type(annotation)
+    members = [m for m in _union_members(annotation) if isinstance(m, type) and issubclass(m, BaseModel)]
+    annotation = members[0] if members else annotation
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return list(annotation.model_fields)
+    return []
 
 
 def _dotted(loc: tuple[Any, ...]) -> str:

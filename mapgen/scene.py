@@ -130,6 +130,11 @@ class Scene:
     contested: tuple[tuple[str, str], ...] = ()
 
     # --- regions -------------------------------------------------------------------------------------
+
+    def __repr__(self) -> str:
+        """One line: the map's id, country and type (the region facts run to thousands of characters)."""
+        return (f"<Scene {self.map_id!r}: {self.country}, {self.map_type}{', hatched' if self.hatched else ''}, "
+                f"{len(self.regions)} {self.region_word}s>")
     @property
     def renamed(self) -> bool:
         """True on counterfactual maps whose regions carry invented or swapped names."""

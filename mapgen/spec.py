@@ -12,6 +12,7 @@ import hashlib
 import json
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
 from functools import cache
 from pathlib import Path
@@ -139,6 +140,12 @@ class MapSpec:
     #: The Atlas object in memory, never serialised: set by :func:`make_spec` or by the first :meth:`get_atlas`,
     #: and carried along by ``dataclasses.replace`` (a copy with another atlas or exclusions loads its own).
     attached: AttachedAtlas | None = field(default=None, repr=False)
+
+    def __repr__(self) -> str:
+        """One line: the map's id, atlas, statistic and legend (the values run to thousands of characters)."""
+        return (f"<MapSpec {self.map_id!r}: {self.atlas}, {self.stat.id}, {self.legend.kind} legend"
+                f"{f' of {len(self.legend.classes)} classes' if self.legend.kind == 'discrete' else ''}, "
+                f"{len(self.values)} values>")
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, MapSpec) and self.to_dict() == other.to_dict()
@@ -296,7 +303,7 @@ class LegendChoice:
 
 def make_spec(
     atlas: str | Atlas,
-    stat: Statistic | str,
+    stat: Statistic | str | Mapping[str, float] | pd.Series,
     legend: Literal["discrete", "continuous"] = "discrete",
     classes: int = 5,
     scheme: str = "quantiles",
@@ -312,8 +319,9 @@ def make_spec(
     scale: ScaleOptions | None = None,
     **style: Any,
 ) -> MapSpec:
-    """Build a MapSpec from an atlas and a statistic (a :class:`Statistic` or a curated table id): the keyword
-    form of :func:`spec_of` (legend arguments, then :class:`Style` fields)."""
+    """Build a MapSpec from an atlas and a statistic (a :class:`Statistic`, a curated table id, or values keyed by
+    region names, codes or aliases: a dict or a pandas Series, read as :func:`~mapgen.data.user_tables.load_table`
+    reads a table): the keyword form of :func:`spec_of` (legend arguments, then :class:`Style` fields)."""
     choice = LegendChoice(legend, classes, scheme, order, colormap, reverse, hatched,
                           None if breaks is None else tuple(breaks), scale)
     return spec_of(atlas, stat, choice, style, title=title, map_id=map_id, seed=seed, exclude=exclude)
@@ -321,7 +329,7 @@ def make_spec(
 
 def spec_of(
     atlas: str | Atlas,
-    stat: Statistic | str,
+    stat: Statistic | str | Mapping[str, float] | pd.Series,
     legend: LegendChoice,
     style: Style | dict[str, Any],
     title: str | None = None,
@@ -337,6 +345,10 @@ def spec_of(
         from mapgen.data.curated import load_curated
 
         stat = load_curated(atlas_obj.name, stat)
+    elif not isinstance(stat, Statistic):
+        from mapgen.data.user_tables import load_table
+
+        stat = load_table(stat, atlas_obj)
     values = align_values(atlas_obj, stat.values)
     leg = _legend_of(pd.Series(values, dtype=float), legend, stat.percent, atlas_obj)
     style_obj = style if isinstance(style, Style) else Style(**style)

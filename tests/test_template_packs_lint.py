@@ -158,7 +158,7 @@ def test_a_function_named_like_another_packs_is_refused_naming_both(tmp_path: Pa
     """The registry owns the rule: the second pack's function is left out, in one line naming both packs."""
     from mapgen.questions import FUNCTIONS
 
-    code = "from mapgen.questions import register\n\n\n@register('Region', 'Bool')\ndef taller(ctx, region):\n" \
+    code = "from mapgen.questions import register\n\n\n@register('Region', 'Str')\ndef taller(ctx, region):\n" \
            "    return {!r}\n"
     first, second = tmp_path / "first", tmp_path / "second"
     for folder, answer in ((first, "first"), (second, "second")):

@@ -65,6 +65,19 @@ def _yaml_error(exc: BaseException) -> str | None:
     return f"not valid YAML: {yaml_problem(exc)}"
 
 
+def _symlink_loop(exc: BaseException) -> str | None:
+    """One line for a path running through a symbolic link that points back at itself (``pathlib`` raises
+    ``RuntimeError('Symlink loop from …')``; the OS, ``ELOOP``)."""
+    if isinstance(exc, RuntimeError) and str(exc).startswith("Symlink loop"):
+        where = str(exc).removeprefix("Symlink loop from ").strip()
+    elif isinstance(exc, OSError) and exc.errno == errno.ELOOP:
+        where = repr(exc.filename)
+    else:
+        return None
+    return (f"the path {where} runs through a symbolic link that points back at itself; remove or repoint the "
+            "link (`ls -l` shows it), or give another path.")
+
+
 def explain(exc: BaseException) -> tuple[str, int] | None:
     """``(message, exit code)`` for an expected failure; ``None`` for an unexpected one."""
     from mapgen.files import FolderError
@@ -78,6 +91,8 @@ def explain(exc: BaseException) -> tuple[str, int] | None:
         return (message, ENVIRONMENT) if message else None
     if isinstance(exc, OSError) and exc.errno in _WRITE_ERRNOS | _PATH_ERRNOS:
         return _os_message(exc), ENVIRONMENT
+    if (loop := _symlink_loop(exc)) is not None:
+        return loop, INPUT
     if isinstance(exc, (MemoryError, RecursionError, OverflowError)):
         return (f"resource limit reached ({type(exc).__name__}: {exc}); a template or config asks for more than "
                 "mapgen can compute — make it smaller."), ENVIRONMENT

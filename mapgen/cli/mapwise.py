@@ -92,3 +92,6 @@ def recheck_command(imported: Path, output: Path) -> None:
     if held["questions"]:
         click.echo(f"held-out maps ({len(held['maps'])}): {held['questions']} questions, parsed "
                    f"{held['parsed_pct']}%", err=True)
+    if summary["internal_errors"]:
+        click.echo(f"Warning: {summary['internal_errors']} questions failed inside mapgen and are counted unparsed "
+                   "('internal error' in verdicts.jsonl); please report them with the question text.", err=True)

@@ -6,6 +6,7 @@ imported until a map is drawn (``mapgen render --help`` loads no pandas, matplot
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -75,10 +76,16 @@ def render_cmd(ctx: click.Context, sources: tuple[str, ...], output: Path, all_v
     several = len(items) > 1 or any(is_spec_csv(s) for s in sources)
     if several and output.suffix.lower() in OUTPUT_SUFFIXES:
         raise click.BadParameter("several maps need a folder, not a file.", param_hint="-o")
+    if all_variants and output.suffix.lower() in OUTPUT_SUFFIXES:
+        raise click.BadParameter(f"--all-variants writes each variant's files into a folder; give a folder "
+                                 f"(e.g. -o {output.with_suffix('')}/), not {output.name}.", param_hint="-o")
     # building the specs and drawing the first map import everything the call needs: hundreds of thousands of
     # objects that live until the process ends, whose collection cost a sixth of a one-map call
     with collector_paused(promote=True):
         jobs = [_job(item, output, several) for item in items]
+        if all_variants:  # every variant is named by its map id: the folder is -o (or the item's output cell)
+            jobs = [replace(job, output=output / Path(item.output_name).stem if item.output_name else output)
+                    for job, item in zip(jobs, items)]
         check_outputs(jobs, all_variants)
         if jobs:
             _render_job(jobs[0], items[0], all_variants)

@@ -29,7 +29,7 @@ import json
 import math
 import re
 import warnings
-from collections.abc import Hashable
+from collections.abc import Hashable, Mapping
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Literal, cast
@@ -56,6 +56,8 @@ __all__ = [
 ]
 
 Source = str | Path | pd.DataFrame
+#: What :func:`load_table` takes besides a file or a DataFrame: values keyed by region names, codes or aliases.
+Values = Mapping[Any, Any] | pd.Series
 OnMissing = Literal["warn", "error", "ignore"]
 
 NA_STRINGS = frozenset({"", "na", "n/a", "nan", "none", "null", "-", "–", "—", "no data", "missing", "..", "."})
@@ -119,7 +121,7 @@ def read_frame(source: Source, atlas: Atlas | None = None) -> tuple[pd.DataFrame
 
 
 def _read_text(path: Path, sep: str) -> pd.DataFrame:
-    text = decode_table(path)
+    text = decode_table(path).replace("\r\n", "\n").replace("\r", "\n")  # Windows and classic-Mac line ends
     sep = detect_delimiter(text, sep, path)
     _refuse_repeated_header(text, sep, path)
     try:
@@ -168,6 +170,9 @@ def _encoding_problem(path: Path, data: bytes, exc: UnicodeDecodeError) -> str:
     if data[:200].count(b"\x00") > len(data[:200]) // 4:
         guess, tool = "it looks like UTF-16 without a byte-order mark", "iconv -f utf-16le -t utf-8"
         line = data.count(b"\n\x00", 0, exc.start) + 1
+    elif (chinese := _chinese_text(data)) is not None:
+        guess, tool = f"it looks like Chinese text in GB18030/GBK: it reads {chinese!r} in that encoding", \
+            "iconv -f gb18030 -t utf-8"
     else:
         start = data.rfind(b"\n", 0, exc.start) + 1
         end = data.find(b"\n", exc.start)
@@ -176,6 +181,30 @@ def _encoding_problem(path: Path, data: bytes, exc: UnicodeDecodeError) -> str:
         tool = "iconv -f cp1252 -t utf-8"
     return (f"{path} is not UTF-8 text (byte 0x{data[exc.start]:02x} on line {line}; {guess}); save it as UTF-8 "
             f"(e.g. Excel: Save As → 'CSV UTF-8'; {tool}) and try again.")
+
+
+def _chinese_text(data: bytes) -> str | None:
+    """The first Chinese characters of ``data`` when it decodes as GB18030 into mostly CJK text where it is not
+    ASCII (a table saved by Chinese Excel or WPS), else None."""
+    try:
+        text = data.decode("gb18030")
+    except UnicodeDecodeError:
+        return None
+    wide = [c for c in text if ord(c) > 127]
+    cjk = [c for c in wide if "\u4e00" <= c <= "\u9fff" and _in_gb2312(c)]
+    if len(cjk) < 2 or len(cjk) < 0.8 * len(wide):
+        return None
+    start = text.index(cjk[0])
+    return text[start:start + 12].splitlines()[0]
+
+
+def _in_gb2312(char: str) -> bool:
+    """Whether a character is one of GB2312's common hanzi (Latin-1 byte pairs such as 'ür' decode to rare ones)."""
+    try:
+        char.encode("gb2312")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 _DELIMITERS = {",": "a comma", ";": "a semicolon", "\t": "a tab", "|": "a vertical bar"}
@@ -234,7 +263,9 @@ def _read_parquet(path: Path) -> pd.DataFrame:
 
 
 def _describe(source: Source) -> str:
-    return "the DataFrame" if isinstance(source, pd.DataFrame) else str(source)
+    if isinstance(source, pd.DataFrame):
+        return str(source.attrs.get("described", "the DataFrame"))
+    return str(source)
 
 
 def _row_name(index: Hashable, position: int, text: bool) -> str:
@@ -566,8 +597,21 @@ def _curated_title(column: str, atlas: Atlas) -> ColumnTitle | None:
 # --- public API -------------------------------------------------------------------------------------------
 
 
+def as_frame(values: Values) -> pd.DataFrame:
+    """A two-column table (``region``, then the value column: the Series' name or ``value``) of values keyed
+    by region names, codes or aliases, read as a table file's rows are."""
+    if isinstance(values, pd.Series):
+        column = str(values.name) if values.name is not None and str(values.name) != "region" else "value"
+        frame = pd.DataFrame({"region": [str(k) for k in values.index], column: list(values.to_numpy())})
+        frame.attrs["described"] = "the Series"
+    else:
+        frame = pd.DataFrame({"region": [str(k) for k in values], "value": list(values.values())})
+        frame.attrs["described"] = "the mapping"
+    return frame
+
+
 def load_table(
-    source: Source,
+    source: Source | Values,
     atlas: str | Atlas,
     region_col: str | None = None,
     value_col: str | None = None,
@@ -587,6 +631,8 @@ def load_table(
     """
     if on_missing not in ("warn", "error", "ignore"):
         raise ValueError(f"on_missing must be 'warn', 'error' or 'ignore', got {on_missing!r}")
+    if isinstance(source, (pd.Series, Mapping)):
+        source = as_frame(source)
     atlas = as_atlas(atlas)
     frame, text = read_frame(source, atlas)
     found = _region_columns(frame, atlas) if not (region_col and value_col) else {}
@@ -610,6 +656,8 @@ def load_table(
     kept = frame.iloc[keep]
     values, missing_rows = _values(kept, value_col, codes, [rows[p] for p in keep], info.kind)
     check_magnitudes(values, value_col, source)
+    if info.kind == "percent":
+        refuse_fractions_as_percent(values, kept[value_col], value_col, source)
     _report_missing(values, missing_rows, set(meta.get("missing") or ()), on_missing, value_col, source)
     _report_omitted(atlas, codes, set(meta.get("missing") or ()), on_missing, source)
     series = pd.Series({code: values.get(code, math.nan) for code in atlas.codes}, dtype=float)
@@ -619,6 +667,19 @@ def load_table(
 #: Magnitudes a legend can print readably: larger values give legends that run off the page, smaller non-zero
 #: ones (subnormal floats among them) 90-digit numbers and classification breaks that collapse.
 MAX_MAGNITUDE, MIN_MAGNITUDE = 1e15, 1e-12
+
+
+def refuse_fractions_as_percent(values: dict[str, float], cells: pd.Series, value_col: str, source: Source) -> None:
+    """Refuse a percent table whose values all lie within 0-1 written without a ``%`` sign: they read as
+    fractions (0.12 for 12 %), and the map would print "0.12 %"."""
+    finite = [v for v in values.values() if math.isfinite(v)]
+    signed = any(isinstance(c, str) and c.strip().endswith("%") for c in cells)
+    if len(finite) < 2 or signed or not all(0.0 <= v <= 1.0 for v in finite) or not any(finite):
+        return
+    example = next(f"{c} {v:g}" for c, v in values.items() if math.isfinite(v) and v > 0)
+    raise TableError(f"{_describe(source)}: every value in percent column {value_col!r} lies within 0-1 (e.g. "
+                     f"{example}), so they look like fractions; multiply the column by 100, or write the cells "
+                     "with a % sign (0.12%) if they really are under one percent.")
 
 
 def check_magnitudes(values: dict[str, float], value_col: str, source: Source) -> None:

@@ -14,6 +14,11 @@ VRSBench tasks; the table task's, the whole map read back as a Markdown table). 
 into a folder listed in ``$MAPGEN_PROMPTS`` (``os.pathsep``-separated, searched first) or by passing a file
 path as the strategy.
 
+A strategy's texts render in the question texts' sandbox (:mod:`mapgen.questions.sandbox`), with its budget of
+work (a loop nested too deep fails in one line instead of hanging) and an output budget of :data:`MAX_PROMPT`
+characters. Its ``example_images`` must lie inside the strategy file's folder (symbolic links resolved): a path
+that leaves it is refused, so a strategy never sends a file from elsewhere.
+
 Template variables: ``question``, ``answer_type``, ``map_type``, ``hatched``, ``annotated``, ``country``,
 ``country_name``, ``region``/``regions`` (``state``/``states``, ...), ``map_hint``, ``answer_format``,
 ``counterfactual``, ``counterfactual_note`` (with the name dictionary appended), ``name_dictionary``,
@@ -33,15 +38,17 @@ from typing import Any
 
 import yaml
 from jinja2 import StrictUndefined
-from jinja2.sandbox import SandboxedEnvironment
 
 from mapgen.eval.examples import example_for
 from mapgen.questions.record import Question
+from mapgen.questions.sandbox import TextLimitError, TextSandbox
 from mapgen.renamed_regions import renamed_regions
 from mapgen.resources import template_path
 
 PROMPTS_ENV = "MAPGEN_PROMPTS"
-_ENV = SandboxedEnvironment(undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, autoescape=False)
+_ENV = TextSandbox(undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+#: The most characters a prompt text may render to.
+MAX_PROMPT = 100_000
 
 
 @dataclass(frozen=True)
@@ -128,7 +135,7 @@ def _parse_strategy(path: Path, mtime_ns: int, size: int) -> Strategy:
     data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     if not isinstance(data, dict) or not isinstance(data.get("text"), str):
         raise ValueError(f"prompt strategy {path} needs a 'text' template")
-    images = tuple((path.parent / p).resolve() for p in data.get("example_images") or ())
+    images = tuple(_example_image(path, str(p)) for p in data.get("example_images") or ())
     return Strategy(
         name=str(data.get("name") or path.stem),
         text=data["text"],
@@ -140,6 +147,20 @@ def _parse_strategy(path: Path, mtime_ns: int, size: int) -> Strategy:
         example_images=images,
         generated_example=bool(data.get("generated_example", False)),
     )
+
+
+def _example_image(strategy: Path, name: str) -> Path:
+    """An ``example_images`` entry of the strategy file ``strategy``: a file inside its folder, else ValueError."""
+    folder = strategy.parent.resolve()
+    image = (folder / name).resolve()
+    if not image.is_relative_to(folder):
+        raise ValueError(f"prompt strategy {strategy}: example_images: {name!r} resolves to {str(image)!r}, outside "
+                         f"the strategy's folder {str(folder)!r} (a strategy sends only images beside it); copy the "
+                         "image into that folder and name it relative to it")
+    if not image.is_file():
+        raise ValueError(f"prompt strategy {strategy}: example_images: no image file {str(image)!r}; name a file "
+                         "relative to the strategy's folder")
+    return image
 
 
 def load_strategy(strategy: str | Path | Strategy) -> Strategy:
@@ -208,8 +229,13 @@ def _compiled(template: str) -> Any:
     return _ENV.from_string(template)
 
 
-def _render(template: str, context: Mapping[str, Any]) -> str:
-    return _compiled(template).render(**context).strip()
+def _render(template: str, context: Mapping[str, Any], where: object = "") -> str:
+    """A prompt text rendered within the sandbox's budgets (a breach is one line naming ``where``)."""
+    try:
+        return _ENV.render_limited(_compiled(template), dict(context), max_output=MAX_PROMPT).strip()
+    except TextLimitError as exc:
+        message = str(exc).replace("question text", "prompt text")
+        raise ValueError(f"prompt strategy {where}: {message}" if where else message) from None
 
 
 def _format_type(question: Question) -> str:
@@ -317,9 +343,9 @@ def render_prompt(
         ctx["example"], image = example_context(q)
         examples = (image, *examples)
     return Prompt(
-        text=_render(strat.text, ctx),
+        text=_render(strat.text, ctx, strat.path or strat.name),
         image_path=Path(image_path) if image_path else None,
-        system=_render(strat.system, ctx) if strat.system else None,
+        system=_render(strat.system, ctx, strat.path or strat.name) if strat.system else None,
         strategy=strat.name,
         question_id=q.question_id,
         example_images=examples,

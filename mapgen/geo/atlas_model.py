@@ -111,6 +111,12 @@ class Atlas:
     #: one); None: read off :attr:`graph`.
     neighbor_sets: Mapping[str, frozenset[str]] | None = field(default=None, compare=False, repr=False)
 
+    def __repr__(self) -> str:
+        """One line (the fields hold every name, alias and position: thousands of characters)."""
+        source = f", file {self.file.path.name!r}" if self.file is not None else ""
+        without = f", without {', '.join(self.exclusions)}" if self.exclusions else ""
+        return (f"<Atlas {self.name!r} ({self.title}): {len(self.names)} {self.region_word}s, "
+                f"{len(self.static_groups)} named groups{source}{without}>")
     def __post_init__(self) -> None:
         neighbors = self.neighbor_sets
         if neighbors is None:

@@ -15,7 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import geopandas as gpd
+import numpy as np
 import pyproj
+import shapely
 
 
 class AtlasFileError(ValueError):
@@ -155,3 +157,63 @@ def _check_lonlat(bounds: tuple[float, ...], path: Path) -> None:
         "metres), save the file with its CRS (GeoPackage/shapefile .prj, or `ogr2ogr -t_srs EPSG:4326`), "
         "otherwise fix the coordinates."
     )
+
+
+def refuse_antimeridian_edges(lonlat: gpd.GeoSeries, names: list[str], path: Path) -> None:
+    """Refuse a ring with an edge spanning more than 180° of longitude: it was meant to cross the antimeridian
+    (179° → -179°) but draws as a band around the globe that squeezes every other region to nothing."""
+    for name, geom in zip(names, lonlat):
+        for ring in _rings(geom):
+            lons = shapely.get_coordinates(ring)[:, 0]
+            if len(lons) > 1 and float(abs(np.diff(lons)).max()) > 180.0:
+                raise AtlasFileError(
+                    f"{str(path)!r}: feature {name!r} has an edge jumping across the antimeridian (from "
+                    f"{_jump(lons)}), which would draw it as a band around the globe; split it into two parts "
+                    "at ±180° (one ending at 180, one starting at -180), e.g. `ogr2ogr -wrapdateline out.geojson "
+                    "in.geojson`.")
+
+
+def _rings(geom: Any) -> list[Any]:
+    polygons = getattr(geom, "geoms", [geom])
+    return [ring for p in polygons for ring in (p.exterior, *p.interiors)]
+
+
+def _jump(lons: np.ndarray) -> str:
+    i = int(abs(np.diff(lons)).argmax())
+    return f"{lons[i]:g}° to {lons[i + 1]:g}°"
+
+
+#: A polygon part holding less than this share of the atlas's area is a speck when it lies far from the rest.
+SPECK_SHARE = 0.001
+#: ... and far means: with it, the map's extent is more than this many times the extent without the specks.
+SPECK_STRETCH = 10.0
+
+
+def refuse_far_specks(projected: list[Any], names: list[str], path: Path) -> None:
+    """Refuse tiny polygon parts lying so far from the other regions that the map would shrink every region to
+    a few pixels (one stray island or digitising slip); name each with where it is and the fix."""
+    parts = [(name, part) for name, geom in zip(names, projected) for part in getattr(geom, "geoms", [geom])]
+    total = sum(part.area for _, part in parts)
+    core = [part for _, part in parts if part.area >= SPECK_SHARE * total]
+    if not core or len(core) == len(parts):
+        return
+    core_box = shapely.box(*shapely.GeometryCollection(core).bounds)
+    all_box = shapely.box(*shapely.GeometryCollection([p for _, p in parts]).bounds)
+    if _diagonal(all_box) <= SPECK_STRETCH * max(_diagonal(core_box), 1.0):
+        return
+    far = [(name, part) for name, part in parts if part.area < SPECK_SHARE * total
+           and part.distance(core_box) > _diagonal(core_box)]
+    if not far:
+        return
+    listed = ", ".join(f"{name!r} ({part.area / 1e6:.3g} km², {part.distance(core_box) / 1e3:,.0f} km away)"
+                       for name, part in far[:5])
+    more = f" and {len(far) - 5} more" if len(far) > 5 else ""
+    raise AtlasFileError(
+        f"{str(path)!r}: tiny polygon parts lie far from the other regions: {listed}{more}; drawn on one map they "
+        f"would stretch it {_diagonal(all_box) / _diagonal(core_box):.0f}× and leave every region a few pixels "
+        "wide; remove those parts (or keep them in a separate atlas).")
+
+
+def _diagonal(box: Any) -> float:
+    x0, y0, x1, y1 = box.bounds
+    return float(np.hypot(x1 - x0, y1 - y0))

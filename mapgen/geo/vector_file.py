@@ -19,7 +19,14 @@ import shapely
 
 from mapgen.geo.adjacency import BorderMeasure, measure_borders
 from mapgen.geo.atlas_model import Atlas, Position
-from mapgen.geo.coordinates import AtlasFileError, declared_crs, refuse_unreadable_prj, to_lonlat
+from mapgen.geo.coordinates import (
+    AtlasFileError,
+    declared_crs,
+    refuse_antimeridian_edges,
+    refuse_far_specks,
+    refuse_unreadable_prj,
+    to_lonlat,
+)
 from mapgen.geo.gazetteer import RegionGroup
 from mapgen.geo.names import build_index, normalize_name
 from mapgen.geo.source import AtlasFile, file_digest, groups_file
@@ -88,9 +95,11 @@ def _load(path: Path, name_field: str | None, code_field: str | None, title: str
     check_finite(list(gdf.geometry), names, path)
     geoms = [_checked_geometry(g, label, path) for g, label in zip(gdf.geometry, names)]
     lonlat = to_lonlat(gpd.GeoSeries(geoms, crs=declared_crs(gdf, path)), path)
+    refuse_antimeridian_edges(lonlat, names, path)
     lon_0 = central_longitude(lonlat)
     equal_area = _equal_area_crs(lonlat.total_bounds, lon_0)
     projected = lonlat.to_crs(equal_area)
+    refuse_far_specks(list(projected), names, path)
     warn_overlaps(names, list(projected))
     frame = gpd.GeoDataFrame({"name": names}, geometry=list(projected), index=codes, crs=equal_area)
     frame.index.name = "code"
@@ -233,6 +242,7 @@ def check_finite(geoms: list, names: list[str], path: Path) -> None:
 
 def _read_vector(path: Path) -> gpd.GeoDataFrame:
     check_vector_file(path)
+    refuse_several_layers(path)
     try:
         with warnings.catch_warnings():  # NaN coordinates warn here; check_finite names them
             warnings.filterwarnings("ignore", "invalid value encountered", RuntimeWarning)
@@ -245,6 +255,21 @@ def _read_vector(path: Path) -> gpd.GeoDataFrame:
     if gdf.empty:
         raise AtlasFileError(f"Atlas file {str(path)!r} has no features.")
     return gdf
+
+
+def refuse_several_layers(path: Path) -> None:
+    """Refuse a file holding more than one layer (a GeoPackage of regions and rivers, say): reading the first
+    one silently may draw the wrong thing. The fix names the layers and extracts the one wanted."""
+    try:
+        import pyogrio  # type: ignore[import-untyped]
+        layers = [str(row[0]) for row in pyogrio.list_layers(path)]
+    except Exception:  # unreadable files are reported by the reader with its own message
+        return
+    if len(layers) > 1:
+        raise AtlasFileError(
+            f"{str(path)!r} holds {len(layers)} layers ({', '.join(layers[:8])}{' …' if len(layers) > 8 else ''}); "
+            f"an atlas is one layer of regions: extract it, e.g. `ogr2ogr regions.gpkg {path.name} {layers[0]}`, "
+            "and give that file.")
 
 
 def detect_name_field(gdf: gpd.GeoDataFrame, path: Path) -> str:
@@ -392,17 +417,23 @@ def load_user_groups(path: Path, names: dict[str, str]) -> list[RegionGroup]:
 
 def make_codes(names: list[str]) -> list[str]:
     """Short unique codes from names: initials (``New Mexico`` → ``NM``; a word's digits are kept: ``Cell B2`` →
-    ``CB2``) or the first two letters of a one-word name, numbered on clashes."""
+    ``CB2``) or the first two letters of a one-word name, numbered on clashes. A code is never another region's
+    name (names ``R01`` … ``R0100`` would otherwise make ``R0100`` both a code and a name)."""
+    owners: dict[str, set[int]] = {}
+    for i, name in enumerate(names):
+        owners.setdefault(name.casefold(), set()).add(i)
     codes: list[str] = []
-    for name in names:
+    taken: set[str] = set()
+    for i, name in enumerate(names):
         words = re.findall(r"[A-Za-z0-9]+", name) or ["R"]
         initials = "".join(w[0] + re.sub(r"\D", "", w[1:]) for w in words)
         base = initials.upper() if len(words) > 1 else words[0][:2].upper()
         code, n = base, 1
-        while code in codes:
+        while code in taken or owners.get(code.casefold(), set()) - {i}:
             n += 1
             code = f"{base}{n}"
         codes.append(code)
+        taken.add(code)
     return codes
 
 
@@ -462,12 +493,17 @@ def _checked_geometry(geom, label: str, path: Path):
         raise AtlasFileError(f"Feature {label!r} has empty geometry; remove it or give it a polygon.")
     if geom.geom_type not in ("Polygon", "MultiPolygon"):
         raise AtlasFileError(f"Feature {label!r} is a {geom.geom_type}; regions must be polygons.")
-    if not geom.is_valid:
-        warnings.warn(f"{str(path)!r}: feature {label!r} had invalid geometry; repaired with make_valid.",
-                      stacklevel=3)
+    repaired = not geom.is_valid
+    if repaired:
         fixed = shapely.make_valid(geom)
         parts = [g for g in getattr(fixed, "geoms", [fixed]) if g.geom_type in ("Polygon", "MultiPolygon")]
         geom = shapely.union_all(parts)
+    if geom.is_empty or geom.area == 0:
+        raise AtlasFileError(f"Feature {label!r} has no area (its rings' points lie on one line or repeat one "
+                             "point); give it a real polygon, or remove the feature.")
+    if repaired:
+        warnings.warn(f"{str(path)!r}: feature {label!r} had invalid geometry; repaired with make_valid.",
+                      stacklevel=3)
     return geom
 
 

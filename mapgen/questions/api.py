@@ -2,8 +2,9 @@
 
 :mod:`mapgen.questions` re-exports exactly these names (``__all__``); modules elsewhere in mapgen import them
 from there (or from here) and never from ``engine``, ``functions``, ``templates``, ``selection`` or ``io``
-(``tests/test_architecture.py`` enforces it). :mod:`mapgen.questions.record` (the Question record) stays
-importable on its own.
+(``tests/test_architecture.py`` enforces it). :mod:`mapgen.questions.record` (the Question record) and
+:mod:`mapgen.questions.sandbox` (the sandbox texts render in, with its budgets; prompt texts use it too) stay
+importable on their own.
 
 - templates as data: :class:`Template`, :class:`Param`, :class:`Wording`, :class:`TemplateSet`,
   :func:`load_templates`, :func:`lint_file`, the shipped files and the template language's fixed words;

@@ -17,10 +17,12 @@ import random
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from functools import wraps
+from typing import Any, ParamSpec, TypeVar
 
 from mapgen.geo.languages import DEFAULT_LANGUAGE
 from mapgen.legend import parse_label, printed_numbers
+from mapgen.questions.fence import PackCodeError
 from mapgen.questions.functions import FUNCTIONS, INVALID, Ctx, context
 from mapgen.questions.functions.scene_facts import contested_flips, flip_borders, watch_borders
 from mapgen.questions.record import Question
@@ -43,6 +45,23 @@ MIN_ATTEMPTS = 60
 DEFAULT_MAX_ANSWER_SHARE = 0.5
 
 
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _naming_template(fn: Callable[P, R]) -> Callable[P, R]:
+    """``fn`` (whose first argument is a Template) naming that template in a pack function's failure."""
+
+    @wraps(fn)
+    def named(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return fn(*args, **kwargs)
+        except PackCodeError as exc:
+            raise exc.in_template(getattr(args[0], "id", "?")) from None
+
+    return named
+
+
 # ---------------------------------------------------------------------------------------------- evaluation
 
 
@@ -63,6 +82,7 @@ def eval_node(ctx: Ctx, node: Node, env: dict[str, Any]) -> Any:
     return FUNCTIONS[node[1]].fn(ctx, *args)
 
 
+@_naming_template
 def run_program(template: Template, ctx: Ctx, params: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
     """Execute the program (and constraints); returns (answer or INVALID, env of step results)."""
     answer, env, _ = _run(template, ctx, params)
@@ -436,6 +456,7 @@ def question_rng(seed: int, scene: Scene, template: Template) -> random.Random:
     return random.Random(f"{seed}:{scene.map_id}:{template.id}")
 
 
+@_naming_template
 def ask(
     template: Template,
     scene: Scene,
@@ -603,6 +624,7 @@ def is_degenerate_answer(answer: Any, answer_type: str) -> bool:
     return answer_type == "count" and answer == 0
 
 
+@_naming_template
 def instantiate(
     template: Template,
     scene: Scene,

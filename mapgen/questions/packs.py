@@ -8,14 +8,19 @@ templates are the built-in pack (:func:`builtin_pack`), read by the same code
 (:func:`mapgen.questions.templates.load_templates`).
 
 **A pack's functions.py is Python: naming a pack runs it** (once per process and content), as importing any
-module would. It is imported only when a pack is named (``--templates``, ``questions: {packs: …}``,
-``mapgen templates lint``), never by scanning folders.
+module would, and says so in one line on stderr. It is imported only when a pack is named (``--templates``,
+``questions: {packs: …}``, ``mapgen templates lint``), never by scanning folders. It is imported in the fence of
+:mod:`mapgen.questions.fence` (prints to stderr; an exception, ``sys.exit``, ``os._exit`` or a loop becomes a
+problem naming the pack), and afterwards every function registered by mapgen or another pack, and every function,
+class and constant of mapgen's modules, must be as it was: a change is put back and refused, naming both. The
+fence is no sandbox: name only packs whose code you trust.
 """
 
 from __future__ import annotations
 
 import hashlib
 import importlib.util
+import multiprocessing
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +28,8 @@ from pathlib import Path
 import yaml
 
 from mapgen.files import sha256_file
-from mapgen.questions.functions.registry import pack_functions
+from mapgen.questions.fence import IMPORT_SECONDS, PackCodeError, altered, fenced, module_slots
+from mapgen.questions.functions.registry import Owner, pack_functions, watched
 from mapgen.resources import template_path
 from mapgen.yamlio import yaml_problem
 
@@ -104,6 +110,7 @@ def read_yaml(path: Path) -> object:
 
 
 _IMPORTED: dict[tuple[str, str], list[str]] = {}  # (functions.py path, sha256) -> problems
+_ANNOUNCED: set[tuple[str, str]] = set()  # (pack name, sha256) of the imports announced
 
 
 def import_functions(pack: Pack) -> list[str]:
@@ -114,6 +121,9 @@ def import_functions(pack: Pack) -> list[str]:
         return []
     key = (str(pack.functions.resolve()), sha256_file(pack.functions))
     if key not in _IMPORTED:
+        if (pack.name, key[1]) not in _ANNOUNCED:  # once per content: a build's copy of a pack is the same code
+            announce(pack.name, pack.functions)
+            _ANNOUNCED.add((pack.name, key[1]))
         _IMPORTED[key] = _import(pack.functions, f"mapgen_pack_{pack.name}_{key[1][:12]}", pack.name)
     return _IMPORTED[key]
 
@@ -122,12 +132,24 @@ def _import(path: Path, module_name: str, pack_name: str) -> list[str]:
     spec = importlib.util.spec_from_file_location(module_name, path)
     module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
     sys.modules[module_name] = module
+    owner = Owner(module_name, pack_name, str(path))
+    slots = watched(owner) + module_slots()
     with pack_functions(module_name, pack_name, str(path)) as refused:
         try:
-            spec.loader.exec_module(module)  # type: ignore[union-attr]
-        except Exception as exc:  # an author's code: any error is reported as one line
-            return [*refused, f"cannot import it: {type(exc).__name__}: {exc}"]
-    return refused
+            with fenced(pack_name, spec.origin or str(path), "importing functions.py", IMPORT_SECONDS):  # type: ignore[union-attr]
+                spec.loader.exec_module(module)  # type: ignore[union-attr]
+        except PackCodeError as exc:
+            refused.append(str(exc))
+    changed = altered(slots)
+    return [*refused, *(f"pack {pack_name!r} changed {label} (put back); a pack may only add functions under new "
+                        "names: remove that code" for label in changed)]
+
+
+def announce(pack_name: str, path: Path) -> None:
+    """Say on stderr (once, in the main process) that a pack's Python code is about to run."""
+    if multiprocessing.parent_process() is None:
+        print(f"mapgen: running the Python code of template pack {pack_name!r} ({path}); name only packs you trust",
+              file=sys.stderr)
 
 
 STARTER = """\

@@ -251,12 +251,15 @@ class TextSandbox(SandboxedEnvironment):
     intercepted_binops = frozenset({"*", "**", "+", "%"})
     context_class = BudgetContext
 
-    def __init__(self, words: dict[str, str] | None = None, tables: dict[str, dict[str, str]] | None = None) -> None:
+    def __init__(self, words: dict[str, str] | None = None, tables: dict[str, dict[str, str]] | None = None,
+                 **options: Any) -> None:
         """``words``: how a value prints in ``{{ P }}`` (a translation's word table; English prints values as
-        they are); ``tables``: filters that look a value up (a translation's ``most``, ``than`` …)."""
+        they are); ``tables``: filters that look a value up (a translation's ``most``, ``than`` …); ``options``:
+        more jinja2 environment options (``undefined``, ``trim_blocks`` …)."""
         table = dict(words or {})
         super().__init__(autoescape=False, keep_trailing_newline=False,
-                         finalize=(lambda v: table.get(v, v) if isinstance(v, str) else v) if table else None)
+                         finalize=(lambda v: table.get(v, v) if isinstance(v, str) else v) if table else None,
+                         **options)
         self.globals["range"] = _limited_range
         self.globals["lipsum"] = _limited_lipsum
         self.filters.update({name: _guard_filter(name, f) for name, f in FILTERS.items() if name in self.filters})
@@ -314,20 +317,20 @@ class TextSandbox(SandboxedEnvironment):
         """A text compiled once for many renders (:class:`CompiledText`)."""
         return CompiledText(self.from_string(source), _plain_pieces(self, self.parse(source)))
 
-    def render_limited(self, template: Any, values: dict[str, Any], name: str = "") -> str:
+    def render_limited(self, template: Any, values: dict[str, Any], name: str = "", max_output: int = MAX_OUTPUT) -> str:
         """Render a compiled text (a jinja2 template or a :class:`CompiledText`), stopping as soon as it passes
-        :data:`MAX_OUTPUT` characters; a breach of the budget names the template ``name`` when given."""
+        ``max_output`` characters; a breach of the budget names the template ``name`` when given."""
         if isinstance(template, CompiledText):
             text = template.plain(values)
-            if text is not None and len(text) <= MAX_OUTPUT:
+            if text is not None and len(text) <= max_output:
                 return text
             template = template.template
         out, size = [], 0
         try:
             for chunk in template.generate(values):
                 size += len(chunk)
-                if size > MAX_OUTPUT:
-                    raise TextLimitError(f"question text longer than {MAX_OUTPUT} characters (the sandbox's output "
+                if size > max_output:
+                    raise TextLimitError(f"question text longer than {max_output} characters (the sandbox's output "
                                          "budget); shorten the text.")
                 out.append(chunk)
         except TextLimitError as exc:

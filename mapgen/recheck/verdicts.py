@@ -524,28 +524,43 @@ def recheck(
     hatched: dict[str, Scene] = {}
     out = []
     for raw in data.questions:
-        scene = scenes.get(raw.map_ref)
-        if scene is not None and raw.variant == "hatched" and scene.legend.kind == "discrete":
-            if raw.map_ref not in hatched:
-                own = data.specs.get(raw.map_ref + HATCHED_SPEC, data.specs[raw.map_ref])
-                hatched[raw.map_ref] = with_mapwise_groups(build_scene(make_hatched(own)))
-            scene = hatched[raw.map_ref]
-        if scene is None:
-            out.append(Verdict(raw.country, raw.row, raw.map_ref, raw.map_id, raw.template_no, raw.question,
-                               raw.ground_truth, "unparsed", reason="no metadata for this map", kind=raw.kind))
-            continue
-        published = published_ticks(data.specs[raw.map_ref]) is not None
-        verdict = recheck_question(raw, scene, aliases, templates, published)
-        if scene is hatched.get(raw.map_ref):
-            verdict.notes.append("asked on the hatched image only (json_data): judged on the hatched map")
-        if published:
-            verdict.notes.append("colour-bar ticks read from the published image")
-        elif verdict.verdict == "unparsed":
-            verdict = _on_implied_grid(verdict, raw, data.specs[raw.map_ref], aliases, templates)
-        if raw.kind is not None:
-            verdict = counterfactual_verdict(verdict, raw, data.specs[raw.map_ref], scene, aliases, templates)
+        try:
+            verdict = _recheck_row(raw, data, scenes, hatched, aliases, templates)
+        except Exception as exc:  # noqa: BLE001 — the contract: every question ends with a verdict
+            verdict = Verdict(raw.country, raw.row, raw.map_ref, raw.map_id, raw.template_no, raw.question,
+                              raw.ground_truth, "unparsed", reason=f"{INTERNAL} ({type(exc).__name__}: {exc})",
+                              kind=raw.kind)
         out.append(verdict)
     return out
+
+
+#: The reason of a question whose re-check failed inside mapgen (a bug to report; counted in ``summary.json``).
+INTERNAL = "internal error"
+
+
+def _recheck_row(raw: RawQuestion, data: ImportedSet, scenes: dict[str, Scene], hatched: dict[str, Scene],
+                 aliases: MapwiseAliases | None, templates: TemplateSet | None) -> Verdict:
+    """The verdict on one question of an imported set (its map's scene built once, the hatched one on demand)."""
+    scene = scenes.get(raw.map_ref)
+    if scene is not None and raw.variant == "hatched" and scene.legend.kind == "discrete":
+        if raw.map_ref not in hatched:
+            own = data.specs.get(raw.map_ref + HATCHED_SPEC, data.specs[raw.map_ref])
+            hatched[raw.map_ref] = with_mapwise_groups(build_scene(make_hatched(own)))
+        scene = hatched[raw.map_ref]
+    if scene is None:
+        return Verdict(raw.country, raw.row, raw.map_ref, raw.map_id, raw.template_no, raw.question,
+                       raw.ground_truth, "unparsed", reason="no metadata for this map", kind=raw.kind)
+    published = published_ticks(data.specs[raw.map_ref]) is not None
+    verdict = recheck_question(raw, scene, aliases, templates, published)
+    if scene is hatched.get(raw.map_ref):
+        verdict.notes.append("asked on the hatched image only (json_data): judged on the hatched map")
+    if published:
+        verdict.notes.append("colour-bar ticks read from the published image")
+    elif verdict.verdict == "unparsed":
+        verdict = _on_implied_grid(verdict, raw, data.specs[raw.map_ref], aliases, templates)
+    if raw.kind is not None:
+        verdict = counterfactual_verdict(verdict, raw, data.specs[raw.map_ref], scene, aliases, templates)
+    return verdict
 
 
 # ---------------------------------------------------------------------------------------------- counterfactual kinds
@@ -731,7 +746,13 @@ def summary_json(verdicts: list[Verdict]) -> dict[str, Any]:
     reasons = Counter(reason_kind(v.reason) for v in verdicts if v.verdict == "unparsed")
     return {**_counts(verdicts), "by_country": by_country, "by_kind": by_kind(verdicts), "by_template": by_template,
             "held_out": {"maps": sorted({f"{v.country}/{v.map_ref}" for v in held}), **_counts(held)},
-            "unparsed_reasons": dict(reasons.most_common())}
+            "unparsed_reasons": dict(reasons.most_common()),
+            "internal_errors": internal_errors(verdicts)}
+
+
+def internal_errors(verdicts: list[Verdict]) -> int:
+    """How many questions failed inside mapgen (unparsed with the :data:`INTERNAL` reason)."""
+    return sum(1 for v in verdicts if v.verdict == "unparsed" and v.reason.startswith(INTERNAL))
 
 
 def by_kind(verdicts: list[Verdict]) -> dict[str, Any]:

@@ -255,20 +255,42 @@ def style_source(ref: str) -> tuple[str, str]:
     return ref, preset_text(ref)
 
 
-def load_style(ref: str = DEFAULT_STYLE, digest: str = "") -> MapStyle:
+def load_style(ref: str = DEFAULT_STYLE, digest: str = "", path: str | Path | None = None) -> MapStyle:
     """The style of a preset name or a YAML file; a recorded ``digest`` that differs from the file's is refused
-    (the spec was made with another version of the style)."""
-    return _load(ref or DEFAULT_STYLE, digest)
+    (the spec was made with another version of the style). ``path``: the file the style ``ref`` is read from when
+    that is not ``ref`` itself (a build config's style file, resolved against the config's folder); the style
+    keeps ``ref`` as its name, and a later load of ``ref`` with its digest (a spec's) finds that version."""
+    ref = ref or DEFAULT_STYLE
+    if path is None:
+        known = _KNOWN.get((ref, digest)) if digest else None
+        return known or _load(ref, digest)
+    try:
+        text = read_text_file(Path(path))
+    except YAMLFileError as exc:
+        raise StyleError(f"{exc}; not a style YAML?") from None
+    style = _parsed(ref, text, digest, str(path))
+    _KNOWN[(ref, style.digest)] = style
+    return style
+
+
+#: The styles read from a file other than their name (``load_style(ref, path=...)``), by (name, digest).
+_KNOWN: dict[tuple[str, str], MapStyle] = {}
 
 
 @cache
 def _load(ref: str, digest: str) -> MapStyle:
     name, text = style_source(ref)
+    return _parsed(name, text, digest, ref)
+
+
+@cache
+def _parsed(name: str, text: str, digest: str, where: str) -> MapStyle:
+    """The style ``name`` of YAML ``text`` read from ``where`` (a recorded ``digest`` must be the text's)."""
     actual = text_digest(text)
     if digest and digest != actual:
-        raise StyleError(f"Style {ref!r} changed since the spec was made (digest {actual}, spec {digest}).")
-    style = parse_style(text, ref)
-    return style.model_copy(update={"name": name, "digest": "" if ref == DEFAULT_STYLE else actual})
+        raise StyleError(f"Style {name!r} changed since the spec was made (digest {actual}, spec {digest}).")
+    style = parse_style(text, where)
+    return style.model_copy(update={"name": name, "digest": "" if name == DEFAULT_STYLE else actual})
 
 
 def text_digest(text: str) -> str:

@@ -9,7 +9,10 @@ returns :data:`~mapgen.questions.reading.INVALID` instead.
 A name belongs to one function and the registry records whose it is (:class:`Owner`: a module, or a template
 pack while :func:`pack_functions` imports its ``functions.py``); :func:`name_taken` is the one rule for a taken
 name: a module's function is refused with a ValueError, a pack's is left out and its refusal handed to the pack
-loader (:mod:`mapgen.questions.packs`), which reports it as a lint problem.
+loader (:mod:`mapgen.questions.packs`), which reports it as a lint problem. A pack's function is registered
+fenced (:mod:`mapgen.questions.fence`): each call's prints go to stderr, an exception, an exit or a breach of the
+budget becomes one :class:`~mapgen.questions.fence.PackCodeError` line naming the pack and the function, and its
+result is held to its declared type. :func:`watched` lists what a pack's import must leave alone.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, ParamSpec, TypeVar
 
+from mapgen.questions.fence import Slot, check_result, fenced, function_slots
 from mapgen.questions.reading import INVALID, Invalid, Reading, _Invalid
 
 P = ParamSpec("P")
@@ -138,7 +142,8 @@ def register(
         owner, refused = _owner_of(fn)
         problem = name_taken(key, fn, owner)
         if problem is None:
-            FUNCTIONS[key] = Function(key, safe, arg_types, returns, (fn.__doc__ or "").strip(), relative, owner)
+            called = _fenced(safe, owner, key, returns) if owner.pack else safe
+            FUNCTIONS[key] = Function(key, called, arg_types, returns, (fn.__doc__ or "").strip(), relative, owner)
         elif refused is None:
             raise ValueError(problem)
         else:
@@ -146,6 +151,34 @@ def register(
         return safe
 
     return deco
+
+
+def _fenced(fn: Callable[..., Any], owner: Owner, name: str, returns: str) -> Callable[..., Any]:
+    """A pack's function ``fn`` called in the fence of pack code, its result checked against ``returns``."""
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        with fenced(owner.pack, owner.path, f"function {name!r}"):
+            value = fn(*args, **kwargs)
+        if value is not INVALID:
+            check_result(owner.pack, name, returns, value)
+        return value
+
+    call.__name__, call.__qualname__, call.__doc__ = fn.__name__, fn.__qualname__, fn.__doc__
+    call.__module__ = fn.__module__
+    call.__wrapped__ = getattr(fn, "__wrapped__", fn)  # type: ignore[attr-defined]
+    return call
+
+
+def watched(owner: Owner) -> list[Slot]:
+    """What ``owner`` (a pack being imported) must leave alone: every function registered by someone else (its
+    entry, its code, defaults and closure)."""
+    out = []
+    for name, f in FUNCTIONS.items():
+        if f.owner.same(owner):
+            continue
+        label = f"function {name!r} of {f.owner}"
+        out += [Slot(label, FUNCTIONS, name, f, item=True), *function_slots(f.fn, label)]
+    return out
 
 
 _PACKS: list[tuple[Owner, list[str]]] = []  # the packs whose functions.py is being imported, with their refusals
