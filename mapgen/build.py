@@ -361,7 +361,7 @@ def load_statistic(source: StatisticSource, atlas: Atlas, unit: Unit, config: Bu
 def unit_variants(unit: Unit, config: BuildConfig, out_dir: Path | None = None) -> list[tuple[str, MapSpec]]:
     """(variant name, spec) pairs a unit renders."""
     from mapgen.legend import HATCHES
-    from mapgen.spec import make_hatched
+    from mapgen.render import hatched_variant
 
     spec = base_spec(unit, config, out_dir)
     if unit.cf_kind is not None:
@@ -379,14 +379,16 @@ def unit_variants(unit: Unit, config: BuildConfig, out_dir: Path | None = None) 
     if v.unannotated or (v.annotated and not fits):
         out.append(("unannotated", spec.with_style(annotated=False)))
     if v.hatched and spec.legend.kind == "discrete" and spec.legend.k <= len(HATCHES):
-        out.append(("hatched", make_hatched(spec.with_style(annotated=fits))))
+        out.append(("hatched", hatched_variant(spec.with_style(annotated=fits))))
     return [(name, replace(s, map_id=f"{unit.unit_id}-{name}")) for name, s in out]
 
 
 def run_unit(unit: Unit, config: BuildConfig, out_dir: Path) -> dict[str, Any]:
     """Render every variant of a unit, generate its questions and task records; write its completion record."""
     from mapgen.audit.legibility import vet
+    from mapgen.questions.engine import REFUSALS
     from mapgen.render import render
+    refused_before = Counter(REFUSALS)
     timings: defaultdict[str, float] = defaultdict(float)
     chosen = registered_tasks(config.tasks)
     result: dict[str, Any] = {"unit_id": unit.unit_id, "maps": [], **{t.key: [] for t in chosen}, "files": {}}
@@ -411,6 +413,7 @@ def run_unit(unit: Unit, config: BuildConfig, out_dir: Path) -> dict[str, Any]:
         for task in chosen:  # each task's gold records of the image (mapgen.tasks)
             result[task.key] += task.gold(image)
     result["timings"] = dict(timings)
+    result["refusals"] = dict(sorted((REFUSALS - refused_before).items()))  # draws refused, by reason
     write_unit_record(out_dir, unit.unit_id, result)
     return result
 
@@ -674,7 +677,7 @@ def finalize(config: BuildConfig, out_dir: Path, results: list[dict[str, Any]],
         "config_digest": digest or config.digest(),
         "config": config.model_dump(),
         "png": {"compress_level": config.variants.png_compress_level, "strategy": "zlib RLE"},
-        "counts": map_counts(maps) | task_counts,
+        "counts": map_counts(maps) | task_counts | {"draws_refused_by_reason": refusal_counts(results)},
         "files": dict(sorted(files.items())),
     }
     if atlases["atlases"]:
@@ -683,6 +686,15 @@ def finalize(config: BuildConfig, out_dir: Path, results: list[dict[str, Any]],
         manifest["packs"] = packs["packs"]
     write_json_atomic(out_dir / MANIFEST_FILE, manifest)
     return manifest
+
+
+def refusal_counts(results: list[dict[str, Any]]) -> dict[str, int]:
+    """Question draws the engine refused, summed over the units: ``illegible``, ``contested`` and
+    ``reading:<axis>`` (a declared reading changed the answer; ``mapgen.questions.readings``)."""
+    total: Counter[str] = Counter()
+    for r in results:
+        total.update(r.get("refusals") or {})
+    return dict(sorted(total.items()))
 
 
 def map_counts(maps: list[dict[str, Any]]) -> dict[str, Any]:

@@ -9,7 +9,8 @@ after rendering with :meth:`Scene.with_pixels`.
 
 Direction rule "as drawn" (:meth:`Scene.furthest`, used by questions and referring expressions alike): the
 furthest region must lead by :data:`DIRECTION_MARGIN_DEG` of position (the atlas rule) and, on a rendered map,
-also be furthest as drawn (bbox centres, north = up) by :data:`DIRECTION_MARGIN_PX`.
+also be furthest as drawn (bbox centres, north = up) by :data:`DIRECTION_MARGIN_PX`. Read by the farthest point
+instead (a declared reading, ``templates/readings.yaml``): the geometry's extent and the drawn box's edge.
 """
 
 from __future__ import annotations
@@ -49,6 +50,8 @@ PERCEPTUAL_TOLERANCE = 0.05
 DIRECTION_MARGIN_DEG = 0.5
 #: On rendered maps the furthest region must also lead as drawn, by at least this many pixels (bbox centres).
 DIRECTION_MARGIN_PX = 8.0
+#: Where a region is placed for direction questions (:meth:`Scene.furthest`): its centre, or its farthest point.
+CENTRE, FARTHEST = "centre", "farthest point"
 #: Plural nouns a group name can end in ("Great Lakes states"); see ``templates/describe/groups.yaml``.
 PLURAL_NOUNS = ("states", "provinces", "islands", "regions")
 
@@ -128,6 +131,8 @@ class Scene:
     #: Pairs ``(a, b)``, ``a < b``, whose border is contested (the atlas's, ARCHITECTURE.md §3): not neighbours,
     #: and no question hinges on them (the engine re-asks with each counted as a border).
     contested: tuple[tuple[str, str], ...] = ()
+    #: The atlas's geographic facts by code (extents for the "farthest point" reading of directions).
+    positions: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     # --- regions -------------------------------------------------------------------------------------
 
@@ -233,17 +238,24 @@ class Scene:
         return " ".join(_compiled(rule).render(name=name, **variables).split())
 
     # --- directions ----------------------------------------------------------------------------------
-    def direction_key(self, code: str, direction: str) -> float:
-        """How far ``direction`` a region lies by its position (degrees; larger = further)."""
+    def direction_key(self, code: str, direction: str, point: str = CENTRE) -> float:
+        """How far ``direction`` a region lies by its position (degrees; larger = further); ``point`` =
+        :data:`FARTHEST`: by the extreme of its geometry (its extent) instead."""
+        pos = self.positions.get(code) if point == FARTHEST else None
+        if pos is not None:
+            return {"north": pos.north, "south": -pos.south, "east": pos.east, "west": -pos.west}[direction]
         r = self.regions[code]
         return direction_key(r.lon, r.lat, direction)
 
-    def drawn_key(self, code: str, direction: str) -> float | None:
-        """How far ``direction`` a region is drawn (bbox centre, pixels; north = up); None before a render."""
+    def drawn_key(self, code: str, direction: str, point: str = CENTRE) -> float | None:
+        """How far ``direction`` a region is drawn (bbox centre, or its edge for :data:`FARTHEST`; pixels;
+        north = up); None before a render."""
         pixels = self.regions[code].pixels
         if not pixels:
             return None
         x1, y1, x2, y2 = pixels["bbox"]
+        if point == FARTHEST:
+            return {"north": -y1, "south": y2, "east": x2, "west": -x1}[direction]
         cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
         return {"north": -cy, "south": cy, "east": cx, "west": -cx}[direction]
 
@@ -255,37 +267,40 @@ class Scene:
         return ranked[0]
 
     def furthest(
-        self, codes: Iterable[str], direction: str, test: Callable[[str], bool | None] | None = None
+        self, codes: Iterable[str], direction: str, test: Callable[[str], bool | None] | None = None,
+        point: str = CENTRE,
     ) -> str | None:
         """The region furthest in ``direction`` passing ``test``, as positioned and as drawn; None when unclear.
 
         Every region ranked before it must clearly fail ``test`` (None = unreadable), it must lead the next
         passing region by :data:`DIRECTION_MARGIN_DEG`, and when every region has pixel facts the same region
         must be furthest as drawn by :data:`DIRECTION_MARGIN_PX` — so insets (Alaska, Hawaii) never make a
-        direction disagree with the image.
+        direction disagree with the image. ``point`` is where a region is placed: :data:`CENTRE` (the position
+        rule, bbox centres) or :data:`FARTHEST` (the geometry's extent, bbox edges).
         """
         pool = list(codes)
         check = test or (lambda c: True)
-        found = _furthest(self._ranked(pool, direction, False), check, lambda c: self.direction_key(c, direction),
-                          DIRECTION_MARGIN_DEG)
+        found = _furthest(self._ranked(pool, direction, False, point), check,
+                          lambda c: self.direction_key(c, direction, point), DIRECTION_MARGIN_DEG)
         if found is not None and all(self.regions[c].pixels for c in pool):
-            drawn = _furthest(self._ranked(pool, direction, True), check, lambda c: self.drawn_key(c, direction),
-                              DIRECTION_MARGIN_PX)
+            drawn = _furthest(self._ranked(pool, direction, True, point), check,
+                              lambda c: self.drawn_key(c, direction, point), DIRECTION_MARGIN_PX)
             return found if drawn == found else None
         return found
 
-    def _ranked(self, pool: list[str], direction: str, drawn: bool) -> list[str]:
+    def _ranked(self, pool: list[str], direction: str, drawn: bool, point: str = CENTRE) -> list[str]:
         """``pool`` furthest in ``direction`` first, ties by code, by position or as drawn: the map's whole order,
         sorted once per scene and direction (kept beside the frozen fields), filtered to the pool."""
         key = self.drawn_key if drawn else self.direction_key
 
         def by_key(codes: Iterable[str]) -> list[str]:
-            return sorted(codes, key=lambda c: (-key(c, direction), c))  # type: ignore[operator]
+            return sorted(codes, key=lambda c: (-key(c, direction, point), c))  # type: ignore[operator]
 
         orders = self.__dict__.setdefault("_direction_orders", {})
-        order = orders.get((direction, drawn))
+        order = orders.get((direction, drawn, point))
         if order is None:
-            order = orders[(direction, drawn)] = by_key(c for c in self.regions if not drawn or self.regions[c].pixels)
+            order = orders[(direction, drawn, point)] = by_key(
+                c for c in self.regions if not drawn or self.regions[c].pixels)
         members = set(pool)
         ranked = [c for c in order if c in members]
         return ranked if len(ranked) == len(pool) else by_key(pool)  # repeated or unknown codes: the pool itself
@@ -515,6 +530,7 @@ def build_scene(spec: MapSpec, atlas: Atlas | None = None) -> Scene:
         language=spec.style.language,
         native=names_for(spec.style.language, atlas.name),
         contested=_contested_pairs(atlas, regions),
+        positions=atlas.positions,
     )
 
 

@@ -516,6 +516,15 @@ def make_hatched(spec: MapSpec) -> MapSpec:
     return localised(replace(spec, legend=legible_legend(hatched, background_color(spec.style.background))))
 
 
+def with_hatch_fill(spec: MapSpec, fill: str) -> MapSpec:
+    """A hatched ``spec`` with every class face ``fill`` (black ink on white, say), the N/A fill chosen again
+    against it."""
+    legend = spec.legend
+    classes = tuple(replace(c, color=fill) for c in legend.classes)
+    legend = replace(legend, classes=classes, colors=tuple(fill for _ in classes))
+    return replace(spec, legend=legible_legend(legend, background_color(spec.style.background)))
+
+
 def _reclassified_for_hatching(spec: MapSpec) -> Legend | None:
     """A hatched legend classified again with the hatched specks as unreadable, when one of the map's classes
     holds only regions too small to carry a pattern (Delhi alone, say); None when every class stays readable

@@ -22,7 +22,7 @@ _CODE_LISTS = {
 CODES = {country: set(codes.split()) for country, codes in _CODE_LISTS.items()}
 COUNTRIES = sorted(CODES)
 REQUIRED_KEYS = {"name", "members", "kind", "source"}
-ALLOWED_KEYS = REQUIRED_KEYS | {"aliases", "note"}
+ALLOWED_KEYS = REQUIRED_KEYS | {"aliases", "note", "alternatives"}
 
 
 def loader_key(text: str) -> str:

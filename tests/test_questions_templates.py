@@ -242,7 +242,7 @@ CASES: list[tuple[str, str, dict[str, Any], Any]] = [
     ("group_majority_threshold", "D1", {"R": FC, "C": "higher", "N": 10.0}, "Yes"),
     ("group_majority_threshold", "D1", {"R": FC, "C": "lower", "N": 10.0}, "No"),
     ("group_majority_threshold", "C1", {"R": FC, "C": "higher", "N": 60.0}, "Yes"),
-    ("group_majority_in_range", "D1", {"R": FC, "Y": 1}, "No"),  # 2 of 4 is not a majority
+    ("group_majority_in_range", "D1", {"R": FC, "Y": 1}, None),  # 2 of 4: "at least half" reads Yes (readings)
     ("group_majority_in_range", "D1", {"R": MA_, "Y": 0}, "Yes"),
     ("group_majority_in_range", "D2", {"R": NE_, "Y": 2}, "No"),
     # 32 outlier

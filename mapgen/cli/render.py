@@ -109,6 +109,10 @@ def _job(item: Source, output: Path, several: bool) -> Job:
         if not item.where:
             raise
         raise click.UsageError(f"{item.where}: {exc.format_message()}") from None
+    if spec.hatched:  # as the style prints hatched maps (MAPWise's: black on white, no labels)
+        from mapgen.render import hatched_in_style
+
+        spec = hatched_in_style(spec, labels="annotated" in item.given)
     if any(n in item.given for n in _COLOUR_REQUESTS):
         _refuse_illegible(spec)
     return Job(spec, output_for(item, spec, output, several), job_inputs(item))

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from mapgen.geo.atlas_model import DIRECTIONS, Atlas, Position
 from mapgen.geo.edition import base_of, derive_edition, is_edition
-from mapgen.geo.gazetteer import RegionGroup
+from mapgen.geo.gazetteer import GroupAlternative, RegionGroup
 from mapgen.geo.names import UnknownNameError, closest
 from mapgen.geo.published_borders import has_published, load_published
 from mapgen.geo.source import AtlasFile, is_atlas_path
@@ -302,4 +302,6 @@ def _group_from_record(record: Mapping) -> RegionGroup:
         kind=record.get("kind", "region"),
         source=record.get("source", ""),
         note=record.get("note", "") or "",
+        alternatives=tuple(GroupAlternative(str(a["name"]), frozenset(a["members"]), str(a.get("source", "")))
+                           for a in record.get("alternatives") or ()),
     )

@@ -257,7 +257,7 @@ class Atlas:
             positions={c: p for c, p in self.positions.items() if c in keep},
             foreign={c: v for c, v in self.foreign.items() if c in keep},
             static_groups=tuple(
-                RegionGroup(g.name, g.members - drop, g.aliases, g.kind, g.source, g.note)
+                g.without(drop)
                 for g in self.static_groups
                 if g.members - drop
             ),

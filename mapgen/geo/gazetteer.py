@@ -25,6 +25,20 @@ _BORDERING = re.compile(
 
 
 @dataclass(frozen=True)
+class GroupAlternative:
+    """Another membership a reader may take for a named group (a documented narrower or broader usage): a
+    declared reading (``mapgen.questions.readings``); no question's answer may hinge on it."""
+
+    name: str
+    members: frozenset[str]
+    source: str = ""
+
+    def without(self, drop: frozenset[str] | set[str]) -> GroupAlternative:
+        """The alternative with some regions left out."""
+        return GroupAlternative(self.name, self.members - drop, self.source)
+
+
+@dataclass(frozen=True)
 class RegionGroup:
     """A named set of regions (``"West Coast"``, ``"bordering Canada"``)."""
 
@@ -34,6 +48,12 @@ class RegionGroup:
     kind: str = "region"
     source: str = ""
     note: str = ""
+    alternatives: tuple[GroupAlternative, ...] = ()
+
+    def without(self, drop: frozenset[str] | set[str]) -> RegionGroup:
+        """The group with some regions left out (its alternatives too)."""
+        return RegionGroup(self.name, self.members - drop, self.aliases, self.kind, self.source, self.note,
+                           tuple(a.without(drop) for a in self.alternatives))
 
 
 def foreign_groups(foreign: Mapping[str, Mapping[str, float]]) -> list[RegionGroup]:
@@ -130,7 +150,7 @@ class Gazetteer:
         groups = {}
         for g in self.groups.values():
             if g.members - drop:
-                groups[g.name] = RegionGroup(g.name, g.members - drop, g.aliases, g.kind, g.source, g.note)
+                groups[g.name] = g.without(drop)
         return Gazetteer(
             title=self.title,
             names={c: n for c, n in self.names.items() if c not in drop},

@@ -27,7 +27,7 @@ from mapgen.geo.coordinates import (
     refuse_unreadable_prj,
     to_lonlat,
 )
-from mapgen.geo.gazetteer import RegionGroup
+from mapgen.geo.gazetteer import GroupAlternative, RegionGroup
 from mapgen.geo.names import build_index, normalize_name
 from mapgen.geo.source import AtlasFile, file_digest, groups_file
 from mapgen.yamlio import YAMLFileError, load_yaml_file
@@ -411,8 +411,25 @@ def load_user_groups(path: Path, names: dict[str, str]) -> list[RegionGroup]:
             name=str(record["name"]), members=frozenset(index[normalize_name(m)] for m in record["members"]),
             aliases=tuple(record.get("aliases") or ()), kind=str(record.get("kind", "region")),
             source=str(record.get("source", f"user groups file {gpath.name}")), note=str(record.get("note", "")),
+            alternatives=_alternatives(record, index, gpath),
         ))
     return groups
+
+
+def _alternatives(record: dict, index: dict[str, str], gpath: Path) -> tuple[GroupAlternative, ...]:
+    """A user group's ``alternatives:`` (other memberships a reader may take; each a name, members, source)."""
+    out = []
+    for alt in record.get("alternatives") or ():
+        if not isinstance(alt, dict) or not alt.get("name") or not alt.get("members"):
+            raise AtlasFileError(f"{gpath}: group {record['name']!r}: each alternative needs a 'name' and a list "
+                                 f"of 'members'; got {alt!r}.")
+        unknown = [m for m in alt["members"] if normalize_name(m) not in index]
+        if unknown:
+            raise AtlasFileError(f"{gpath}: group {record['name']!r}, alternative {alt['name']!r} names unknown "
+                                 f"regions {unknown}.")
+        out.append(GroupAlternative(str(alt["name"]), frozenset(index[normalize_name(m)] for m in alt["members"]),
+                                    str(alt.get("source", ""))))
+    return tuple(out)
 
 
 def make_codes(names: list[str]) -> list[str]:

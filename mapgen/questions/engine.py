@@ -3,8 +3,9 @@
 Rejection (CLEVR-style, a rejected draw is simply skipped): a library function returned INVALID (ties where one
 answer is asked, degenerate sets, continuous comparisons closer than the perceptual tolerance), a constraint is
 false, the answer changes when an illegible region the program read takes any other legend level or when a
-contested border is counted the other way, the same
-question text was already produced, or the answer already fills its share (binary: at most half Yes / half No
+contested border is counted the other way, the answer changes under another declared reading of a word, a
+direction or a group the program consulted (:mod:`mapgen.questions.readings`), the same question text was
+already produced, or the answer already fills its share (binary: at most half Yes / half No
 per template and map; other types: at most ``max_answer_share`` of a template's questions on one map).
 Everything is seeded by ``(seed, map_id, template id)``: the same Scene and seed give the same questions.
 """
@@ -25,6 +26,7 @@ from mapgen.legend import parse_label, printed_numbers
 from mapgen.questions.fence import PackCodeError
 from mapgen.questions.functions import FUNCTIONS, INVALID, Ctx, context
 from mapgen.questions.functions.scene_facts import contested_flips, flip_borders, watch_borders
+from mapgen.questions.readings import axes, axis_of
 from mapgen.questions.record import Question
 from mapgen.questions.sandbox import TEXT_ENV
 from mapgen.questions.templates import (
@@ -93,6 +95,7 @@ def _run(template: Template, ctx: Ctx, params: dict[str, Any]) -> tuple[Any, dic
     """:func:`run_program`, plus why the run was rejected (None when it was not)."""
     env = dict(params)
     ctx.reads = set()
+    ctx.consulted = set()
     for i, (name, node) in enumerate(template.program):
         value = eval_node(ctx, node, env)
         if value is INVALID:
@@ -180,7 +183,7 @@ def _run_watched(
         return (*_run(template, ctx, params), None)
     watched, watch = watch_borders(ctx)
     answer, env, why = _run(template, watched, params)
-    ctx.reads = watched.reads
+    ctx.reads, ctx.consulted = watched.reads, watched.consulted
     return answer, env, why, set(watch.read)
 
 
@@ -194,6 +197,53 @@ def may_hinge_on_contested(template: Template, ctx: Ctx) -> bool:
         reads = template._compiled["reads borders"] = [
             template.relative or any(p.type == "RegionGroup" for p in template.params)]
     return bool(reads[0])
+
+
+def reading_alternatives(ctx: Ctx, key: str) -> list[str]:
+    """The other readings of a consulted key: an axis's alternatives, or a group's alternative memberships."""
+    if axis_of(key) != key:
+        return list(ctx.group_readings.get(key.split(":", 1)[1], {}))
+    return [a.name for a in axes()[key].alternatives]
+
+
+def hinges_on_reading(template: Template, ctx: Ctx, params: dict[str, Any], answer: Any) -> tuple[str, str] | None:
+    """The first (consulted key, reading) under which the answer changes or cannot be given: each declared
+    reading the run consulted (``ctx.consulted``) and the template's wording does not name, taken alone; None
+    when the answer holds under every one."""
+    consulted = sorted(ctx.consulted - template.reads_as.keys())
+    if not consulted:
+        return None
+    key = answer_key(answer)
+    for name in consulted:
+        for alt in reading_alternatives(ctx, name):
+            other, _ = run_program(template, ctx.taking({name: alt}), params)
+            if other is INVALID or answer_key(other) != key:
+                return name, alt
+    return None
+
+
+def reading_disagreements(template: Template, scene: Scene, params: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Every (consulted key, reading) under which the answer of ``template`` with ``params`` on ``scene`` differs
+    from mapgen's own (the audit of a built question: empty when it holds under every declared reading)."""
+    ctx = context(scene)
+    if template.reads_as:
+        ctx = ctx.taking(dict(template.reads_as))
+    answer, _, why, _ = _run_watched(template, ctx, dict(params))
+    if why is not None:
+        return []
+    key, out = answer_key(answer), []
+    for name in sorted(ctx.consulted - template.reads_as.keys()):
+        for alt in reading_alternatives(ctx, name):
+            other, _ = run_program(template, ctx.taking({name: alt}), dict(params))
+            if other is INVALID or answer_key(other) != key:
+                out.append((name, alt))
+    return out
+
+
+#: Draws the engine refused since the process started, by reason: ``illegible``, ``contested`` and
+#: ``reading:<axis>`` (a build records each unit's share: ``mapgen info``).
+REFUSALS: Counter[str] = Counter()
+COUNTED_KINDS = ("illegible", "contested", "reading")
 
 
 _PLAIN = frozenset((str, int, float, bool, type(None)))
@@ -444,11 +494,17 @@ def _uses_region_border_group(template: Template, params: dict[str, Any], ctx: C
 class Unaskable(ValueError):
     """Why a question cannot be asked on a Scene; ``kind`` is a short category: ``template``, ``parameter``,
     ``invalid`` (a program step), ``constraint``, ``illegible``, ``contested`` (the answer hinges on a contested
-    border) or ``declined`` (``accept`` said no)."""
+    border), ``reading`` (it changes under another declared reading; ``reason`` starts ``reading:<axis>``) or
+    ``declined`` (``accept`` said no)."""
 
     def __init__(self, kind: str, reason: str) -> None:
         super().__init__(reason)
         self.kind, self.reason = kind, reason
+
+    @property
+    def counted_as(self) -> str:
+        """The refusal's reason as counted: its kind, or ``reading:<axis>``."""
+        return self.reason.split(" ", 1)[0] if self.kind == "reading" else self.kind
 
 
 def question_rng(seed: int, scene: Scene, template: Template) -> random.Random:
@@ -483,6 +539,8 @@ def ask(
     if lang is not None and not lang.has_text(template):
         raise Unaskable("template", f"template {template.id} has no {lang.name} text ({lang.source})")
     ctx = context(scene).as_reader() if reader else context(scene)
+    if template.reads_as:  # the wording names these readings: the program runs under them
+        ctx = ctx.taking(dict(template.reads_as))
     if original is not None:
         params = carry_params(template, params, context(original), ctx)
         _check_domains(template, ctx, params)
@@ -494,6 +552,10 @@ def ask(
         raise Unaskable("illegible", "the answer depends on a region too small to read")
     if hinges_on_contested(template, ctx, params, answer, seen):
         raise Unaskable("contested", "the answer depends on a contested border")
+    other = hinges_on_reading(template, ctx, params, answer)
+    if other is not None:
+        name, alt = other
+        raise Unaskable("reading", f"reading:{axis_of(name)} (the answer changes when {name} is read as {alt!r})")
     if accept is not None and not accept(answer):
         raise Unaskable("declined", "the answer was declined")
     if not isinstance(variant, int):
@@ -653,6 +715,8 @@ def instantiate(
         try:
             q = ask(template, scene, params, rng, accept=quota.admits)
         except Unaskable as no:
+            if no.kind in COUNTED_KINDS:
+                REFUSALS[no.counted_as] += 1
             if no.kind == "declined" and template.answer_type != "binary" and len(spare) < n:
                 spare.append(params)
             continue

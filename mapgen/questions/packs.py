@@ -1,7 +1,8 @@
 """Template packs: where a pack's files are, importing its functions, its digest and copying it into a build.
 
 A *pack* is a folder holding ``templates.yaml`` (the schema of ``templates/questions/mapwise.yaml``, with its
-own ``definitions:``), optionally ``lang/<code>.yaml`` (question texts keyed by template id, as under
+own ``definitions:``), optionally ``readings.yaml`` (declared readings of its words and groups, the schema
+of ``templates/readings.yaml``, see :mod:`mapgen.questions.readings`), optionally ``lang/<code>.yaml`` (question texts keyed by template id, as under
 ``templates:`` in ``templates/lang/*.yaml``) and optionally ``functions.py`` (functions registered with
 ``from mapgen.questions import register``). A single YAML file is a pack of templates only. mapgen's own
 templates are the built-in pack (:func:`builtin_pack`), read by the same code
@@ -30,12 +31,15 @@ import yaml
 from mapgen.files import sha256_file
 from mapgen.questions.fence import IMPORT_SECONDS, PackCodeError, altered, fenced, module_slots
 from mapgen.questions.functions.registry import Owner, pack_functions, watched
+from mapgen.questions.readings import builtin_file as builtin_readings_file
+from mapgen.questions.readings import load_readings_file
 from mapgen.resources import template_path
 from mapgen.yamlio import yaml_problem
 
 TEMPLATES_FILE = "templates.yaml"
 LANG_DIR = "lang"
 FUNCTIONS_FILE = "functions.py"
+READINGS_FILE = "readings.yaml"
 
 
 class PackError(ValueError):
@@ -52,10 +56,12 @@ class Pack:
     lang_files: tuple[tuple[str, Path], ...] = ()  # (language code, file)
     functions: Path | None = None
     builtin: bool = False
+    readings: Path | None = None
 
     def files(self) -> list[Path]:
         """Every file of the pack, templates first."""
         out = [*self.template_files, *(f for _, f in self.lang_files)]
+        out += [self.readings] if self.readings and not self.builtin else []
         return out + ([self.functions] if self.functions else [])
 
     def relative(self, file: Path) -> str:
@@ -84,7 +90,9 @@ def open_pack(path: str | Path) -> Pack:
     lang = path / LANG_DIR
     langs = tuple((f.name[: -len(".yaml")], f) for f in sorted(lang.glob("*.yaml"))) if lang.is_dir() else ()
     functions = path / FUNCTIONS_FILE
-    return Pack(path.resolve().name, path, (templates,), langs, functions if functions.is_file() else None)
+    readings = path / READINGS_FILE
+    return Pack(path.resolve().name, path, (templates,), langs, functions if functions.is_file() else None,
+                readings=readings if readings.is_file() else None)
 
 
 def builtin_pack() -> Pack:
@@ -92,7 +100,8 @@ def builtin_pack() -> Pack:
     language files and their functions the library, so the pack lists neither."""
     folder = template_path("questions")
     files = sorted((f for f in folder.iterdir() if f.name.endswith(".yaml")), key=lambda f: f.name)
-    return Pack("mapgen", Path(str(folder)), tuple(Path(str(f)) for f in files), builtin=True)
+    return Pack("mapgen", Path(str(folder)), tuple(Path(str(f)) for f in files), builtin=True,
+                readings=builtin_readings_file())
 
 
 def is_builtin_file(path: str | Path) -> bool:
@@ -150,6 +159,11 @@ def announce(pack_name: str, path: Path) -> None:
     if multiprocessing.parent_process() is None:
         print(f"mapgen: running the Python code of template pack {pack_name!r} ({path}); name only packs you trust",
               file=sys.stderr)
+
+
+def pack_readings(pack: Pack) -> list[str]:
+    """Declare the pack's readings (its ``readings.yaml``, once per file); the problems found."""
+    return load_readings_file(pack.readings) if pack.readings is not None else []
 
 
 STARTER = """\

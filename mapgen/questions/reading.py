@@ -7,7 +7,8 @@ Every function of the library (built-in or a pack's, see :func:`mapgen.questions
   continuous maps; None for N/A), :meth:`~Reading.value_of`, :meth:`~Reading.is_legible`,
   :meth:`~Reading.neighbours`, :meth:`~Reading.group`, :attr:`~Reading.range_count`,
   :meth:`~Reading.range_bounds`, :meth:`~Reading.printed_bounds`, :attr:`~Reading.tolerance`,
-  :attr:`~Reading.reading`;
+  :attr:`~Reading.reading`, and :meth:`~Reading.meaning`: the declared reading of a word or fact in force
+  (:mod:`mapgen.questions.readings`; the engine re-asks under every other one the run consulted);
 - **decisions** — :meth:`~Reading.compare`, :meth:`~Reading.side`, :meth:`~Reading.in_range`,
   :meth:`~Reading.estimate` (a value as an interval, :class:`Estimate`): they answer only when every reading of
   the values within the tolerance gives the same answer, and otherwise raise :class:`Invalid`, which the
@@ -31,6 +32,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from mapgen.legend import format_value, parse_label
+from mapgen.questions.readings import default_of
 from mapgen.scene import Scene
 
 #: "similar" on continuous maps: values within this many tolerances τ of each other.
@@ -185,6 +187,11 @@ class Reading:
     sorted_neighbors: dict[str, tuple[str, ...]] = field(default_factory=dict)  # code -> neighbours in code order
     changed_from: tuple[Reading, frozenset[str]] | None = None  # copy_with: the reading copied, regions changed
     fixed: dict[str, Any] = field(default_factory=dict)  # facts of the scene that no level changes (shared by copies)
+    #: Declared readings (:mod:`mapgen.questions.readings`): axis -> the reading taken (absent: mapgen's own),
+    #: the axes a run consulted, and each group's alternative memberships (group -> name -> members).
+    taken: dict[str, str] = field(default_factory=dict)
+    consulted: set[str] = field(default_factory=set)
+    group_readings: dict[str, dict[str, frozenset[str]]] = field(default_factory=dict)
 
     # ------------------------------------------------------------------------------------------ copies
 
@@ -196,7 +203,7 @@ class Reading:
         alt = object.__new__(type(self))  # a shallow copy without dataclasses.replace's re-validation (hot path)
         changed = frozenset([code] if isinstance(code, str) else code)
         base = self if self.changed_from is None else None  # a copy of a copy is computed from scratch
-        alt.__dict__.update(self.__dict__, level=lv, value=vv, reads=set(), cache={},
+        alt.__dict__.update(self.__dict__, level=lv, value=vv, reads=set(), consulted=set(), cache={},
                             changed_from=(base, changed) if base is not None else None)
         return alt
 
@@ -206,6 +213,16 @@ class Reading:
         vv = dict(self.value) | values
         lv = dict(self.level) if self.discrete else {c: (None if math.isnan(v) else v) for c, v in vv.items()}
         return replace(self, level=lv, value=vv, reading=0.0, exact=True, reads=set(), cache={})
+
+    def taking(self, choices: dict[str, str]) -> Reading:
+        """A copy under other declared readings (axis -> reading name; kept per Reading in its cache, with a
+        cache of its own)."""
+        key = ("taking", tuple(sorted(choices.items())))
+        hit = self.cache.get(key)
+        if hit is None:
+            hit = self.cache[key] = replace(self, taken=self.taken | choices, reads=set(), consulted=set(), cache={})
+        hit.reads, hit.consulted = set(), set()
+        return hit
 
     def as_reader(self) -> Reading:
         """A copy without the reading tolerance: the exact answer on the values as given, instead of rejecting
@@ -255,8 +272,31 @@ class Reading:
         return self.sorted_neighbors[code]
 
     def group(self, name: str) -> frozenset[str]:
-        """Members of a named group (curated, ``bordering <country>`` or ``bordering <region>``)."""
-        return self.groups[name]
+        """Members of a named group (curated, ``bordering <country>`` or ``bordering <region>``); a group with
+        declared alternative memberships is a consulted reading (``group:<name>``)."""
+        alts = self.group_readings.get(name)
+        if alts is None:
+            return self.groups[name]
+        key = f"group:{name}"
+        self.consulted.add(key)
+        chosen = self.taken.get(key)
+        return self.groups[name] if chosen is None else alts[chosen] & frozenset(self.level)
+
+    def meaning(self, axis: str) -> str:
+        """The reading of declared axis ``axis`` in force (:mod:`mapgen.questions.readings`; mapgen's own unless
+        the engine is re-asking under another), recording that the run consulted it."""
+        self.consulted.add(axis)
+        chosen = self.taken.get(axis)
+        return chosen if chosen is not None else default_of(axis)
+
+    def depicts_percent(self) -> bool:
+        """Whether the map depicts percentages: the table's kind; when its printed title says otherwise ("%" in
+        an absolute table's title, or none in a percent table's), a consulted reading (``percent``)."""
+        kind = bool(self.scene.legend_facts.percent)
+        shown = "%" in (self.scene.title or "")
+        if kind == shown:
+            return kind
+        return shown if self.meaning("percent") != default_of("percent") else kind
 
     def range_bounds(self, idx: int) -> tuple[float, float]:
         """Value-unit ends of legend range ``idx`` (class bounds / the two ticks)."""

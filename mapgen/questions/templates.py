@@ -50,6 +50,7 @@ from mapgen.questions.packs import (
     import_functions,
     is_builtin_file,
     open_pack,
+    pack_readings,
     read_yaml,
 )
 from mapgen.questions.record import ANSWER_TYPES
@@ -78,7 +79,7 @@ DEFAULT_VALUES: dict[str, list[Any]] = {
 MAP_TYPES = ("discrete", "continuous")
 TEMPLATE_KEYS = {
     "id", "mapwise", "answer_type", "vqa_type", "map_types", "params", "text", "mapwise_wordings", "program",
-    "constraints", "uses", "notes", "tags",
+    "constraints", "uses", "notes", "tags", "reads_as",
 }  # fmt: skip
 #: Names a template text may use besides its parameters: the atlas's region word.
 TEXT_GLOBALS = ("state", "states", "State", "States")
@@ -249,6 +250,8 @@ class Template:
     source: str = ""
     relative: bool = False
     wordings: tuple[Wording, ...] = ()
+    #: Declared readings its wording names (axis -> reading, ``templates/readings.yaml``): not re-checked.
+    reads_as: dict[str, str] = field(default_factory=dict, compare=False)
     translations: dict[str, Any] = field(default_factory=dict, compare=False)  # language code -> a pack's texts
     _compiled: dict[str, list[Any]] = field(default_factory=dict, repr=False, compare=False)
 
@@ -276,6 +279,7 @@ class Template:
             "program": [{name: node_text(node)} for name, node in self.program],
             "constraints": [node_text(c) for c in self.constraints],
             "uses": list(self.uses),
+            **({"reads_as": dict(self.reads_as)} if self.reads_as else {}),
             "relative_region": self.relative,
             "notes": self.notes,
             "source": self.source,
@@ -384,6 +388,7 @@ def check_packs(packs: Iterable[Pack], base: TemplateSet | None = None,
     problems: list[str] = []
     for pack in packs:
         problems += [f"{pack.functions}: {p}" for p in import_functions(pack)]
+        problems += [f"{pack.readings}: {p}" for p in pack_readings(pack)]
         own: list[Template] = []
         for f in pack.template_files:
             source = f.name if pack.builtin else str(f)
@@ -527,6 +532,7 @@ def _template(rec: Any, source: str, known_defs: dict[str, str]) -> tuple[Templa
     if not errs:
         errs += check_template_types(params, program, t.constraints, t.answer_type)
     errs += [e for w in t.wordings for e in _check_wording(w, params, map_types)]
+    errs += _check_reads_as(t)
     return t, errs
 
 
@@ -556,7 +562,23 @@ def _build(
         source=source,
         relative=any(FUNCTIONS[f].relative for n in nodes for f in calls_in(n) if f in FUNCTIONS),
         wordings=tuple(_wording(w, map_types) for w in _listed(rec, "mapwise_wordings")),
+        reads_as={str(k): str(v) for k, v in (rec.get("reads_as") or {}).items()},
     )
+
+
+def _check_reads_as(t: Template) -> list[str]:
+    """Each axis a template's wording names must be declared, with a reading of that name."""
+    from mapgen.questions.readings import axes
+
+    known = axes()
+    errs = []
+    for name, reading in t.reads_as.items():
+        if name not in known:
+            errs.append(f"reads_as names the unknown reading axis {name!r}; declared: {', '.join(sorted(known))}")
+        elif reading not in known[name].names:
+            errs.append(f"reads_as: axis {name!r} has no reading {reading!r}; its readings: "
+                        f"{', '.join(known[name].names)}")
+    return errs
 
 
 def _check_keys(rec: Any) -> list[str]:

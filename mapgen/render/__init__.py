@@ -13,9 +13,18 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from mapgen.render.api import Renderer, RenderResult, get_renderer, render, render_variants
+    from mapgen.render.api import (
+        Renderer,
+        RenderResult,
+        get_renderer,
+        hatched_in_style,
+        hatched_variant,
+        render,
+        render_variants,
+    )
 
-__all__ = ["RenderResult", "Renderer", "get_renderer", "render", "render_variants"]
+__all__ = ["RenderResult", "Renderer", "get_renderer", "hatched_in_style", "hatched_variant", "render",
+           "render_variants"]
 
 
 def __getattr__(name: str) -> Any:

@@ -129,27 +129,51 @@ def _draw(spec: MapSpec, canvas: AtlasCanvas, suffix: str) -> tuple[bytes, list[
     return renderer.draw(spec, canvas, OUTPUT_FORMATS[suffix][0])
 
 
-def render_variants(spec: MapSpec, out_dir: str | Path, stem: str | None = None) -> list[RenderResult]:
-    """Annotated, unannotated and (discrete maps) hatched renders of one spec into ``out_dir``."""
+def hatched_variant(spec: MapSpec) -> MapSpec:
+    """The hatched variant of a discrete map (:func:`mapgen.spec.make_hatched`) as its style prints hatched maps
+    (:func:`hatched_in_style`)."""
     from mapgen.spec import make_hatched
 
+    return hatched_in_style(make_hatched(spec))
+
+
+def hatched_in_style(spec: MapSpec, labels: bool = False) -> MapSpec:
+    """A hatched ``spec`` as its style prints hatched maps: every class face in the style's ``hatch_fill`` when
+    it sets one, and without region labels when its hatched maps carry none (``labels.on_hatched: false``) unless
+    ``labels`` (a user's explicit ``--annotated``). Other specs are returned unchanged."""
+    from mapgen.spec import with_hatch_fill
+
+    if not spec.hatched:
+        return spec
+    look = style_of(spec.style, spec.atlas, hatched=True)
+    if look.hatch_fill and any(c.color != look.hatch_fill for c in spec.legend.classes):
+        spec = with_hatch_fill(spec, look.hatch_fill)
+    if spec.style.annotated and not look.labels.on_hatched and not labels:
+        spec = spec.with_style(annotated=False)
+    return spec
+
+
+def render_variants(spec: MapSpec, out_dir: str | Path, stem: str | None = None) -> list[RenderResult]:
+    """Annotated, unannotated and (discrete maps) hatched renders of one spec into ``out_dir``."""
     out_dir = Path(out_dir)
     stem = stem or spec.map_id
     variants = [("annotated", spec.with_style(annotated=True)), ("unannotated", spec.with_style(annotated=False))]
     if spec.legend.kind == "discrete":
-        variants.append(("hatched", make_hatched(spec)))
+        variants.append(("hatched", hatched_variant(spec)))
     return [render(replace(v, map_id=f"{spec.map_id}-{name}"), out_dir / f"{stem}-{name}.png") for name, v in variants]
 
 
 def scene_with_pixels(scene: Scene, canvas: AtlasCanvas) -> Scene:
     """The scene with each region's pixel facts and legibility from the canvas. On hatched maps a region must
     also hold a whole hatch period around its sample point (:data:`HATCH_MIN_RADIUS_PX`) to count as legible; on
-    annotated maps a region whose label found no clean spot (``canvas.unplaced``) is illegible too."""
+    annotated maps a region whose label found no clean spot (``canvas.unplaced``) is illegible too. A hatched
+    map without labels samples its regions clear of the outline only (:meth:`AtlasCanvas.bare_pixels`): the
+    labels its layout plans for colour maps are not drawn on it."""
     min_radius = HATCH_MIN_RADIUS_PX if scene.hatched else 0.0
     unlabelled = set(canvas.unplaced) if scene.annotated else set()
-    legible = {c: p.legible and p.sample_radius >= min_radius and c not in unlabelled
-               for c, p in canvas.pixels.items()}
-    pixels = {c: p.to_dict() | {"legible": legible[c]} for c, p in canvas.pixels.items()}
+    facts = canvas.bare_pixels() if scene.hatched and not scene.annotated else canvas.pixels
+    legible = {c: p.legible and p.sample_radius >= min_radius and c not in unlabelled for c, p in facts.items()}
+    pixels = {c: p.to_dict() | {"legible": legible[c]} for c, p in facts.items()}
     return scene.with_pixels(pixels, legible)
 
 
@@ -168,7 +192,7 @@ def drawn_title(spec: MapSpec, canvas: AtlasCanvas) -> list[dict[str, Any]]:
     box = canvas.layout.title_box
     if not (spec.style.show_title and box is not None and spec.title):
         return []
-    return [{"text": t.text, "box": list(text_box(t))} for t in title_items(spec.title, box, style_of(spec.style, spec.atlas))]
+    return [{"text": t.text, "box": list(text_box(t))} for t in title_items(spec.title, box, style_of(spec.style, spec.atlas, spec.hatched))]
 
 
 def render_record(spec, canvas, scene, legend_items, labels, folder: Path | None = None) -> dict[str, Any]:

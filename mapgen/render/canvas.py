@@ -79,6 +79,9 @@ class AtlasCanvas:
     ink: BoxShape | None = None  # the glyph box every label plans for (:func:`ink_shape`)
     shapes: dict[str, BoxShape] = field(default_factory=dict)  # the boxes labels reserve, per kind
     fits: dict[tuple[str, str], NameFit | None] = field(default_factory=dict)  # (region, name) → its fit
+    label_family: str = LATIN  # the Latin font family of region labels (the style's fonts.labels)
+    stroke: Any = None  # the outline stroke's footprint, which sample points keep clear of
+    _bare_pixels: dict[str, RegionPixels] | None = None
     _label_geoms: dict[str, list] | None = None
 
     @property
@@ -96,7 +99,7 @@ class AtlasCanvas:
 
     def text_box(self, text: str, xy: tuple[float, float]) -> tuple[float, float, float, float]:
         """Pixel box of ``text`` centred (PIL anchor ``mm``) at ``xy``, one pixel of padding."""
-        left, top, right, bottom = glyph_box(text, self.label_px, LATIN, "mm")
+        left, top, right, bottom = glyph_box(text, self.label_px, self.label_family, "mm")
         return (xy[0] + left - 1, xy[1] + top - 1, xy[0] + right + 1, xy[1] + bottom + 1)
 
     def name_fits(self, code: str, text: str) -> bool:
@@ -127,11 +130,19 @@ class AtlasCanvas:
         others = [g for c, geoms in self.label_geoms().items() if c != code for g in geoms]
         tree = shapely.STRtree(others) if others else None
         part = largest_part(self.geoms[code])
-        for layout in name_layouts(text, self.label_px):
+        for layout in name_layouts(text, self.label_px, self.label_family):
             xy = name_spot(part, layout.ink, [place.xy, px.pole], keep, tree)
             if xy is not None:
                 return NameFit(layout, xy)
         return None
+
+    def bare_pixels(self) -> dict[str, RegionPixels]:
+        """Pixel facts of a map drawn without labels: sample points clear of the outline stroke only (made on
+        first use; the plan's labels would take room a hatched map without them needs for its pattern)."""
+        if self._bare_pixels is None:
+            poles = {c: (p.pole, p.pole_radius) for c, p in self.pixels.items()}
+            self._bare_pixels = region_pixels(self.codes, self.geoms, self.mask, poles, self.stroke)
+        return self._bare_pixels
 
     def label_geoms(self) -> dict[str, list]:
         """What each planned label occupies for another label's box (made on first use)."""
@@ -144,7 +155,7 @@ class AtlasCanvas:
         it as it holds a code); Latin text never counts (callouts of Latin names stay codes)."""
         if self.ink is None or script_of(text) == "latin":
             return False
-        left, top, right, bottom = glyph_box(text, self.label_px, LATIN, "mm")
+        left, top, right, bottom = glyph_box(text, self.label_px, self.label_family, "mm")
         ink = self.ink
         return ink.left <= left and ink.top <= top and right <= ink.right and bottom <= ink.bottom
 
@@ -168,6 +179,7 @@ def build_canvas(atlas: Atlas, style: Style) -> AtlasCanvas:
     poles = {c: pole(largest_part(g)) for c, g in geoms.items()}
     canvas = AtlasCanvas(atlas, layout, geoms, {}, mask, {}, {}, label_px, scale)
     mb = layout.map_box
+    canvas.label_family = look.fonts.labels
     problem = Problem(atlas.codes, geoms, mask, (mb.left, mb.top, mb.right, mb.bottom),
                       ink_shape(canvas, callout_texts(atlas, style)), scale, poles)
     canvas.ink, canvas.shapes = problem.ink, problem.shapes
@@ -175,6 +187,7 @@ def build_canvas(atlas: Atlas, style: Style) -> AtlasCanvas:
     canvas.outline_geom = shapely.union_all(list(geoms.values()), grid_size=0.01).buffer(0).simplify(OUTLINE_SIMPLIFY_PX)
     # the dark outline stroke: half its width, the simplification and a pixel of antialiasing
     stroke = canvas.outline_geom.boundary.buffer(look.borders.outline_width * style.dpi / 144 + OUTLINE_SIMPLIFY_PX + 0.5)
+    canvas.stroke = stroke
     canvas.pixels = region_pixels(atlas.codes, geoms, mask, poles, shapely.union_all([obstacles.union(), stroke]))
     canvas.paths = {c: geometry_path(g) for c, g in geoms.items()}
     canvas.outline = geometry_path(canvas.outline_geom)
@@ -184,10 +197,11 @@ def build_canvas(atlas: Atlas, style: Style) -> AtlasCanvas:
 def ink_shape(canvas: AtlasCanvas, extra: tuple[str, ...] = ()) -> BoxShape:
     """The glyph box every label plans for: that of the widest of ``WW`` and the atlas's codes, grown to hold
     each of the ``extra`` texts (short labels in another script: a CJK glyph is taller than a code)."""
-    widest = max([RESERVED_TEXT, *canvas.codes], key=lambda t: font(canvas.label_px).getlength(t))
-    left, top, right, bottom = font(canvas.label_px).getbbox(widest, anchor="mm")
+    latin = font(canvas.label_px, family=canvas.label_family)
+    widest = max([RESERVED_TEXT, *canvas.codes], key=latin.getlength)
+    left, top, right, bottom = latin.getbbox(widest, anchor="mm")
     for text in extra:
-        x1, y1, x2, y2 = font_for(text, canvas.label_px).getbbox(text, anchor="mm")
+        x1, y1, x2, y2 = font_for(text, canvas.label_px, canvas.label_family).getbbox(text, anchor="mm")
         left, top, right, bottom = min(left, x1), min(top, y1), max(right, x2), max(bottom, y2)
     return BoxShape(left, top, right, bottom)
 

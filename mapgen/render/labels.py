@@ -1,7 +1,8 @@
 """How region labels look, for both renderers: text colour and halo per fill, callout boxes, leader lines, dots.
 
 - Inside labels on colour maps: black or white text, whichever contrasts more with the fill (WCAG contrast
-  ratio), with a one-pixel halo of the other colour, so the text reads on any fill. On hatched maps: black text
+  ratio), with a one-pixel halo of the other colour, so the text reads on any fill (a style may drop the halo,
+  ``labels.halo: false``, as MAPWise prints its labels). On hatched maps: black text
   on a white box (hatch lines would cross the text).
 - Callouts: black text on a white box with a dark grey frame — never the page colour, which would read as a hole
   in the map.
@@ -23,7 +24,7 @@ from typing import Any
 from mapgen.legend import relative_luminance
 from mapgen.render.canvas import AtlasCanvas, NameFit, label_box_color
 from mapgen.render.placement import LabelPlace, exit_point
-from mapgen.render.text import TextItem, text_box
+from mapgen.render.text import LATIN, TextItem, text_box
 
 LEADER_COLOR = "#1a1a1a"
 LEADER_WIDTH_PX = 1.2
@@ -71,26 +72,28 @@ def text_colors(face: str) -> tuple[str, str]:
 
 
 def drawn_labels(canvas: AtlasCanvas, texts: dict[str, str], faces: dict[str, str], hatched: bool,
-                 callout_frame: str = CALLOUT_FRAME) -> list[DrawnLabel]:
-    """Every placed region label of a map, ready to draw (regions without a place get none)."""
+                 callout_frame: str = CALLOUT_FRAME, halo: bool = True) -> list[DrawnLabel]:
+    """Every placed region label of a map, ready to draw (regions without a place get none); ``halo``: inside
+    labels on colour maps get a halo (a style's ``labels.halo``)."""
     out = []
     for code in canvas.codes:
         place = canvas.places.get(code)
         if place is None:
             continue
-        out.append(_drawn(canvas, code, place, texts[code], faces[code], hatched, callout_frame))
+        out.append(_drawn(canvas, code, place, texts[code], faces[code], hatched, callout_frame, halo))
     return out
 
 
 def _drawn(canvas: AtlasCanvas, code: str, place: LabelPlace, text: str, face: str, hatched: bool,
-           callout_frame: str = CALLOUT_FRAME) -> DrawnLabel:
+           callout_frame: str = CALLOUT_FRAME, with_halo: bool = True) -> DrawnLabel:
     fill = label_box_color(place, hatched)
     color, halo = ("#000000", None) if fill else text_colors(face)
+    halo = halo if with_halo else None
     fit = canvas.fitted(code, text) if place.kind == "inside" else None
     if fit is not None:
-        return _drawn_name(code, fit, color, fill, halo)
+        return _drawn_name(code, fit, color, fill, halo, canvas.label_family)
     frame = callout_frame if place.kind == "callout" else None
-    item = TextItem(place.xy[0], place.xy[1], text, canvas.label_px, color, "mm", fill, frame, halo)
+    item = TextItem(place.xy[0], place.xy[1], text, canvas.label_px, color, "mm", fill, frame, halo, canvas.label_family)
     box = canvas.text_box(text, place.xy)
     if place.dot is None:
         return DrawnLabel(code, place.kind, item, box)
@@ -98,10 +101,11 @@ def _drawn(canvas: AtlasCanvas, code: str, place: LabelPlace, text: str, face: s
     return DrawnLabel(code, place.kind, item, box, (start, place.dot), place.dot, place.dot_radius)
 
 
-def _drawn_name(code: str, fit: NameFit, color: str, fill: str | None, halo: str | None) -> DrawnLabel:
+def _drawn_name(code: str, fit: NameFit, color: str, fill: str | None, halo: str | None,
+                family: str = LATIN) -> DrawnLabel:
     """A full name as :meth:`AtlasCanvas.name_fit` set it: one item per line, the box around all of them."""
     (x, y), layout = fit.xy, fit.layout
-    items = [TextItem(x, y + dy, line, layout.size_px, color, "mm", fill, None, halo)
+    items = [TextItem(x, y + dy, line, layout.size_px, color, "mm", fill, None, halo, family)
              for line, dy in zip(layout.lines, layout.offsets)]
     boxes = [text_box(i) for i in items]
     box = (min(b[0] for b in boxes) - 1, min(b[1] for b in boxes) - 1, max(b[2] for b in boxes) + 1,

@@ -40,13 +40,14 @@ class LegendText:
     inset: float = 0.0  # pixels kept free left of left-aligned rows
     bar_width: float = 18.0  # colour bar thickness at the base legend font (px)
     bar_length: float = 0.7  # colour bar length: share of the legend box
+    swatch: tuple[float, float] = (SWATCH_W, SWATCH_H)  # swatch width and height at the base legend font (px)
 
     @classmethod
     def of(cls, style: MapStyle, scale: float = 1.0) -> LegendText:
         """The legend text look of a map style on a page of ``scale`` (:func:`page_scale`)."""
         leg = style.legend
         return cls(style.fonts.legend, leg.text_color, leg.text_case == "upper", leg.align, leg.valign,
-                   leg.inset * scale, leg.bar_width, leg.bar_length)
+                   leg.inset * scale, leg.bar_width, leg.bar_length, (leg.swatch_width, leg.swatch_height))
 
     def shown(self, label: str) -> str:
         """The text drawn for a legend label."""
@@ -66,9 +67,10 @@ class Dims:
     entry_gap: float
 
     @classmethod
-    def at(cls, font_px: float) -> Dims:
+    def at(cls, font_px: float, swatch: tuple[float, float] = (SWATCH_W, SWATCH_H)) -> Dims:
+        """The sizes at ``font_px`` for swatches ``swatch`` (width, height) at the base legend font."""
         u = font_px / BASE_FONT_PX
-        return cls(SWATCH_W * u, SWATCH_H * u, SWATCH_GAP * u, ENTRY_GAP * u)
+        return cls(swatch[0] * u, swatch[1] * u, SWATCH_GAP * u, ENTRY_GAP * u)
 
 
 def legend_font_px(width: int, height: int, dpi: int = 100, cap_px: float = LEGEND_CAP_PX) -> float:
@@ -156,8 +158,9 @@ def _within(b: tuple[float, float, float, float], box: Box) -> bool:
 
 
 @lru_cache(maxsize=4096)
-def _entry_width(label: str, font_px: float, family: str = LATIN) -> float:
-    return Dims.at(font_px).w + 0.5 * font_px + font_for(label, font_px, family).getbbox(label, anchor="lm")[2]
+def _entry_width(label: str, font_px: float, family: str = LATIN, swatch: tuple[float, float] = (SWATCH_W, SWATCH_H)
+                 ) -> float:
+    return Dims.at(font_px, swatch).w + 0.5 * font_px + font_for(label, font_px, family).getbbox(label, anchor="lm")[2]
 
 
 def _chunks(widths: list[float], limit: float, per_line: int | None, gap: float) -> list[list[int]]:
@@ -176,9 +179,9 @@ def _chunks(widths: list[float], limit: float, per_line: int | None, gap: float)
 
 def _flow(entries, box: Box, vertical: bool, font_px: float, look: LegendText = PLAIN, force: bool = False):
     """Top-left corner of each entry, or None when they do not fit in ``box`` at this font size."""
-    widths = [_entry_width(look.shown(e[0]), font_px, look.family) for e in entries]
+    widths = [_entry_width(look.shown(e[0]), font_px, look.family, look.swatch) for e in entries]
     centred, middle = look.align == "center", look.valign == "middle"
-    d = Dims.at(font_px)
+    d = Dims.at(font_px, look.swatch)
     step_y = d.h + d.gap
     avail_w, avail_h = box.width - 2 * MARGIN - look.inset, box.height - 2 * MARGIN
     if vertical:
@@ -226,9 +229,9 @@ def _swatch_layout(entries, spots, font_px: float, look: LegendText = PLAIN) -> 
 def _entry(label: str, color: str, hatch: str | None, index: int | None, x: float, y: float, font_px: float,
            look: LegendText = PLAIN):
     """Swatch, text and item box of one legend entry with its top-left corner at (x, y)."""
-    d, shown = Dims.at(font_px), look.shown(label)
+    d, shown = Dims.at(font_px, look.swatch), look.shown(label)
     item = {"label": label, "class": index, "swatch": [x, y, x + d.w, y + d.h],
-            "box": [x, y, x + _entry_width(shown, font_px, look.family), y + d.h]}
+            "box": [x, y, x + _entry_width(shown, font_px, look.family, look.swatch), y + d.h]}
     text = TextItem(x + d.w + 0.5 * font_px, y + d.h / 2, shown, font_px, look.color, anchor="lm", family=look.family)
     return Swatch(x, y, d.w, d.h, color, hatch), text, item
 
@@ -335,8 +338,9 @@ def _bar_head(legend: Legend, bar: _Bar, orientation: str) -> dict[str, Any]:
 
 def _colorbar(legend: Legend, box: Box, orientation: str, font_px: float, look: LegendText = PLAIN) -> LegendLayout:
     vertical = orientation == "vertical"
-    d, u = Dims.at(font_px), font_px / BASE_FONT_PX
-    na_w = _entry_width(look.shown(legend.na_label), font_px, look.family) + d.entry_gap if legend.na_label else 0.0
+    d, u = Dims.at(font_px, look.swatch), font_px / BASE_FONT_PX
+    na_w = (_entry_width(look.shown(legend.na_label), font_px, look.family, look.swatch) + d.entry_gap
+            if legend.na_label else 0.0)
     label_w = max((text_size(t, font_px, look.family)[0] for t in (*legend.tick_labels, *end_labels(legend))),
                   default=0.0)
     low_t = EXTENSION_SHARE * look.bar_width * u if vertical and legend.clipped[0] else 0.0

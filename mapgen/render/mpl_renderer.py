@@ -65,10 +65,12 @@ def hatch_pattern(symbol: str | None, table: dict[str, str] = HATCH_DENSITY) -> 
 
 
 class MatplotlibFigure:
-    """A reusable figure for one :class:`AtlasCanvas`."""
+    """A reusable figure for one :class:`AtlasCanvas`, drawing colour maps in ``style`` and hatched maps in its
+    hatched look (:meth:`MapStyle.for_hatched`); ``self.style`` is the look of the map being drawn."""
 
     def __init__(self, canvas: AtlasCanvas, dpi: int, style: MapStyle) -> None:
         self.canvas, self.dpi, self.style = canvas, dpi, style
+        self.looks = {False: style, True: style.for_hatched()}
         lay = canvas.layout
         borders = style.borders
         self.fig = Figure(figsize=(lay.width / dpi, lay.height / dpi), dpi=dpi)
@@ -94,15 +96,25 @@ class MatplotlibFigure:
         self.plain_pages: dict[int, bool] = {}  # page colours Agg draws as a plain fill (composite.draw_with_regions)
 
     def _map_area(self) -> Rectangle | None:
-        """The filled, framed map panel of a style that has one (its fill is set per map: the background)."""
-        area = self.style.map_area
-        if not (area.fill or area.frame_color):
+        """The filled, framed map panel of a style that has one, on colour or hatched maps (its fill, frame and
+        whether it shows are set per map: :meth:`_show_map_area`)."""
+        if not any(look.map_area.fill or look.map_area.frame_color for look in self.looks.values()):
             return None
         mb = self.canvas.layout.map_box
-        rect = Rectangle((mb.left, mb.top), mb.width, mb.height, fill=area.fill,
-                         edgecolor=area.frame_color or "none", linewidth=area.frame_width, zorder=0)
+        rect = Rectangle((mb.left, mb.top), mb.width, mb.height, zorder=0)
         self.ax.add_artist(rect)
         return rect
+
+    def _show_map_area(self, bg: str) -> None:
+        """The map panel as the look of this map draws it (filled with the background ``bg``), or hidden."""
+        if self.area is None:
+            return
+        area = self.style.map_area
+        self.area.set_visible(bool(area.fill or area.frame_color))
+        self.area.set_fill(area.fill)
+        self.area.set_facecolor(bg)
+        self.area.set_edgecolor(area.frame_color or "none")
+        self.area.set_linewidth(area.frame_width)
 
     def _leader_artists(self) -> tuple[LineCollection, LineCollection, PatchCollection]:
         """Leader line casing, line and end dots, made once (dots are fixed per canvas; lines are set per map)."""
@@ -126,12 +138,13 @@ class MatplotlibFigure:
     def draw(self, spec: MapSpec, faces: list[str], texts: dict[str, str], fmt: str = "png") -> tuple[bytes, list, dict]:
         """Draw one map; return PNG (or ``fmt``: SVG, PDF) bytes, legend item boxes and label boxes."""
         style, legend = spec.style, spec.legend
-        bg, look = background_color(style.background), self.style
+        self.style = look = self.looks[legend.hatched]
+        bg = background_color(style.background)
         self.fig.set_facecolor(background_color(look.page.color) if look.page.color else bg)
-        if self.area is not None:
-            self.area.set_facecolor(bg)
+        self._show_map_area(bg)
         self.outline_color = look.borders.hatch_color if legend.hatched else outline_color(bg, look)
         self.outline.set_edgecolor(self.outline_color)
+        self.outline.set_linewidth(look.borders.outline_width)
         temp: list[Any] = []
         items: list[TextItem] = []
         self.regions.set_visible(not legend.hatched)
@@ -262,7 +275,8 @@ class MatplotlibFigure:
     def _labels(self, texts, faces, hatched: bool, items: list[TextItem], out: dict) -> None:
         """Label texts go to ``items`` (drawn by PIL), records to ``out``; leader lines and dots are shown."""
         canvas = self.canvas
-        drawn = drawn_labels(canvas, texts, dict(zip(canvas.codes, faces)), hatched, self.style.labels.callout_frame)
+        look = self.style.labels
+        drawn = drawn_labels(canvas, texts, dict(zip(canvas.codes, faces)), hatched, look.callout_frame, look.halo)
         items.extend(item for d in drawn for item in d.items)
         out.update({d.code: d.record() for d in drawn})
         lines = [d.line for d in drawn if d.line is not None]
@@ -270,6 +284,8 @@ class MatplotlibFigure:
             casing, leader, dots = self.leaders
             casing.set_segments(lines)
             leader.set_segments(lines)
+            leader.set_color(look.leader_color)
+            dots.set_facecolor(look.leader_color)
             for artist in self.leaders:
                 artist.set_visible(True)
 

@@ -82,7 +82,8 @@ def build_figure(spec: MapSpec, canvas: AtlasCanvas, interactive: bool = False
                  ) -> tuple[dict[str, Any], list[dict], dict[str, Any]]:
     """The plotly figure (as a dict) of one map, its legend item boxes and its label boxes (pixels);
     ``interactive`` adds a hover trace naming each region and its value (the HTML output)."""
-    style, legend, lay, look = spec.style, spec.legend, canvas.layout, style_of(spec.style, spec.atlas)
+    style, legend, lay = spec.style, spec.legend, canvas.layout
+    look = style_of(spec.style, spec.atlas, legend.hatched)
     bg = background_color(style.background)
     paper = background_color(look.page.color) if look.page.color else bg
     shapes = _map_area(look, lay.map_box, bg)
@@ -290,7 +291,8 @@ def _label_traces(spec: MapSpec, canvas: AtlasCanvas, look: MapStyle, out: dict[
     :mod:`mapgen.render.labels` draws them; fills ``out`` with the label records."""
     legend = spec.legend
     faces = {c: legend.color_of(spec.values.get(c, float("nan"))) for c in canvas.codes}
-    drawn = drawn_labels(canvas, label_texts(spec, canvas), faces, legend.hatched, look.labels.callout_frame)
+    drawn = drawn_labels(canvas, label_texts(spec, canvas), faces, legend.hatched, look.labels.callout_frame,
+                         look.labels.halo)
     out.update({d.code: d.record() for d in drawn})
     callouts = [d for d in drawn if d.line is not None]
     traces = _leader_traces(callouts, canvas.scale, look.labels.leader_color) if callouts else []
@@ -305,7 +307,7 @@ def _label_traces(spec: MapSpec, canvas: AtlasCanvas, look: MapStyle, out: dict[
         traces.append(_path_trace(bx, by, box_fill, box_frame or CLEAR, 1 if box_frame else 0))
     groups: dict[tuple[str, str | None, tuple[str, int]], list] = {}
     for item in (i for d in drawn for i in d.items):  # a full name on two lines is two items
-        groups.setdefault((item.color, item.halo, css_font(item.text, item.size_px)), []).append(item)
+        groups.setdefault((item.color, item.halo, css_font(item.text, item.size_px, item.family)), []).append(item)
     for (color, halo, face), items in sorted(groups.items(), key=str):
         trace = _text_trace([i.x for i in items], [i.y for i in items], [i.text for i in items], color, face)
         if halo:

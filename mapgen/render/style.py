@@ -94,10 +94,12 @@ class MapArea(_Part):
 
 
 class Fonts(_Part):
-    """Font families (:data:`mapgen.render.fonts.FAMILIES`) for the title and the legend texts."""
+    """Font families (:data:`mapgen.render.fonts.FAMILIES`) for the title, the legend texts and the region
+    labels (whose width decides which regions hold their label inside)."""
 
     title: Family = "DejaVu Sans"
     legend: Family = "DejaVu Sans"
+    labels: Family = "DejaVu Sans"
 
 
 class Title(_Part):
@@ -132,6 +134,8 @@ class LegendStyle(_Part):
     cap_px: float = Field(11.0, gt=0, le=100)
     bar_width: float = Field(18.0, gt=0, le=200)  # colour bar thickness (px at the 800×600 legend font)
     bar_length: float = Field(0.7, gt=0, le=1)  # colour bar length (share of the legend box)
+    swatch_width: float = Field(24.0, gt=0, le=200)  # a class swatch (px at the 800×600 legend font)
+    swatch_height: float = Field(17.0, gt=0, le=200)
 
 
 class Borders(_Part):
@@ -148,12 +152,16 @@ class Borders(_Part):
 
 class Labels(_Part):
     """Region label look: cap height at 800×600 (px), grown with the page (``page``: as text and legend marks)
-    or with its width (``width``: as the legibility audit's label height rule), callout frame, leader colour."""
+    or with its width (``width``: as the legibility audit's label height rule), callout frame, leader colour;
+    whether inside labels on colour maps get a one-pixel halo of the other of black and white; and whether
+    hatched maps carry labels."""
 
     cap_px: float = Field(12.0, gt=0, le=100)
     scale: Literal["page", "width"] = "page"
     callout_frame: Colour = "#4d4d4d"
     leader_color: Colour = "#1a1a1a"
+    halo: bool = True
+    on_hatched: bool = True
 
 
 DEFAULT_HATCHES = {"-": "---", "+": "++", "x": "xx", "\\": "\\\\\\", "*": "**", "o": "oo", "O": "O", "|": "|||"}
@@ -175,6 +183,12 @@ class MapStyle(_Part):
     hatches: dict[str, str] = Field(default_factory=lambda: dict(DEFAULT_HATCHES))
     #: Default page size per country (``[width, height]``), used when no size is given.
     sizes: dict[str, tuple[PageSide, PageSide]] = Field(default_factory=dict)
+    #: Face colour of every class on hatched maps (``#ffffff``: black ink on white, as MAPWise prints them);
+    #: None: light greys, so classes differ in tone as well as in pattern.
+    hatch_fill: Colour | None = None
+    #: Changes for hatched maps (e.g. MAPWise prints them black on white): any of the keys above but those that
+    #: lay the page out (:data:`HATCHED_FIXED`; a hatched map shares its colour sibling's layout), merged key by key.
+    hatched: dict[str, Any] = Field(default_factory=dict)
     #: Changes for one country's maps, keyed by atlas name (e.g. MAPWise draws India on a white page with the
     #: legend boxed at the bottom right): any of the keys above but ``countries``, merged key by key.
     countries: dict[str, dict[str, Any]] = Field(default_factory=dict)
@@ -184,7 +198,23 @@ class MapStyle(_Part):
     def _countries_valid(self) -> MapStyle:
         for country in self.countries:
             self.for_country(country)
+        self.for_hatched()
         return self
+
+    def for_hatched(self) -> MapStyle:
+        """The style a hatched map is drawn in: this one with its ``hatched`` changes merged in."""
+        if not self.hatched:
+            return self
+        fixed = sorted(set(_dotted_keys(self.hatched)) & set(HATCHED_FIXED))
+        if fixed:
+            raise ValueError(f"hatched.{fixed[0]}: a hatched map keeps its colour sibling's page layout; set it "
+                             "for every map instead")
+        merged = _merge(self.model_dump(exclude={"countries", "hatched", "name", "digest"}), self.hatched)
+        try:
+            style = MapStyle.model_validate(merged)
+        except ValidationError as exc:
+            raise ValueError(f"hatched: {_first_problem(exc)}") from None
+        return style.model_copy(update={"name": self.name, "digest": self.digest})
 
     def for_country(self, country: str | None) -> MapStyle:
         """The style a map of ``country`` is drawn in: this one with its ``countries`` entry merged in (an atlas
@@ -218,6 +248,23 @@ class MapStyle(_Part):
         if country in self.sizes:
             out["width"], out["height"] = self.sizes[country]
         return out
+
+
+#: Style keys a ``hatched`` entry cannot change: they lay out the page (its size, bands, margins, legend place)
+#: or the label plan, which a hatched map shares with the colour maps of its layout.
+HATCHED_FIXED = ("sizes", "countries", "hatched", "page.background", "map_area.margin", "title.band",
+                 "legend.position", "legend.orientation", "legend.side_share", "legend.band_share",
+                 "labels.cap_px", "labels.scale", "fonts.labels")
+
+
+def _dotted_keys(changes: dict[str, Any], prefix: str = "") -> list[str]:
+    """Every key of ``changes`` and of the mappings in it, dotted (``legend.position``)."""
+    out = []
+    for key, value in changes.items():
+        out.append(prefix + str(key))
+        if isinstance(value, dict):
+            out += _dotted_keys(value, f"{prefix}{key}.")
+    return out
 
 
 def _merge(base: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any]:
@@ -347,20 +394,22 @@ def _valid_keys(path: list[str]) -> list[str]:
 RENDERER_LOOKS = ("plotly",)
 
 
-def style_of(spec_style: Any, country: str | None = None) -> MapStyle:
-    """The :class:`MapStyle` a spec's style names (``look`` and ``look_digest``) for a map of ``country``; a spec
-    in the default style drawn by a renderer with a look of its own (:data:`RENDERER_LOOKS`) gets that
-    renderer's look."""
+def style_of(spec_style: Any, country: str | None = None, hatched: bool = False) -> MapStyle:
+    """The :class:`MapStyle` a spec's style names (``look`` and ``look_digest``) for a map of ``country`` (a
+    ``hatched`` one: with the style's ``hatched`` changes); a spec in the default style drawn by a renderer with
+    a look of its own (:data:`RENDERER_LOOKS`) gets that renderer's look."""
     look, digest = getattr(spec_style, "look", DEFAULT_STYLE), getattr(spec_style, "look_digest", "")
     renderer = getattr(spec_style, "renderer", "matplotlib")
     if (look or DEFAULT_STYLE) == DEFAULT_STYLE and not digest and renderer in RENDERER_LOOKS:
-        return renderer_look(renderer).for_country(country)
-    return _country_style(look or DEFAULT_STYLE, digest, country)
+        base = renderer_look(renderer).for_country(country)
+        return base.for_hatched() if hatched else base
+    return _country_style(look or DEFAULT_STYLE, digest, country, hatched)
 
 
 @cache
-def _country_style(ref: str, digest: str, country: str | None) -> MapStyle:
-    return load_style(ref, digest).for_country(country)
+def _country_style(ref: str, digest: str, country: str | None, hatched: bool = False) -> MapStyle:
+    style = load_style(ref, digest).for_country(country)
+    return style.for_hatched() if hatched else style
 
 
 @cache

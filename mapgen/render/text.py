@@ -278,29 +278,29 @@ class NameLayout:
     ink: tuple[float, float, float, float]
 
 
-def name_layouts(name: str, size_px: float) -> list[NameLayout]:
-    """The ways to set ``name`` as a region label, best first: at the codes' ``size_px`` on one line, then on two
+def name_layouts(name: str, size_px: float, family: str = LATIN) -> list[NameLayout]:
+    """The ways to set ``name`` (in ``family``) as a region label, best first: at the codes' ``size_px`` on one line, then on two
     balanced lines, then each one pixel of font size smaller down to :data:`NAME_MIN_SHARE` of it. A smaller
     size is offered only while the name's glyph box stays as tall as a code's capitals at ``size_px`` (the
     height the legibility audit measures), so a name never reads smaller than the codes by that rule."""
-    cap = text_size("H", size_px)[1]
+    cap = text_size("H", size_px, family)[1]
     split = tuple(line for line in two_lines(name) if line)
     options = [(name,), split] if len(split) == 2 else [(name,)]
     out = []
     size = size_px
     while size >= NAME_MIN_SHARE * size_px:
         for lines in options:
-            layout = _layout(lines, size, size < size_px)
+            layout = _layout(lines, size, size < size_px, family)
             if layout.ink[3] - layout.ink[1] >= cap:
                 out.append(layout)
         size -= 1
     return out
 
 
-def _layout(lines: tuple[str, ...], size: float, smaller: bool) -> NameLayout:
+def _layout(lines: tuple[str, ...], size: float, smaller: bool, family: str = LATIN) -> NameLayout:
     step = NAME_LINE_STEP * size
     offsets = (0.0,) if len(lines) == 1 else (-step / 2, step / 2)
-    boxes = [glyph_box(line, size, LATIN, "mm") for line in lines]
+    boxes = [glyph_box(line, size, family, "mm") for line in lines]
     ink = (min(b[0] for b in boxes), min(b[1] + dy for b, dy in zip(boxes, offsets)),
            max(b[2] for b in boxes), max(b[3] + dy for b, dy in zip(boxes, offsets)))
     kind = {(1, False): "one line", (1, True): "smaller type", (2, False): "two lines",

@@ -15,7 +15,8 @@ CLOSEST_PAIR_MARGIN = 0.9
 
 def first_in_direction(ctx: Ctx, regions: Iterable[str], direction: str, test: Callable[[str], bool | None]) -> str:
     """The furthest region in ``direction`` passing ``test``, as positioned and as drawn
-    (:meth:`Scene.furthest <mapgen.scene.Scene.furthest>`); INVALID when it is not clear."""
+    (:meth:`Scene.furthest <mapgen.scene.Scene.furthest>`), each region placed by the declared ``direction``
+    reading in force (its centre, or its farthest point); INVALID when it is not clear."""
     seen: dict[str, bool | None] = {}
 
     def once(code: str) -> bool | None:  # the scene ranks twice (positions, then as drawn): test each region once
@@ -23,7 +24,7 @@ def first_in_direction(ctx: Ctx, regions: Iterable[str], direction: str, test: C
             seen[code] = test(code)
         return seen[code]
 
-    found = ctx.scene.furthest(regions, direction, once)
+    found = ctx.scene.furthest(regions, direction, once, point=ctx.meaning("direction"))
     if found is None:
         raise Invalid
     return found

@@ -126,7 +126,7 @@ def _single_hue(ctx: Ctx) -> bool:
 LEGEND_FLAGS: dict[str, Callable[[Ctx], bool]] = {
     "darker_is_higher": lambda ctx: ctx.scene.legend_facts.darkness_increases_with_value,
     "single_hue": _single_hue,
-    "percent": lambda ctx: ctx.scene.legend_facts.percent,
+    "percent": lambda ctx: ctx.depicts_percent(),  # a declared reading when the title shows otherwise
 }
 
 

@@ -19,6 +19,7 @@ from mapgen.geo.languages import DEFAULT_LANGUAGE
 from mapgen.legend import Legend, parse_label, printed_numbers
 from mapgen.legend.grammar import join_range, reword_range
 from mapgen.questions.reading import Ctx, number_style, number_text
+from mapgen.questions.readings import group_alternatives
 from mapgen.scene import PERCEPTUAL_TOLERANCE, RegionFacts, Scene
 
 #: Safety margin added to the tolerance at generation, as a share of the span (a colour bar is read by the
@@ -66,6 +67,8 @@ def _build_context(scene: Scene) -> Ctx:
         labels, [], reading, printed=printed,
     )
     ctx.thresholds = _thresholds(ctx)
+    ctx.group_readings = {name: alts for name, alts in group_alternatives(scene.country, scene.groups).items()
+                          if name in groups}
     ctx.sorted_neighbors = {c: tuple(sorted(r.neighbors)) for c, r in scene.regions.items()}
     ctx.borders = tuple((a, b) for a, nbrs in ctx.sorted_neighbors.items() for b in nbrs if a < b)
     return ctx
@@ -206,7 +209,7 @@ def _flipped_copy(ctx: Ctx, pairs: tuple[tuple[str, str], ...]) -> tuple[Ctx, Bo
     scene, groups, ordered, borders, watch = facts
     alt = object.__new__(type(ctx))  # a shallow copy without dataclasses.replace's re-validation
     alt.__dict__.update(ctx.__dict__, scene=scene, groups=groups, sorted_neighbors=ordered, borders=borders,
-                        reads=set(), cache=_WatchedCache(watch), changed_from=None)
+                        reads=set(), consulted=set(), cache=_WatchedCache(watch), changed_from=None)
     return alt, watch
 
 

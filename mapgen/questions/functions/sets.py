@@ -10,6 +10,9 @@ from mapgen.questions.functions.common import valued
 from mapgen.questions.functions.registry import register
 from mapgen.questions.reading import INVALID, Ctx, Estimate, Invalid, _Invalid, sign
 
+#: The declared ``majority`` reading (``templates/readings.yaml``) under which an exact half is a majority.
+AT_LEAST_HALF = "at least half"
+
 
 @register("RegionGroup", "Regions")
 def members(ctx: Ctx, group: str) -> frozenset[str]:
@@ -144,11 +147,15 @@ def both(ctx: Ctx, a: bool, b: bool) -> bool:
 
 @register("Regions Regions", "Bool")
 def is_majority(ctx: Ctx, subset: Iterable[str], regions: Iterable[str]) -> bool | _Invalid:
-    """Majority: strictly more than half of ``regions`` (all must have values) are in ``subset``."""
+    """Majority: strictly more than half of ``regions`` (all must have values) are in ``subset`` (an exact half
+    consults the declared reading ``majority``)."""
     pool = list(regions)
     if any(ctx.lv(c) is None for c in pool) or len(pool) < 3:
         return INVALID
-    return 2 * len(set(subset) & set(pool)) > len(pool)
+    inside = 2 * len(set(subset) & set(pool))
+    if inside == len(pool):  # an exact half: "more than half" says no, the declared reading "at least half" yes
+        return ctx.meaning("majority") == AT_LEAST_HALF
+    return inside > len(pool)
 
 
 @register("Regions Regions", "Bool")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Iterable
 
 from mapgen.questions.functions.common import all_valued, known, valued
@@ -13,6 +14,10 @@ from mapgen.questions.reading import INVALID, Ctx, Invalid, _Invalid, sign
 OUTLIER_CLASSES, OUTLIER_TOL_FACTOR = 2, 4.0
 #: Mean comparison on discrete maps uses mean class index: higher/lower if |Δ| >= 0.5 class, similar if <= 0.25.
 MEAN_CLASS_DIFF, MEAN_CLASS_SIMILAR = 0.5, 0.25
+#: Tukey's fences (the declared ``outlier`` reading "1.5 IQR"): outside Q1 - k IQR or Q3 + k IQR.
+TUKEY_K = 1.5
+#: Declared readings these functions consult (``templates/readings.yaml``): the names of the alternatives.
+IQR, MIDPOINTS, ONE_REGION = "1.5 IQR", "class midpoints", "one region"
 
 
 @register("Region Comparison Region", "Bool")
@@ -29,8 +34,11 @@ def is_in_range(ctx: Ctx, region: str, idx: int) -> bool:
 
 
 
-def _mean_relation(ctx: Ctx, d: float, cmp: str) -> bool | None:
-    """higher / lower / similar on a difference of means (mean class index on discrete maps)."""
+def _mean_relation(ctx: Ctx, d: float, cmp: str, mids: float | None = None) -> bool | None:
+    """higher / lower / similar on a difference of means (mean class index on discrete maps, or ``mids``: the
+    difference of mean class midpoints in mean class widths, the declared reading "class midpoints")."""
+    if ctx.discrete and mids is not None:
+        d = mids
     if ctx.discrete:
         if cmp == "similar":
             return True if abs(d) <= MEAN_CLASS_SIMILAR else False if abs(d) >= MEAN_CLASS_DIFF else None
@@ -51,20 +59,54 @@ def means_relation(ctx: Ctx, a: Iterable[str], cmp: str, b: Iterable[str]) -> bo
         raise Invalid
     level = known(ctx)
     d = sum(level[c] for c in pa) / len(pa) - sum(level[c] for c in pb) / len(pb)
-    verdict = _mean_relation(ctx, d, cmp)
+    mids = _midpoint_difference(ctx, pa, pb) if ctx.discrete and ctx.meaning("mean") == MIDPOINTS else None
+    verdict = _mean_relation(ctx, d, cmp, mids)
     if verdict is None:
         raise Invalid
     return verdict
 
 
+def _midpoint_difference(ctx: Ctx, a: list[str], b: list[str]) -> float:
+    """Mean class midpoint of ``a`` minus that of ``b``, in mean class widths (Invalid when a class is open)."""
+    level = known(ctx)
+    bounds = [ctx.range_bounds(int(level[c])) for c in (*a, *b)]
+    if any(not (abs(lo) < float("inf") and abs(hi) < float("inf")) for lo, hi in bounds):
+        raise Invalid
+    widths = [hi - lo for lo, hi in (ctx.range_bounds(i) for i in range(ctx.range_count))]
+    width = sum(widths) / len(widths)
+    if width <= 0:
+        raise Invalid
+    mids = [(lo + hi) / 2 for lo, hi in bounds]
+    return (sum(mids[: len(a)]) / len(a) - sum(mids[len(a):]) / len(b)) / width
+
+
+def _tukey_outlier(ctx: Ctx, x: float, others: list[float]) -> bool:
+    """Whether ``x`` lies outside Tukey's fences of ``others`` and ``x`` (class indices on a discrete map, read
+    exactly; on a continuous map every end may move by the reading tolerance: Invalid when that could tell)."""
+    q1, _, q3 = statistics.quantiles([*others, x], n=4, method="inclusive")
+    iqr = q3 - q1
+    d = max(q1 - TUKEY_K * iqr - x, x - q3 - TUKEY_K * iqr)
+    if ctx.discrete or ctx.exact:
+        return d > 0
+    slack = (2 + 2 * TUKEY_K) * ctx.reading  # x and each quartile move by <= r, the IQR by <= 2r
+    if d > slack:
+        return True
+    if d < -slack:
+        return False
+    raise Invalid
+
+
 @register("Region Regions", "Bool")
 def is_outlier(ctx: Ctx, region: str, regions: Iterable[str]) -> bool:
-    """Outlier test of ``region`` against the other members (see module constants for the definition)."""
+    """Outlier test of ``region`` against the other members (see module constants for the definition; Tukey's
+    fences under the declared reading "1.5 IQR")."""
     rest = all_valued(ctx, set(regions) - {region})
     if len(rest) < 3 or ctx.lv(region) is None:
         raise Invalid
     level = known(ctx)
     lv = [level[c] for c in rest]
+    if ctx.meaning("outlier") == IQR:
+        return _tukey_outlier(ctx, level[region], lv)
     lo, hi, x = min(lv), max(lv), level[region]
     d = max(lo - x, x - hi, 0.0)
     if ctx.discrete:
@@ -100,7 +142,10 @@ def closest_in_value(ctx: Ctx, regions: Iterable[str], region: str, mode: str) -
         furthest = max(dist.values())
         if furthest == 0:
             raise Invalid
-        return frozenset(c for c in pool if dist[c] == furthest)
+        tied = frozenset(c for c in pool if dist[c] == furthest)
+        if len(tied) > 1 and ctx.meaning("superlative") == ONE_REGION:
+            raise Invalid  # "the most different" read as one region: a tie leaves none
+        return tied
     near = mode in ("same", "closest")
     ranked = sorted(pool, key=lambda c: dist[c], reverse=not near)
     best = ranked[0]
