@@ -33,7 +33,7 @@ from mapgen.geo.names import (
     closest_entries,
     normalize_name,
 )
-from mapgen.legend import Legend
+from mapgen.legend import EVENLY_SPACED, Legend, Spacing, legend_spacing
 from mapgen.resources import template_path
 from mapgen.spec import MapSpec
 from mapgen.yamlio import safe_load
@@ -45,8 +45,6 @@ RENAMING_KINDS = frozenset({"imaginary", "shuffled"})
 #: read off a colour bar may be from the truth. The questions (``mapgen.questions.functions``) and the
 #: gold tables of the table-reading task (``mapgen.tasks``) share it.
 PERCEPTUAL_TOLERANCE = 0.05
-#: Relative tolerance under which class widths count as equal ("evenly spaced" legend).
-EVEN_TOLERANCE = 0.05
 #: Two regions are told apart by direction only when their positions differ by at least this many degrees.
 DIRECTION_MARGIN_DEG = 0.5
 #: On rendered maps the furthest region must also lead as drawn, by at least this many pixels (bbox centres).
@@ -92,13 +90,18 @@ class LegendFacts:
     ranges: tuple[tuple[float, float], ...]  # class bounds by index; tick intervals on continuous maps
     widths: tuple[float, ...]
     gaps: tuple[float, ...]  # lower[i+1] - upper[i]
-    evenly_spaced: bool
+    spacing: Spacing | None  # "evenly spaced" / "significant gaps" as printed (mapgen.legend.spacing); None between
     darkness_increases_with_value: bool
     percent: bool
     order: str
     vmin: float
     vmax: float
     has_na: bool
+
+    @property
+    def evenly_spaced(self) -> bool:
+        """Whether the legend's ranges are evenly spaced as printed (:func:`mapgen.legend.legend_spacing`)."""
+        return self.spacing == EVENLY_SPACED
 
 
 @dataclass(frozen=True)
@@ -343,6 +346,7 @@ class Scene:
                 "labels": list(lf.labels),
                 "ranges": [list(r) for r in lf.ranges],
                 "evenly_spaced": lf.evenly_spaced,
+                "spacing": lf.spacing,
                 "darkness_increases_with_value": lf.darkness_increases_with_value,
                 "percent": lf.percent,
                 "order": lf.order,
@@ -455,7 +459,6 @@ def legend_facts(legend: Legend, has_na: bool) -> LegendFacts:
         labels = tuple(legend.tick_labels)
     widths = tuple(hi - lo for lo, hi in ranges)
     gaps = tuple(ranges[i + 1][0] - ranges[i][1] for i in range(len(ranges) - 1))
-    even = bool(widths) and max(widths) - min(widths) <= EVEN_TOLERANCE * max(abs(w) for w in widths)
     return LegendFacts(
         kind=legend.kind,
         num_classes=legend.k,
@@ -463,7 +466,7 @@ def legend_facts(legend: Legend, has_na: bool) -> LegendFacts:
         ranges=ranges,
         widths=widths,
         gaps=gaps,
-        evenly_spaced=even,
+        spacing=legend_spacing(legend),
         darkness_increases_with_value=legend.darkness_increases_with_value,
         percent=legend.percent,
         order=legend.order,

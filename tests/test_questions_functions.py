@@ -113,8 +113,8 @@ def test_legend_facts() -> None:
     assert f("legend_trait", "C1", "kind") == "continuous"
     assert f("legend_is", "D1", "single_hue") is True
     assert f("class_by_shade", "D1", "darkest") == 2 and f("class_by_shade", "D1", "second lightest") == 1
-    assert f("legend_span", "D1") == ("2 - 30", [2.0, 30.0])
-    assert f("legend_span", "C1") == ("0 - 100", [0.0, 100.0])
+    assert f("legend_span", "D1") == ("2-30", [2.0, 30.0])
+    assert f("legend_span", "C1") == ("0-100", [0.0, 100.0])
     assert f("ranked_class", "D1", f("classes", "D1"), "width", "highest") == 2  # 22-30
     assert f("ranked_class", "D1", f("classes", "D1"), "regions", "highest") == 0
     assert f("legend_trait", "D1", "spacing") == "significant gaps"

@@ -18,16 +18,13 @@ import pytest
 from test_questions_templates import hand_scene
 
 from mapgen.data.curated import list_stats
+from mapgen.legend import legend_spacing
 from mapgen.questions import load_templates, register
 from mapgen.questions.engine import answer_key, run_program, sample_params
 from mapgen.questions.functions import (
-    EVEN_GAP_TOL,
-    EVEN_WIDTH_TOL,
     FUNCTIONS,
     INVALID,
     SINGLE_HUE_MAX_SPREAD,
-    UNEVEN_GAP,
-    UNEVEN_WIDTH_RATIO,
     Ctx,
     Invalid,
     context,
@@ -209,21 +206,11 @@ def old_single_hue(ctx: Ctx) -> bool:
 
 
 def old_legend_spacing(ctx: Ctx) -> str:
-    labelled = [label_bounds(c.label) for c in ctx.scene.legend.classes]
-    bounds = [(lo, hi) for lo, hi in labelled if lo is not None and hi is not None]
-    if len(bounds) < len(labelled):
+    """The spacing verdict, from its one definition (mapgen.legend.spacing, which replaced the function's own)."""
+    verdict = legend_spacing(ctx.scene.legend)
+    if verdict is None:
         raise Invalid
-    widths = [hi - lo for lo, hi in bounds]
-    gaps = [b[0] - a[1] for a, b in zip(bounds, bounds[1:])]
-    span = bounds[-1][1] - bounds[0][0]
-    if span <= 0:
-        raise Invalid
-    wmax, wmin = max(widths), min(widths)
-    if wmax - wmin <= EVEN_WIDTH_TOL * wmax and max(gaps, default=0) <= EVEN_GAP_TOL * span:
-        return "evenly spaced"
-    if wmax >= UNEVEN_WIDTH_RATIO * wmin or max(gaps, default=0) >= UNEVEN_GAP * span:
-        return "significant gaps"
-    raise Invalid
+    return verdict
 
 
 def old_is_max_border_pair(ctx: Ctx, a: str, b: str) -> bool:

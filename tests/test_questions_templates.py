@@ -80,9 +80,9 @@ CASES: list[tuple[str, str, dict[str, Any], Any]] = [
     ("legend_darkness_direction", "D1", {"W": "darkness", "P": "directly"}, "Yes"),
     ("legend_darkness_direction", "C1", {"W": "intensity", "P": "inversely"}, "No"),
     # 3 overall range
-    ("legend_overall_range", "D1", {}, "2 - 30"),
-    ("legend_overall_range", "D2", {}, "50 - 320"),
-    ("legend_overall_range", "C1", {}, "0 - 100"),
+    ("legend_overall_range", "D1", {}, "2-30"),
+    ("legend_overall_range", "D2", {}, "50-320"),
+    ("legend_overall_range", "C1", {}, "0-100"),
     # 4 shades
     ("legend_shade_range", "D1", {"S": "darkest"}, "22-30"),
     ("legend_shade_range", "D1", {"S": "lightest"}, "2-8"),

@@ -125,7 +125,8 @@ def scene(spec_file: str, as_json: bool) -> None:
     lf = sc.legend_facts
     click.echo(f"{sc.map_id}: {sc.title!r} ({sc.country}, {sc.map_type}{', hatched' if sc.hatched else ''})")
     click.echo(f"legend: {lf.num_classes} classes {list(lf.labels)}; order {lf.order}; "
-               f"{'evenly' if lf.evenly_spaced else 'unevenly'} spaced; {'percent' if lf.percent else 'absolute'}"
+               f"{lf.spacing or 'neither evenly spaced nor with significant gaps'}; "
+               f"{'percent' if lf.percent else 'absolute'}"
                f"{'; has N/A' if lf.has_na else ''}")
     rows = [(r.code, r.name, _value(r.value), r.class_label or r.color, " ".join(sorted(r.neighbors)) or "-")
             for r in sc.regions.values()]

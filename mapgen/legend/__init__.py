@@ -3,8 +3,9 @@
 Modules: :mod:`~mapgen.legend.model` (``Legend``, ``LegendClass``, the typed ``LabelOptions`` and
 ``MapwiseProvenance`` records), :mod:`~mapgen.legend.classify` (``discrete_legend`` with ``DiscreteOptions``,
 ``continuous_legend``), :mod:`~mapgen.legend.grammar` (writing and reading legend numbers and labels, also used
-by the questions, eval normalisation and the MAPWise recheck) and :mod:`~mapgen.legend.colors` (colormaps,
-class colours, luminance, CIELAB). MAPWise metadata conversion lives in :mod:`mapgen.mapwise.schema`.
+by the questions, eval normalisation and the MAPWise recheck), :mod:`~mapgen.legend.spacing` (the one definition
+of an evenly spaced legend) and :mod:`~mapgen.legend.colors` (colormaps, class colours, luminance, CIELAB).
+MAPWise metadata conversion lives in :mod:`mapgen.mapwise.schema`.
 """
 
 from mapgen.legend.classify import (
@@ -43,10 +44,13 @@ from mapgen.legend.colors import (
 from mapgen.legend.grammar import (
     LABEL_STYLES,
     NA_LABEL,
+    PrintedNumber,
     format_range,
     format_ranges,
     format_value,
+    join_range,
     parse_label,
+    printed_numbers,
 )
 from mapgen.legend.model import (
     SCALES,
@@ -58,8 +62,29 @@ from mapgen.legend.model import (
     LegendOrder,
     MapwiseProvenance,
 )
+from mapgen.legend.spacing import (
+    EVEN_GAP_TOL,
+    EVEN_WIDTH_TOL,
+    EVENLY_SPACED,
+    SIGNIFICANT_GAPS,
+    UNEVEN_GAP,
+    UNEVEN_WIDTH_RATIO,
+    Spacing,
+    legend_spacing,
+)
 
 __all__ = [
+    "EVEN_GAP_TOL",
+    "EVEN_WIDTH_TOL",
+    "EVENLY_SPACED",
+    "SIGNIFICANT_GAPS",
+    "UNEVEN_GAP",
+    "UNEVEN_WIDTH_RATIO",
+    "PrintedNumber",
+    "Spacing",
+    "join_range",
+    "legend_spacing",
+    "printed_numbers",
     "CLASS_COLOR_RANGE",
     "DEFAULT_CLIP",
     "SCALES",

@@ -34,6 +34,7 @@ import math
 import re
 import unicodedata
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 
 Range = tuple[float | None, float | None]
@@ -108,6 +109,12 @@ def _join(lo: str, hi: str, style: str, negative: bool) -> str:
     if negative:
         return f"{lo} {RANGE_WORD} {hi}"
     return f"{lo} - {hi}" if style == "spaced" else f"{lo}-{hi}"
+
+
+def join_range(lo: str, hi: str, style: str = "plain") -> str:
+    """Two printed bounds as one range, the way every legend label joins them: ``lo to hi`` when either is
+    negative (``-3.20 to 18.37``), else ``lo-hi`` (``lo - hi`` in the ``spaced`` style)."""
+    return _join(lo, hi, style, lo.startswith("-") or hi.startswith("-"))
 
 
 def _start_decimals(numbers: Sequence[float]) -> int:
@@ -270,9 +277,14 @@ def parse_label(label: str) -> Range:
     return _parse_label(label)
 
 
+def _clean_label(label: str) -> str:
+    """A label with its minus signs and spaces made plain."""
+    return label.strip().replace("−", "-").replace("\u2009", " ").replace("\xa0", " ")
+
+
 @lru_cache(maxsize=4096)
 def _parse_label(label: str) -> Range:
-    s = label.strip().replace("−", "-").replace("\u2009", " ").replace("\xa0", " ")
+    s = _clean_label(label)
     if s.lower() in NA_WORDS:
         return None, None
     m = _first_fullmatch(_LABEL_LOW, s)
@@ -289,6 +301,67 @@ def _parse_label(label: str) -> Range:
         x = _scaled_token(m.group(1))
         return x, x
     raise ValueError(f"cannot read legend label {label!r}")
+
+
+@dataclass(frozen=True)
+class PrintedNumber:
+    """One number of a legend label as printed: ``text`` (sign, unit, ``%`` kept: ``"7.1M"``, ``"-3.20"``),
+    ``value`` (display units, unit applied) and ``quantum``, the step of its last printed digit in display
+    units (``0.1e6`` for ``"7.1M"``, ``0.01`` for ``"-3.20"``): the printed number stands for any value within
+    half a quantum of it."""
+
+    text: str
+    value: float
+    quantum: float
+
+
+def printed_numbers(label: str) -> tuple[PrintedNumber | None, PrintedNumber | None]:
+    """The lower and upper numbers of a legend label as it prints them (None for an open end or no number;
+    the same number twice for a one-number label). A unit written only on the upper bound is written on the lower
+    one too when :func:`parse_label` applies it there (``"100-150k"`` → ``"100k"``, ``"150k"``). Raises
+    ValueError on text :func:`parse_label` cannot read."""
+    lo, hi = parse_label(label)
+    lo_token, hi_token = _label_tokens(_clean_label(label))
+    upper = None if hi is None or hi_token is None else _printed(hi_token, hi, "")
+    parts = _NUMBER_PARTS.search(hi_token or "")
+    lower = None if lo is None or lo_token is None else _printed(lo_token, lo, parts[4] if parts else "")
+    return lower, upper
+
+
+#: Digits (with the decimals as group 2 or 3) and the unit letters after them, in one printed number.
+_NUMBER_PARTS = re.compile(r"(\d[\d,]*(?:\.(\d+))?|\.(\d+))\s*([a-zA-Z]*)")
+
+
+def _label_tokens(s: str) -> tuple[str | None, str | None]:
+    """The lower and upper number tokens of a cleaned label (the patterns and order of :func:`parse_label`)."""
+    if s.lower() in NA_WORDS:
+        return None, None
+    m = _first_fullmatch(_LABEL_LOW, s)
+    if m:
+        return m.group(1), None
+    m = _first_fullmatch(_LABEL_HIGH, s)
+    if m:
+        return None, m.group(1)
+    m = _LABEL_PAIR.fullmatch(s)
+    if m:
+        return m.group(1), m.group(2)
+    m = _LABEL_ONE.fullmatch(s)
+    return (m.group(1), m.group(1)) if m else (None, None)
+
+
+def _printed(token: str, value: float, upper_unit: str) -> PrintedNumber:
+    """A number token as printed; ``upper_unit`` (the upper bound's unit) is written on when :func:`parse_label`
+    applied it to this unit-less token."""
+    text = re.sub(r"\s+", "", token.strip())
+    m = _NUMBER_PARTS.search(text)
+    if m is None:
+        raise ValueError(f"no number in {token!r}")
+    own = float(m.group(1).replace(",", ""))
+    factor = abs(value) / own if own else UNIT_SCALE.get(m.group(4).lower(), 1.0)
+    if upper_unit and not m.group(4) and not math.isclose(factor, 1.0):
+        text = text[: m.end(1)] + upper_unit + text[m.end(1):]
+    decimals = len(m.group(2) or m.group(3) or "")
+    return PrintedNumber(text, value, 10.0**-decimals * factor)
 
 
 # ============================================================================================ free text

@@ -22,7 +22,7 @@ from functools import wraps
 from typing import Any, ParamSpec, TypeVar
 
 from mapgen.geo.languages import DEFAULT_LANGUAGE
-from mapgen.legend import parse_label
+from mapgen.legend import parse_label, printed_numbers
 from mapgen.questions.fence import PackCodeError
 from mapgen.questions.functions import FUNCTIONS, INVALID, Ctx, context
 from mapgen.questions.functions.scene_facts import contested_flips, flip_borders, watch_borders
@@ -376,8 +376,8 @@ def _interval_ends(ctx: Ctx, idx: int) -> tuple[str, str]:
 
 def _printed_ends(ctx: Ctx, idx: int) -> tuple[str, str]:
     if ctx.discrete:
-        lo, hi = parse_label(ctx.interval_labels[idx])
-        return ctx.num(lo) if lo is not None else "", ctx.num(hi) if hi is not None else ""
+        lo, hi = printed_numbers(ctx.interval_labels[idx])
+        return lo.text if lo is not None else "", hi.text if hi is not None else ""
     labels = ctx.scene.legend.tick_labels
     return labels[idx], labels[idx + 1]
 

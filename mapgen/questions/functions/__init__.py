@@ -37,6 +37,7 @@ A Reading has a *reading* tolerance r in value units: τ + m when generating, 0 
 property test use).
 """
 
+from mapgen.legend.spacing import EVEN_GAP_TOL, EVEN_WIDTH_TOL, UNEVEN_GAP, UNEVEN_WIDTH_RATIO
 from mapgen.questions.functions import (  # noqa: F401  (importing registers every built-in function)
     arithmetic,
     domains,
@@ -50,15 +51,7 @@ from mapgen.questions.functions import (  # noqa: F401  (importing registers eve
 from mapgen.questions.functions.common import ORDINALS, position
 from mapgen.questions.functions.domains import round_inside
 from mapgen.questions.functions.geography import CLOSEST_PAIR_MARGIN
-from mapgen.questions.functions.legend import (
-    EVEN_GAP_TOL,
-    EVEN_WIDTH_TOL,
-    GREY_SATURATION,
-    SINGLE_HUE_MAX_SPREAD,
-    UNEVEN_GAP,
-    UNEVEN_WIDTH_RATIO,
-    hue_spread,
-)
+from mapgen.questions.functions.legend import GREY_SATURATION, SINGLE_HUE_MAX_SPREAD, hue_spread
 from mapgen.questions.functions.registry import FUNCTIONS, Function, call, register
 from mapgen.questions.functions.scene_facts import READING_MARGIN, context, label_bounds
 from mapgen.questions.functions.values import (

@@ -6,20 +6,17 @@ import colorsys
 import math
 from collections.abc import Callable, Iterable
 
-from mapgen.legend import relative_luminance
+from mapgen.legend import PrintedNumber, printed_numbers, relative_luminance
 from mapgen.questions.functions.arithmetic import as_value
 from mapgen.questions.functions.common import position
 from mapgen.questions.functions.registry import register
-from mapgen.questions.functions.scene_facts import label_bounds
+from mapgen.questions.functions.scene_facts import label_bounds, printed_range
 from mapgen.questions.reading import Ctx, Estimate, Invalid
 
 #: Hue spread (degrees) under which a legend counts as "shades of the same colour".
 SINGLE_HUE_MAX_SPREAD = 40.0
 #: Colours less saturated than this are greys and carry no hue.
 GREY_SATURATION = 0.12
-#: "evenly spaced": widths within 5 % of the widest and gaps <= 5 % of the span; "significant gaps": widest
-#: >= 1.5 × narrowest or a gap >= 10 % of the span; in between: INVALID.
-EVEN_WIDTH_TOL, EVEN_GAP_TOL, UNEVEN_WIDTH_RATIO, UNEVEN_GAP = 0.05, 0.05, 1.5, 0.10
 
 
 @register("Region", "LegendClass")
@@ -86,39 +83,36 @@ def class_by_shade(ctx: Ctx, shade: str) -> int:
 
 @register("", "Range")
 def legend_span(ctx: Ctx) -> tuple[str, list[float | None]]:
-    """Overall range: first class's lower to last class's upper bound (continuous: first to last tick)."""
+    """Overall range: the first class's lower to the last class's upper number (continuous: first to last tick),
+    written as the legend prints them and joined as its labels join two numbers (``-3.20 to 18.37``)."""
     legend = ctx.scene.legend
-    scale = legend.label_scale or 1.0
     if ctx.discrete:
-        lo, _ = label_bounds(legend.classes[0].label)
-        _, hi = label_bounds(legend.classes[-1].label)
-        if lo is None or hi is None:
-            raise Invalid
-        label = f"{ctx.num(lo)} - {ctx.num(hi)}"
-        return label, [lo, hi]
+        lo, hi = _printed_end(legend.classes[0].label, 0), _printed_end(legend.classes[-1].label, 1)
+        return printed_range(ctx.scene, lo.text, hi.text), [lo.value, hi.value]
     labels = legend.tick_labels
     if len(labels) < 2:
         raise Invalid
-    return f"{labels[0]} - {labels[-1]}", [legend.vmin * scale, legend.vmax * scale]
+    scale = legend.label_scale or 1.0
+    return printed_range(ctx.scene, labels[0], labels[-1]), [legend.vmin * scale, legend.vmax * scale]
+
+
+def _printed_end(label: str, end: int) -> PrintedNumber:
+    """The lower (``end`` 0) or upper (1) number a class label prints; INVALID for an open end or no number."""
+    try:
+        number = printed_numbers(label)[end]
+    except ValueError:
+        raise Invalid from None
+    if number is None:
+        raise Invalid
+    return number
 
 
 def _spacing(ctx: Ctx) -> str:
-    """``evenly spaced`` or ``significant gaps`` (definitions in the module constants)."""
-    labelled = [label_bounds(c.label) for c in ctx.scene.legend.classes]
-    bounds = [(lo, hi) for lo, hi in labelled if lo is not None and hi is not None]
-    if len(bounds) < len(labelled):
+    """``evenly spaced`` or ``significant gaps`` (:func:`mapgen.legend.legend_spacing`; INVALID in between)."""
+    verdict = ctx.scene.legend_facts.spacing
+    if verdict is None:
         raise Invalid
-    widths = [hi - lo for lo, hi in bounds]
-    gaps = [b[0] - a[1] for a, b in zip(bounds, bounds[1:])]
-    span = bounds[-1][1] - bounds[0][0]
-    if span <= 0:
-        raise Invalid
-    wmax, wmin = max(widths), min(widths)
-    if wmax - wmin <= EVEN_WIDTH_TOL * wmax and max(gaps, default=0) <= EVEN_GAP_TOL * span:
-        return "evenly spaced"
-    if wmax >= UNEVEN_WIDTH_RATIO * wmin or max(gaps, default=0) >= UNEVEN_GAP * span:
-        return "significant gaps"
-    raise Invalid
+    return verdict
 
 
 def _single_hue(ctx: Ctx) -> bool:
@@ -154,7 +148,7 @@ LEGEND_TRAITS: dict[str, Callable[[Ctx], str]] = {
 @register("LegendTrait", "Str")
 def legend_trait(ctx: Ctx, trait: str) -> str:
     """A described fact of the whole legend: ``kind`` (``discrete`` or ``continuous``), ``spacing``
-    (``evenly spaced`` or ``significant gaps``, definitions in the module constants; INVALID in between)."""
+    (``evenly spaced`` or ``significant gaps``, defined in :mod:`mapgen.legend.spacing`; INVALID in between)."""
     return LEGEND_TRAITS[trait](ctx)
 
 

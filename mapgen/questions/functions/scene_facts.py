@@ -16,8 +16,8 @@ from typing import Any, TypeVar
 
 from mapgen.data.map_words import map_words
 from mapgen.geo.languages import DEFAULT_LANGUAGE
-from mapgen.legend import Legend, parse_label
-from mapgen.legend.grammar import RANGE_WORD, reword_range
+from mapgen.legend import Legend, parse_label, printed_numbers
+from mapgen.legend.grammar import join_range, reword_range
 from mapgen.questions.reading import Ctx, number_style, number_text
 from mapgen.questions.readings import group_alternatives
 from mapgen.scene import PERCEPTUAL_TOLERANCE, RegionFacts, Scene
@@ -57,7 +57,7 @@ def _build_context(scene: Scene) -> Ctx:
         level = {c: (None if math.isnan(v) else v) for c, v in value.items()}
         ticks = list(legend.ticks)
         intervals = list(zip(ticks[:-1], ticks[1:]))
-        labels = [_join(a, b, scene.language) for a, b in zip(legend.tick_labels[:-1], legend.tick_labels[1:])]
+        labels = [printed_range(scene, a, b) for a, b in zip(legend.tick_labels[:-1], legend.tick_labels[1:])]
         tol, reading = _tolerances(legend)
         clipped = frozenset(c for c, v in value.items() if legend.clipped_end(v))
     groups, kinds, centres = _groups(scene)
@@ -288,9 +288,12 @@ def _flipped(ctx: Ctx, pairs: tuple[tuple[str, str], ...]) -> tuple[Scene, Any, 
             _WatchedBorders(borders, watch), watch)
 
 
-def _join(lo: str, hi: str, language: str = DEFAULT_LANGUAGE) -> str:
-    """The interval between two colour-bar ticks as a legend would print it, in the map's language."""
-    label = f"{lo} {RANGE_WORD} {hi}" if lo.startswith("-") or hi.startswith("-") else f"{lo}-{hi}"
+def printed_range(scene: Scene, lo: str, hi: str) -> str:
+    """Two numbers as printed on the map's legend, joined as its labels join them (:func:`join_range`, in the
+    legend's label style), in the map's language: a colour bar's tick interval, the legend's overall range."""
+    labelling = scene.legend.labelling
+    label = join_range(lo, hi, labelling.style if labelling is not None else "plain")
+    language = scene.language
     return label if language == DEFAULT_LANGUAGE else reword_range(label, map_words(language).range_format)
 
 
@@ -329,8 +332,19 @@ def _thresholds(ctx: Ctx) -> list[tuple[float, str]]:
         hi, lo = max(by_class[i]) * scale, min(by_class[i + 1]) * scale
         n = _number_between(hi, lo, legend.classes[i].label, legend.classes[i + 1].label)
         if n is not None:
-            out.append((n / scale, number_text(n, legend.percent, number_style(legend))))
+            out.append((n / scale, _number_as_printed(n, legend, i)))
     return out
+
+
+def _number_as_printed(n: float, legend: Legend, i: int) -> str:
+    """A display number between classes ``i`` and ``i + 1`` as the legend prints it: the label's own text when
+    it is the upper number of class i or the lower of class i + 1 (``5.0``), else its shortest legend-style text."""
+    try:
+        printed = [printed_numbers(legend.classes[i].label)[1], printed_numbers(legend.classes[i + 1].label)[0]]
+    except ValueError:
+        printed = []
+    same = [p.text for p in printed if p is not None and math.isclose(p.value, n, rel_tol=1e-9, abs_tol=1e-12)]
+    return same[0] if same else number_text(n, legend.percent, number_style(legend))
 
 
 def _number_between(hi: float, lo: float, label_i: str, label_j: str) -> float | None:
