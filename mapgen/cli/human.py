@@ -31,3 +31,27 @@ def sample_command(bench: str, n: int, seed: int, out: str, force: bool) -> None
     types = ", ".join(f"{t} {s:.0%}" for t, s in info["shares"]["answer_type"].items())
     click.echo(f"{info['questions']} questions on {info['maps']} maps ({info['templates']} templates; {types})")
     click.echo(f"kit: {out} (open {Path(out) / 'index.html'} in a browser; gold.jsonl stays with you)")
+
+
+@human.command("score")
+@click.argument("kit", type=click.Path(exists=True, file_okay=False))
+@click.argument("more", nargs=-1, type=click.Path(exists=True, dir_okay=False))
+@click.option("--answers", "answers", required=True, multiple=True, type=click.Path(exists=True, dir_okay=False),
+              help="One predictions JSONL per annotator (the page's export): --answers a.jsonl b.jsonl c.jsonl.")
+@click.option("--seed", type=SEED, default=0, show_default=True, help="Seed of the kappa bootstrap.")
+@click.option("-o", "--out", "out", required=True, type=click.Path(file_okay=False), help="Report folder.")
+def score_command(kit: str, more: tuple[str, ...], answers: tuple[str, ...], seed: int, out: str) -> None:
+    """Score every annotator's answers to KIT, their majority answer (MAPWise Tables 9, 10) and their agreement."""
+    from mapgen.files import refuse_inside
+    from mapgen.human.kit import load_gold
+    from mapgen.human.report import write_human_report
+    from mapgen.human.score import read_annotator, score_annotators
+
+    refuse_inside(out, kit, "the kit folder")
+    result = score_annotators(load_gold(kit), [read_annotator(a) for a in (*answers, *more)], seed=seed)
+    write_human_report(result, kit, out)
+    items, kappa = result.items, result.kappa["all"]
+    click.echo(f"{len(result.annotators)} annotators, {len(items)} questions: majority accuracy "
+               f"{items['main'].mean():.2%}, majority agreement {items['agreement'].mean():.2%}, Fleiss' kappa "
+               f"{kappa['kappa']:.3f} [{kappa['ci95'][0]:.3f}, {kappa['ci95'][1]:.3f}]")
+    click.echo(f"report: {out}")

@@ -130,6 +130,17 @@ def load_gold(kit: str | Path) -> list[Question]:
     return [Question.from_dict(r) for r in read_jsonl(path)]
 
 
+def read_page_data(kit: str | Path) -> dict[str, Any]:
+    """What the page reads (``kit.js``) as a dict (:class:`KitError` when missing or not the kit's data)."""
+    path = Path(kit) / PAGE_DATA
+    prefix = f"{PAGE_VARIABLE} = "
+    text = path.read_text(encoding="utf-8") if path.is_file() else ""
+    if not text.startswith(prefix):
+        raise KitError(f"{path} is missing or not a kit's page data; sample the kit again (`mapgen human sample`)")
+    data = json.loads(text[len(prefix):].rstrip().rstrip(";"))
+    return data if isinstance(data, dict) else {}
+
+
 def load_kit_info(kit: str | Path) -> dict[str, Any]:
     """The kit's ``kit.json`` (empty when absent)."""
     path = Path(kit) / KIT_FILE
