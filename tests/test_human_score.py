@@ -145,3 +145,17 @@ def test_bad_annotator_files_are_refused_in_one_line(kit: Path, tmp_path: Path, 
     result = CliRunner().invoke(main, ["human", "score", str(kit), "--answers", *files, "-o", str(tmp_path / "r")])
     assert result.exit_code == 2 and len(result.output.strip().splitlines()) == 1, result.output
     assert not (tmp_path / "r").exists()
+
+
+def test_eval_takes_the_human_result_as_a_source(kit: Path, eval_bench, tmp_path: Path) -> None:
+    files = write_files(simulate(load_gold(kit), seed=5), tmp_path)
+    _report(kit, files, tmp_path / "r")
+    summary = json.loads((tmp_path / "r" / "summary.json").read_text())
+    result = CliRunner().invoke(main, ["eval", str(eval_bench), "--human", str(tmp_path / "r"), "--no-plots",
+                                       "-o", str(tmp_path / "e")])
+    assert result.exit_code == 0, result.output
+    scored = json.loads((tmp_path / "e" / "summary.json").read_text())
+    assert scored["n"] == summary["questions"] == len(load_gold(kit))
+    assert scored["score"] * 100 == pytest.approx(summary["majority_accuracy"], abs=0.01)  # summary: 4 decimals
+    wrong = CliRunner().invoke(main, ["eval", str(eval_bench), "--human", str(kit), "-o", str(tmp_path / "x")])
+    assert wrong.exit_code == 2 and "not a human report" in wrong.output

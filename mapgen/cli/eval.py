@@ -31,6 +31,8 @@ from mapgen.tasks import Task, record_id, tasks
 @click.option(
     "--predictions", type=click.Path(exists=True, dir_okay=False), help="JSONL of {question_id, prediction}."
 )
+@click.option("--human", "human", type=click.Path(exists=True, file_okay=False),
+              help="A `mapgen human score` report: score the people's majority answers on their questions.")
 @click.option("--model", help="Model to query, e.g. openai:gpt-4o-mini (any OpenAI-compatible server).")
 @click.option(
     "--baseline",
@@ -87,6 +89,7 @@ from mapgen.tasks import Task, record_id, tasks
 def eval_command(
     bench: str,
     predictions: str | None,
+    human: str | None,
     model: str | None,
     baseline: str | None,
     base_url: str | None,
@@ -107,8 +110,12 @@ def eval_command(
     """Score BENCH against --predictions, a --model or a --baseline and write a report folder."""
     import os
 
-    if sum(x is not None for x in (predictions, model, baseline)) != 1:
-        raise click.UsageError("give exactly one of --predictions, --model and --baseline")
+    if sum(x is not None for x in (predictions, human, model, baseline)) != 1:
+        raise click.UsageError("give exactly one of --predictions, --human, --model and --baseline")
+    if human is not None:
+        from mapgen.human.source import human_predictions
+
+        predictions = str(human_predictions(human))
     if model is None and prompt != "direct":  # only a model is sent prompts: a strategy here would be ignored
         raise click.UsageError(f"--prompt {prompt} applies to --model only (predictions and baselines are sent no "
                                "prompt); leave it out")
@@ -119,6 +126,10 @@ def eval_command(
                                    concurrency=concurrency, timeout=timeout, max_retries=retries, cache=cache)
     verify = "all" if baseline == "pixel" else reads(source)  # the oracle reads the images
     folder = load_benchmark(bench, verify=verify).require_records()  # not a benchmark, or tampered: one line
+    if human is not None:  # the questions people answered, and only those
+        from mapgen.human.source import human_benchmark
+
+        folder = human_benchmark(folder, human)
     check_options(folder, split, limit, out_dir)  # before the oracle or a model writes anything
     if cache:
         refuse_inside(cache, folder.root, "the benchmark folder", "--cache")
