@@ -96,3 +96,11 @@ def test_kit_refuses_a_non_empty_folder_without_force(kit: Path, eval_bench, tmp
 def test_kit_refuses_to_write_into_the_benchmark(eval_bench) -> None:
     result = CliRunner().invoke(main, ["human", "sample", str(eval_bench), "-o", str(eval_bench / "kit")])
     assert result.exit_code == 2 and "benchmark folder" in result.output
+
+
+def test_a_full_size_sample_holds_every_template_present(eval_bench) -> None:
+    questions = load_benchmark(eval_bench).questions
+    sample = stratified_sample(questions, 150, seed=2)
+    assert {q.mapwise_template for q in sample} == {q.mapwise_template for q in questions}
+    assert {q.template_id for q in sample} == {q.template_id for q in questions}
+    assert {q.map_type for q in sample} == {"discrete", "continuous"}
