@@ -35,7 +35,7 @@ def sample_command(bench: str, n: int, seed: int, out: str, force: bool) -> None
 
 @human.command("score")
 @click.argument("kit", type=click.Path(exists=True, file_okay=False))
-@click.argument("more", nargs=-1, type=click.Path(exists=True, dir_okay=False))
+@click.argument("more", nargs=-1, metavar="", type=click.Path(exists=True, dir_okay=False))  # --answers a b c
 @click.option("--answers", "answers", required=True, multiple=True, type=click.Path(exists=True, dir_okay=False),
               help="One predictions JSONL per annotator (the page's export): --answers a.jsonl b.jsonl c.jsonl.")
 @click.option("--seed", type=SEED, default=0, show_default=True, help="Seed of the kappa bootstrap.")
