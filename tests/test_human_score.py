@@ -155,7 +155,7 @@ def test_eval_takes_the_human_result_as_a_source(kit: Path, eval_bench, tmp_path
                                        "-o", str(tmp_path / "e")])
     assert result.exit_code == 0, result.output
     scored = json.loads((tmp_path / "e" / "summary.json").read_text())
-    assert scored["n"] == summary["questions"] == len(load_gold(kit))
+    assert scored["n"] == summary["questions"] == len(load_gold(kit)) and scored["source"].startswith("human: ")
     assert scored["score"] * 100 == pytest.approx(summary["majority_accuracy"], abs=0.01)  # summary: 4 decimals
     wrong = CliRunner().invoke(main, ["eval", str(eval_bench), "--human", str(kit), "-o", str(tmp_path / "x")])
     assert wrong.exit_code == 2 and "not a human report" in wrong.output

@@ -112,16 +112,16 @@ def eval_command(
 
     if sum(x is not None for x in (predictions, human, model, baseline)) != 1:
         raise click.UsageError("give exactly one of --predictions, --human, --model and --baseline")
-    if human is not None:
-        from mapgen.human.source import human_predictions
-
-        predictions = str(human_predictions(human))
     if model is None and prompt != "direct":  # only a model is sent prompts: a strategy here would be ignored
         raise click.UsageError(f"--prompt {prompt} applies to --model only (predictions and baselines are sent no "
                                "prompt); leave it out")
     api_key = os.environ.get(api_key_env) if api_key_env else None
     source: PredictionSource = PredictionsFile("")  # the pixel oracle's file, once the checks below pass
-    if baseline != "pixel":
+    if human is not None:
+        from mapgen.human.source import human_predictions
+
+        source = human_predictions(human)
+    elif baseline != "pixel":
         source = prediction_source(predictions, model, baseline, prompt=prompt, base_url=base_url, api_key=api_key,
                                    concurrency=concurrency, timeout=timeout, max_retries=retries, cache=cache)
     verify = "all" if baseline == "pixel" else reads(source)  # the oracle reads the images

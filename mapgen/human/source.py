@@ -9,11 +9,15 @@ baseline's own rule (:mod:`mapgen.human.score`).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from mapgen.benchmark import QUESTIONS_FILE, TASK_FILES, Benchmark
+from mapgen.eval.run import Gathered, PredictionsFile
 from mapgen.files import read_jsonl
+from mapgen.tasks import EvalScope, Task
 
 MAJORITY_FILE = "majority.jsonl"
 PREDICTIONS_FILE = "predictions.jsonl"
@@ -45,7 +49,17 @@ def human_benchmark(bench: Benchmark, report: str | Path) -> Benchmark:
     return dataclasses.replace(bench, question_records=records, questions=questions, _records=empty)
 
 
-def human_predictions(report: str | Path) -> Path:
-    """The majority answers' predictions file of a human report."""
+@dataclass(frozen=True)
+class HumanAnswers(PredictionsFile):
+    """The majority answers of a human report (``path``: the report folder's predictions file), labelled
+    ``human`` in the run's summary."""
+
+    def gather(self, scope: EvalScope, chosen: Sequence[Task], out: Path | None) -> Gathered:
+        gathered = super().gather(scope, chosen, out)
+        return Gathered(gathered.texts, gathered.info | {"source": f"human: {Path(self.path).parent} (majority)"})
+
+
+def human_predictions(report: str | Path) -> HumanAnswers:
+    """The majority answers of a human report as an evaluation source."""
     human_question_ids(report)
-    return Path(report) / PREDICTIONS_FILE
+    return HumanAnswers(Path(report) / PREDICTIONS_FILE)
