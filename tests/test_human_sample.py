@@ -104,3 +104,13 @@ def test_a_full_size_sample_holds_every_template_present(eval_bench) -> None:
     assert {q.mapwise_template for q in sample} == {q.mapwise_template for q in questions}
     assert {q.template_id for q in sample} == {q.template_id for q in questions}
     assert {q.map_type for q in sample} == {"discrete", "continuous"}
+
+
+def test_a_map_cap_keeps_the_sample_on_that_many_maps_of_both_types(eval_bench) -> None:
+    sample = stratified_sample(load_benchmark(eval_bench).questions, 30, seed=3, maps=4)
+    for country in ("usa", "india"):
+        maps = {q.map_id: q.map_type for q in sample if q.country == country}
+        assert len(maps) <= 4 and len(maps) >= 3
+    assert {q.map_type for q in sample if q.country == "usa"} == {"discrete", "continuous"}
+    with pytest.raises(ValueError, match="--maps 0"):
+        stratified_sample(load_benchmark(eval_bench).questions, 30, maps=0)

@@ -91,19 +91,21 @@ def page_data_text(data: dict[str, Any]) -> str:
     return f"{PAGE_VARIABLE} = {text};\n"
 
 
-def write_kit(bench: str | Path, out: str | Path, n: int = 150, seed: int = 0, force: bool = False) -> dict[str, Any]:
-    """Sample ``n`` questions per country of ``bench`` and write the kit folder ``out`` atomically (refusing a
-    non-empty ``out`` unless ``force``); returns the kit's description (what ``kit.json`` holds)."""
+def write_kit(bench: str | Path, out: str | Path, n: int = 150, seed: int = 0, force: bool = False,
+              maps: int | None = None) -> dict[str, Any]:
+    """Sample ``n`` questions per country of ``bench`` (on at most ``maps`` maps per country) and write the kit
+    folder ``out`` atomically (refusing a non-empty ``out`` unless ``force``); returns the kit's description
+    (what ``kit.json`` holds)."""
     b = load_benchmark(bench, verify="records").require_records()
     refuse_inside(out, b.root, "the benchmark folder")
-    sample = stratified_sample(b.questions, n, seed)
+    sample = stratified_sample(b.questions, n, seed, maps=maps)
     if not force and Path(out).exists() and (not Path(out).is_dir() or any(Path(out).iterdir())):
         raise KitError(f"{out} is not empty; choose a new folder or give --force to replace it")
     with atomic_folder(out, replace=force) as folder:
         images = _copy_images(b, sample, folder)
         facts = {m: _map_facts(b, m) for m in images}
         page = [page_question(q, images[q.map_id], facts[q.map_id]) for q in sample]
-        info = kit_info(b, sample, n, seed)
+        info = kit_info(b, sample, n, seed) | {"maps_per_country": maps}
         write_text_atomic(folder / PAGE_DATA, page_data_text({"kit": info["name"], "questions": page}))
         write_jsonl_atomic(folder / GOLD_FILE, [q.to_dict() for q in sample], ensure_ascii=False)
         write_text_atomic(folder / KIT_FILE, json.dumps(info, indent=1, sort_keys=True) + "\n")

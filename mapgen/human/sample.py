@@ -10,6 +10,9 @@ templates, answer types and map types. :func:`stratified_sample` does that per c
    unannotated, hatched, counterfactual kind), relative-region flag and map — the lexicographic order of their
    counts in the sample so far (:data:`STRATA`). Ties are broken by a seeded shuffle, so the sample is
    reproducible (same seed, same benchmark → same ids) yet not biased to build order.
+
+With ``maps`` (MAPWise: 75 maps per country) the maps are chosen first, in turn from each map type × variant
+stratum, and the questions are then drawn from those maps only.
 """
 
 from __future__ import annotations
@@ -92,14 +95,40 @@ def country_sample(questions: Sequence[Question], n: int, rng: random.Random) ->
     return chosen
 
 
-def stratified_sample(questions: Sequence[Question], n: int, seed: int = 0) -> list[Question]:
+def choose_maps(questions: Sequence[Question], maps: int, rng: random.Random) -> set[str]:
+    """``maps`` map ids of ``questions`` taken in turn from each (map type, variant) stratum, in a seeded order,
+    so a capped sample still spans discrete and continuous, annotated, unannotated, hatched and counterfactual
+    maps."""
+    strata: dict[tuple[str, str], list[str]] = {}
+    for q in sorted(questions, key=lambda q: q.map_id):
+        key = (q.map_type, strata_of(q)["variant"])
+        if q.map_id not in strata.setdefault(key, []):
+            strata[key].append(q.map_id)
+    queues = [rng.sample(ids, len(ids)) for _, ids in sorted(strata.items())]
+    chosen: list[str] = []
+    while len(chosen) < maps and any(queues):
+        for queue in queues:
+            if queue and len(chosen) < maps:
+                chosen.append(queue.pop())
+    return set(chosen)
+
+
+def stratified_sample(questions: Sequence[Question], n: int, seed: int = 0, maps: int | None = None) -> list[Question]:
     """``n`` questions per country (all of a country that has fewer), stratified as the module doc says, in a
-    seeded shuffled order (the order people see them in)."""
+    seeded shuffled order (the order people see them in); ``maps`` caps the maps per country (MAPWise: 75),
+    chosen first (:func:`choose_maps`)."""
     if n < 1:
         raise ValueError(f"-n {n}: a sample needs at least 1 question per country; give -n 150 (MAPWise's size)")
+    if maps is not None and maps < 1:
+        raise ValueError(f"--maps {maps}: give at least 1 map per country (MAPWise: 75), or leave it out")
     rng = random.Random(seed)
-    countries = sorted({str(q.country) for q in questions})
-    chosen = [q for c in countries for q in country_sample([q for q in questions if str(q.country) == c], n, rng)]
+    chosen: list[Question] = []
+    for country in sorted({str(q.country) for q in questions}):
+        pool = [q for q in questions if str(q.country) == country]
+        if maps is not None:
+            kept = choose_maps(pool, maps, rng)
+            pool = [q for q in pool if q.map_id in kept]
+        chosen += country_sample(pool, n, rng)
     rng.shuffle(chosen)
     return chosen
 
