@@ -41,6 +41,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
              "Score BENCH against --predictions, a --model or a --baseline and write a report folder."),
     "export": ("mapgen.cli.export", "export_command",
                "Export the benchmark in BENCH (a finished `mapgen build` folder) as --format into -o DEST."),
+    "human": ("mapgen.cli.human", "human",
+              "Human baselines: sample an annotation kit for people, score their answers (majority, agreement)."),
     "import": ("mapgen.cli.mapwise", "import_group",
                "Import a published benchmark (maps rebuilt from metadata, questions as written)."),
     "info": ("mapgen.cli.build", "info_command",

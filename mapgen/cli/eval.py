@@ -32,6 +32,8 @@ from mapgen.tasks import Task, record_id, tasks
 @click.option(
     "--predictions", type=click.Path(exists=True, dir_okay=False), help="JSONL of {question_id, prediction}."
 )
+@click.option("--human", "human", type=click.Path(exists=True, file_okay=False),
+              help="A `mapgen human score` report: score the people's majority answers on their questions.")
 @click.option("--model", help="Model to query, e.g. openai:gpt-4o-mini (any OpenAI-compatible server).")
 @click.option(
     "--baseline",
@@ -90,6 +92,7 @@ from mapgen.tasks import Task, record_id, tasks
 def eval_command(
     bench: str,
     predictions: str | None,
+    human: str | None,
     model: str | None,
     baseline: str | None,
     base_url: str | None,
@@ -111,8 +114,8 @@ def eval_command(
     """Score BENCH against --predictions, a --model or a --baseline and write a report folder."""
     import os
 
-    if sum(x is not None for x in (predictions, model, baseline)) != 1:
-        raise click.UsageError("give exactly one of --predictions, --model and --baseline")
+    if sum(x is not None for x in (predictions, human, model, baseline)) != 1:
+        raise click.UsageError("give exactly one of --predictions, --human, --model and --baseline")
     if model is None and prompt != "direct":  # only a model is sent prompts: a strategy here would be ignored
         raise click.UsageError(f"--prompt {prompt} applies to --model only (predictions and baselines are sent no "
                                "prompt); leave it out")
@@ -121,11 +124,19 @@ def eval_command(
                          "give the predictions file of a finished run (run it again if it was stopped)")
     api_key = os.environ.get(api_key_env) if api_key_env else None
     source: PredictionSource = PredictionsFile("")  # the pixel oracle's file, once the checks below pass
-    if baseline != "pixel":
+    if human is not None:
+        from mapgen.human.source import human_predictions
+
+        source = human_predictions(human)
+    elif baseline != "pixel":
         source = prediction_source(predictions, model, baseline, prompt=prompt, base_url=base_url, api_key=api_key,
                                    concurrency=concurrency, timeout=timeout, max_retries=retries, cache=cache)
     verify = "all" if baseline == "pixel" else reads(source)  # the oracle reads the images
     folder = load_benchmark(bench, verify=verify).require_records()  # not a benchmark, or tampered: one line
+    if human is not None:  # the questions people answered, and only those
+        from mapgen.human.source import human_benchmark
+
+        folder = human_benchmark(folder, human)
     check_options(folder, split, limit, out_dir)  # before the oracle or a model writes anything
     if cache:
         refuse_inside(cache, folder.root, "the benchmark folder", "--cache")
