@@ -234,7 +234,8 @@ class VariantChoices(Strict):
         "Blues", "Greens", "Purples", "Oranges", "Reds", "YlOrRd", "YlGnBu", "viridis"]
     reverse_share: Number = Field(0.15, ge=0.0, le=1.0)
     backgrounds: Annotated[list[str], NonEmpty] = ["white", "lightgray", "lightsteelblue"]
-    renderers: Annotated[list[Literal["matplotlib", "plotly"]], NonEmpty] = ["matplotlib"]
+    #: Registered renderer names (:mod:`mapgen.renderers`).
+    renderers: Annotated[list[str], NonEmpty] = ["matplotlib"]
     legend_positions: Annotated[list[Literal["right", "bottom", "bottom-right", "bottom-left", "left", "top"]],
                                 NonEmpty] = ["right"]
     png_compress_level: WholeNumber = Field(6, ge=0, le=9)
@@ -279,6 +280,13 @@ class VariantChoices(Strict):
         for name in values:
             resolve_colormap_name(name)  # raises ValueError listing close matches
         return values
+
+    @field_validator("renderers")
+    @classmethod
+    def _known_renderers(cls, values: list[str]) -> list[str]:
+        from mapgen.renderers import check_renderer
+
+        return [check_renderer(name) for name in values]
 
     @field_validator("backgrounds")
     @classmethod

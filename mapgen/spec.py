@@ -37,10 +37,10 @@ from mapgen.legend import (
     legible_legend,
 )
 from mapgen.page import LEGEND_POSITIONS, MAX_PX, MIN_PX, size_ok
+from mapgen.renderers import check_renderer
 from mapgen.resources import data_path
 
 SPEC_VERSION = 1
-RENDERERS = ("matplotlib", "plotly")
 #: Backgrounds used by MAPWise plus common neutral choices, named as in CSS (any CSS colour name, ``#rrggbb`` or
 #: ``rgb(r, g, b)`` is accepted too; names resolve through matplotlib's CSS4 table: gray is #808080).
 BACKGROUNDS: tuple[str, ...] = ("white", "whitesmoke", "lightgray", "gray", "darkgray", "lightsteelblue")
@@ -68,8 +68,7 @@ class Style:
     look_digest: str = ""
 
     def __post_init__(self) -> None:
-        if self.renderer not in RENDERERS:
-            raise ValueError(f"Unknown renderer {self.renderer!r}; choose one of {', '.join(RENDERERS)}.")
+        check_renderer(self.renderer)
         if self.legend_orientation not in ("vertical", "horizontal"):
             raise ValueError("legend_orientation must be 'vertical' or 'horizontal'.")
         if self.legend_position not in LEGEND_POSITIONS:

@@ -28,6 +28,7 @@ from mapgen.cli.sources import atlas_options, naming_table, open_atlas, statisti
 from mapgen.cli.styles import look_fields, style_option
 from mapgen.collector import collector_paused
 from mapgen.page import MAX_PX, MIN_PX, size_ok
+from mapgen.renderers import renderer_names
 
 #: Options whose explicit use asks for the legibility check of the colours drawn.
 _COLOUR_REQUESTS = ("colormap", "reverse", "background", "style_ref", "legend", "classes", "scheme", "breaks",
@@ -53,7 +54,7 @@ _COLOUR_REQUESTS = ("colormap", "reverse", "background", "style_ref", "legend", 
 @click.option("--background", default=None, help="white, lightgray, gray, lightsteelblue, … or '#rrggbb'.")
 @click.option("--annotated/--no-annotated", default=None, help="Draw region codes on the map.")
 @click.option("--names", is_flag=True, help="Label regions with full names where they fit.")
-@click.option("--renderer", type=click.Choice(["matplotlib", "plotly"]), default=None)
+@click.option("--renderer", type=click.Choice(renderer_names()), default=None)
 @click.option("--legend-position", default=None,
               type=click.Choice(["right", "left", "bottom", "top", "bottom-left", "bottom-right"]))
 @click.option("--horizontal-legend", is_flag=True, help="Lay the legend out horizontally.")

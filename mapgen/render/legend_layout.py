@@ -374,3 +374,12 @@ def _colorbar(legend: Legend, box: Box, orientation: str, font_px: float, look: 
     shapes = tuple(tuple((float(x), float(y)) for x, y in pts) for pts in head.get("extensions", {}).values())
     colorbar = ColorBar(x0, y0, w, h, vertical, tuple(ticks), shapes)
     return LegendLayout(tuple(swatches), colorbar, tuple(texts), tuple(items))
+
+
+def legend_bounds(layout: LegendLayout) -> tuple[float, float, float, float]:
+    """Pixel box around every swatch, the colour bar and every text of a legend layout."""
+    boxes = [(s.x, s.y, s.x + s.w, s.y + s.h) for s in layout.swatches] + [text_box(t) for t in layout.texts]
+    if layout.colorbar is not None:
+        bar = layout.colorbar
+        boxes.append((bar.x, bar.y, bar.x + bar.w, bar.y + bar.h))
+    return (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))

@@ -44,18 +44,18 @@ from PIL import Image
 
 from mapgen.legend import Legend, page_like
 from mapgen.render.canvas import AtlasCanvas
-from mapgen.render.labels import CASING_COLOR, DOT_RIM_PX, LEADER_WIDTH_PX, drawn_labels
+from mapgen.render.labels import CASING_COLOR, DOT_RIM_PX, LEADER_WIDTH_PX, drawn_labels, label_texts
 from mapgen.render.layout import Box
 from mapgen.render.legend_layout import (
     ColorBar,
     LegendLayout,
     LegendText,
+    legend_bounds,
     legend_font_px,
     legend_layout,
 )
-from mapgen.render.mpl_renderer import label_texts, legend_bounds, outline_color
 from mapgen.render.placement import CASING_WIDTH_PX
-from mapgen.render.style import DEFAULT_HATCHES, MapStyle, StyleError, style_of
+from mapgen.render.style import DEFAULT_HATCHES, MapStyle, StyleError, outline_color, style_of
 from mapgen.render.text import TextItem, css_font, css_weight, title_items
 from mapgen.spec import MapSpec, background_color
 

@@ -17,6 +17,7 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from mapgen.legend import relative_luminance
 from mapgen.page import LEGEND_POSITIONS, MAX_PX, MIN_PX
 from mapgen.render.fonts import unknown_family
 from mapgen.resources import template_path
@@ -422,3 +423,11 @@ def renderer_look(renderer: str) -> MapStyle:
 def look_name(spec_style: Any) -> str:
     """The name of the look a spec is drawn in (its style, or its renderer's own look)."""
     return style_of(spec_style).name
+
+
+def outline_color(background: str, style: MapStyle | None = None) -> str:
+    """Colour of the outer outline of the map on ``background`` (the style's light or dark outline colour)."""
+    if style is None:
+        return "#ffffff" if relative_luminance(background) < 0.3 else "#4d4d4d"
+    borders = style.borders
+    return borders.outline_on_dark if relative_luminance(background) < 0.3 else borders.outline_on_light
