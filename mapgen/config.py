@@ -189,8 +189,8 @@ class CountryConfig(Strict):
 class LegendChoices(Strict):
     types: Annotated[list[Literal["discrete", "continuous"]], NonEmpty] = ["discrete", "continuous"]
     classes: Annotated[list[WholeNumber], NonEmpty] = [3, 4, 5, 6]
-    schemes: Annotated[list[Literal["quantiles", "equal_interval", "natural_breaks"]], NonEmpty] = [
-        "quantiles", "equal_interval"]
+    #: Registered classification schemes (:mod:`mapgen.schemes`), any spelling.
+    schemes: Annotated[list[str], NonEmpty] = ["quantiles", "equal_interval"]
     orders: Annotated[list[Literal["small_to_large", "large_to_small"]], NonEmpty] = [
         "small_to_large", "large_to_small"]
     #: Colour-bar scales continuous maps draw from, one per map, seeded (a log map whose values are not all
@@ -216,6 +216,17 @@ class LegendChoices(Strict):
         if not 0 <= value[0] < value[1] <= 100:
             raise ValueError(f"clip percentiles must satisfy 0 <= low < high <= 100, got {list(value)}")
         return value
+
+    @field_validator("schemes")
+    @classmethod
+    def _known_schemes(cls, values: list[str]) -> list[str]:
+        from mapgen.schemes import USER_DEFINED, scheme_name
+
+        names = [scheme_name(name) for name in values]
+        if USER_DEFINED in names:
+            raise ValueError("user_defined classes need breaks, which a config does not give; choose registered "
+                             "schemes (mapgen.schemes.scheme_names)")
+        return names
 
     @field_validator("classes")
     @classmethod

@@ -15,8 +15,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-from mapgen.suggest import did_you_mean
-
 #: Output file suffix → the format a renderer is asked to draw (``fmt``).
 SUFFIX_FORMATS = {".png": "png", ".svg": "svg", ".pdf": "pdf", ".html": "html"}
 OUTPUT_SUFFIXES = tuple(SUFFIX_FORMATS)
@@ -78,8 +76,8 @@ def renderer_names() -> tuple[str, ...]:
 def check_renderer(name: str) -> str:
     """``name`` when a renderer of that name is registered (:class:`UnknownRendererError` naming the choices)."""
     if name not in _RENDERERS:
-        raise UnknownRendererError(f"unknown renderer {name!r}{did_you_mean(name, _RENDERERS)}; choose one of "
-                                   f"{', '.join(_RENDERERS)} (or register one: mapgen.renderers.register_renderer)")
+        raise UnknownRendererError(f"unknown renderer {name!r}; choose one of {', '.join(_RENDERERS)} (or register "
+                                   "one: mapgen.renderers.register_renderer)")
     return name
 
 

@@ -39,6 +39,7 @@ from mapgen.legend import (
 from mapgen.page import LEGEND_POSITIONS, MAX_PX, MIN_PX, size_ok
 from mapgen.renderers import check_renderer
 from mapgen.resources import data_path
+from mapgen.schemes import scheme_names
 
 SPEC_VERSION = 1
 #: Backgrounds used by MAPWise plus common neutral choices, named as in CSS (any CSS colour name, ``#rrggbb`` or
@@ -529,7 +530,7 @@ def _reclassified_for_hatching(spec: MapSpec) -> Legend | None:
     holds only regions too small to carry a pattern (Delhi alone, say); None when every class stays readable
     (the usual case: the hatched map keeps its colour sibling's classes)."""
     legend = spec.legend
-    if legend.scheme not in ("quantiles", "equal_interval", "natural_breaks", "fisher_jenks"):
+    if legend.scheme not in scheme_names():
         return None
     minor = set(speck_regions(spec.get_atlas(), hatched=True))
     members: dict[int, set[str]] = {}

@@ -12,7 +12,13 @@ from typing import Any
 
 import click
 
-from mapgen.cli.map_options import apply_to_spec, given_options, parse_breaks, refuse_source_options
+from mapgen.cli.map_options import (
+    apply_to_spec,
+    given_options,
+    parse_breaks,
+    refuse_source_options,
+    scheme_option,
+)
 from mapgen.cli.render_jobs import (
     OUTPUT_SUFFIXES,
     Job,
@@ -29,6 +35,7 @@ from mapgen.cli.styles import look_fields, style_option
 from mapgen.collector import collector_paused
 from mapgen.page import MAX_PX, MIN_PX, size_ok
 from mapgen.renderers import renderer_names
+from mapgen.schemes import scheme_names
 
 #: Options whose explicit use asks for the legibility check of the colours drawn.
 _COLOUR_REQUESTS = ("colormap", "reverse", "background", "style_ref", "legend", "classes", "scheme", "breaks",
@@ -43,8 +50,8 @@ _COLOUR_REQUESTS = ("colormap", "reverse", "background", "style_ref", "legend", 
 @click.option("--title", default=None, help="Map title (default: the statistic's title and year).")
 @click.option("--legend", type=click.Choice(["discrete", "continuous"]), default="discrete", show_default=True)
 @click.option("--classes", type=int, default=5, show_default=True)
-@click.option("--scheme", default="quantiles", show_default=True,
-              help="quantiles, equal_interval or natural_breaks.")
+@click.option("--scheme", default="quantiles", show_default=True, callback=scheme_option,
+              help=f"Classification scheme: {', '.join(scheme_names())}.")
 @click.option("--breaks", default=None, help="Upper class edges, e.g. 1,2,3 (override --scheme).")
 @click.option("--order", type=click.Choice(["small_to_large", "large_to_small"]), default="small_to_large")
 @click.option("--colormap", default=None, help="matplotlib/plotly colour scale name; append _r to reverse.")
