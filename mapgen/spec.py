@@ -14,12 +14,12 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
-from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
 import pandas as pd
 
+from mapgen.caches import memo
 from mapgen.data.map_words import map_words
 from mapgen.data.statistic import StatInfo, Statistic
 from mapgen.files import write_json_atomic
@@ -455,7 +455,7 @@ def measure_specks(atlas: Atlas, radius: float = SPECK_RADIUS) -> tuple[str, ...
     return tuple(sorted(out))
 
 
-@cache
+@memo(1024)
 def _shipped_specks() -> dict[str, dict[str, tuple[str, ...]]]:
     import yaml
 

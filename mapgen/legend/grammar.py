@@ -34,7 +34,8 @@ import math
 import re
 import unicodedata
 from collections.abc import Sequence
-from functools import lru_cache
+
+from mapgen.caches import memo
 
 Range = tuple[float | None, float | None]
 
@@ -270,7 +271,7 @@ def parse_label(label: str) -> Range:
     return _parse_label(label)
 
 
-@lru_cache(maxsize=4096)
+@memo(4096)
 def _parse_label(label: str) -> Range:
     s = label.strip().replace("−", "-").replace("\u2009", " ").replace("\xa0", " ")
     if s.lower() in NA_WORDS:
@@ -329,7 +330,7 @@ def parse_number(text: object) -> float | None:
     return _parse_number_text(str(text))
 
 
-@lru_cache(maxsize=1 << 14)
+@memo(1 << 14)
 def _parse_number_text(text: str) -> float | None:
     s = clean_numeric_text(text).strip()
     s = re.sub(r"\s+", " ", s)
@@ -389,7 +390,7 @@ def find_ranges(text: str) -> list[Range]:
     return list(_find_ranges(str(text)))
 
 
-@lru_cache(maxsize=1 << 14)
+@memo(1 << 14)
 def _find_ranges(text: str) -> tuple[Range, ...]:
     s = normalize_range_text(text)
     found: list[tuple[int, Range]] = []

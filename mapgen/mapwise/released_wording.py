@@ -19,11 +19,11 @@ with China's "province(s)" written "state(s)" as MAPWise does.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from typing import Any
 
 import yaml
 
+from mapgen.caches import memo
 from mapgen.resources import template_path
 
 _TOKEN = re.compile(r"{{\s*(?P<slot>\w+)\s*(?:\|\s*(?P<filter>\w+)\s*)?}}|(?P<op>[\[\]()|])|(?P<lit>[^{\[\]()|]+|{)")
@@ -37,7 +37,7 @@ RELEASED = "MAPWise's released wording"
 _SPECIAL = ("drop", "implied", "fixed", "choices", "yes_if")
 
 
-@lru_cache(maxsize=1)
+@memo(1)
 def template_records() -> dict[str, dict[str, Any]]:
     """The raw template records shipped with mapgen, by id (``text`` and ``mapwise_wordings`` are what is read)."""
     out = {}

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mapgen.caches import ObjectCache, ValueCache
 from mapgen.files import write_files_atomic
 from mapgen.geo.atlas import Atlas
 from mapgen.render.canvas import AtlasCanvas, build_canvas
@@ -39,7 +40,7 @@ class RenderResult:
     record: dict[str, Any] = field(default_factory=dict, repr=False)  # the render record written to ``json``
 
 
-_CANVASES: dict[tuple, AtlasCanvas] = {}
+_CANVASES: ValueCache[tuple, AtlasCanvas] = ValueCache("render.canvases", maxsize=64)
 
 
 def layout_key(atlas: Atlas, style: Style) -> tuple:
@@ -57,13 +58,16 @@ def get_canvas(atlas: Atlas, style: Style) -> AtlasCanvas:
     """The cached canvas (paths, mask, pixel facts) for this atlas and page layout: held per process, and for
     built-in atlases kept on disk between processes (:mod:`mapgen.render.canvas_cache`)."""
     key = layout_key(atlas, style)
-    if key not in _CANVASES:
-        canvas = load_canvas(atlas, key)
-        if canvas is None:
-            canvas = build_canvas(atlas, style)
-            save_canvas(canvas, key)
-        _CANVASES[key] = canvas
-    return _CANVASES[key]
+    return _CANVASES.get_or_make(key, lambda: _load_or_build(atlas, style, key))
+
+
+def _load_or_build(atlas: Atlas, style: Style, key: tuple) -> AtlasCanvas:
+    """The canvas from the disk cache, or built (and kept there)."""
+    canvas = load_canvas(atlas, key)
+    if canvas is None:
+        canvas = build_canvas(atlas, style)
+        save_canvas(canvas, key)
+    return canvas
 
 
 #: A check of a render record: the regions it fails, each with the names of the failed checks.
@@ -188,17 +192,19 @@ def render_record(spec, canvas, scene, legend_items, labels, folder: Path | None
     }
 
 
-_MASK_PNG: dict[int, bytes] = {}
+_MASK_PNG: ObjectCache[bytes] = ObjectCache("render.mask_png", maxsize=64)
 
 
 def _mask_png(canvas: AtlasCanvas) -> bytes:
-    key = id(canvas)
-    if key not in _MASK_PNG:
-        import io
+    """The PNG of a canvas's region-id mask (made once per canvas)."""
+    return _MASK_PNG.get_or_make(canvas, lambda: _encode_mask(canvas))
 
-        buf = io.BytesIO()
-        mask_image(canvas.mask).save(buf, format="PNG", optimize=False)
-        _MASK_PNG[key] = buf.getvalue()
-    return _MASK_PNG[key]
+
+def _encode_mask(canvas: AtlasCanvas) -> bytes:
+    import io
+
+    buf = io.BytesIO()
+    mask_image(canvas.mask).save(buf, format="PNG", optimize=False)
+    return buf.getvalue()
 
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
+from mapgen.caches import memo
 from mapgen.legend import Legend, format_value
 from mapgen.legend.grammar import resolve_style
 from mapgen.render.layout import Box, page_scale
@@ -157,7 +157,7 @@ def _within(b: tuple[float, float, float, float], box: Box) -> bool:
     return box.left <= b[0] and box.top <= b[1] and b[2] <= box.left + box.width and b[3] <= box.top + box.height
 
 
-@lru_cache(maxsize=4096)
+@memo(4096)
 def _entry_width(label: str, font_px: float, family: str = LATIN, swatch: tuple[float, float] = (SWATCH_W, SWATCH_H)
                  ) -> float:
     return Dims.at(font_px, swatch).w + 0.5 * font_px + font_for(label, font_px, family).getbbox(label, anchor="lm")[2]

@@ -21,6 +21,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Circle, Polygon, Rectangle
 from PIL import Image, ImageDraw
 
+from mapgen.caches import ObjectCache
 from mapgen.legend import Legend, page_like
 from mapgen.render.canvas import OUTLINE_WIDTH_PT, AtlasCanvas
 from mapgen.render.composite import Compositor, Layer, composite, draw_with_regions, rgb_of
@@ -354,12 +355,11 @@ class MatplotlibRenderer:
     name = "matplotlib"
 
     def __init__(self) -> None:
-        self._figures: dict[tuple[int, int], MatplotlibFigure] = {}
+        self._figures: ObjectCache[MatplotlibFigure] = ObjectCache("render.mpl_renderer.figures", maxsize=32)
 
     def draw(self, spec: MapSpec, canvas: AtlasCanvas, fmt: str = "png") -> tuple[bytes, list[dict[str, Any]], dict[str, Any]]:
         """PNG (or ``fmt``: ``svg``, ``pdf``) bytes of a map, its legend item boxes and its label records."""
-        key = (id(canvas), spec.style.dpi)
-        if key not in self._figures:
-            self._figures[key] = MatplotlibFigure(canvas, spec.style.dpi, style_of(spec.style, spec.atlas))
+        figure = self._figures.get_or_make(
+            canvas, lambda: MatplotlibFigure(canvas, spec.style.dpi, style_of(spec.style, spec.atlas)), key=spec.style.dpi)
         faces = [spec.legend.color_of(spec.values.get(c, float("nan"))) for c in canvas.codes]
-        return self._figures[key].draw(spec, faces, label_texts(spec, canvas), fmt)
+        return figure.draw(spec, faces, label_texts(spec, canvas), fmt)
