@@ -17,7 +17,6 @@ import yaml
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from mapgen.caches import memo
-from mapgen.legend import relative_luminance
 from mapgen.page import LEGEND_POSITIONS, MAX_PX, MIN_PX
 from mapgen.render.fonts import unknown_family
 from mapgen.resources import template_path
@@ -427,6 +426,8 @@ def look_name(spec_style: Any) -> str:
 
 def outline_color(background: str, style: MapStyle | None = None) -> str:
     """Colour of the outer outline of the map on ``background`` (the style's light or dark outline colour)."""
+    from mapgen.legend import relative_luminance  # here: importing a style loads no pandas
+
     if style is None:
         return "#ffffff" if relative_luminance(background) < 0.3 else "#4d4d4d"
     borders = style.borders
