@@ -46,6 +46,7 @@ from mapgen.benchmark import (
 )
 from mapgen.build_packs import build_templates, copy_packs, missing_texts
 from mapgen.build_workers import LOCK_FILE, folder_lock, run_for_parent, worker_pool
+from mapgen.caches import ValueCache
 from mapgen.config import BuildConfig, CounterfactualKind, load_config
 from mapgen.errors import BuildError
 from mapgen.files import DiskFullError, sha256_file, write_json_atomic, write_jsonl_atomic
@@ -265,16 +266,14 @@ def base_spec(unit: Unit, config: BuildConfig, out_dir: Path | None = None) -> M
 
 
 #: The atlas of each country this process has built maps of: key (:func:`_atlas_key`) → Atlas.
-_COUNTRY_ATLASES: dict[tuple[Any, ...], Atlas] = {}
+_COUNTRY_ATLASES: ValueCache[tuple[Any, ...], Atlas] = ValueCache("build.country_atlases", maxsize=64)
 
 
 def country_atlas(config: BuildConfig, country: CountryConfig, out_dir: Path | None = None) -> Atlas:
     """The Atlas a country's maps are drawn on, loaded once per process (a user atlas file is hashed once, and
     again only when its file changes)."""
     key = _atlas_key(config, country, out_dir)
-    if key not in _COUNTRY_ATLASES:
-        _COUNTRY_ATLASES[key] = atlas_of(config, country, out_dir, exclude=country.exclude)
-    return _COUNTRY_ATLASES[key]
+    return _COUNTRY_ATLASES.get_or_make(key, lambda: atlas_of(config, country, out_dir, exclude=country.exclude))
 
 
 def _atlas_key(config: BuildConfig, country: CountryConfig, out_dir: Path | None) -> tuple[Any, ...]:

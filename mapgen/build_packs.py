@@ -8,31 +8,37 @@ from pathlib import Path
 from typing import Any
 
 from mapgen.benchmark import PACKS_DIR
+from mapgen.caches import ValueCache
 from mapgen.config import BuildConfig
 from mapgen.errors import BuildError
 
-_BUILD_TEMPLATES: dict[tuple, tuple[Any, list[Any]]] = {}
+_BUILD_TEMPLATES: ValueCache[tuple, tuple[Any, list[Any]]] = ValueCache("build_packs.templates", maxsize=16)
 
 
 def build_templates(config: BuildConfig, out_dir: Path | None = None) -> tuple[Any, list[Any]]:
     """(every template, the ones asked): the built-in templates plus the config's packs (their copies in
     ``out_dir`` when given, see :func:`copy_packs`), selected by ``questions.templates``. A pack that does not
     lint raises BuildError with every problem, one a line. Cached per process and pack content."""
-    from mapgen.questions import TemplateError, load_templates, open_pack
+    from mapgen.questions import open_pack
 
     q = config.questions
     paths = [pack_copy(config, name, out_dir) if out_dir is not None else config.resolve_path(name)
              for name in q.packs]
     key = (tuple((str(p), open_pack(p).digest()) for p in paths), repr(q.templates))
-    if key not in _BUILD_TEMPLATES:
-        try:
-            every = load_templates(paths, builtin=True) if paths else load_templates()
-            chosen = list(every) if q.templates == "all" else [_chosen(every, t, config) for t in q.templates]
-        except TemplateError as exc:
-            raise BuildError(f"The build's templates do not load (fix them, `mapgen templates lint` shows the same "
-                             f"problems):\n{exc}") from None
-        _BUILD_TEMPLATES[key] = (every, chosen)
-    return _BUILD_TEMPLATES[key]
+    return _BUILD_TEMPLATES.get_or_make(key, lambda: _load_build_templates(paths, config))
+
+
+def _load_build_templates(paths: list[Path], config: BuildConfig) -> tuple[Any, list[Any]]:
+    from mapgen.questions import TemplateError, load_templates
+
+    q = config.questions
+    try:
+        every = load_templates(paths, builtin=True) if paths else load_templates()
+        chosen = list(every) if q.templates == "all" else [_chosen(every, t, config) for t in q.templates]
+    except TemplateError as exc:
+        raise BuildError(f"The build's templates do not load (fix them, `mapgen templates lint` shows the same "
+                         f"problems):\n{exc}") from None
+    return every, chosen
 
 
 def _chosen(every: Any, template: str, config: BuildConfig) -> Any:

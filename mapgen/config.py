@@ -189,8 +189,8 @@ class CountryConfig(Strict):
 class LegendChoices(Strict):
     types: Annotated[list[Literal["discrete", "continuous"]], NonEmpty] = ["discrete", "continuous"]
     classes: Annotated[list[WholeNumber], NonEmpty] = [3, 4, 5, 6]
-    schemes: Annotated[list[Literal["quantiles", "equal_interval", "natural_breaks"]], NonEmpty] = [
-        "quantiles", "equal_interval"]
+    #: Registered classification schemes (:mod:`mapgen.schemes`), any spelling.
+    schemes: Annotated[list[str], NonEmpty] = ["quantiles", "equal_interval"]
     orders: Annotated[list[Literal["small_to_large", "large_to_small"]], NonEmpty] = [
         "small_to_large", "large_to_small"]
     #: Colour-bar scales continuous maps draw from, one per map, seeded (a log map whose values are not all
@@ -217,6 +217,17 @@ class LegendChoices(Strict):
             raise ValueError(f"clip percentiles must satisfy 0 <= low < high <= 100, got {list(value)}")
         return value
 
+    @field_validator("schemes")
+    @classmethod
+    def _known_schemes(cls, values: list[str]) -> list[str]:
+        from mapgen.schemes import USER_DEFINED, scheme_name
+
+        names = [scheme_name(name) for name in values]
+        if USER_DEFINED in names:
+            raise ValueError("user_defined classes need breaks, which a config does not give; choose registered "
+                             "schemes (mapgen.schemes.scheme_names)")
+        return names
+
     @field_validator("classes")
     @classmethod
     def _class_counts(cls, values: list[int]) -> list[int]:
@@ -234,7 +245,8 @@ class VariantChoices(Strict):
         "Blues", "Greens", "Purples", "Oranges", "Reds", "YlOrRd", "YlGnBu", "viridis"]
     reverse_share: Number = Field(0.15, ge=0.0, le=1.0)
     backgrounds: Annotated[list[str], NonEmpty] = ["white", "lightgray", "lightsteelblue"]
-    renderers: Annotated[list[Literal["matplotlib", "plotly"]], NonEmpty] = ["matplotlib"]
+    #: Registered renderer names (:mod:`mapgen.renderers`).
+    renderers: Annotated[list[str], NonEmpty] = ["matplotlib"]
     legend_positions: Annotated[list[Literal["right", "bottom", "bottom-right", "bottom-left", "left", "top"]],
                                 NonEmpty] = ["right"]
     png_compress_level: WholeNumber = Field(6, ge=0, le=9)
@@ -279,6 +291,13 @@ class VariantChoices(Strict):
         for name in values:
             resolve_colormap_name(name)  # raises ValueError listing close matches
         return values
+
+    @field_validator("renderers")
+    @classmethod
+    def _known_renderers(cls, values: list[str]) -> list[str]:
+        from mapgen.renderers import check_renderer
+
+        return [check_renderer(name) for name in values]
 
     @field_validator("backgrounds")
     @classmethod

@@ -37,9 +37,9 @@ import json
 import math
 import random
 from dataclasses import replace
-from functools import cache
 from typing import Any, Literal
 
+from mapgen.caches import memo
 from mapgen.geo.atlas import BUILTIN, Atlas, as_atlas, list_atlases, shipped_atlas
 from mapgen.geo.names import normalize_name
 from mapgen.legend.grammar import NA_WORDS
@@ -87,7 +87,7 @@ def _atlas_spellings(atlas: Atlas) -> set[str]:
     return out
 
 
-@cache
+@memo(1024)
 def _builtin_spellings() -> frozenset[str]:
     """Normalised real spellings of all built-in atlases."""
     raw: set[str] = set()
@@ -103,7 +103,7 @@ def real_spellings(atlas: Atlas) -> frozenset[str]:
     return _with_builtins(extra)
 
 
-@cache
+@memo(1024)
 def _with_builtins(extra: frozenset[str]) -> frozenset[str]:
     """One object per set of extra spellings, so :func:`_close_reals` finds its index by identity."""
     return _builtin_spellings() | extra | RESERVED_WORDS
@@ -143,7 +143,7 @@ def _acceptable(name: str, real: frozenset[str], taken: CloseSpellings) -> bool:
     return not (taken.close_to(key) or _close_reals(real).close_to(key))
 
 
-@cache
+@memo(1024)
 def _close_reals(real: frozenset[str]) -> CloseSpellings:
     """The real spellings indexed for closeness, once per set of them."""
     return CloseSpellings(real, SIMILARITY_CUTOFF)

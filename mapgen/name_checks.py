@@ -23,9 +23,9 @@ import gzip
 import math
 import unicodedata
 from collections.abc import Iterable
-from functools import cache
 from itertools import combinations
 
+from mapgen.caches import memo
 from mapgen.resources import data_path
 
 #: Zipf frequency from which a word counts as common (log10 of uses per billion words: 2 = 100 per billion).
@@ -53,7 +53,7 @@ def fold(text: str) -> str:
     return "".join(ch for ch in ascii_text if "a" <= ch <= "z")
 
 
-@cache
+@memo(1024)
 def shipped_list(kind: str) -> frozenset[str]:
     """The folded keys of one shipped list (``place``, ``word`` or ``offensive``), read once per process."""
     text = gzip.decompress(data_path("names", LISTS[kind]).read_bytes()).decode("utf-8")

@@ -19,10 +19,10 @@ import json
 import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from functools import cache
 from pathlib import Path
 from typing import Any
 
+from mapgen.caches import memo
 from mapgen.geo.atlas_model import Atlas, LazyMapping, direction_key
 from mapgen.geo.gazetteer import Gazetteer, RegionGroup
 from mapgen.geo.languages import NativeNames, names_for
@@ -429,7 +429,7 @@ def group_form(name: str, kind: str, country_title: str) -> tuple[str, dict[str,
     return "default", {}
 
 
-@cache
+@memo(1024)
 def _wording_env() -> Any:
     """The sandboxed jinja2 environment of group wordings (imported on first use: a render asks none)."""
     from jinja2 import StrictUndefined
@@ -438,12 +438,12 @@ def _wording_env() -> Any:
     return SandboxedEnvironment(undefined=StrictUndefined, autoescape=False)
 
 
-@cache
+@memo(1024)
 def _compiled(text: str) -> Any:
     return _wording_env().from_string(text)
 
 
-@cache
+@memo(1024)
 def _group_wordings() -> dict[str, Any]:
     return safe_load(template_path("describe", "groups.yaml").read_text(encoding="utf-8"))
 

@@ -14,12 +14,12 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
-from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
 import pandas as pd
 
+from mapgen.caches import memo
 from mapgen.data.map_words import map_words
 from mapgen.data.statistic import StatInfo, Statistic
 from mapgen.files import write_json_atomic
@@ -37,11 +37,12 @@ from mapgen.legend import (
     legible_legend,
 )
 from mapgen.page import LEGEND_POSITIONS, MAX_PX, MIN_PX, size_ok
+from mapgen.renderers import check_renderer
 from mapgen.resources import data_path
+from mapgen.schemes import scheme_names
 from mapgen.yamlio import safe_load
 
 SPEC_VERSION = 1
-RENDERERS = ("matplotlib", "plotly")
 #: Backgrounds used by MAPWise plus common neutral choices, named as in CSS (any CSS colour name, ``#rrggbb`` or
 #: ``rgb(r, g, b)`` is accepted too; names resolve through matplotlib's CSS4 table: gray is #808080).
 BACKGROUNDS: tuple[str, ...] = ("white", "whitesmoke", "lightgray", "gray", "darkgray", "lightsteelblue")
@@ -69,8 +70,7 @@ class Style:
     look_digest: str = ""
 
     def __post_init__(self) -> None:
-        if self.renderer not in RENDERERS:
-            raise ValueError(f"Unknown renderer {self.renderer!r}; choose one of {', '.join(RENDERERS)}.")
+        check_renderer(self.renderer)
         if self.legend_orientation not in ("vertical", "horizontal"):
             raise ValueError("legend_orientation must be 'vertical' or 'horizontal'.")
         if self.legend_position not in LEGEND_POSITIONS:
@@ -456,7 +456,7 @@ def measure_specks(atlas: Atlas, radius: float = SPECK_RADIUS) -> tuple[str, ...
     return tuple(sorted(out))
 
 
-@cache
+@memo(1024)
 def _shipped_specks() -> dict[str, dict[str, tuple[str, ...]]]:
 
     raw = safe_load(data_path("atlas", "specks.yaml").read_text(encoding="utf-8"))
@@ -530,7 +530,7 @@ def _reclassified_for_hatching(spec: MapSpec) -> Legend | None:
     holds only regions too small to carry a pattern (Delhi alone, say); None when every class stays readable
     (the usual case: the hatched map keeps its colour sibling's classes)."""
     legend = spec.legend
-    if legend.scheme not in ("quantiles", "equal_interval", "natural_breaks", "fisher_jenks"):
+    if legend.scheme not in scheme_names():
         return None
     minor = set(speck_regions(spec.get_atlas(), hatched=True))
     members: dict[int, set[str]] = {}

@@ -16,6 +16,18 @@ os.environ.setdefault("MAPGEN_CANVAS_CACHE", tempfile.mkdtemp(prefix="mapgen-can
 
 import pytest  # noqa: E402
 
+
+@pytest.fixture
+def fresh_caches():
+    """Every process-wide cache emptied before the test and after it (:func:`mapgen.caches.clear_all`), so the
+    test neither reads what others left nor leaves what it made under a patch."""
+    from mapgen.caches import clear_all
+
+    clear_all()
+    yield
+    clear_all()
+
+
 EVAL_BENCH_CONFIG = {
     "name": "tiny-eval",
     "seed": 3,

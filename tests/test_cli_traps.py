@@ -165,17 +165,17 @@ def test_quantiles_and_equal_intervals_are_mapclassifys_own_floats() -> None:
                         assert np.array_equal(classify(y, k, scheme), expected)
 
 
-def test_a_canvas_read_from_the_disk_cache_draws_the_same_bytes(tmp_path: Path, monkeypatch) -> None:
+def test_a_canvas_read_from_the_disk_cache_draws_the_same_bytes(tmp_path: Path, monkeypatch, fresh_caches) -> None:
+    from mapgen.caches import clear_all
     from mapgen.render import api
     from mapgen.render.canvas_cache import cache_dir
     from mapgen.spec import make_spec
 
     monkeypatch.setenv("MAPGEN_CANVAS_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setattr(api, "_CANVASES", {})
     spec = make_spec("usa", "population_2020", width=640, height=480)
     fresh = api.render(spec, tmp_path / "a.png")
     assert len(list((tmp_path / "cache").glob("usa-*.pickle"))) == 1 and cache_dir() == tmp_path / "cache"
-    monkeypatch.setattr(api, "_CANVASES", {})
+    clear_all()
     monkeypatch.setattr(api, "build_canvas", lambda *a: pytest.fail("the canvas was computed again"))
     cached = api.render(spec, tmp_path / "b.png")
     assert cached.png == fresh.png and (tmp_path / "a.mask.png").read_bytes() == (tmp_path / "b.mask.png").read_bytes()

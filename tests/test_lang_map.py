@@ -184,7 +184,7 @@ def test_chinese_callouts_carry_short_names_in_a_box_planned_for_them():
     _missing_glyphs("京")
     from mapgen.geo.atlas import load_atlas
     from mapgen.render.api import get_canvas
-    from mapgen.render.mpl_renderer import label_texts
+    from mapgen.render.labels import label_texts
     from mapgen.render.text import font_for
     from mapgen.spec import Style, make_spec
 

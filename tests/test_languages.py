@@ -209,7 +209,7 @@ def test_devanagari_labels_are_shaped():
 def test_annotated_maps_draw_native_names_where_they_fit(tmp_path):
     _devanagari_font_or_skip()
     from mapgen.render.api import get_canvas
-    from mapgen.render.mpl_renderer import label_texts
+    from mapgen.render.labels import label_texts
     from mapgen.spec import make_spec
 
     spec = make_spec("india", "population_2011").with_style(language="hi", label_mode="names")

@@ -91,9 +91,8 @@ def test_no_asked_question_changes_its_answer_within_the_tolerance(country: str)
     assert len(seen) >= len(list(load_templates())) - 4  # ... of nearly every template
 
 
-def test_the_check_catches_questions_asked_without_the_tolerance(monkeypatch) -> None:
+def test_the_check_catches_questions_asked_without_the_tolerance(monkeypatch, fresh_caches) -> None:
     # generating with no reading tolerance (r = 0) asks near ties; the same check must then find changed answers
     monkeypatch.setattr(scene_facts, "READING_MARGIN", -functions.PERCEPTUAL_TOLERANCE)
-    monkeypatch.setattr(scene_facts, "_CTX_CACHE", {})
     asked, failures, _ = asked_and_checked("usa", scenes=200)
     assert asked and len(failures) >= 10

@@ -31,7 +31,8 @@ from mapgen.cli import main  # noqa: E402
 from mapgen.legend import HATCHES  # noqa: E402
 from mapgen.render import hatched_variant, render, render_variants  # noqa: E402
 from mapgen.render.api import get_canvas, get_renderer  # noqa: E402
-from mapgen.render.mpl_renderer import MatplotlibRenderer, label_texts  # noqa: E402
+from mapgen.render.labels import label_texts  # noqa: E402
+from mapgen.render.mpl_renderer import MatplotlibRenderer  # noqa: E402
 from mapgen.render.plotly_figure import plotly_hatch  # noqa: E402
 from mapgen.render.plotly_renderer import (  # noqa: E402
     PLOTLY_HATCH,

@@ -25,8 +25,7 @@ from mapgen.legend import ScaleOptions, delta_e  # noqa: E402
 from mapgen.render import render  # noqa: E402
 from mapgen.render.api import get_canvas  # noqa: E402
 from mapgen.render.legend_layout import MARGIN  # noqa: E402
-from mapgen.render.mpl_renderer import outline_color  # noqa: E402
-from mapgen.render.style import style_of  # noqa: E402
+from mapgen.render.style import outline_color, style_of  # noqa: E402
 from mapgen.spec import MapSpec, background_color, make_spec  # noqa: E402
 
 DENSITY = "population_density_2020"

@@ -54,12 +54,3 @@ def test_matplotlib_html_output_is_refused_naming_plotly(spec, tmp_path: Path) -
     with pytest.raises(ValueError, match=r"HTML output needs the plotly renderer \(--renderer plotly\)"):
         render(spec, tmp_path / "m.html")
     assert list(tmp_path.iterdir()) == []
-
-
-def test_the_cli_output_suffixes_are_the_renderers() -> None:
-    """cli/render_jobs keeps its own copy (importing render.vector loads matplotlib, and `render --help` must
-    not); the two must not drift (.html was missing from the copy once)."""
-    from mapgen.cli.render_jobs import OUTPUT_SUFFIXES as CLI_SUFFIXES
-    from mapgen.render.vector import OUTPUT_SUFFIXES
-
-    assert set(CLI_SUFFIXES) == set(OUTPUT_SUFFIXES)

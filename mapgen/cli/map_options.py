@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 import click
 from click.core import ParameterSource
 
+from mapgen.schemes import scheme_name
+
 if TYPE_CHECKING:
     from mapgen.spec import MapSpec
 
@@ -142,3 +144,11 @@ def _recoloured(spec: MapSpec, options: dict[str, Any], given: set[str]) -> MapS
     if "order" in given:
         legend = replace(legend, order=options["order"])
     return replace(spec, legend=legible_legend(legend, background_color(spec.style.background)))
+
+
+def scheme_option(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    """``--scheme`` checked against the registered schemes (:mod:`mapgen.schemes`), in its registered spelling."""
+    try:
+        return scheme_name(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None

@@ -12,7 +12,13 @@ from typing import Any
 
 import click
 
-from mapgen.cli.map_options import apply_to_spec, given_options, parse_breaks, refuse_source_options
+from mapgen.cli.map_options import (
+    apply_to_spec,
+    given_options,
+    parse_breaks,
+    refuse_source_options,
+    scheme_option,
+)
 from mapgen.cli.render_jobs import (
     OUTPUT_SUFFIXES,
     Job,
@@ -28,6 +34,8 @@ from mapgen.cli.sources import atlas_options, naming_table, open_atlas, statisti
 from mapgen.cli.styles import look_fields, style_option
 from mapgen.collector import collector_paused
 from mapgen.page import MAX_PX, MIN_PX, size_ok
+from mapgen.renderers import renderer_names
+from mapgen.schemes import scheme_names
 
 #: Options whose explicit use asks for the legibility check of the colours drawn.
 _COLOUR_REQUESTS = ("colormap", "reverse", "background", "style_ref", "legend", "classes", "scheme", "breaks",
@@ -42,8 +50,8 @@ _COLOUR_REQUESTS = ("colormap", "reverse", "background", "style_ref", "legend", 
 @click.option("--title", default=None, help="Map title (default: the statistic's title and year).")
 @click.option("--legend", type=click.Choice(["discrete", "continuous"]), default="discrete", show_default=True)
 @click.option("--classes", type=int, default=5, show_default=True)
-@click.option("--scheme", default="quantiles", show_default=True,
-              help="quantiles, equal_interval or natural_breaks.")
+@click.option("--scheme", default="quantiles", show_default=True, callback=scheme_option,
+              help=f"Classification scheme: {', '.join(scheme_names())}.")
 @click.option("--breaks", default=None, help="Upper class edges, e.g. 1,2,3 (override --scheme).")
 @click.option("--order", type=click.Choice(["small_to_large", "large_to_small"]), default="small_to_large")
 @click.option("--colormap", default=None, help="matplotlib/plotly colour scale name; append _r to reverse.")
@@ -53,7 +61,7 @@ _COLOUR_REQUESTS = ("colormap", "reverse", "background", "style_ref", "legend", 
 @click.option("--background", default=None, help="white, lightgray, gray, lightsteelblue, … or '#rrggbb'.")
 @click.option("--annotated/--no-annotated", default=None, help="Draw region codes on the map.")
 @click.option("--names", is_flag=True, help="Label regions with full names where they fit.")
-@click.option("--renderer", type=click.Choice(["matplotlib", "plotly"]), default=None)
+@click.option("--renderer", type=click.Choice(renderer_names()), default=None)
 @click.option("--legend-position", default=None,
               type=click.Choice(["right", "left", "bottom", "top", "bottom-left", "bottom-right"]))
 @click.option("--horizontal-legend", is_flag=True, help="Lay the legend out horizontally.")

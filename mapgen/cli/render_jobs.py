@@ -18,8 +18,8 @@ from typing import Any
 
 import click
 
-#: Output suffixes (``mapgen.render.vector.OUTPUT_SUFFIXES``, not imported: it loads matplotlib; a test keeps them equal).
-OUTPUT_SUFFIXES = (".png", ".svg", ".pdf", ".html")
+from mapgen.renderers import OUTPUT_SUFFIXES
+
 #: Options whose value may be a path, resolved against a CSV of specs' folder.
 _PATH_OPTIONS = ("data", "style_ref")
 

@@ -12,10 +12,11 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import click
 
-from mapgen.cli.map_options import parse_breaks
+from mapgen.cli.map_options import parse_breaks, scheme_option
 from mapgen.cli.scales import scale_of, scale_options
 from mapgen.cli.sources import atlas_options, naming_table, open_atlas, statistic_for, table_options
 from mapgen.cli.styles import look_fields, style_option
+from mapgen.schemes import scheme_names
 
 if TYPE_CHECKING:
     from mapgen.spec import MapSpec
@@ -66,8 +67,8 @@ def _emit(spec: MapSpec, output: str | None) -> None:
               help="Import a MAPWise/MapQA metadata JSON instead.")
 @click.option("--legend", type=click.Choice(["discrete", "continuous"]), default="discrete", show_default=True)
 @click.option("--classes", type=int, default=5, show_default=True)
-@click.option("--scheme", default="quantiles", show_default=True,
-              help="quantiles | equal_interval | natural_breaks | fisher_jenks")
+@click.option("--scheme", default="quantiles", show_default=True, callback=scheme_option,
+              help=f"Classification scheme: {', '.join(scheme_names())}.")
 @click.option("--breaks", default=None, help="Upper class edges, e.g. 1,2,3 (override --scheme).")
 @click.option("--order", type=click.Choice(["small_to_large", "large_to_small"]), default="small_to_large",
               show_default=True)

@@ -12,10 +12,10 @@ An empty ``value`` means "missing on purpose" (listed under ``missing`` in the c
 from __future__ import annotations
 
 import io
-from functools import cache, lru_cache
 
 import pandas as pd
 
+from mapgen.caches import memo
 from mapgen.data.statistic import StatInfo, Statistic
 from mapgen.resources import data_path
 from mapgen.suggest import did_you_mean
@@ -55,13 +55,13 @@ class _Regions(dict):
         return country in self.names
 
 
-@cache
+@memo(1024)
 def _regions() -> _Regions:
     """Region codes per country (:class:`_Regions`: read lazily)."""
     return _Regions()
 
 
-@lru_cache(maxsize=1)
+@memo(1)
 def _catalog() -> tuple[StatInfo, ...]:
     raw = load_shipped(data_path("stats", "catalog.yaml").read_text(encoding="utf-8"))
     infos = []
@@ -119,7 +119,7 @@ def _info(country: str, stat_id: str) -> StatInfo:
     return by_id[stat_id]
 
 
-@cache
+@memo(1024)
 def _read_values(country: str, stat_id: str) -> pd.Series:
     info = _info(country, stat_id)
     text = data_path("stats", country, f"{stat_id}.csv").read_text(encoding="utf-8")

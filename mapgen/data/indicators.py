@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import zlib
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
+from mapgen.caches import memo
 from mapgen.data.statistic import KINDS
 from mapgen.resources import data_path
 from mapgen.yamlio import safe_load
@@ -49,7 +49,7 @@ def _resolve(entry: dict[str, Any], country: str) -> Indicator | None:
                      high=float(span[1]), distributions=tuple(entry["distributions"]), decimals=entry.get("decimals"))
 
 
-@lru_cache(maxsize=1)
+@memo(1)
 def _entries() -> tuple[dict[str, Any], ...]:
     raw = safe_load(data_path("stats", "indicators.yaml").read_text(encoding="utf-8"))
     for entry in raw:

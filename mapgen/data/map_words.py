@@ -17,9 +17,9 @@ them. A statistic the file does not name (a user's table) keeps the title it was
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
 from typing import Any
 
+from mapgen.caches import memo
 from mapgen.data.statistic import StatInfo, with_year_and_unit
 from mapgen.resources import template_path
 from mapgen.yamlio import safe_load
@@ -67,7 +67,7 @@ def map_words_file(language: str) -> Any:
     return template_path("lang", "map", f"{language}.yaml")
 
 
-@cache
+@memo(1024)
 def map_words(language: str) -> MapWords:
     """The map words of ``language`` (a ValueError naming the file when there is none)."""
     path = map_words_file(language)

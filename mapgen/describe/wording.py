@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import random
-from functools import cache
 from typing import Any
 
 from jinja2 import StrictUndefined
 from jinja2.sandbox import SandboxedEnvironment
 
+from mapgen.caches import memo
 from mapgen.resources import template_path
 from mapgen.scene import Scene, group_form
 from mapgen.yamlio import safe_load
@@ -17,13 +17,13 @@ _ENV = SandboxedEnvironment(undefined=StrictUndefined, autoescape=False, keep_tr
 _ENV.filters["capitalize_first"] = lambda s: s[:1].upper() + s[1:]
 
 
-@cache
+@memo(1024)
 def load_wordings(name: str) -> dict[str, Any]:
     """The parsed ``templates/describe/<name>.yaml`` (cached; do not mutate)."""
     return safe_load(template_path("describe", f"{name}.yaml").read_text(encoding="utf-8"))
 
 
-@cache
+@memo(1024)
 def _compile(text: str):
     return _ENV.from_string(text)
 

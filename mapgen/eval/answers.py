@@ -28,9 +28,9 @@ import json
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
+from mapgen.caches import memo
 from mapgen.eval.native import (
     NONE_WORDS,
     find_native_answer_line,
@@ -239,14 +239,14 @@ def clean_item(text: str) -> str:
 _SEPARATOR = re.compile(r",|;|&|\s(?:and|or|और|तथा|y)\s|[、，；和]")  # + Hindi, Spanish and Chinese separators
 
 
-@lru_cache(maxsize=8192)
+@memo(8192)
 def has_separator(name: str) -> bool:
     """True for names that list splitting would cut (``Jammu and Kashmir``, ``Dadra & Nagar Haveli``, जम्मू और
     कश्मीर); cached, since every question of a map asks it of the same region names."""
     return _SEPARATOR.search(name) is not None
 
 
-@lru_cache(maxsize=4096)
+@memo(4096)
 def _protected_names(vocabulary: tuple[str, ...]) -> tuple[tuple[str, re.Pattern[str]], ...]:
     """Names containing separators, longest first, with their case-insensitive patterns."""
     names = sorted({n for n in vocabulary if has_separator(n)}, key=len, reverse=True)
@@ -936,12 +936,12 @@ def _copy(result: Extracted) -> Extracted:
     return Extracted(value, result.ok, result.reason, result.source, result.span)
 
 
-@lru_cache(maxsize=1 << 15)
+@memo(1 << 15)
 def _parse_cached(text: str, answer_type: str, vocabulary: tuple[str, ...]) -> Extracted:
     return parse_text(text, answer_type, vocabulary)
 
 
-@lru_cache(maxsize=1 << 15)
+@memo(1 << 15)
 def _extract_cached(text: str, answer_type: str, vocabulary: tuple[str, ...]) -> Extracted:
     return _extract_safe(text, answer_type, vocabulary)
 

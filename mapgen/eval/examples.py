@@ -13,9 +13,9 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 
+from mapgen.caches import memo
 from mapgen.questions.record import Question, format_answer
 from mapgen.resources import template_path
 
@@ -48,7 +48,7 @@ def variant_of(question: Question) -> str:
     return "hatched" if question.hatched and question.map_type == "discrete" else question.map_type
 
 
-@lru_cache(maxsize=len(VARIANTS))
+@memo(len(VARIANTS))
 def load_examples(variant: str) -> tuple[dict[str, str], tuple[Question, ...]]:
     """The example map of ``variant``: ``{country, country_name}`` and its questions."""
     if variant not in VARIANTS:

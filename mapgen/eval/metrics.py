@@ -59,6 +59,7 @@ from typing import Any
 
 import pandas as pd
 
+from mapgen.caches import ObjectCache
 from mapgen.eval.answers import (
     has_separator,
     parse_binary,
@@ -276,20 +277,12 @@ def compile_gold(question: Question) -> Gold:
     )
 
 
-_GOLD_CACHE: dict[int, tuple[Question, Gold]] = {}
-_GOLD_CACHE_SIZE = 200_000
+_GOLD_CACHE: ObjectCache[Gold] = ObjectCache("eval.metrics.gold", maxsize=200_000)
 
 
 def gold_of(question: Question) -> Gold:
     """The compiled gold of ``question``, cached per Question object (do not mutate a scored question)."""
-    entry = _GOLD_CACHE.get(id(question))
-    if entry is not None and entry[0] is question:
-        return entry[1]
-    gold = compile_gold(question)
-    if len(_GOLD_CACHE) >= _GOLD_CACHE_SIZE:
-        _GOLD_CACHE.clear()
-    _GOLD_CACHE[id(question)] = (question, gold)
-    return gold
+    return _GOLD_CACHE.get_or_make(question, lambda: compile_gold(question))
 
 
 # ---------------------------------------------------------------------------------------------- coercion

@@ -16,9 +16,10 @@ import math
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache, wraps
+from functools import wraps
 from typing import TypeVar
 
+from mapgen.caches import memo
 from mapgen.eval.native import NO_WORDS, YES_WORDS
 from mapgen.legend.grammar import Range, strip_accents
 
@@ -68,7 +69,7 @@ _NUMBER_WORDS["none"] = 0
 
 def text_cache(fn: Callable[[str], T]) -> Callable[[object], T]:
     """Cache a function of one string; other arguments are turned into their ``str`` first."""
-    cached = lru_cache(maxsize=1 << 16)(fn)
+    cached = memo(1 << 16)(fn)
 
     @wraps(fn)
     def call(text: object) -> T:

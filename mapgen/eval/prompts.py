@@ -32,12 +32,12 @@ import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from jinja2 import StrictUndefined
 
+from mapgen.caches import memo
 from mapgen.eval.examples import example_for
 from mapgen.questions.record import Question
 from mapgen.questions.sandbox import TextLimitError, TextSandbox
@@ -128,7 +128,7 @@ def _read_strategy(path: Path) -> Strategy:
     return _parse_strategy(path, stat.st_mtime_ns, stat.st_size)
 
 
-@lru_cache(maxsize=64)
+@memo(64)
 def _parse_strategy(path: Path, mtime_ns: int, size: int) -> Strategy:
     if path.suffix == ".txt":
         return Strategy(name=path.stem, text=path.read_text(encoding="utf-8"), path=path)
@@ -185,7 +185,7 @@ def load_strategy(strategy: str | Path | Strategy) -> Strategy:
     return _read_strategy(files[str(strategy)])
 
 
-@lru_cache(maxsize=1)
+@memo(1)
 def _common() -> dict[str, Any]:
     return safe_load((_shipped_dir() / "_common.yaml").read_text(encoding="utf-8"))
 
@@ -193,7 +193,7 @@ def _common() -> dict[str, Any]:
 # ------------------------------------------------------------------------------------------- names
 
 
-@lru_cache(maxsize=8)
+@memo(8)
 def atlas_names(atlas: str) -> dict[str, str]:
     """``{code: name}`` of a built-in atlas (``{}`` for an unknown or user atlas: codes stand for names)."""
     from mapgen.geo.atlas import builtin_atlas
@@ -233,7 +233,7 @@ def prompt_names(question: Question, spec: Mapping[str, Any] | None = None) -> d
 # ------------------------------------------------------------------------------------------- rendering
 
 
-@lru_cache(maxsize=256)
+@memo(256)
 def _compiled(template: str) -> Any:
     return _ENV.from_string(template)
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from mapgen.caches import ObjectCache, ValueCache, memo
 from mapgen.geo.atlas_model import DIRECTIONS, Atlas, Position
 from mapgen.geo.edition import base_of, derive_edition, is_edition
 from mapgen.geo.gazetteer import GroupAlternative, RegionGroup
@@ -66,17 +66,14 @@ def load_atlas(
 
 
 #: Atlases cut by :func:`load_atlas` this process, by (id of the whole atlas, exclusions): (whole, cut).
-_CUTS: dict[tuple[int, tuple[str, ...]], tuple[Atlas, Atlas]] = {}
+_CUTS: ObjectCache[Atlas] = ObjectCache("geo.atlas.cuts", maxsize=64)
 
 
 def _cut(atlas: Atlas, exclude: tuple[str, ...]) -> Atlas:
     """``atlas`` without ``exclude``, made once per process for each whole atlas (held, so its id stays its)."""
     if not exclude:
         return atlas
-    key = (id(atlas), exclude)
-    if key not in _CUTS:
-        _CUTS[key] = (atlas, atlas.without(exclude))
-    return _CUTS[key][1]
+    return _CUTS.get_or_make(atlas, lambda: atlas.without(exclude), key=exclude)
 
 
 def builtin_atlas(name: str) -> Atlas | None:
@@ -118,9 +115,9 @@ def _load_user_path(path: Path, name_field: str | None, code_field: str | None) 
 
 #: User atlases read this process, by file name and content (name, digest, name field, code field; the name
 #: gives the atlas its name and title): the Atlas first read of it.
-_USER_READS: dict[tuple[str, str, str | None, str | None], Atlas] = {}
+_USER_READS: ValueCache[tuple[str, str, str | None, str | None], Atlas] = ValueCache("geo.atlas.user_reads", 64)
 #: The same atlases by place too (folder, then the content key): the Atlas that records that file as its own.
-_USER_PLACES: dict[tuple[Path, str, str, str | None, str | None], Atlas] = {}
+_USER_PLACES: ValueCache[tuple[Path, str, str, str | None, str | None], Atlas] = ValueCache("geo.atlas.user_places", 64)
 
 
 def _fresh_user(ref: AtlasFile) -> Atlas:
@@ -129,12 +126,12 @@ def _fresh_user(ref: AtlasFile) -> Atlas:
     folder's, under the same name) is that atlas recording the copy's path, not a second read."""
     content = (ref.path.name, ref.sha256, ref.name_field, ref.code_field)
     place = (ref.path.parent, *content)
-    if place not in _USER_PLACES:
-        if content not in _USER_READS:
-            _USER_READS[content] = _load_user(ref)
-        read = _USER_READS[content]
-        _USER_PLACES[place] = read if read.file is None or read.file.path == ref.path else _moved(read, ref.path)
-    return _USER_PLACES[place]
+    return _USER_PLACES.get_or_make(place, lambda: _placed(_USER_READS.get_or_make(content, lambda: _load_user(ref)), ref))
+
+
+def _placed(read: Atlas, ref: AtlasFile) -> Atlas:
+    """The atlas ``read`` recording ``ref``'s path as its file."""
+    return read if read.file is None or read.file.path == ref.path else _moved(read, ref.path)
 
 
 def _moved(atlas: Atlas, path: Path) -> Atlas:
@@ -158,7 +155,7 @@ def list_atlases() -> tuple[str, ...]:
     return BUILTIN
 
 
-@cache
+@memo(1024)
 def _load_builtin(name: str) -> Atlas:
     meta = load_shipped(data_path("atlas", f"regions_{name}.yaml").read_text(encoding="utf-8"))
     facts = json.loads(data_path("atlas", f"{name}.facts.json").read_text(encoding="utf-8"))
@@ -233,7 +230,7 @@ def _rule_text(rule: Mapping) -> str:
     return f"more than {rule['min_km']:g} km of shared boundary (within {rule['buffer_m']:g} m)"
 
 
-@cache
+@memo(1024)
 def _load_edition(key: str) -> Atlas:
     return derive_edition(key, _load_builtin(base_of(key)))
 
@@ -267,7 +264,7 @@ def _builtin_bounds(name: str, names: dict[str, str]) -> tuple[float, float, flo
             float(max(x for x, _ in highs)), float(max(y for _, y in highs)))
 
 
-@cache
+@memo(1024)
 def _override_items() -> tuple[dict, ...]:
     """The curated border overrides of every built-in atlas (``data/atlas/overrides.yaml``)."""
     return tuple(load_shipped(data_path("atlas", "overrides.yaml").read_text(encoding="utf-8")) or [])

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from mapgen.caches import memo
 from mapgen.geo.atlas_model import Atlas, Position
 from mapgen.geo.gazetteer import RegionGroup
 from mapgen.resources import data_path
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 EDITIONS_FILE = "editions.yaml"
 
 
-@cache
+@memo(1024)
 def editions() -> dict[str, dict[str, Any]]:
     """Edition key → its rules (``data/atlas/editions.yaml``)."""
     path = data_path("atlas", EDITIONS_FILE)

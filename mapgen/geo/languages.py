@@ -9,9 +9,9 @@ header cites its sources. English names stay in ``regions_<country>.yaml``; ``en
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cache
 from typing import Any
 
+from mapgen.caches import memo
 from mapgen.resources import data_path
 from mapgen.yamlio import safe_load
 
@@ -81,7 +81,7 @@ def check_language(language: str) -> str:
     return language
 
 
-@cache
+@memo(1024)
 def native_names(language: str) -> NativeNames | None:
     """The names file of ``language`` (``None`` for English)."""
     if check_language(language) == DEFAULT_LANGUAGE:

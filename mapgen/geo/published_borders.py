@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache
 from typing import Any
 
+from mapgen.caches import memo
 from mapgen.resources import data_path
 from mapgen.yamlio import load_shipped
 
@@ -49,7 +49,7 @@ def has_published(country: str) -> bool:
     return data_path("atlas", f"borders_{country}.yaml").is_file()
 
 
-@cache
+@memo(1024)
 def load_published(country: str) -> PublishedBorders:
     """The published border list of a built-in atlas."""
     raw = load_shipped(data_path("atlas", f"borders_{country}.yaml").read_text(encoding="utf-8"))

@@ -1,9 +1,7 @@
 """Building legends from values: discrete classes through ``mapclassify.classify`` and colour-bar legends.
 
-- Schemes are chosen by name through mapclassify's own dispatch (``mapclassify.classify(y, scheme, k=...)``).
-  One documented exception: our ``natural_breaks`` (alias ``jenks``) classifies with ``fisher_jenks``, the
-  exact and deterministic optimum of the Jenks criterion; mapclassify's ``natural_breaks`` is a randomised
-  k-means search whose breaks change from run to run, which would break same-seed → same-bytes builds.
+- Schemes are chosen by name from the registry, :mod:`mapgen.schemes` (built-ins through mapclassify's own
+  dispatch or its arithmetic; ``natural_breaks`` is the deterministic Fisher-Jenks optimum, see there).
 - Degenerate data: fewer distinct values than ``k`` reduces ``k`` with a ``UserWarning``; fewer than 2 distinct
   values is a ``ValueError``.
 - Usable legends: no class may hold only regions too small to read (``DiscreteOptions.minor``, e.g. Puducherry
@@ -15,7 +13,6 @@
 from __future__ import annotations
 
 import math
-import re
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -36,6 +33,7 @@ from mapgen.legend.model import (
     LegendOrder,
     LegendScale,
 )
+from mapgen.schemes import USER_DEFINED, class_edges, scheme_name
 
 K_MIN, K_MAX = 3, 8
 #: Percentiles a clipped colour bar spans unless told otherwise (``--scale clip`` without ``--clip``).
@@ -43,25 +41,11 @@ DEFAULT_CLIP: tuple[float, float] = (2.0, 98.0)
 #: Ticks of a clipped or log colour bar stay this share of the bar away from its ends (room for the end labels).
 END_CLEARANCE = 0.1
 
-#: Scheme spellings we accept → the scheme name recorded on the legend.
-_SCHEMES = {
-    "quantiles": "quantiles",
-    "quantile": "quantiles",
-    "equalinterval": "equal_interval",
-    "naturalbreaks": "natural_breaks",
-    "fisherjenks": "fisher_jenks",
-    "jenks": "natural_breaks",
-    "userdefined": "user_defined",
-}
-#: Recorded scheme name → the name given to ``mapclassify.classify`` where they differ (see module docstring).
-_CLASSIFIER = {"natural_breaks": "fisher_jenks"}
-
-
 @dataclass(frozen=True)
 class DiscreteOptions:
     """How :func:`discrete_legend` classifies, colours and labels.
 
-    ``scheme``: quantiles, equal_interval, natural_breaks (= Fisher-Jenks, deterministic) or fisher_jenks;
+    ``scheme``: a registered scheme in any spelling (:func:`mapgen.schemes.scheme_names`);
     ``breaks`` (upper edges, ascending) override the scheme (user-defined classes; the data max closes the
     last class). ``percent`` appends ``%`` to labels; ``label_scale`` multiplies values for labels (100 when
     percentages are stored as fractions). ``colormap`` may end in ``_r``; ``reverse`` flips it again.
@@ -79,18 +63,6 @@ class DiscreteOptions:
     labels: LabelOptions = field(default_factory=LabelOptions)
     #: Region codes too small to read on the map: no class may consist of these alone.
     minor: tuple[str, ...] = ()
-
-
-def scheme_name(scheme: str) -> str:
-    """The canonical name of a classification scheme (ValueError listing the choices when unknown)."""
-    key = re.sub(r"[\s_\-]", "", str(scheme)).lower()
-    if key not in _SCHEMES:
-        raise ValueError(
-            f"unknown classification scheme {scheme!r}; choose one of "
-            "'quantiles', 'equal_interval', 'natural_breaks' (Fisher-Jenks), 'fisher_jenks', "
-            "or pass breaks= for user-defined classes"
-        )
-    return _SCHEMES[key]
 
 
 def check_values(values: Any) -> pd.Series:
@@ -168,57 +140,16 @@ def _scheme_and_k(y: np.ndarray, opts: DiscreteOptions) -> tuple[str, int]:
 
 
 def classify(y: np.ndarray, k: int, scheme: str, breaks: Sequence[float] | None = None) -> np.ndarray:
-    """Upper edges of the classes (mapclassify ``bins``) by ``mapclassify.classify``, deduplicated. Quantiles and
-    equal intervals are computed here with mapclassify's arithmetic (the same floats), which spares a render
-    the 1-3 s of importing mapclassify (scipy.stats, scikit-learn)."""
-    if scheme in _OWN_SCHEMES:
-        return np.unique(_OWN_SCHEMES[scheme](np.asarray(y, dtype=float).flatten(), k))
+    """Upper edges of the classes (mapclassify ``bins``), deduplicated: by the registered ``scheme``
+    (:func:`mapgen.schemes.class_edges`), or the user's ``breaks`` through ``mapclassify.classify``."""
+    if scheme != USER_DEFINED:
+        return class_edges(y, k, scheme)
     import mapclassify as mc
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        if scheme == "user_defined":
-            bins = mc.classify(y, "user_defined", bins=list(breaks or ())).bins
-        else:
-            bins = mc.classify(y, _CLASSIFIER.get(scheme, scheme), k=k).bins
+        bins = mc.classify(y, USER_DEFINED, bins=list(breaks or ())).bins
     return np.unique(np.asarray(bins, dtype=float))
-
-
-def quantile_bins(y: np.ndarray, k: int) -> np.ndarray:
-    """mapclassify's ``Quantiles`` bins: ``scipy.stats.scoreatpercentile`` (linear interpolation between the two
-    nearest order statistics) at 100/k, 200/k, … 100, deduplicated."""
-    w = 100.0 / k
-    p = np.arange(w, 100 + w, w)
-    if p[-1] > 100.0:
-        p[-1] = 100.0
-    ordered = np.sort(y)
-    return np.unique(np.array([_score_at(ordered, float(pct)) for pct in p]))
-
-
-def _score_at(ordered: np.ndarray, per: float) -> float:
-    """``scipy.stats.scoreatpercentile(y, per)`` of sorted ``ordered`` (its ``fraction`` method, same floats)."""
-    idx = per / 100.0 * (ordered.shape[0] - 1)
-    i = int(idx)
-    if i == idx:
-        return np.add.reduce(ordered[i:i + 1] * np.array(1), axis=0) / 1.0
-    weights = np.array([(i + 1 - idx), (idx - i)], float)
-    return np.add.reduce(ordered[i:i + 2] * weights, axis=0) / weights.sum()
-
-
-def equal_interval_bins(y: np.ndarray, k: int) -> np.ndarray:
-    """mapclassify's ``EqualInterval`` bins: k equal steps from the minimum, the last edge the maximum."""
-    max_y, min_y = max(y), min(y)
-    if min_y == max_y:
-        raise ValueError(f"Not enough unique values in array to form {k} classes. All values in `y` are equal.")
-    width = (max_y - min_y) * 1.0 / k
-    cuts = np.arange(min_y + width, max_y + width, width)
-    if len(cuts) > k:
-        cuts = cuts[0:k]
-    cuts[-1] = max_y
-    return cuts.copy()
-
-
-_OWN_SCHEMES = {"quantiles": quantile_bins, "equal_interval": equal_interval_bins}
 
 
 def _class_index(y: np.ndarray, bins: np.ndarray) -> np.ndarray:

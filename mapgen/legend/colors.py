@@ -22,11 +22,11 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
+from mapgen.caches import memo
 from mapgen.suggest import did_you_mean
 
 #: MAPWise's hatch order for black-and-white discrete maps (class 0 gets the first pattern), plus vertical lines
@@ -163,7 +163,7 @@ def sample_colors(name: str, n: int, lo: float = 0.0, hi: float = 1.0, reverse: 
     return [to_hex(cmap(float(t))) for t in pts]
 
 
-@lru_cache(maxsize=512)
+@memo(512)
 def is_diverging(name: str) -> bool:
     """Whether a colormap is diverging: its lightest colour (CIELAB L*) lies in the middle third of the ramp and
     is at least DIVERGING_LIGHTNESS lighter than both ends (RdBu, coolwarm, Spectral, PuOr; not viridis, Blues)."""
@@ -173,7 +173,7 @@ def is_diverging(name: str) -> bool:
     return 64 / 3 <= peak <= 128 / 3 and lightness[peak] - max(lightness[0], lightness[-1]) >= DIVERGING_LIGHTNESS
 
 
-@lru_cache(maxsize=512)
+@memo(512)
 def class_color_range(name: str) -> tuple[float, float]:
     """Part of colormap ``name`` used for classes and colour bars: CLASS_COLOR_RANGE with ends that look like
     white paper (too light, or within MIN_WHITE_DELTA_E of white) moved inward by at most 0.25; a diverging
@@ -196,7 +196,7 @@ def class_color_range(name: str) -> tuple[float, float]:
     return lo, hi
 
 
-@lru_cache(maxsize=512)
+@memo(512)
 def _perceptual_arc(name: str, lo: float, hi: float, n: int = 129) -> tuple[np.ndarray, np.ndarray]:
     """Positions in [lo, hi] and the cumulative CIEDE2000 along the colormap at them."""
     ts = np.linspace(lo, hi, n)
@@ -235,7 +235,7 @@ def ramp_colors(colormap: str, n: int, reverse: bool = False) -> list[str]:
 # ---------------------------------------------------------------------------------------------- legibility
 
 
-@lru_cache(maxsize=65536)
+@memo(65536)
 def delta_e(a: str, b: str) -> float:
     """CIEDE2000 difference of two colours (any notation :func:`to_hex_color` reads), via coloraide."""
     from coloraide import Color
@@ -345,7 +345,7 @@ def page_like(color: str, background: str) -> bool:
     return delta_e(color, background) < MIN_DELTA_E
 
 
-@lru_cache(maxsize=4096)
+@memo(4096)
 def combination_collision(colormap: str, reverse: bool, k: int | None, background: str) -> Collision | None:
     """Collision of a (colormap, reverse, classes, background) choice before any data: every class count up to
     ``k`` (classification may merge classes), or the colour bar when ``k`` is None; the N/A fill is chosen.
@@ -393,7 +393,7 @@ def hex_to_rgb_string(color: str) -> str:
     return f"rgb({r}, {g}, {b})"
 
 
-@lru_cache(maxsize=4096)
+@memo(4096)
 def relative_luminance(color: str) -> float:
     """WCAG relative luminance of a colour (0 black … 1 white)."""
     chans = []

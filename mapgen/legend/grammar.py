@@ -35,7 +35,8 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+
+from mapgen.caches import memo
 
 Range = tuple[float | None, float | None]
 
@@ -282,7 +283,7 @@ def _clean_label(label: str) -> str:
     return label.strip().replace("−", "-").replace("\u2009", " ").replace("\xa0", " ")
 
 
-@lru_cache(maxsize=4096)
+@memo(4096)
 def _parse_label(label: str) -> Range:
     s = _clean_label(label)
     if s.lower() in NA_WORDS:
@@ -402,7 +403,7 @@ def parse_number(text: object) -> float | None:
     return _parse_number_text(str(text))
 
 
-@lru_cache(maxsize=1 << 14)
+@memo(1 << 14)
 def _parse_number_text(text: str) -> float | None:
     s = clean_numeric_text(text).strip()
     s = re.sub(r"\s+", " ", s)
@@ -462,7 +463,7 @@ def find_ranges(text: str) -> list[Range]:
     return list(_find_ranges(str(text)))
 
 
-@lru_cache(maxsize=1 << 14)
+@memo(1 << 14)
 def _find_ranges(text: str) -> tuple[Range, ...]:
     s = normalize_range_text(text)
     found: list[tuple[int, Range]] = []

@@ -4,10 +4,10 @@ groups its questions use that the atlases lack (``data/mapwise_groups.yaml``, ea
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 from typing import Any
 
+from mapgen.caches import memo
 from mapgen.geo.gazetteer import RegionGroup
 from mapgen.geo.names import normalize_name
 from mapgen.resources import data_path
@@ -59,7 +59,7 @@ def aliases_from_data(data: dict[str, Any]) -> MapwiseAliases:
     )
 
 
-@cache
+@memo(1024)
 def load_aliases(path: str | None = None) -> MapwiseAliases:
     """The shipped alias file (or another file with the same structure)."""
     text = Path(path).read_text(encoding="utf-8") if path else data_path("mapwise_aliases.yaml").read_text(
@@ -112,7 +112,7 @@ def lint_groups(data: dict[str, Any], codes: dict[str, set[str]]) -> list[str]:
     return problems
 
 
-@cache
+@memo(1024)
 def load_groups(path: str | None = None) -> dict[str, tuple[RegionGroup, ...]]:
     """The shipped curated MAPWise groups (``data/mapwise_groups.yaml``, or another file with its structure)."""
     text = Path(path).read_text(encoding="utf-8") if path else data_path("mapwise_groups.yaml").read_text(

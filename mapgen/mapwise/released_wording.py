@@ -19,9 +19,9 @@ with China's "province(s)" written "state(s)" as MAPWise does.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from typing import Any
 
+from mapgen.caches import memo
 from mapgen.resources import template_path
 from mapgen.yamlio import safe_load
 
@@ -36,7 +36,7 @@ RELEASED = "MAPWise's released wording"
 _SPECIAL = ("drop", "implied", "fixed", "choices", "yes_if")
 
 
-@lru_cache(maxsize=1)
+@memo(1)
 def template_records() -> dict[str, dict[str, Any]]:
     """The raw template records shipped with mapgen, by id (``text`` and ``mapwise_wordings`` are what is read)."""
     out = {}

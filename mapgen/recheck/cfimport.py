@@ -33,9 +33,9 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from functools import cache
 from typing import Any
 
+from mapgen.caches import memo
 from mapgen.geo.atlas import Atlas, load_atlas
 
 NAME_KINDS: dict[str, str] = {"img": "imaginary", "shuff": "shuffled"}
@@ -68,7 +68,7 @@ class PrintedNames:
         return {"names": self.names, "conflicts": self.conflicts}
 
 
-@cache
+@memo(1024)
 def _name_pattern(atlas_name: str) -> tuple[re.Pattern[str], dict[str, str]]:
     atlas = load_atlas(atlas_name)
     by_name = {atlas.names[c]: c for c in atlas.codes}

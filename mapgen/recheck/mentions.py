@@ -23,9 +23,9 @@ import difflib
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
+from mapgen.caches import memo
 from mapgen.geo.gazetteer import RegionGroup
 from mapgen.mapwise.aliases import MapwiseAliases
 from mapgen.name_checks import is_common_word
@@ -201,7 +201,7 @@ def _resolves(scene: Scene, name: str) -> str | None:
         return None
 
 
-@lru_cache(maxsize=1)
+@memo(1)
 def _template_words() -> frozenset[str]:
     """Every word of the shipped templates' texts and MAPWise wordings (the vocabulary typos are fixed to)."""
     from mapgen.questions import load_templates

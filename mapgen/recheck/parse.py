@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from mapgen.caches import ObjectCache
 from mapgen.eval.normalize import ranges_equal
 from mapgen.geo.names import UnknownNameError, closest_entries
 from mapgen.legend.grammar import find_range, parse_number
@@ -523,7 +524,7 @@ def _try_rule(rule: Rule, m: re.Match[str], res: Resolver) -> Parsed:
     return Parsed(tmpl.id, tmpl.mapwise, params, readings, tmpl, notes, rule.wording.yes_if)
 
 
-_COMPILED: dict[int, tuple[TemplateSet, list[Rule]]] = {}
+_COMPILED: ObjectCache[list[Rule]] = ObjectCache("recheck.parse.compiled", maxsize=8)
 _IF_CHAIN = re.compile(r"{%\s*if\s+(?P<p>\w+)\s*==\s*'(?P<v>[^']*)'\s*%}(?P<body>.*?)"
                        r"(?P<rest>(?:{%\s*elif\s+\w+\s*==\s*'[^']*'\s*%}.*?)*)"
                        r"(?:{%\s*else\s*%}(?P<other>.*?))?{%\s*endif\s*%}", re.DOTALL)
@@ -590,11 +591,12 @@ def compiled_rules(templates: TemplateSet | None = None) -> list[Rule]:
     """A rule for every MAPWise wording of every template, in file order, then for mapgen's own wordings
     (:func:`own_wordings`; cached per template set)."""
     templates = templates or load_templates()
-    if id(templates) not in _COMPILED:  # the entry keeps the set alive, so its id is not reused
-        rules = [compile_wording(t, w) for t in templates for w in t.wordings]
-        rules += [compile_wording(t, w) for t in templates for w in own_wordings(t)]
-        _COMPILED[id(templates)] = (templates, rules)
-    return _COMPILED[id(templates)][1]
+    return _COMPILED.get_or_make(templates, lambda: _compile(templates))
+
+
+def _compile(templates: TemplateSet) -> list[Rule]:
+    rules = [compile_wording(t, w) for t in templates for w in t.wordings]
+    return rules + [compile_wording(t, w) for t in templates for w in own_wordings(t)]
 
 
 def _ordered(rules: list[Rule], template_no: int | None) -> list[Rule]:

@@ -20,10 +20,10 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
-from functools import cache
 from pathlib import Path
 from typing import Any
 
+from mapgen.caches import memo
 from mapgen.recheck.ticks import ocr_available
 
 SCALE = 3
@@ -71,7 +71,7 @@ def _one_place(points: Iterable[Point]) -> Point | None:
     return sum(p[0] for p in pts) / len(pts), sum(p[1] for p in pts) / len(pts)
 
 
-@cache
+@memo(1024)
 def read_labels(path: str | Path) -> dict[str, Point]:
     """Label text → its position on the image (texts read at two places are left out); empty without OCR."""
     if not ocr_available():

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from mapgen.caches import ObjectCache
 from mapgen.mapwise.aliases import MapwiseAliases
 from mapgen.questions import Param, Template, TemplateSet, reading
 from mapgen.recheck.mentions import Index, Mention, Mentions, build_index, read_mentions
@@ -378,17 +379,12 @@ def _yes_if(template: Template, mentions: Mentions) -> str | None:
 # ---------------------------------------------------------------------------------------------- reading
 
 
-_INDEX: dict[int, tuple[Scene, Index]] = {}
+_INDEX: ObjectCache[Index] = ObjectCache("recheck.slots.index", maxsize=32)
 
 
 def scene_index(scene: Scene, aliases: MapwiseAliases) -> Index:
     """The (cached) phrase index of a scene."""
-    hit = _INDEX.get(id(scene))
-    if hit is None or hit[0] is not scene:
-        if len(_INDEX) > 32:
-            _INDEX.clear()
-        hit = _INDEX[id(scene)] = (scene, build_index(scene, aliases))
-    return hit[1]
+    return _INDEX.get_or_make(scene, lambda: build_index(scene, aliases))
 
 
 def _candidates(templates: TemplateSet, template_no: int | None, map_type: str) -> list[Template]:

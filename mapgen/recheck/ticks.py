@@ -17,10 +17,10 @@ from __future__ import annotations
 import math
 import shutil
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 from typing import Any
 
+from mapgen.caches import memo
 from mapgen.legend.grammar import parse_number
 
 WHITELIST = "0123456789.,-%kKMB"
@@ -151,7 +151,7 @@ def _extend(gray: Any, col: list[_Word], step: float, px: float) -> list[_Word]:
     return out
 
 
-@cache
+@memo(1024)
 def read_colorbar_ticks(path: str | Path) -> PublishedTicks | None:
     """The tick labels of the colour bar in the PNG at ``path`` (lowest first), or None (no OCR, no readable
     evenly stepped column of at least :data:`MIN_LABELS` labels)."""

@@ -14,21 +14,25 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from mapgen.render.api import (
-        Renderer,
         RenderResult,
-        get_renderer,
         hatched_in_style,
         hatched_variant,
         render,
         render_variants,
     )
+    from mapgen.renderers import Renderer, get_renderer, register_renderer
 
-__all__ = ["RenderResult", "Renderer", "get_renderer", "hatched_in_style", "hatched_variant", "render",
-           "render_variants"]
+__all__ = ["RenderResult", "Renderer", "get_renderer", "hatched_in_style", "hatched_variant", "register_renderer",
+           "render", "render_variants"]
+_REGISTRY = ("Renderer", "get_renderer", "register_renderer")  # from mapgen.renderers
 
 
 def __getattr__(name: str) -> Any:
     """``mapgen.render.render`` and the rest of :data:`__all__`, imported from :mod:`mapgen.render.api` when first asked for."""
+    if name in _REGISTRY:
+        from mapgen import renderers
+
+        return getattr(renderers, name)
     if name in __all__:
         from mapgen.render import api
 

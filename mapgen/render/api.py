@@ -1,4 +1,5 @@
-"""Renderer interface, the per-process canvas cache, and writing a render's files atomically."""
+"""Rendering a spec to files: the canvas of its page (cached), its registered renderer (:mod:`mapgen.renderers`),
+and writing a render's files atomically."""
 
 from __future__ import annotations
 
@@ -6,8 +7,9 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
+from mapgen.caches import ObjectCache, ValueCache
 from mapgen.files import write_files_atomic
 from mapgen.geo.atlas import Atlas
 from mapgen.render.canvas import AtlasCanvas, build_canvas
@@ -15,7 +17,7 @@ from mapgen.render.canvas_cache import load_canvas, save_canvas
 from mapgen.render.pixels import HATCH_MIN_RADIUS_PX, mask_image
 from mapgen.render.style import DEFAULT_STYLE, RENDERER_LOOKS, style_of
 from mapgen.render.text import text_box, title_items
-from mapgen.render.vector import OUTPUT_FORMATS, OUTPUT_SUFFIXES, output_problem
+from mapgen.renderers import OUTPUT_SUFFIXES, SUFFIX_FORMATS, get_renderer, output_problem
 from mapgen.scene import Scene, build_scene
 from mapgen.spec import MapSpec, Style
 
@@ -38,16 +40,7 @@ class RenderResult:
     record: dict[str, Any] = field(default_factory=dict, repr=False)  # the render record written to ``json``
 
 
-class Renderer(Protocol):
-    """What a renderer does: draw a spec on a canvas and return PNG bytes, legend item and label boxes."""
-
-    name: str
-
-    def draw(self, spec: MapSpec, canvas: AtlasCanvas) -> tuple[bytes, list[dict[str, Any]], dict[str, Any]]: ...
-
-
-_CANVASES: dict[tuple, AtlasCanvas] = {}
-_RENDERERS: dict[str, Any] = {}
+_CANVASES: ValueCache[tuple, AtlasCanvas] = ValueCache("render.canvases", maxsize=64)
 
 
 def layout_key(atlas: Atlas, style: Style) -> tuple:
@@ -65,29 +58,16 @@ def get_canvas(atlas: Atlas, style: Style) -> AtlasCanvas:
     """The cached canvas (paths, mask, pixel facts) for this atlas and page layout: held per process, and for
     built-in atlases kept on disk between processes (:mod:`mapgen.render.canvas_cache`)."""
     key = layout_key(atlas, style)
-    if key not in _CANVASES:
-        canvas = load_canvas(atlas, key)
-        if canvas is None:
-            canvas = build_canvas(atlas, style)
-            save_canvas(canvas, key)
-        _CANVASES[key] = canvas
-    return _CANVASES[key]
+    return _CANVASES.get_or_make(key, lambda: _load_or_build(atlas, style, key))
 
 
-def get_renderer(name: str) -> Any:
-    """A long-lived renderer instance by name (``matplotlib`` or ``plotly``)."""
-    if name not in _RENDERERS:
-        if name == "matplotlib":
-            from mapgen.render.mpl_renderer import MatplotlibRenderer
-
-            _RENDERERS[name] = MatplotlibRenderer()
-        elif name == "plotly":
-            from mapgen.render.plotly_renderer import PlotlyRenderer
-
-            _RENDERERS[name] = PlotlyRenderer()
-        else:
-            raise ValueError(f"Unknown renderer {name!r}; choose matplotlib or plotly.")
-    return _RENDERERS[name]
+def _load_or_build(atlas: Atlas, style: Style, key: tuple) -> AtlasCanvas:
+    """The canvas from the disk cache, or built (and kept there)."""
+    canvas = load_canvas(atlas, key)
+    if canvas is None:
+        canvas = build_canvas(atlas, style)
+        save_canvas(canvas, key)
+    return canvas
 
 
 #: A check of a render record: the regions it fails, each with the names of the failed checks.
@@ -122,11 +102,8 @@ def render(spec: MapSpec, path: str | Path, atlas: Atlas | None = None, vet: Vet
 
 
 def _draw(spec: MapSpec, canvas: AtlasCanvas, suffix: str) -> tuple[bytes, list[dict[str, Any]], dict[str, Any]]:
-    """The image bytes of a render in the format of its file suffix (:data:`OUTPUT_FORMATS`)."""
-    renderer = get_renderer(spec.style.renderer)
-    if suffix == ".png":
-        return renderer.draw(spec, canvas)
-    return renderer.draw(spec, canvas, OUTPUT_FORMATS[suffix][0])
+    """The image bytes of a render in the format of its file suffix (:data:`~mapgen.renderers.SUFFIX_FORMATS`)."""
+    return get_renderer(spec.style.renderer).draw(spec, canvas, SUFFIX_FORMATS[suffix])
 
 
 def hatched_variant(spec: MapSpec) -> MapSpec:
@@ -215,17 +192,19 @@ def render_record(spec, canvas, scene, legend_items, labels, folder: Path | None
     }
 
 
-_MASK_PNG: dict[int, bytes] = {}
+_MASK_PNG: ObjectCache[bytes] = ObjectCache("render.mask_png", maxsize=64)
 
 
 def _mask_png(canvas: AtlasCanvas) -> bytes:
-    key = id(canvas)
-    if key not in _MASK_PNG:
-        import io
+    """The PNG of a canvas's region-id mask (made once per canvas)."""
+    return _MASK_PNG.get_or_make(canvas, lambda: _encode_mask(canvas))
 
-        buf = io.BytesIO()
-        mask_image(canvas.mask).save(buf, format="PNG", optimize=False)
-        _MASK_PNG[key] = buf.getvalue()
-    return _MASK_PNG[key]
+
+def _encode_mask(canvas: AtlasCanvas) -> bytes:
+    import io
+
+    buf = io.BytesIO()
+    mask_image(canvas.mask).save(buf, format="PNG", optimize=False)
+    return buf.getvalue()
 
 

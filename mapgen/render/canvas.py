@@ -10,11 +10,10 @@ every label box, leader line and end dot.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import shapely
-from matplotlib.path import Path
 from shapely.geometry import Point
 
 from mapgen.geo.atlas import BUILTIN, Atlas
@@ -41,6 +40,9 @@ from mapgen.render.text import (
     script_of,
 )
 from mapgen.spec import Style
+
+if TYPE_CHECKING:
+    from matplotlib.path import Path
 
 __all__ = ["LABEL_CAP_PX", "AtlasCanvas", "LabelPlace", "build_canvas", "geometry_path", "label_box_color"]
 
@@ -219,6 +221,8 @@ def callout_texts(atlas: Atlas, style: Style) -> tuple[str, ...]:
 
 def geometry_path(geom) -> Path:
     """A compound matplotlib Path (holes included) for a (multi)polygon in pixel coordinates."""
+    from matplotlib.path import Path
+
     verts, codes = [], []
     for part in getattr(geom, "geoms", [geom]):
         for ring in (part.exterior, *part.interiors):

@@ -13,13 +13,15 @@ hatch tile once per region, which was most of its cost. The page beneath must be
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from functools import cached_property
 from typing import Any
 
 import numpy as np
 from matplotlib.collections import PathCollection
 from matplotlib.colors import to_rgba_array
 from matplotlib.path import Path
+
+from mapgen.caches import memo
 
 #: Colour of a layer: an (r, g, b) colour, or per pixel (n, 3) colours, and its alpha (a number or per pixel).
 Rgb = np.ndarray
@@ -129,7 +131,7 @@ class PatternStep:
             blend(pixels, self.part, self.rgb, self.alpha)
 
 
-@lru_cache(maxsize=512)
+@memo(512)
 def rgb_of(color: Any) -> np.ndarray | None:
     """An opaque colour as int32 (r, g, b); None for a colour with transparency (Agg then draws it)."""
     rgba = to_rgba_array(color)[0]

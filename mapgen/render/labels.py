@@ -19,12 +19,16 @@ lines its ``lines``, and for callouts the leader line's two end points and the d
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from mapgen.geo.languages import names_for
 from mapgen.legend import relative_luminance
 from mapgen.render.canvas import AtlasCanvas, NameFit, label_box_color
 from mapgen.render.placement import LabelPlace, exit_point
 from mapgen.render.text import LATIN, TextItem, text_box
+
+if TYPE_CHECKING:
+    from mapgen.spec import MapSpec
 
 LEADER_COLOR = "#1a1a1a"
 LEADER_WIDTH_PX = 1.2
@@ -111,3 +115,32 @@ def _drawn_name(code: str, fit: NameFit, color: str, fill: str | None, halo: str
     box = (min(b[0] for b in boxes) - 1, min(b[1] for b in boxes) - 1, max(b[2] for b in boxes) + 1,
            max(b[3] for b in boxes) + 1)
     return DrawnLabel(code, "inside", items[0], box, more=tuple(items[1:]))
+
+
+def label_texts(spec: MapSpec, canvas: AtlasCanvas) -> dict[str, str]:
+    """Text drawn on each region: its code (counterfactual code when set), or its full name where it fits — in the
+    spec's language (``style.language``), where a name that does not fit falls back to the language's short
+    label (Chinese 简称) when that fits inside, else the code."""
+    cf = spec.counterfactual or {}
+    codes = {c: (cf.get("labels") or {}).get(c) or c for c in canvas.codes}
+    if spec.style.label_mode != "names":
+        return codes
+    native = None if cf.get("names") else names_for(spec.style.language, canvas.atlas.name)
+    if native is None:
+        names = cf.get("names") or canvas.atlas.names
+        return {c: names[c] if canvas.name_fits(c, names[c]) else codes[c] for c in canvas.codes}
+    return {c: _local_label(canvas, c, native.name(c), native.label(c), codes[c]) for c in canvas.codes}
+
+
+def _local_label(canvas: AtlasCanvas, code: str, name: str, short: str | None, fallback: str) -> str:
+    """The first of a region's name and its short label that fits: inside the region, or for a callout in the
+    box every label plans for (:meth:`AtlasCanvas.callout_fits`: Chinese short names; the plan of a Chinese
+    names page reserves room for them); else its code."""
+    place = canvas.places.get(code)
+    if place is not None and place.kind == "callout":
+        return next((t for t in (name, short) if t and canvas.callout_fits(t)), fallback)
+    if canvas.name_fits(code, name):
+        return name
+    if short and canvas.name_fits(code, short):
+        return short
+    return fallback

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
+from mapgen.caches import memo
 from mapgen.legend import Legend, format_value
 from mapgen.legend.grammar import resolve_style
 from mapgen.render.layout import Box, page_scale
@@ -157,7 +157,7 @@ def _within(b: tuple[float, float, float, float], box: Box) -> bool:
     return box.left <= b[0] and box.top <= b[1] and b[2] <= box.left + box.width and b[3] <= box.top + box.height
 
 
-@lru_cache(maxsize=4096)
+@memo(4096)
 def _entry_width(label: str, font_px: float, family: str = LATIN, swatch: tuple[float, float] = (SWATCH_W, SWATCH_H)
                  ) -> float:
     return Dims.at(font_px, swatch).w + 0.5 * font_px + font_for(label, font_px, family).getbbox(label, anchor="lm")[2]
@@ -374,3 +374,12 @@ def _colorbar(legend: Legend, box: Box, orientation: str, font_px: float, look: 
     shapes = tuple(tuple((float(x), float(y)) for x, y in pts) for pts in head.get("extensions", {}).values())
     colorbar = ColorBar(x0, y0, w, h, vertical, tuple(ticks), shapes)
     return LegendLayout(tuple(swatches), colorbar, tuple(texts), tuple(items))
+
+
+def legend_bounds(layout: LegendLayout) -> tuple[float, float, float, float]:
+    """Pixel box around every swatch, the colour bar and every text of a legend layout."""
+    boxes = [(s.x, s.y, s.x + s.w, s.y + s.h) for s in layout.swatches] + [text_box(t) for t in layout.texts]
+    if layout.colorbar is not None:
+        bar = layout.colorbar
+        boxes.append((bar.x, bar.y, bar.x + bar.w, bar.y + bar.h))
+    return (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))

@@ -21,8 +21,8 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Circle, Polygon, Rectangle
 from PIL import Image, ImageDraw
 
-from mapgen.geo.languages import names_for
-from mapgen.legend import Legend, page_like, relative_luminance
+from mapgen.caches import ObjectCache
+from mapgen.legend import Legend, page_like
 from mapgen.render.canvas import OUTLINE_WIDTH_PT, AtlasCanvas
 from mapgen.render.composite import Compositor, Layer, composite, draw_with_regions, rgb_of
 from mapgen.render.labels import (
@@ -30,11 +30,12 @@ from mapgen.render.labels import (
     DOT_RIM_PX,
     LEADER_WIDTH_PX,
     drawn_labels,
+    label_texts,
 )
-from mapgen.render.legend_layout import LegendLayout, LegendText, legend_font_px, legend_layout
+from mapgen.render.legend_layout import LegendLayout, LegendText, legend_bounds, legend_font_px, legend_layout
 from mapgen.render.placement import CASING_WIDTH_PX
-from mapgen.render.style import DEFAULT_HATCHES, MapStyle, style_of
-from mapgen.render.text import TextItem, draw_texts, text_box, title_items
+from mapgen.render.style import DEFAULT_HATCHES, MapStyle, outline_color, style_of
+from mapgen.render.text import TextItem, draw_texts, title_items
 from mapgen.render.vector import save_vector, text_artists
 from mapgen.spec import MapSpec, background_color
 
@@ -44,14 +45,6 @@ HATCH_BORDER_COLOR = "#000000"
 HATCH_BORDER_WIDTH = 1.4
 #: The outline around all regions: dark on light paper, white on dark paper, so a light class reads as land.
 OUTLINE_WIDTH = OUTLINE_WIDTH_PT
-
-
-def outline_color(background: str, style: MapStyle | None = None) -> str:
-    """Colour of the outer outline of the map on ``background`` (the style's light or dark outline colour)."""
-    if style is None:
-        return "#ffffff" if relative_luminance(background) < 0.3 else "#4d4d4d"
-    borders = style.borders
-    return borders.outline_on_dark if relative_luminance(background) < 0.3 else borders.outline_on_light
 
 
 LEGEND_FONT_PT = 8.5
@@ -356,56 +349,17 @@ def _legend_box(fig: MatplotlibFigure, layout: LegendLayout) -> list[Any]:
     return [rect]
 
 
-def legend_bounds(layout: LegendLayout) -> tuple[float, float, float, float]:
-    """Pixel box around every swatch, the colour bar and every text of a legend layout."""
-    boxes = [(s.x, s.y, s.x + s.w, s.y + s.h) for s in layout.swatches] + [text_box(t) for t in layout.texts]
-    if layout.colorbar is not None:
-        bar = layout.colorbar
-        boxes.append((bar.x, bar.y, bar.x + bar.w, bar.y + bar.h))
-    return (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
-
-
 class MatplotlibRenderer:
     """Keeps one :class:`MatplotlibFigure` per canvas and draws maps into it."""
 
     name = "matplotlib"
 
     def __init__(self) -> None:
-        self._figures: dict[tuple[int, int], MatplotlibFigure] = {}
+        self._figures: ObjectCache[MatplotlibFigure] = ObjectCache("render.mpl_renderer.figures", maxsize=32)
 
     def draw(self, spec: MapSpec, canvas: AtlasCanvas, fmt: str = "png") -> tuple[bytes, list[dict[str, Any]], dict[str, Any]]:
         """PNG (or ``fmt``: ``svg``, ``pdf``) bytes of a map, its legend item boxes and its label records."""
-        key = (id(canvas), spec.style.dpi)
-        if key not in self._figures:
-            self._figures[key] = MatplotlibFigure(canvas, spec.style.dpi, style_of(spec.style, spec.atlas))
+        figure = self._figures.get_or_make(
+            canvas, lambda: MatplotlibFigure(canvas, spec.style.dpi, style_of(spec.style, spec.atlas)), key=spec.style.dpi)
         faces = [spec.legend.color_of(spec.values.get(c, float("nan"))) for c in canvas.codes]
-        return self._figures[key].draw(spec, faces, label_texts(spec, canvas), fmt)
-
-
-def label_texts(spec: MapSpec, canvas: AtlasCanvas) -> dict[str, str]:
-    """Text drawn on each region: its code (counterfactual code when set), or its full name where it fits — in the
-    spec's language (``style.language``), where a name that does not fit falls back to the language's short
-    label (Chinese 简称) when that fits inside, else the code."""
-    cf = spec.counterfactual or {}
-    codes = {c: (cf.get("labels") or {}).get(c) or c for c in canvas.codes}
-    if spec.style.label_mode != "names":
-        return codes
-    native = None if cf.get("names") else names_for(spec.style.language, canvas.atlas.name)
-    if native is None:
-        names = cf.get("names") or canvas.atlas.names
-        return {c: names[c] if canvas.name_fits(c, names[c]) else codes[c] for c in canvas.codes}
-    return {c: _local_label(canvas, c, native.name(c), native.label(c), codes[c]) for c in canvas.codes}
-
-
-def _local_label(canvas: AtlasCanvas, code: str, name: str, short: str | None, fallback: str) -> str:
-    """The first of a region's name and its short label that fits: inside the region, or for a callout in the
-    box every label plans for (:meth:`AtlasCanvas.callout_fits`: Chinese short names; the plan of a Chinese
-    names page reserves room for them); else its code."""
-    place = canvas.places.get(code)
-    if place is not None and place.kind == "callout":
-        return next((t for t in (name, short) if t and canvas.callout_fits(t)), fallback)
-    if canvas.name_fits(code, name):
-        return name
-    if short and canvas.name_fits(code, short):
-        return short
-    return fallback
+        return figure.draw(spec, faces, label_texts(spec, canvas), fmt)

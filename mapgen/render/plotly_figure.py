@@ -42,20 +42,21 @@ import numpy as np
 import shapely
 from PIL import Image
 
+from mapgen.caches import ObjectCache
 from mapgen.legend import Legend, page_like
 from mapgen.render.canvas import AtlasCanvas
-from mapgen.render.labels import CASING_COLOR, DOT_RIM_PX, LEADER_WIDTH_PX, drawn_labels
+from mapgen.render.labels import CASING_COLOR, DOT_RIM_PX, LEADER_WIDTH_PX, drawn_labels, label_texts
 from mapgen.render.layout import Box
 from mapgen.render.legend_layout import (
     ColorBar,
     LegendLayout,
     LegendText,
+    legend_bounds,
     legend_font_px,
     legend_layout,
 )
-from mapgen.render.mpl_renderer import label_texts, legend_bounds, outline_color
 from mapgen.render.placement import CASING_WIDTH_PX
-from mapgen.render.style import DEFAULT_HATCHES, MapStyle, StyleError, style_of
+from mapgen.render.style import DEFAULT_HATCHES, MapStyle, StyleError, outline_color, style_of
 from mapgen.render.text import TextItem, css_font, css_weight, title_items
 from mapgen.spec import MapSpec, background_color
 
@@ -141,19 +142,18 @@ class CanvasShapes:
     outline_rings: tuple[list, list] = ([], [])  # the same edge as ring coordinates (hatched maps' line trace)
 
 
-_SHAPES: dict[int, tuple[AtlasCanvas, CanvasShapes]] = {}
+_SHAPES: ObjectCache[CanvasShapes] = ObjectCache("render.plotly_figure.shapes", maxsize=32)
 
 
 def canvas_shapes(canvas: AtlasCanvas) -> CanvasShapes:
     """The cached :class:`CanvasShapes` of a canvas."""
-    hit = _SHAPES.get(id(canvas))
-    if hit is None or hit[0] is not canvas:
-        rings = {c: _rings(shapely.orient_polygons(g.simplify(SIMPLIFY_PX))) for c, g in canvas.geoms.items()}
-        edge = _rings(shapely.orient_polygons(canvas.outline_geom.simplify(SIMPLIFY_PX)))
-        shapes = CanvasShapes({c: _svg_path(*xy) for c, xy in rings.items()}, rings, _svg_path(*edge), edge)
-        hit = (canvas, shapes)
-        _SHAPES[id(canvas)] = hit
-    return hit[1]
+    return _SHAPES.get_or_make(canvas, lambda: _shapes(canvas))
+
+
+def _shapes(canvas: AtlasCanvas) -> CanvasShapes:
+    rings = {c: _rings(shapely.orient_polygons(g.simplify(SIMPLIFY_PX))) for c, g in canvas.geoms.items()}
+    edge = _rings(shapely.orient_polygons(canvas.outline_geom.simplify(SIMPLIFY_PX)))
+    return CanvasShapes({c: _svg_path(*xy) for c, xy in rings.items()}, rings, _svg_path(*edge), edge)
 
 
 def _rings(geom) -> tuple[list, list]:

@@ -10,13 +10,13 @@ Unknown keys are refused naming the closest valid key, wrong types in one line n
 from __future__ import annotations
 
 import hashlib
-from functools import cache
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from mapgen.caches import memo
 from mapgen.page import LEGEND_POSITIONS, MAX_PX, MIN_PX
 from mapgen.render.fonts import unknown_family
 from mapgen.resources import template_path
@@ -324,13 +324,13 @@ def load_style(ref: str = DEFAULT_STYLE, digest: str = "", path: str | Path | No
 _KNOWN: dict[tuple[str, str], MapStyle] = {}
 
 
-@cache
+@memo(1024)
 def _load(ref: str, digest: str) -> MapStyle:
     name, text = style_source(ref)
     return _parsed(name, text, digest, ref)
 
 
-@cache
+@memo(1024)
 def _parsed(name: str, text: str, digest: str, where: str) -> MapStyle:
     """The style ``name`` of YAML ``text`` read from ``where`` (a recorded ``digest`` must be the text's)."""
     actual = text_digest(text)
@@ -406,13 +406,13 @@ def style_of(spec_style: Any, country: str | None = None, hatched: bool = False)
     return _country_style(look or DEFAULT_STYLE, digest, country, hatched)
 
 
-@cache
+@memo(1024)
 def _country_style(ref: str, digest: str, country: str | None, hatched: bool = False) -> MapStyle:
     style = load_style(ref, digest).for_country(country)
     return style.for_hatched() if hatched else style
 
 
-@cache
+@memo(1024)
 def renderer_look(renderer: str) -> MapStyle:
     """A renderer's own look (``templates/styles/renderers/<renderer>.yaml``), named after the renderer."""
     text = template_path("styles", "renderers", f"{renderer}.yaml").read_text(encoding="utf-8")
@@ -422,3 +422,13 @@ def renderer_look(renderer: str) -> MapStyle:
 def look_name(spec_style: Any) -> str:
     """The name of the look a spec is drawn in (its style, or its renderer's own look)."""
     return style_of(spec_style).name
+
+
+def outline_color(background: str, style: MapStyle | None = None) -> str:
+    """Colour of the outer outline of the map on ``background`` (the style's light or dark outline colour)."""
+    from mapgen.legend import relative_luminance  # here: importing a style loads no pandas
+
+    if style is None:
+        return "#ffffff" if relative_luminance(background) < 0.3 else "#4d4d4d"
+    borders = style.borders
+    return borders.outline_on_dark if relative_luminance(background) < 0.3 else borders.outline_on_light

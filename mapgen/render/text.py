@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import cache, lru_cache
 from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont
 
+from mapgen.caches import memo
 from mapgen.render.fonts import FAMILIES, FONT_FILE, LATIN
 from mapgen.render.style import MapStyle, load_style
 
@@ -70,7 +70,7 @@ class TextItem:
 BODY_TEXT = {"devanagari": "असम"}
 
 
-@cache
+@memo(1024)
 def font(size_px: float, script: str = "latin", family: str = LATIN) -> ImageFont.FreeTypeFont:
     """The font of a script at a pixel size (cached): ``family`` (DejaVu Sans) for Latin, else
     :data:`SCRIPT_FONTS` at :func:`script_size` (so a Devanagari label is as tall as a code at the same size)."""
@@ -97,7 +97,7 @@ def _script_font(script: str, size: int) -> ImageFont.FreeTypeFont:
     return ImageFont.truetype(path, size=size, index=index, layout_engine=ImageFont.Layout.RAQM)
 
 
-@cache
+@memo(1024)
 def script_size(size: int, script: str) -> int:
     """The whole pixel size a script's text is set at for a Latin size: the smallest from ``size`` up at which
     :data:`BODY_TEXT` is as tall as a Latin ``H`` (Devanagari: 16 → 17 px; its body is shorter than a capital,
@@ -134,7 +134,7 @@ def font_for(text: str, size_px: float, family: str = LATIN) -> ImageFont.FreeTy
     return font(size_px, script_of(text), family)
 
 
-@cache
+@memo(1024)
 def cap_height_size(cap_px: float) -> float:
     """The smallest whole pixel size at which an upper-case ``H`` is at least ``cap_px`` tall (its rendered glyph
     box; hinting snaps cap heights to whole pixels)."""
@@ -146,14 +146,14 @@ def cap_height_size(cap_px: float) -> float:
         size += 1
 
 
-@lru_cache(maxsize=8192)
+@memo(8192)
 def text_size(text: str, size_px: float, family: str = LATIN) -> tuple[float, float]:
     """Width and height in pixels of ``text`` (ink box)."""
     left, top, right, bottom = font_for(text, size_px, family).getbbox(text)
     return float(right - left), float(bottom - top)
 
 
-@lru_cache(maxsize=16384)
+@memo(16384)
 def glyph_box(text: str, size_px: float, family: str = LATIN, anchor: str = "la") -> tuple[float, float, float, float]:
     """PIL's glyph box of ``text`` relative to its ``anchor`` point (kept: maps measure the same texts again)."""
     return font_for(text, size_px, family).getbbox(text, anchor=anchor)
@@ -194,7 +194,7 @@ def _paste_text(image: Image.Image, item: TextItem) -> None:
     image.paste(item.color, (ix + ox, iy + oy), glyphs)
 
 
-@lru_cache(maxsize=4096)
+@memo(4096)
 def _glyph_mask(text: str, size_px: float, family: str, anchor: str, fx: float, fy: float):
     """The mask of a text's glyphs drawn at the sub-pixel offset ``fx, fy`` (as PIL would draw them in place)
     and its offset from the anchor pixel: pasting a colour through it draws the text's very pixels."""
@@ -206,7 +206,7 @@ def _glyph_mask(text: str, size_px: float, family: str, anchor: str, fx: float, 
     return glyphs, ox, oy
 
 
-@lru_cache(maxsize=4096)
+@memo(4096)
 def _halo_masks(text: str, size_px: float, anchor: str, fx: float, fy: float):
     """Masks of a text with its one-pixel halo and of its glyphs alone, drawn at the sub-pixel offset ``fx, fy``
     (as PIL would draw them in place), with the masks' offset from the anchor pixel."""

@@ -1,7 +1,7 @@
-"""Output formats: which renderer writes which file suffix (:data:`OUTPUT_FORMATS`), and the matplotlib
-renderer's vector output (SVG, PDF): the PNG's page drawn again with the texts as matplotlib text artists (same
+"""The matplotlib renderer's vector output (SVG, PDF): the PNG's page drawn again with the texts as matplotlib text artists (same
 fonts, sizes, anchors, boxes and halos as PIL draws them), saved without a timestamp. The plotly renderer writes
-SVG, PDF and interactive HTML of its own figure (:mod:`mapgen.render.plotly_renderer`).
+SVG, PDF and interactive HTML of its own figure (:mod:`mapgen.render.plotly_renderer`); which renderer writes
+which suffix is registered with it (:mod:`mapgen.renderers`).
 
 The mask and the pixel facts of a vector or HTML render are those of the PNG layout (the same canvas).
 """
@@ -19,26 +19,6 @@ from mapgen.render.text import TextItem, font_for, text_box
 
 #: Output suffix → matplotlib format; PNG is the renderer's own raster path.
 VECTOR_FORMATS = {".svg": "svg", ".pdf": "pdf"}
-#: Output suffix → (format a renderer draws, the renderers that write it).
-OUTPUT_FORMATS: dict[str, tuple[str, tuple[str, ...]]] = {
-    ".png": ("png", ("matplotlib", "plotly")),
-    ".svg": ("svg", ("matplotlib", "plotly")),
-    ".pdf": ("pdf", ("matplotlib", "plotly")),
-    ".html": ("html", ("plotly",)),
-}
-OUTPUT_SUFFIXES = tuple(OUTPUT_FORMATS)
-
-
-def output_problem(suffix: str, renderer: str) -> str | None:
-    """Why ``renderer`` cannot write a file ending in ``suffix`` (one line naming what can), or None."""
-    entry = OUTPUT_FORMATS.get(suffix.lower())
-    if entry is None:
-        return f"unsupported output suffix {suffix!r}; use one of {', '.join(OUTPUT_SUFFIXES)}"
-    if renderer in entry[1]:
-        return None
-    own = ", ".join(s for s, (_f, names) in OUTPUT_FORMATS.items() if renderer in names)
-    return (f"{suffix[1:].upper()} output needs the {' or '.join(entry[1])} renderer (--renderer {entry[1][0]}); "
-            f"the {renderer} renderer writes {own}")
 #: PIL anchor letters → matplotlib horizontal and vertical alignment.
 _HA = {"l": "left", "m": "center", "r": "right"}
 _VA = {"t": "top", "m": "center_baseline", "s": "baseline", "b": "bottom", "a": "top", "d": "bottom"}

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator, Mapping, MutableMapping, Sequenc
 from dataclasses import replace
 from typing import Any, TypeVar
 
+from mapgen.caches import ObjectCache
 from mapgen.data.map_words import map_words
 from mapgen.geo.languages import DEFAULT_LANGUAGE
 from mapgen.legend import Legend, parse_label, printed_numbers
@@ -29,19 +30,12 @@ READING_MARGIN = 0.01
 V = TypeVar("V")
 
 
-_CTX_CACHE: dict[int, tuple[Scene, Ctx]] = {}
+_CTX_CACHE: ObjectCache[Ctx] = ObjectCache("questions.scene_facts.context", maxsize=64)
 
 
 def context(scene: Scene) -> Ctx:
     """The (cached) :class:`Ctx` of a Scene."""
-    hit = _CTX_CACHE.get(id(scene))
-    if hit is not None and hit[0] is scene:
-        return hit[1]
-    ctx = _build_context(scene)
-    if len(_CTX_CACHE) > 64:
-        _CTX_CACHE.clear()
-    _CTX_CACHE[id(scene)] = (scene, ctx)
-    return ctx
+    return _CTX_CACHE.get_or_make(scene, lambda: _build_context(scene))
 
 
 def _build_context(scene: Scene) -> Ctx:
