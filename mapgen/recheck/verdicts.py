@@ -54,6 +54,14 @@ from mapgen.recheck.cfimport import UNKNOWN
 from mapgen.recheck.groups import with_groups, with_mapwise_groups
 from mapgen.recheck.importer import HATCHED_SPEC, ImportedSet, RawQuestion, read_csv_rows
 from mapgen.recheck.parse import Parsed, Unparsed, parse_question
+from mapgen.recheck.reasons import (
+    AMBIGUOUS_BUCKETS,
+    at_precision,
+    beyond_ticks,
+    exact_answer,
+    has_missing,
+    legend_precision,
+)
 from mapgen.recheck.slots import read_by_slots
 from mapgen.scene import Scene, build_scene
 from mapgen.spec import MapSpec, make_hatched
@@ -86,9 +94,17 @@ class Verdict:
     verified: str | None = None
     verified_verdict: str | None = None
     kind: str | None = None  # MAPWise's counterfactual kind (img, shuff, jumb, orgs); None on a country's table
+    bucket: str | None = None  # an ambiguous verdict's named reason (:data:`~mapgen.recheck.reasons.AMBIGUOUS_BUCKETS`)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    def ambiguous(self, bucket: str, reason: str) -> Verdict:
+        """Mark the verdict ambiguous for ``reason``, in the named ``bucket``."""
+        if bucket not in AMBIGUOUS_BUCKETS:
+            raise KeyError(f"unknown ambiguous bucket {bucket!r}")
+        self.verdict, self.reason, self.bucket = "ambiguous", reason, bucket
+        return self
 
 
 # ---------------------------------------------------------------------------------------------- facts
@@ -311,26 +327,27 @@ _DIRECTION_TEMPLATES = {"direction_local_extreme", "is_direction_local_extreme",
                          "direction_extreme_category", "direction_local_extreme_count"}
 
 
-def judgement_call(parsed: Parsed, q: Question, scene: Scene, theirs: str) -> str | None:
-    """Why a disagreement is really a matter of definition or perception (None when it is a plain error)."""
+def judgement_call(parsed: Parsed, q: Question, scene: Scene, theirs: str) -> tuple[str, str] | None:
+    """(bucket, why) when a disagreement is really a matter of definition or perception (None when it is a plain
+    error)."""
     tid = parsed.template_id
     if tid == "legend_class_count" and scene.legend_facts.has_na:
         n = _int(theirs)
         if n is not None and n == int(q.answer) + 1:
-            return "MAPWise counts the N/A legend entry as a category"
+            return "definition_dependent", "MAPWise counts the N/A legend entry as a category"
     if tid == "legend_colour_kind":
         spread = hue_spread(c.color for c in scene.legend.classes) if scene.map_type == "discrete" else \
             hue_spread(scene.legend.colors)
         if HUE_BAND[0] <= spread <= HUE_BAND[1]:
-            return f"hue spread {spread:.0f}° is close to the {SINGLE_HUE_MAX_SPREAD:.0f}° line between one hue and several"
+            return "definition_dependent", f"hue spread {spread:.0f}° is close to the {SINGLE_HUE_MAX_SPREAD:.0f}° line between one hue and several"
     if q.answer_type == "range" and scene.map_type == "continuous" and _within_tolerance(q, scene, theirs):
-        return "MAPWise's range is within the perceptual tolerance τ of ours (colour-bar ends read by eye)"
+        return "bar_ends_by_eye", "MAPWise's range is within the perceptual tolerance τ of ours (colour-bar ends read by eye)"
     if tid in _DIRECTION_TEMPLATES:
         insets = INSETS.get(scene.country, frozenset())
         involved = set(_codes_in(scene, parsed, [*_answer_names(theirs), str(q.answer)]))
         if involved & insets:
             names = ", ".join(scene.regions[c].name for c in sorted(involved & insets))
-            return f"{names} drawn as an inset: its place on the image is not its geographic position"
+            return "inset_position", f"{names} drawn as an inset: its place on the image is not its geographic position"
     return None
 
 
@@ -393,49 +410,107 @@ def recheck_question(
     v.readings, v.notes = parsed.readings, list(parsed.notes)
     names = _answer_names(raw.ground_truth)
     why = _not_asked(parsed, scene)
-    problems = domain_problems(parsed, scene) + number_problems(parsed, scene)
+    problems = [("false_premise", t) for t in domain_problems(parsed, scene)]
+    problems += [("number_inside_class", t) for t in number_problems(parsed, scene)]
+    rejected: Unaskable | None = None
     try:
         q: Question | None = None if why else ask(parsed.template, scene, parsed.params)
-    except Unaskable:
-        q = None
+    except Unaskable as exc:
+        q, rejected = None, exc
+    if q is None and why is None and rejected is not None and rejected.kind in _TIES:
+        q = _at_legend_precision(v, parsed, scene)
     if q is None:
-        v.verdict = "ambiguous"
-        v.reason, v.program = (why, []) if why else explain_rejection(parsed, scene)
-        if problems and not why:
-            v.reason += "; " + "; ".join(problems)
+        if why:
+            v.ambiguous(why[0], why[1])
+        else:
+            text, v.program = explain_rejection(parsed, scene)
+            if problems:
+                v.ambiguous(problems[0][0], text + "; " + "; ".join(t for _, t in problems))
+            elif v.bucket is None:
+                v.ambiguous(_rejection_bucket(rejected, parsed, scene), text)
+            else:
+                v.reason = text + "; " + v.reason
         v.facts = deciding_facts(scene, parsed, names)
         return v
     _judge(v, parsed, _with_aliases(q, aliases, scene), scene, raw, published, problems)
     return v
 
 
-def _not_asked(parsed: Parsed, scene: Scene) -> str | None:
-    """Why a question read by its slots is not asked: a slot value outside the template's domain, or a template the
-    engine asks on the other map type only."""
+#: Engine rejections that are ties or degenerate sets (the others: illegible region, contested border, ...).
+_TIES = ("invalid", "constraint")
+
+
+def _rejection_bucket(rejected: Unaskable | None, parsed: Parsed, scene: Scene) -> str:
+    """The bucket of an engine rejection that is not a tie re-judged at the legend's precision."""
+    kind = rejected.kind if rejected is not None else "invalid"
+    if kind == "illegible":
+        return "illegible_region"
+    if kind == "contested":
+        return "contested_border"
+    if kind not in _TIES:
+        return "outside_template_domain"
+    read = _codes_in(scene, parsed, []) or list(scene.regions)
+    if has_missing(scene, read):
+        return "no_data"
+    named = [parsed.params[p.name] for p in parsed.template.params if p.type == "Region"]
+    if scene.map_type == "discrete":
+        return "class_tie"
+    return "beyond_ticks" if beyond_ticks(scene, named) else "degenerate"
+
+
+def _at_legend_precision(v: Verdict, parsed: Parsed, scene: Scene) -> Question | None:
+    """A continuous-map question rejected within the reading tolerance, re-asked at the legend's printed precision
+    (:mod:`mapgen.recheck.reasons`): the question to judge (with a note), or None with ``v`` marked as a
+    ``near_tie`` (None unmarked when even the exact values give no answer)."""
+    precision = legend_precision(scene)
+    if scene.map_type == "discrete" or exact_answer(parsed.template, scene, parsed.params) is None:
+        return None
+    shown = _display(scene, precision) if precision else None
+    tau = _display(scene, reading(scene).tol)
+    if precision is not None and precision / 2 < reading(scene).reading:
+        try:
+            q = at_precision(parsed.template, scene, parsed.params, precision)
+        except Unaskable:
+            q = None
+        if q is not None:
+            v.notes.append(f"judged at the legend's printed precision {shown} (values known to ± half of it): the "
+                           f"values involved are closer than the reading tolerance (τ = {tau}) but apart at the "
+                           "precision the colour bar prints")
+            return q
+    v.ambiguous("near_tie", f"a near tie: the values involved are closer than the legend's printed precision "
+                            f"{shown} (τ = {tau})" if shown else f"a near tie within τ = {tau} (the bar prints no "
+                            "numbers)")
+    return None
+
+
+def _not_asked(parsed: Parsed, scene: Scene) -> tuple[str, str] | None:
+    """(bucket, why) a question read by its slots is not asked: a slot value outside the template's domain, or a
+    template the engine asks on the other map type only."""
     if parsed.outside:
-        return "read, not asked: " + "; ".join(parsed.outside)
+        return "outside_template_domain", "read, not asked: " + "; ".join(parsed.outside)
     if not parsed.template.applies_to(scene.map_type):
-        return (f"{parsed.template_id} is asked on {', '.join(parsed.template.map_types)} maps only: the engine has "
+        return "no_continuous_form", (f"{parsed.template_id} is asked on {', '.join(parsed.template.map_types)} maps only: the engine has "
                 f"no {scene.map_type}-map form of it (read, not judged)")
     return None
 
 
 def _judge(v: Verdict, parsed: Parsed, q: Question, scene: Scene, raw: RawQuestion, published: bool,
-           problems: list[str]) -> None:
+           problems: list[tuple[str, str]]) -> None:
     """The verdict on MAPWise's answer against the engine's, with the deciding facts."""
     names = _answer_names(raw.ground_truth)
     v.program = q.program
     v.our_answer = "Yes" if parsed.yes_if and normalize_answer_name(str(q.answer)) == normalize_answer_name(parsed.yes_if) else (
         "No" if parsed.yes_if else mapwise_style(q, raw.ground_truth))
     v.verdict, v.metrics, v.reason = compare_answer(q, raw.ground_truth, parsed.yes_if)
+    if v.verdict == "ambiguous":
+        v.bucket = "no_gold_answer"
     if v.verdict == "disagree":
         _second_look(v, parsed, q, scene, raw, published)
     if v.verdict == "disagree":
         _derived_group_call(v, parsed)
     if problems:
         literal = f" (read literally, MAPWise's answer would {v.verdict})" if raw.ground_truth else ""
-        v.verdict = "ambiguous"
-        v.reason = "ill-posed: " + "; ".join(problems) + literal
+        v.ambiguous(problems[0][0], "ill-posed: " + "; ".join(text for _, text in problems) + literal)
     if raw.verified is not None:
         v.verified_verdict = compare_answer(q, raw.verified, parsed.yes_if)[0]
     answer_names = names + ([*q.answer] if q.answer_type == "list" else [str(q.answer)])
@@ -449,9 +524,8 @@ def _derived_group_call(v: Verdict, parsed: Parsed) -> None:
     further south) is a matter of definition: MAPWise's authors may have drawn the line otherwise."""
     derived = [g for g in parsed.groups.values() if g.kind == "direction"]
     if derived:
-        v.verdict = "ambiguous"
-        v.reason = (f"'{derived[0].name}' is read as {derived[0].source}; the answer depends on where the line is "
-                    f"drawn (MAPWise's answer disagrees with that reading)")
+        v.ambiguous("undefined_group", f"'{derived[0].name}' is read as {derived[0].source}; the answer depends on "
+                    "where the line is drawn (MAPWise's answer disagrees with that reading)")
 
 
 def read_question(raw: RawQuestion, scene: Scene, aliases: MapwiseAliases, templates: TemplateSet | None = None
@@ -496,10 +570,11 @@ def _second_look(v: Verdict, parsed: Parsed, q: Question, scene: Scene, raw: Raw
                  published: bool = False) -> None:
     """Turn a disagreement into ambiguous (judgement call, layout) or agree (MAPWise's India layout); with the
     published bar's ticks known, its first-to-last tick is a fact, not a judgement call."""
-    why = judgement_call(parsed, q, scene, raw.ground_truth) or (
-        None if published else bar_ends_call(parsed, scene, raw.ground_truth))
-    if why:
-        v.verdict, v.reason = "ambiguous", why
+    call = judgement_call(parsed, q, scene, raw.ground_truth)
+    ends = None if published or call else bar_ends_call(parsed, scene, raw.ground_truth)
+    if call is not None or ends:
+        bucket, text = call if call is not None else ("bar_ticks_unknown", str(ends))
+        v.ambiguous(bucket, text)
         return
     other = _layout_answer(parsed, scene)
     derived = scene.derived
@@ -510,9 +585,8 @@ def _second_look(v: Verdict, parsed: Parsed, q: Question, scene: Scene, raw: Raw
         v.verdict = "agree"
         v.notes.append(f"agrees on MAPWise's 2014-2019 layout (without the derived regions {layout})")
     else:
-        v.verdict = "ambiguous"
-        v.reason = (f"the answer depends on the regions derived for the 2014-2019 layout ({layout}): "
-                    f"{v.our_answer!r} with them, {mapwise_style(other, raw.ground_truth)!r} without")
+        v.ambiguous("region_layout", f"the answer depends on the regions derived for the 2014-2019 layout "
+                    f"({layout}): {v.our_answer!r} with them, {mapwise_style(other, raw.ground_truth)!r} without")
 
 
 def recheck(
@@ -588,7 +662,8 @@ def _on_unknown_values(v: Verdict, raw: RawQuestion, scene: Scene, why: str, ali
         return v
     original = raw.columns.get("original_data_answer", "")
     on_original = recheck_question(replace(raw, ground_truth=original, verified=None), scene, aliases, templates)
-    v.verdict, v.reason, v.our_answer, v.metrics = "ambiguous", why, None, {}
+    v.ambiguous("counterfactual_by_design", why)
+    v.our_answer, v.metrics = None, {}
     v.notes.append(f"on the original values mapgen answers {on_original.our_answer!r}; MAPWise's "
                    f"original_data_answer {original!r}: {on_original.verdict}")
     return v
@@ -599,9 +674,8 @@ def _on_unestablished_names(v: Verdict, scene: Scene) -> Verdict:
     unless every name MAPWise answers is established on a shape: then the shapes differ and it stays a
     disagreement."""
     if v.verdict == "unparsed" and v.reason.startswith("unknown region"):
-        v.verdict = "ambiguous"
-        v.reason = ("the name " + v.reason.removeprefix("unknown region ").split(" (")[0] + " is not established on "
-                    "any shape (MAPWise's files do not say where it is printed)")
+        v.ambiguous("names_not_established", "the name " + v.reason.removeprefix("unknown region ").split(" (")[0]
+                    + " is not established on any shape (MAPWise's files do not say where it is printed)")
     elif v.verdict == "disagree" and _PLACEHOLDER.search(v.our_answer or ""):
         shapes = ", ".join(_PLACEHOLDER.findall(v.our_answer or ""))
         theirs = _answer_names(v.ground_truth)
@@ -609,8 +683,8 @@ def _on_unestablished_names(v: Verdict, scene: Scene) -> Verdict:
         if theirs and len(placed) == len(theirs):
             v.reason = f"MAPWise's answer is printed on other shapes than the answer's (among them {shapes})"
             return v
-        v.verdict = "ambiguous"
-        v.reason = (f"the answer needs the name printed on {shapes} (not established from MAPWise's files)")
+        v.ambiguous("names_not_established",
+                    f"the answer needs the name printed on {shapes} (not established from MAPWise's files)")
     return v
 
 
@@ -691,7 +765,7 @@ def _on_implied_grid(v: Verdict, raw: RawQuestion, spec: MapSpec, aliases: Mapwi
     note = f"judged on the tick grid the range implies (every {shown[1] - shown[0]:,.10g}{unit}), not read from the image"
     again.notes.append(note)
     if again.verdict == "disagree":
-        again.verdict, again.reason = "ambiguous", f"{note}; on that grid the answer would disagree: {again.reason}"
+        again.ambiguous("implied_tick_grid", f"{note}; on that grid the answer would disagree: {again.reason}")
     return again
 
 
@@ -725,7 +799,32 @@ def _counts(verdicts: list[Verdict]) -> dict[str, Any]:
     c = Counter(v.verdict for v in verdicts)
     n = len(verdicts)
     return {"questions": n, **{k: c[k] for k in VERDICTS},
-            "parsed_pct": round(100 * (n - c["unparsed"]) / n, 1) if n else 0.0}
+            "parsed_pct": round(100 * (n - c["unparsed"]) / n, 1) if n else 0.0,
+            "ambiguous_by_reason": ambiguous_by_reason(verdicts)}
+
+
+def ambiguous_by_reason(verdicts: Iterable[Verdict]) -> dict[str, int]:
+    """Ambiguous verdicts per named bucket (:data:`AMBIGUOUS_BUCKETS`), most frequent first."""
+    found = Counter(v.bucket or "unnamed" for v in verdicts if v.verdict == "ambiguous")
+    return dict(sorted(found.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def second_gold(verdicts: Iterable[Verdict]) -> dict[str, Any]:
+    """MAPWise's "verified answer" column as a second gold, where the table has it: how many questions carry one
+    (and differ from ``ground_truth``), and on the judged ones mapgen's verdict against each gold and the cross
+    table (``ground_truth verdict / verified verdict``)."""
+    have = [v for v in verdicts if v.verified is not None and v.verified.strip()]
+    judged = [v for v in have if v.verdict in ("agree", "disagree") and v.verified_verdict in ("agree", "disagree")]
+    cross = Counter(f"{v.verdict}/{v.verified_verdict}" for v in judged)
+    return {
+        "questions": len(have),
+        "verified_differs": sum(1 for v in have if (v.verified or "").strip() != v.ground_truth.strip()),
+        "judged": len(judged),
+        "vs_ground_truth": {k: sum(1 for v in judged if v.verdict == k) for k in ("agree", "disagree")},
+        "vs_verified": {k: sum(1 for v in judged if v.verified_verdict == k) for k in ("agree", "disagree")},
+        "ground_truth/verified": {k: cross[k] for k in ("agree/agree", "agree/disagree", "disagree/agree",
+                                                        "disagree/disagree")},
+    }
 
 
 def reason_kind(reason: str) -> str:
@@ -747,6 +846,7 @@ def summary_json(verdicts: list[Verdict]) -> dict[str, Any]:
     return {**_counts(verdicts), "by_country": by_country, "by_kind": by_kind(verdicts), "by_template": by_template,
             "held_out": {"maps": sorted({f"{v.country}/{v.map_ref}" for v in held}), **_counts(held)},
             "unparsed_reasons": dict(reasons.most_common()),
+            "second_gold": second_gold(verdicts),
             "internal_errors": internal_errors(verdicts)}
 
 
