@@ -15,7 +15,14 @@ from mapgen.recheck.importer import (
     imported_countries,
     load_imported,
 )
-from mapgen.recheck.verdicts import recheck, summary_json, summary_rows, write_recheck, write_summary
+from mapgen.recheck.verdicts import (
+    ambiguous_by_reason,
+    recheck,
+    summary_json,
+    summary_rows,
+    write_recheck,
+    write_summary,
+)
 
 NOTES_SHOWN = 3
 """Notes (what the files do not establish) printed per imported set; the manifest keeps them all."""
@@ -85,6 +92,9 @@ def recheck_command(imported: Path, output: Path) -> None:
                 click.echo(f"{name}: {row['n']} questions, parsed {row['parsed_pct']}% | agree "
                            f"{row['agree']}, disagree {row['disagree']}, ambiguous {row['ambiguous']}, unparsed "
                            f"{row['unparsed']} -> {out}", err=True)
+        reasons = ambiguous_by_reason(found)
+        if reasons:
+            click.echo("  ambiguous: " + ", ".join(f"{b} {n}" for b, n in reasons.items()), err=True)
     summary = summary_json(verdicts)
     if len(countries) > 1:
         write_summary(summary, output)
