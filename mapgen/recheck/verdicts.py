@@ -60,6 +60,7 @@ from mapgen.recheck.reasons import (
     beyond_ticks,
     exact_answer,
     has_missing,
+    label_precision,
     legend_precision,
 )
 from mapgen.recheck.slots import read_by_slots
@@ -632,6 +633,8 @@ def _recheck_row(raw: RawQuestion, data: ImportedSet, scenes: dict[str, Scene], 
         verdict.notes.append("colour-bar ticks read from the published image")
     elif verdict.verdict == "unparsed":
         verdict = _on_implied_grid(verdict, raw, data.specs[raw.map_ref], aliases, templates)
+    if verdict.verdict == "unparsed" and scene is not hatched.get(raw.map_ref):
+        verdict = _on_open_range(verdict, raw, on_published_ticks(data.specs[raw.map_ref]), aliases, templates)
     if raw.kind is not None:
         verdict = counterfactual_verdict(verdict, raw, data.specs[raw.map_ref], scene, aliases, templates)
     return verdict
@@ -766,6 +769,62 @@ def _on_implied_grid(v: Verdict, raw: RawQuestion, spec: MapSpec, aliases: Mapwi
     again.notes.append(note)
     if again.verdict == "disagree":
         again.ambiguous("implied_tick_grid", f"{note}; on that grid the answer would disagree: {again.reason}")
+    return again
+
+
+_OPEN_RANGE = re.compile(r"range '([^']+)' is not a legend range of this map \(tick intervals")
+
+
+def open_range_ticks(text: str, shown: Sequence[float], vmin: float, vmax: float, precision: float
+                     ) -> tuple[list[float], tuple[float, float]] | None:
+    """The colour bar re-ticked so that an open range ("above 20000", "< 1M", "30 and below"; display units) is
+    one tick interval: its threshold becomes a tick and the interval runs to the first tick of the bar's grid at
+    least half a tick step beyond the data (``precision``, the finest digit the bar prints, is the step of a bar
+    with one tick). Returns (ticks, the interval), or None when ``text`` is no open range or its threshold lies
+    off the data range."""
+    wanted = find_range(re.sub(r"(?<=\d),(?=\d)", "", text))
+    if wanted is None or (wanted[0] is None) == (wanted[1] is None) or not shown or not precision > 0:
+        return None
+    step = shown[1] - shown[0] if len(shown) > 1 and shown[1] > shown[0] else precision
+    eps = 1e-9 * step
+    if wanted[0] is not None:
+        x = float(wanted[0])
+        top = shown[-1] + step * max(0, math.ceil((vmax + step / 2 - shown[-1]) / step - 1e-9))
+        return ([t for t in shown if t < x - eps] + [x, top], (x, top)) if vmin < x < vmax else None
+    x = float(wanted[1])  # type: ignore[arg-type]
+    bottom = shown[0] - step * max(0, math.ceil((shown[0] - vmin + step / 2) / step - 1e-9))
+    return ([bottom, x] + [t for t in shown if t > x + eps], (bottom, x)) if vmin < x < vmax else None
+
+
+def _on_open_range(v: Verdict, raw: RawQuestion, spec: MapSpec, aliases: MapwiseAliases | None,
+                   templates: TemplateSet | None) -> Verdict:
+    """Re-check a continuous-map question with an open range where a legend range goes ("the easternmost state with
+    value above 20000") on its bar re-ticked so that the open range is one tick interval
+    (:func:`open_range_ticks`); the question is read with that interval written in place of the open range."""
+    m = _OPEN_RANGE.search(v.reason or "")
+    legend = spec.legend
+    if m is None or legend.kind != "continuous":
+        return v
+    said = re.search(re.escape(m.group(1)).replace(r"\ ", r"\s*"), raw.question, re.IGNORECASE)
+    scale = legend.label_scale or 1.0
+    shown = [t * scale for t in legend.ticks]
+    step = min((p for p in map(label_precision, legend.tick_labels) if p), default=0.0)
+    found = open_range_ticks(m.group(1), shown, legend.vmin * scale, legend.vmax * scale, step) if said else None
+    if said is None or found is None:
+        return v
+    ticks, (lo, hi) = found
+    unit = "%" if legend.percent else ""
+    labels = dict(zip(shown, legend.tick_labels))
+    text_of = {t: labels.get(t) or f"{t:,.10g}{unit}" for t in ticks}
+    grid = with_ticks(spec, ticks, [text_of[t] for t in ticks])
+    closed = f"{text_of[lo]} - {text_of[hi]}"
+    text = raw.question[:said.start()] + closed + raw.question[said.end():]
+    again = recheck_question(replace(raw, question=text), with_mapwise_groups(build_scene(grid)), aliases, templates)
+    if again.verdict == "unparsed":
+        return v
+    again.question = raw.question
+    again.notes.append(f"open range '{said.group()}' read as the tick interval {closed} of the bar re-ticked at "
+                       f"{(lo if hi >= legend.vmax * scale else hi):,.10g}{unit} (the interval reaches the bar's end)")
     return again
 
 
