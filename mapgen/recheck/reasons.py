@@ -46,6 +46,8 @@ AMBIGUOUS_BUCKETS: dict[str, str] = {
     "counterfactual_by_design": "the counterfactual kind's values are in the image only (jumbled values)",
     "names_not_established": "the name printed on a shape is not established from MAPWise's files",
     "no_gold_answer": "MAPWise gives no answer",
+    "contradictory_wording": "the question says two opposite comparisons ('less greater than'): the two readings "
+                             "give different answers",
 }
 
 _NUM_PART = re.compile(r"-?\d[\d,]*(?:\.\d+)?|-?\.\d+")

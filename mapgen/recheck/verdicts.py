@@ -633,6 +633,8 @@ def _recheck_row(raw: RawQuestion, data: ImportedSet, scenes: dict[str, Scene], 
         verdict.notes.append("colour-bar ticks read from the published image")
     elif verdict.verdict == "unparsed":
         verdict = _on_implied_grid(verdict, raw, data.specs[raw.map_ref], aliases, templates)
+    if verdict.verdict == "unparsed" and verdict.reason.startswith("contradictory wording"):
+        verdict = _on_contradictory(verdict, raw, scene, aliases, templates)
     if verdict.verdict == "unparsed" and scene is not hatched.get(raw.map_ref):
         verdict = _on_open_range(verdict, raw, on_published_ticks(data.specs[raw.map_ref]), aliases, templates)
     if raw.kind is not None:
@@ -770,6 +772,36 @@ def _on_implied_grid(v: Verdict, raw: RawQuestion, spec: MapSpec, aliases: Mapwi
     if again.verdict == "disagree":
         again.ambiguous("implied_tick_grid", f"{note}; on that grid the answer would disagree: {again.reason}")
     return again
+
+
+_LOWER_WORDS, _HIGHER_WORDS = r"less|lower|smaller|below", r"greater|higher|more|larger|above"
+_TWO_WAYS = re.compile(rf"\b(?P<a>{_LOWER_WORDS}|{_HIGHER_WORDS})\s+(?P<b>{_LOWER_WORDS}|{_HIGHER_WORDS})\s+than\b",
+                       re.IGNORECASE)
+
+
+def _on_contradictory(v: Verdict, raw: RawQuestion, scene: Scene, aliases: MapwiseAliases | None,
+                      templates: TemplateSet | None) -> Verdict:
+    """A question that says two opposite comparisons at once ("values less greater than 12k") re-checked under
+    each reading: the same answer under both is judged (with a note); different answers make it ambiguous
+    (``contradictory_wording``), the reason saying which reading MAPWise's answer fits."""
+    m = _TWO_WAYS.search(raw.question)
+    if m is None or bool(re.fullmatch(_LOWER_WORDS, m["a"], re.I)) == bool(re.fullmatch(_LOWER_WORDS, m["b"], re.I)):
+        return v
+    readings = [raw.question[:m.start()] + f"{w} than" + raw.question[m.end():] for w in (m["a"], m["b"])]
+    found = [recheck_question(replace(raw, question=text), scene, aliases, templates) for text in readings]
+    if any(f.verdict == "unparsed" for f in found):
+        return v
+    first, second = found
+    for f in found:
+        f.question = raw.question
+    if first.our_answer == second.our_answer and first.bucket == second.bucket:
+        first.notes.append(f"'{m.group()}' says two comparisons; both readings give {first.our_answer!r}")
+        return first
+    fits = [w for w, f in zip((m["a"], m["b"]), found) if f.verdict == "agree"]
+    said = f"MAPWise's answer fits the reading '{fits[0]} than'" if len(fits) == 1 else (
+        "MAPWise's answer fits both readings" if fits else "MAPWise's answer fits neither reading")
+    return first.ambiguous("contradictory_wording", f"'{m.group()}' says two opposite comparisons: '{m['a']} than' "
+                           f"gives {first.our_answer!r}, '{m['b']} than' gives {second.our_answer!r}; {said}")
 
 
 _OPEN_RANGE = re.compile(r"range '([^']+)' is not a legend range of this map \(tick intervals")
