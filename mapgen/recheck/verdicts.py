@@ -1004,11 +1004,11 @@ def write_recheck(data: ImportedSet, verdicts: list[Verdict], out: str | Path, s
     out = Path(out)
     write_jsonl_atomic(out / "verdicts.jsonl", (v.to_dict() for v in verdicts), sort_keys=False, ensure_ascii=False)
     rows = summary_rows(verdicts)
-    write_text_atomic(out / "summary.csv", _csv_text([list(rows[0]), *([r.get(k, "") for k in rows[0]] for r in rows)]))
+    write_text_atomic(out / "summary.csv", csv_text([list(rows[0]), *([r.get(k, "") for k in rows[0]] for r in rows)]))
     write_summary(summary_json(verdicts), out)
     write_text_atomic(out / "report.md", report_markdown(verdicts))
     header, corrected = corrected_rows(source_csv, data.layout.answer_col, verdicts)
-    write_text_atomic(out / "corrected_questions.csv", _csv_text([header, *corrected]))
+    write_text_atomic(out / "corrected_questions.csv", csv_text([header, *corrected]))
     return out
 
 
@@ -1017,7 +1017,7 @@ def write_summary(summary: dict[str, Any], out: str | Path) -> Path:
     return write_json_atomic(Path(out) / "summary.json", summary, sort_keys=False)
 
 
-def _csv_text(rows: Iterable[Sequence[Any]]) -> str:
+def csv_text(rows: Iterable[Sequence[Any]]) -> str:
     """CSV text as :mod:`csv`'s default dialect writes it (``\\r\\n`` line ends)."""
     buf = io.StringIO(newline="")
     csv.writer(buf).writerows(rows)
