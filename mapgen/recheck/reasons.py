@@ -27,7 +27,8 @@ AMBIGUOUS_BUCKETS: dict[str, str] = {
     "class_tie": "regions tie in one legend class, or the class set is degenerate (discrete map): the map cannot say",
     "degenerate": "no answer even on the exact values (an exact tie, too few members, an answer forced by "
                   "construction)",
-    "no_data": "a region the question reads has no value (N/A)",
+    "no_data": "a region the question names has no value, or the question has an answer once the regions without "
+               "a value (N/A) are left off the map",
     "beyond_ticks": "a value lies beyond the colour bar's labelled ticks: no legend range holds it",
     "illegible_region": "the answer depends on a region too small to read",
     "contested_border": "the answer depends on a contested border",

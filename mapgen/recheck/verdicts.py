@@ -450,13 +450,25 @@ def _rejection_bucket(rejected: Unaskable | None, parsed: Parsed, scene: Scene) 
         return "contested_border"
     if kind not in _TIES:
         return "outside_template_domain"
-    read = _codes_in(scene, parsed, []) or list(scene.regions)
-    if has_missing(scene, read):
-        return "no_data"
     named = [parsed.params[p.name] for p in parsed.template.params if p.type == "Region"]
+    if has_missing(scene, named) or _askable_without_missing(parsed, scene):
+        return "no_data"
     if scene.map_type == "discrete":
         return "class_tie"
     return "beyond_ticks" if beyond_ticks(scene, named) else "degenerate"
+
+
+def _askable_without_missing(parsed: Parsed, scene: Scene) -> bool:
+    """Whether the question has an answer once the regions without a value are left off the map (on their exact
+    values on a continuous map): then those N/A regions are why it is not asked."""
+    missing = [c for c, r in scene.regions.items() if r.missing]
+    if not missing:
+        return False
+    try:
+        ask(parsed.template, scene.without(missing), parsed.params, reader=scene.map_type != "discrete")
+    except (Unaskable, KeyError, ValueError):
+        return False
+    return True
 
 
 def _at_legend_precision(v: Verdict, parsed: Parsed, scene: Scene) -> Question | None:
