@@ -7,8 +7,9 @@ name here first.
 A question the engine rejects as a near tie on a continuous map (values closer than the reading tolerance r) is
 a near tie only when it is one under the legend's own precision: it is re-asked with each value known to ± half
 the finest digit the colour bar prints (:func:`legend_precision`: ``700, 800, 900`` → 100; ``0.14, 0.16`` → 0.01;
-``20M, 40M`` → 10M). Asked there, it is judged (agree / disagree, with a note); rejected there too, it is a
-``near_tie``. On a discrete map the legend's precision is the class: a rejection is a ``class_tie``.
+``20M, 40M`` → 10M). Asked there, it is judged (with a note): an agreement stands; a disagreement stands only
+when the bar's ticks were read off the published image (otherwise the ticks are mapgen's, and it stays a
+``near_tie``); rejected there too, it is a ``near_tie``. On a discrete map the legend's precision is the class: a rejection is a ``class_tie``.
 """
 
 from __future__ import annotations

@@ -414,12 +414,14 @@ def recheck_question(
     problems = [("false_premise", t) for t in domain_problems(parsed, scene)]
     problems += [("number_inside_class", t) for t in number_problems(parsed, scene)]
     rejected: Unaskable | None = None
+    at_precision = False
     try:
         q: Question | None = None if why else ask(parsed.template, scene, parsed.params)
     except Unaskable as exc:
         q, rejected = None, exc
     if q is None and why is None and rejected is not None and rejected.kind in _TIES:
         q = _at_legend_precision(v, parsed, scene)
+        at_precision = q is not None
     if q is None:
         if why:
             v.ambiguous(why[0], why[1])
@@ -434,6 +436,10 @@ def recheck_question(
         v.facts = deciding_facts(scene, parsed, names)
         return v
     _judge(v, parsed, _with_aliases(q, aliases, scene), scene, raw, published, problems)
+    if at_precision and v.verdict == "disagree" and not published:
+        v.ambiguous("near_tie", "closer than the reading tolerance; at the printed precision of mapgen's ticks the "
+                    f"answer would disagree ({v.our_answer!r}), but the published bar's ticks are not known without "
+                    "its image (an agreement at that precision stands, a disagreement does not)")
     return v
 
 
