@@ -409,31 +409,17 @@ def recheck_question(
         raw = replace(raw, ground_truth=str(parsed.in_map_units(raw.ground_truth)))
     v.params = {k: _jsonable(x) for k, x in parsed.params.items()}
     v.readings, v.notes = parsed.readings, list(parsed.notes)
-    names = _answer_names(raw.ground_truth)
     why = _not_asked(parsed, scene)
     problems = [("false_premise", t) for t in domain_problems(parsed, scene)]
     problems += [("number_inside_class", t) for t in number_problems(parsed, scene)]
-    rejected: Unaskable | None = None
+    q, rejected = (None, None) if why else _ask(parsed, scene)
     at_precision = False
-    try:
-        q: Question | None = None if why else ask(parsed.template, scene, parsed.params)
-    except Unaskable as exc:
-        q, rejected = None, exc
     if q is None and why is None and rejected is not None and rejected.kind in _TIES:
         q = _at_legend_precision(v, parsed, scene)
         at_precision = q is not None
     if q is None:
-        if why:
-            v.ambiguous(why[0], why[1])
-        else:
-            text, v.program = explain_rejection(parsed, scene)
-            if problems:
-                v.ambiguous(problems[0][0], text + "; " + "; ".join(t for _, t in problems))
-            elif v.bucket is None:
-                v.ambiguous(_rejection_bucket(rejected, parsed, scene), text)
-            else:
-                v.reason = text + "; " + v.reason
-        v.facts = deciding_facts(scene, parsed, names)
+        _not_judged(v, parsed, scene, why, problems, rejected)
+        v.facts = deciding_facts(scene, parsed, _answer_names(raw.ground_truth))
         return v
     _judge(v, parsed, _with_aliases(q, aliases, scene), scene, raw, published, problems)
     if at_precision and v.verdict == "disagree" and not published:
@@ -441,6 +427,29 @@ def recheck_question(
                     f"answer would disagree ({v.our_answer!r}), but the published bar's ticks are not known without "
                     "its image (an agreement at that precision stands, a disagreement does not)")
     return v
+
+
+def _ask(parsed: Parsed, scene: Scene) -> tuple[Question | None, Unaskable | None]:
+    """The engine's question, or why it is not asked."""
+    try:
+        return ask(parsed.template, scene, parsed.params), None
+    except Unaskable as exc:
+        return None, exc
+
+
+def _not_judged(v: Verdict, parsed: Parsed, scene: Scene, why: tuple[str, str] | None,
+                problems: list[tuple[str, str]], rejected: Unaskable | None) -> None:
+    """Mark a question the engine does not ask (or the slot reader did not let it ask) ambiguous, in its bucket."""
+    if why:
+        v.ambiguous(why[0], why[1])
+        return
+    text, v.program = explain_rejection(parsed, scene)
+    if problems:
+        v.ambiguous(problems[0][0], text + "; " + "; ".join(t for _, t in problems))
+    elif v.bucket is None:
+        v.ambiguous(_rejection_bucket(rejected, parsed, scene), text)
+    else:  # a near tie at the legend's precision, marked by _at_legend_precision
+        v.reason = text + "; " + v.reason
 
 
 #: Engine rejections that are ties or degenerate sets (the others: illegible region, contested border, ...).
