@@ -36,7 +36,10 @@ def _reason_kind(reason: str) -> str:
 
 
 def figures(verdicts: list[Any]) -> dict[str, Any]:
-    """Per country: questions, parsed %, verdicts, the readers used; per template: the unparsed and why."""
+    """Per country: questions, parsed %, verdicts (ambiguous by reason), the readers used; per template: the
+    unparsed and why; MAPWise's verified-answer column as a second gold."""
+    from mapgen.recheck.verdicts import ambiguous_by_reason, second_gold
+
     out: dict[str, Any] = {"by_country": {}, "unparsed_by_template": {}}
     for country in sorted({v.country for v in verdicts}):
         vs = [v for v in verdicts if v.country == country]
@@ -47,12 +50,14 @@ def figures(verdicts: list[Any]) -> dict[str, Any]:
             **{k: counts[k] for k in ("agree", "disagree", "ambiguous", "unparsed")},
             "read_by_slots": slots,
             "no_continuous_form": sum(1 for v in vs if "has no continuous-map form" in v.reason),
+            "ambiguous_by_reason": ambiguous_by_reason(vs),
         }
     table: dict[int, Counter[str]] = defaultdict(Counter)
     for v in verdicts:
         if v.verdict == "unparsed":
             table[v.template_no or 0][_reason_kind(v.reason)] += 1
     out["unparsed_by_template"] = {str(t): dict(c.most_common()) for t, c in sorted(table.items())}
+    out["second_gold"] = second_gold(verdicts)
     return out
 
 
@@ -62,6 +67,16 @@ def markdown(fig: dict[str, Any]) -> str:
     for c, f in fig["by_country"].items():
         lines.append(f"| {c} | {f['questions']} | {f['parsed_pct']}% | {f['agree']} | {f['disagree']} | "
                      f"{f['ambiguous']} | {f['unparsed']} | {f['read_by_slots']} |")
+    countries = list(fig["by_country"])
+    buckets = sorted({b for f in fig["by_country"].values() for b in f["ambiguous_by_reason"]},
+                     key=lambda b: -sum(f["ambiguous_by_reason"].get(b, 0) for f in fig["by_country"].values()))
+    lines += ["", "| ambiguous because | " + " | ".join(countries) + " |", "|---|" + "---|" * len(countries)]
+    lines += [f"| `{b}` | " + " | ".join(str(fig["by_country"][c]["ambiguous_by_reason"].get(b, 0)) for c in countries)
+              + " |" for b in buckets]
+    gold = fig["second_gold"]
+    lines += ["", f"second gold (verified answer): {gold['questions']} questions, {gold['judged']} judged; vs "
+                  f"ground_truth {gold['vs_ground_truth']}, vs verified {gold['vs_verified']}; "
+                  f"ground_truth/verified {gold['ground_truth/verified']}"]
     lines += ["", "| template | unparsed | why |", "|---|---|---|"]
     for t, reasons in fig["unparsed_by_template"].items():
         why = "; ".join(f"{n} × {r}" for r, n in reasons.items())

@@ -8,6 +8,7 @@ import click
 
 from mapgen.files import FolderNotEmptyError
 from mapgen.mapwise.repository import cf_kind, question_folders, question_table
+from mapgen.recheck.errata import write_errata
 from mapgen.recheck.importer import (
     HATCHED_SPEC,
     import_mapwise,
@@ -15,7 +16,14 @@ from mapgen.recheck.importer import (
     imported_countries,
     load_imported,
 )
-from mapgen.recheck.verdicts import recheck, summary_json, summary_rows, write_recheck, write_summary
+from mapgen.recheck.verdicts import (
+    ambiguous_by_reason,
+    recheck,
+    summary_json,
+    summary_rows,
+    write_recheck,
+    write_summary,
+)
 
 NOTES_SHOWN = 3
 """Notes (what the files do not establish) printed per imported set; the manifest keeps them all."""
@@ -66,7 +74,11 @@ def import_mapwise_cmd(sample: Path, output: Path, country: str | None, ocr: boo
 @click.option("-o", "--output", type=click.Path(file_okay=False, path_type=Path), required=True,
               help="Folder for verdicts.jsonl, summary.csv, summary.json, report.md and corrected_questions.csv "
                    "(one subfolder per country, plus an overall summary.json, for a repository import).")
-def recheck_command(imported: Path, output: Path) -> None:
+@click.option("--errata", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Also write an errata folder: MAPWise's CSV with verdict, reason, mapgen_answer and evidence "
+                   "columns (errata.csv), the disagreements by template (errata.md) and one evidence image per "
+                   "disagreement (evidence/; drawn by mapgen's renderer).")
+def recheck_command(imported: Path, output: Path, errata: Path | None) -> None:
     """Recompute every answer of an imported MAPWise set (or a raw sample folder) and compare.
 
     IMPORTED may be one country's import or raw folder, the output of importing a repository root, or a raw
@@ -79,12 +91,18 @@ def recheck_command(imported: Path, output: Path) -> None:
         verdicts += found
         source = folder / "source_questions.csv"
         out = output / name if len(countries) > 1 else output
-        write_recheck(data, found, out, source if source.is_file() else question_table(folder))
+        table = source if source.is_file() else question_table(folder)
+        write_recheck(data, found, out, table)
+        if errata is not None:
+            write_errata(data, found, errata / name if len(countries) > 1 else errata, table)
         for row in summary_rows(found):
             if row["template_no"] == "all":
                 click.echo(f"{name}: {row['n']} questions, parsed {row['parsed_pct']}% | agree "
                            f"{row['agree']}, disagree {row['disagree']}, ambiguous {row['ambiguous']}, unparsed "
                            f"{row['unparsed']} -> {out}", err=True)
+        reasons = ambiguous_by_reason(found)
+        if reasons:
+            click.echo("  ambiguous: " + ", ".join(f"{b} {n}" for b, n in reasons.items()), err=True)
     summary = summary_json(verdicts)
     if len(countries) > 1:
         write_summary(summary, output)

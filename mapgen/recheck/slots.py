@@ -91,8 +91,8 @@ SUBSTANTIVE = ("region", "group", "unknown group", "range", "rank", "open", "num
 #: Choice words: parameter value -> phrases that say it (besides the value itself).
 CHOICES: dict[str, tuple[str, ...]] = {
     "same": ("same", "similar", "closest", "lowest difference", "least difference", "smallest difference"),
-    "most different": ("most different", "highest difference", "largest difference", "furthest", "greatest "
-                       "difference"),
+    "most different": ("most different", "highest difference", "largest difference", "furthest", "farthest",
+                       "greatest difference"),
     "at least": ("at least", "atleast", "more than"),
     "only": ("only",),
     "none": ("not border any", "doesn t border any", "does not border", "doesn t border", "no state"),

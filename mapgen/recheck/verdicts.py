@@ -54,6 +54,15 @@ from mapgen.recheck.cfimport import UNKNOWN
 from mapgen.recheck.groups import with_groups, with_mapwise_groups
 from mapgen.recheck.importer import HATCHED_SPEC, ImportedSet, RawQuestion, read_csv_rows
 from mapgen.recheck.parse import Parsed, Unparsed, parse_question
+from mapgen.recheck.reasons import (
+    AMBIGUOUS_BUCKETS,
+    at_precision,
+    beyond_ticks,
+    exact_answer,
+    has_missing,
+    label_precision,
+    legend_precision,
+)
 from mapgen.recheck.slots import read_by_slots
 from mapgen.scene import Scene, build_scene
 from mapgen.spec import MapSpec, make_hatched
@@ -86,9 +95,17 @@ class Verdict:
     verified: str | None = None
     verified_verdict: str | None = None
     kind: str | None = None  # MAPWise's counterfactual kind (img, shuff, jumb, orgs); None on a country's table
+    bucket: str | None = None  # an ambiguous verdict's named reason (:data:`~mapgen.recheck.reasons.AMBIGUOUS_BUCKETS`)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    def ambiguous(self, bucket: str, reason: str) -> Verdict:
+        """Mark the verdict ambiguous for ``reason``, in the named ``bucket``."""
+        if bucket not in AMBIGUOUS_BUCKETS:
+            raise KeyError(f"unknown ambiguous bucket {bucket!r}")
+        self.verdict, self.reason, self.bucket = "ambiguous", reason, bucket
+        return self
 
 
 # ---------------------------------------------------------------------------------------------- facts
@@ -311,26 +328,27 @@ _DIRECTION_TEMPLATES = {"direction_local_extreme", "is_direction_local_extreme",
                          "direction_extreme_category", "direction_local_extreme_count"}
 
 
-def judgement_call(parsed: Parsed, q: Question, scene: Scene, theirs: str) -> str | None:
-    """Why a disagreement is really a matter of definition or perception (None when it is a plain error)."""
+def judgement_call(parsed: Parsed, q: Question, scene: Scene, theirs: str) -> tuple[str, str] | None:
+    """(bucket, why) when a disagreement is really a matter of definition or perception (None when it is a plain
+    error)."""
     tid = parsed.template_id
     if tid == "legend_class_count" and scene.legend_facts.has_na:
         n = _int(theirs)
         if n is not None and n == int(q.answer) + 1:
-            return "MAPWise counts the N/A legend entry as a category"
+            return "definition_dependent", "MAPWise counts the N/A legend entry as a category"
     if tid == "legend_colour_kind":
         spread = hue_spread(c.color for c in scene.legend.classes) if scene.map_type == "discrete" else \
             hue_spread(scene.legend.colors)
         if HUE_BAND[0] <= spread <= HUE_BAND[1]:
-            return f"hue spread {spread:.0f}° is close to the {SINGLE_HUE_MAX_SPREAD:.0f}° line between one hue and several"
+            return "definition_dependent", f"hue spread {spread:.0f}° is close to the {SINGLE_HUE_MAX_SPREAD:.0f}° line between one hue and several"
     if q.answer_type == "range" and scene.map_type == "continuous" and _within_tolerance(q, scene, theirs):
-        return "MAPWise's range is within the perceptual tolerance τ of ours (colour-bar ends read by eye)"
+        return "bar_ends_by_eye", "MAPWise's range is within the perceptual tolerance τ of ours (colour-bar ends read by eye)"
     if tid in _DIRECTION_TEMPLATES:
         insets = INSETS.get(scene.country, frozenset())
         involved = set(_codes_in(scene, parsed, [*_answer_names(theirs), str(q.answer)]))
         if involved & insets:
             names = ", ".join(scene.regions[c].name for c in sorted(involved & insets))
-            return f"{names} drawn as an inset: its place on the image is not its geographic position"
+            return "inset_position", f"{names} drawn as an inset: its place on the image is not its geographic position"
     return None
 
 
@@ -391,51 +409,136 @@ def recheck_question(
         raw = replace(raw, ground_truth=str(parsed.in_map_units(raw.ground_truth)))
     v.params = {k: _jsonable(x) for k, x in parsed.params.items()}
     v.readings, v.notes = parsed.readings, list(parsed.notes)
-    names = _answer_names(raw.ground_truth)
     why = _not_asked(parsed, scene)
-    problems = domain_problems(parsed, scene) + number_problems(parsed, scene)
-    try:
-        q: Question | None = None if why else ask(parsed.template, scene, parsed.params)
-    except Unaskable:
-        q = None
+    problems = [("false_premise", t) for t in domain_problems(parsed, scene)]
+    problems += [("number_inside_class", t) for t in number_problems(parsed, scene)]
+    q, rejected = (None, None) if why else _ask(parsed, scene)
+    at_precision = False
+    if q is None and why is None and rejected is not None and rejected.kind in _TIES:
+        q = _at_legend_precision(v, parsed, scene)
+        at_precision = q is not None
     if q is None:
-        v.verdict = "ambiguous"
-        v.reason, v.program = (why, []) if why else explain_rejection(parsed, scene)
-        if problems and not why:
-            v.reason += "; " + "; ".join(problems)
-        v.facts = deciding_facts(scene, parsed, names)
+        _not_judged(v, parsed, scene, why, problems, rejected)
+        v.facts = deciding_facts(scene, parsed, _answer_names(raw.ground_truth))
         return v
     _judge(v, parsed, _with_aliases(q, aliases, scene), scene, raw, published, problems)
+    if at_precision and v.verdict == "disagree" and not published:
+        v.ambiguous("near_tie", "closer than the reading tolerance; at the printed precision of mapgen's ticks the "
+                    f"answer would disagree ({v.our_answer!r}), but the published bar's ticks are not known without "
+                    "its image (an agreement at that precision stands, a disagreement does not)")
     return v
 
 
-def _not_asked(parsed: Parsed, scene: Scene) -> str | None:
-    """Why a question read by its slots is not asked: a slot value outside the template's domain, or a template the
-    engine asks on the other map type only."""
+def _ask(parsed: Parsed, scene: Scene) -> tuple[Question | None, Unaskable | None]:
+    """The engine's question, or why it is not asked."""
+    try:
+        return ask(parsed.template, scene, parsed.params), None
+    except Unaskable as exc:
+        return None, exc
+
+
+def _not_judged(v: Verdict, parsed: Parsed, scene: Scene, why: tuple[str, str] | None,
+                problems: list[tuple[str, str]], rejected: Unaskable | None) -> None:
+    """Mark a question the engine does not ask (or the slot reader did not let it ask) ambiguous, in its bucket."""
+    if why:
+        v.ambiguous(why[0], why[1])
+        return
+    text, v.program = explain_rejection(parsed, scene)
+    if problems:
+        v.ambiguous(problems[0][0], text + "; " + "; ".join(t for _, t in problems))
+    elif v.bucket is None:
+        v.ambiguous(_rejection_bucket(rejected, parsed, scene), text)
+    else:  # a near tie at the legend's precision, marked by _at_legend_precision
+        v.reason = text + "; " + v.reason
+
+
+#: Engine rejections that are ties or degenerate sets (the others: illegible region, contested border, ...).
+_TIES = ("invalid", "constraint")
+
+
+def _rejection_bucket(rejected: Unaskable | None, parsed: Parsed, scene: Scene) -> str:
+    """The bucket of an engine rejection that is not a tie re-judged at the legend's precision."""
+    kind = rejected.kind if rejected is not None else "invalid"
+    if kind == "illegible":
+        return "illegible_region"
+    if kind == "contested":
+        return "contested_border"
+    if kind not in _TIES:
+        return "outside_template_domain"
+    named = [parsed.params[p.name] for p in parsed.template.params if p.type == "Region"]
+    if has_missing(scene, named) or _askable_without_missing(parsed, scene):
+        return "no_data"
+    if scene.map_type == "discrete":
+        return "class_tie"
+    return "beyond_ticks" if beyond_ticks(scene, named) else "degenerate"
+
+
+def _askable_without_missing(parsed: Parsed, scene: Scene) -> bool:
+    """Whether the question has an answer once the regions without a value are left off the map (on their exact
+    values on a continuous map): then those N/A regions are why it is not asked."""
+    missing = [c for c, r in scene.regions.items() if r.missing]
+    if not missing:
+        return False
+    try:
+        ask(parsed.template, scene.without(missing), parsed.params, reader=scene.map_type != "discrete")
+    except (Unaskable, KeyError, ValueError):
+        return False
+    return True
+
+
+def _at_legend_precision(v: Verdict, parsed: Parsed, scene: Scene) -> Question | None:
+    """A continuous-map question rejected within the reading tolerance, re-asked at the legend's printed precision
+    (:mod:`mapgen.recheck.reasons`): the question to judge (with a note), or None with ``v`` marked as a
+    ``near_tie`` (None unmarked when even the exact values give no answer)."""
+    precision = legend_precision(scene)
+    if scene.map_type == "discrete" or exact_answer(parsed.template, scene, parsed.params) is None:
+        return None
+    shown = _display(scene, precision) if precision else None
+    tau = _display(scene, reading(scene).tol)
+    if precision is not None and precision / 2 < reading(scene).reading:
+        try:
+            q = at_precision(parsed.template, scene, parsed.params, precision)
+        except Unaskable:
+            q = None
+        if q is not None:
+            v.notes.append(f"judged at the legend's printed precision {shown} (values known to ± half of it): the "
+                           f"values involved are closer than the reading tolerance (τ = {tau}) but apart at the "
+                           "precision the colour bar prints")
+            return q
+    v.ambiguous("near_tie", f"a near tie: the values involved are closer than the legend's printed precision "
+                            f"{shown} (τ = {tau})" if shown else f"a near tie within τ = {tau} (the bar prints no "
+                            "numbers)")
+    return None
+
+
+def _not_asked(parsed: Parsed, scene: Scene) -> tuple[str, str] | None:
+    """(bucket, why) a question read by its slots is not asked: a slot value outside the template's domain, or a
+    template the engine asks on the other map type only."""
     if parsed.outside:
-        return "read, not asked: " + "; ".join(parsed.outside)
+        return "outside_template_domain", "read, not asked: " + "; ".join(parsed.outside)
     if not parsed.template.applies_to(scene.map_type):
-        return (f"{parsed.template_id} is asked on {', '.join(parsed.template.map_types)} maps only: the engine has "
+        return "no_continuous_form", (f"{parsed.template_id} is asked on {', '.join(parsed.template.map_types)} maps only: the engine has "
                 f"no {scene.map_type}-map form of it (read, not judged)")
     return None
 
 
 def _judge(v: Verdict, parsed: Parsed, q: Question, scene: Scene, raw: RawQuestion, published: bool,
-           problems: list[str]) -> None:
+           problems: list[tuple[str, str]]) -> None:
     """The verdict on MAPWise's answer against the engine's, with the deciding facts."""
     names = _answer_names(raw.ground_truth)
     v.program = q.program
     v.our_answer = "Yes" if parsed.yes_if and normalize_answer_name(str(q.answer)) == normalize_answer_name(parsed.yes_if) else (
         "No" if parsed.yes_if else mapwise_style(q, raw.ground_truth))
     v.verdict, v.metrics, v.reason = compare_answer(q, raw.ground_truth, parsed.yes_if)
+    if v.verdict == "ambiguous":
+        v.bucket = "no_gold_answer"
     if v.verdict == "disagree":
         _second_look(v, parsed, q, scene, raw, published)
     if v.verdict == "disagree":
         _derived_group_call(v, parsed)
     if problems:
         literal = f" (read literally, MAPWise's answer would {v.verdict})" if raw.ground_truth else ""
-        v.verdict = "ambiguous"
-        v.reason = "ill-posed: " + "; ".join(problems) + literal
+        v.ambiguous(problems[0][0], "ill-posed: " + "; ".join(text for _, text in problems) + literal)
     if raw.verified is not None:
         v.verified_verdict = compare_answer(q, raw.verified, parsed.yes_if)[0]
     answer_names = names + ([*q.answer] if q.answer_type == "list" else [str(q.answer)])
@@ -449,9 +552,8 @@ def _derived_group_call(v: Verdict, parsed: Parsed) -> None:
     further south) is a matter of definition: MAPWise's authors may have drawn the line otherwise."""
     derived = [g for g in parsed.groups.values() if g.kind == "direction"]
     if derived:
-        v.verdict = "ambiguous"
-        v.reason = (f"'{derived[0].name}' is read as {derived[0].source}; the answer depends on where the line is "
-                    f"drawn (MAPWise's answer disagrees with that reading)")
+        v.ambiguous("undefined_group", f"'{derived[0].name}' is read as {derived[0].source}; the answer depends on "
+                    "where the line is drawn (MAPWise's answer disagrees with that reading)")
 
 
 def read_question(raw: RawQuestion, scene: Scene, aliases: MapwiseAliases, templates: TemplateSet | None = None
@@ -496,10 +598,11 @@ def _second_look(v: Verdict, parsed: Parsed, q: Question, scene: Scene, raw: Raw
                  published: bool = False) -> None:
     """Turn a disagreement into ambiguous (judgement call, layout) or agree (MAPWise's India layout); with the
     published bar's ticks known, its first-to-last tick is a fact, not a judgement call."""
-    why = judgement_call(parsed, q, scene, raw.ground_truth) or (
-        None if published else bar_ends_call(parsed, scene, raw.ground_truth))
-    if why:
-        v.verdict, v.reason = "ambiguous", why
+    call = judgement_call(parsed, q, scene, raw.ground_truth)
+    ends = None if published or call else bar_ends_call(parsed, scene, raw.ground_truth)
+    if call is not None or ends:
+        bucket, text = call if call is not None else ("bar_ticks_unknown", str(ends))
+        v.ambiguous(bucket, text)
         return
     other = _layout_answer(parsed, scene)
     derived = scene.derived
@@ -510,9 +613,8 @@ def _second_look(v: Verdict, parsed: Parsed, q: Question, scene: Scene, raw: Raw
         v.verdict = "agree"
         v.notes.append(f"agrees on MAPWise's 2014-2019 layout (without the derived regions {layout})")
     else:
-        v.verdict = "ambiguous"
-        v.reason = (f"the answer depends on the regions derived for the 2014-2019 layout ({layout}): "
-                    f"{v.our_answer!r} with them, {mapwise_style(other, raw.ground_truth)!r} without")
+        v.ambiguous("region_layout", f"the answer depends on the regions derived for the 2014-2019 layout "
+                    f"({layout}): {v.our_answer!r} with them, {mapwise_style(other, raw.ground_truth)!r} without")
 
 
 def recheck(
@@ -558,6 +660,10 @@ def _recheck_row(raw: RawQuestion, data: ImportedSet, scenes: dict[str, Scene], 
         verdict.notes.append("colour-bar ticks read from the published image")
     elif verdict.verdict == "unparsed":
         verdict = _on_implied_grid(verdict, raw, data.specs[raw.map_ref], aliases, templates)
+    if verdict.verdict == "unparsed" and verdict.reason.startswith("contradictory wording"):
+        verdict = _on_contradictory(verdict, raw, scene, aliases, templates)
+    if verdict.verdict == "unparsed" and scene is not hatched.get(raw.map_ref):
+        verdict = _on_open_range(verdict, raw, on_published_ticks(data.specs[raw.map_ref]), aliases, templates)
     if raw.kind is not None:
         verdict = counterfactual_verdict(verdict, raw, data.specs[raw.map_ref], scene, aliases, templates)
     return verdict
@@ -588,7 +694,8 @@ def _on_unknown_values(v: Verdict, raw: RawQuestion, scene: Scene, why: str, ali
         return v
     original = raw.columns.get("original_data_answer", "")
     on_original = recheck_question(replace(raw, ground_truth=original, verified=None), scene, aliases, templates)
-    v.verdict, v.reason, v.our_answer, v.metrics = "ambiguous", why, None, {}
+    v.ambiguous("counterfactual_by_design", why)
+    v.our_answer, v.metrics = None, {}
     v.notes.append(f"on the original values mapgen answers {on_original.our_answer!r}; MAPWise's "
                    f"original_data_answer {original!r}: {on_original.verdict}")
     return v
@@ -599,9 +706,8 @@ def _on_unestablished_names(v: Verdict, scene: Scene) -> Verdict:
     unless every name MAPWise answers is established on a shape: then the shapes differ and it stays a
     disagreement."""
     if v.verdict == "unparsed" and v.reason.startswith("unknown region"):
-        v.verdict = "ambiguous"
-        v.reason = ("the name " + v.reason.removeprefix("unknown region ").split(" (")[0] + " is not established on "
-                    "any shape (MAPWise's files do not say where it is printed)")
+        v.ambiguous("names_not_established", "the name " + v.reason.removeprefix("unknown region ").split(" (")[0]
+                    + " is not established on any shape (MAPWise's files do not say where it is printed)")
     elif v.verdict == "disagree" and _PLACEHOLDER.search(v.our_answer or ""):
         shapes = ", ".join(_PLACEHOLDER.findall(v.our_answer or ""))
         theirs = _answer_names(v.ground_truth)
@@ -609,8 +715,8 @@ def _on_unestablished_names(v: Verdict, scene: Scene) -> Verdict:
         if theirs and len(placed) == len(theirs):
             v.reason = f"MAPWise's answer is printed on other shapes than the answer's (among them {shapes})"
             return v
-        v.verdict = "ambiguous"
-        v.reason = (f"the answer needs the name printed on {shapes} (not established from MAPWise's files)")
+        v.ambiguous("names_not_established",
+                    f"the answer needs the name printed on {shapes} (not established from MAPWise's files)")
     return v
 
 
@@ -691,7 +797,93 @@ def _on_implied_grid(v: Verdict, raw: RawQuestion, spec: MapSpec, aliases: Mapwi
     note = f"judged on the tick grid the range implies (every {shown[1] - shown[0]:,.10g}{unit}), not read from the image"
     again.notes.append(note)
     if again.verdict == "disagree":
-        again.verdict, again.reason = "ambiguous", f"{note}; on that grid the answer would disagree: {again.reason}"
+        again.ambiguous("implied_tick_grid", f"{note}; on that grid the answer would disagree: {again.reason}")
+    return again
+
+
+_LOWER_WORDS, _HIGHER_WORDS = r"less|lower|smaller|below", r"greater|higher|more|larger|above"
+_TWO_WAYS = re.compile(rf"\b(?P<a>{_LOWER_WORDS}|{_HIGHER_WORDS})\s+(?P<b>{_LOWER_WORDS}|{_HIGHER_WORDS})\s+than\b",
+                       re.IGNORECASE)
+
+
+def _on_contradictory(v: Verdict, raw: RawQuestion, scene: Scene, aliases: MapwiseAliases | None,
+                      templates: TemplateSet | None) -> Verdict:
+    """A question that says two opposite comparisons at once ("values less greater than 12k") re-checked under
+    each reading: the same answer under both is judged (with a note); different answers make it ambiguous
+    (``contradictory_wording``), the reason saying which reading MAPWise's answer fits."""
+    m = _TWO_WAYS.search(raw.question)
+    if m is None or bool(re.fullmatch(_LOWER_WORDS, m["a"], re.I)) == bool(re.fullmatch(_LOWER_WORDS, m["b"], re.I)):
+        return v
+    readings = [raw.question[:m.start()] + f"{w} than" + raw.question[m.end():] for w in (m["a"], m["b"])]
+    found = [recheck_question(replace(raw, question=text), scene, aliases, templates) for text in readings]
+    if any(f.verdict == "unparsed" for f in found):
+        return v
+    first, second = found
+    for f in found:
+        f.question = raw.question
+    if first.our_answer == second.our_answer and first.bucket == second.bucket:
+        first.notes.append(f"'{m.group()}' says two comparisons; both readings give {first.our_answer!r}")
+        return first
+    fits = [w for w, f in zip((m["a"], m["b"]), found) if f.verdict == "agree"]
+    said = f"MAPWise's answer fits the reading '{fits[0]} than'" if len(fits) == 1 else (
+        "MAPWise's answer fits both readings" if fits else "MAPWise's answer fits neither reading")
+    return first.ambiguous("contradictory_wording", f"'{m.group()}' says two opposite comparisons: '{m['a']} than' "
+                           f"gives {first.our_answer!r}, '{m['b']} than' gives {second.our_answer!r}; {said}")
+
+
+_OPEN_RANGE = re.compile(r"range '([^']+)' is not a legend range of this map \(tick intervals")
+
+
+def open_range_ticks(text: str, shown: Sequence[float], vmin: float, vmax: float, precision: float
+                     ) -> tuple[list[float], tuple[float, float]] | None:
+    """The colour bar re-ticked so that an open range ("above 20000", "< 1M", "30 and below"; display units) is
+    one tick interval: its threshold becomes a tick and the interval runs to the first tick of the bar's grid at
+    least half a tick step beyond the data (``precision``, the finest digit the bar prints, is the step of a bar
+    with one tick). Returns (ticks, the interval), or None when ``text`` is no open range or its threshold lies
+    off the data range."""
+    wanted = find_range(re.sub(r"(?<=\d),(?=\d)", "", text))
+    if wanted is None or (wanted[0] is None) == (wanted[1] is None) or not shown or not precision > 0:
+        return None
+    step = shown[1] - shown[0] if len(shown) > 1 and shown[1] > shown[0] else precision
+    eps = 1e-9 * step
+    if wanted[0] is not None:
+        x = float(wanted[0])
+        top = shown[-1] + step * max(0, math.ceil((vmax + step / 2 - shown[-1]) / step - 1e-9))
+        return ([t for t in shown if t < x - eps] + [x, top], (x, top)) if vmin < x < vmax else None
+    x = float(wanted[1])  # type: ignore[arg-type]
+    bottom = shown[0] - step * max(0, math.ceil((shown[0] - vmin + step / 2) / step - 1e-9))
+    return ([bottom, x] + [t for t in shown if t > x + eps], (bottom, x)) if vmin < x < vmax else None
+
+
+def _on_open_range(v: Verdict, raw: RawQuestion, spec: MapSpec, aliases: MapwiseAliases | None,
+                   templates: TemplateSet | None) -> Verdict:
+    """Re-check a continuous-map question with an open range where a legend range goes ("the easternmost state with
+    value above 20000") on its bar re-ticked so that the open range is one tick interval
+    (:func:`open_range_ticks`); the question is read with that interval written in place of the open range."""
+    m = _OPEN_RANGE.search(v.reason or "")
+    legend = spec.legend
+    if m is None or legend.kind != "continuous":
+        return v
+    said = re.search(re.escape(m.group(1)).replace(r"\ ", r"\s*"), raw.question, re.IGNORECASE)
+    scale = legend.label_scale or 1.0
+    shown = [t * scale for t in legend.ticks]
+    step = min((p for p in map(label_precision, legend.tick_labels) if p), default=0.0)
+    found = open_range_ticks(m.group(1), shown, legend.vmin * scale, legend.vmax * scale, step) if said else None
+    if said is None or found is None:
+        return v
+    ticks, (lo, hi) = found
+    unit = "%" if legend.percent else ""
+    labels = dict(zip(shown, legend.tick_labels))
+    text_of = {t: labels.get(t) or f"{t:,.10g}{unit}" for t in ticks}
+    grid = with_ticks(spec, ticks, [text_of[t] for t in ticks])
+    closed = f"{text_of[lo]} - {text_of[hi]}"
+    text = raw.question[:said.start()] + closed + raw.question[said.end():]
+    again = recheck_question(replace(raw, question=text), with_mapwise_groups(build_scene(grid)), aliases, templates)
+    if again.verdict == "unparsed":
+        return v
+    again.question = raw.question
+    again.notes.append(f"open range '{said.group()}' read as the tick interval {closed} of the bar re-ticked at "
+                       f"{(lo if hi >= legend.vmax * scale else hi):,.10g}{unit} (the interval reaches the bar's end)")
     return again
 
 
@@ -725,7 +917,32 @@ def _counts(verdicts: list[Verdict]) -> dict[str, Any]:
     c = Counter(v.verdict for v in verdicts)
     n = len(verdicts)
     return {"questions": n, **{k: c[k] for k in VERDICTS},
-            "parsed_pct": round(100 * (n - c["unparsed"]) / n, 1) if n else 0.0}
+            "parsed_pct": round(100 * (n - c["unparsed"]) / n, 1) if n else 0.0,
+            "ambiguous_by_reason": ambiguous_by_reason(verdicts)}
+
+
+def ambiguous_by_reason(verdicts: Iterable[Verdict]) -> dict[str, int]:
+    """Ambiguous verdicts per named bucket (:data:`AMBIGUOUS_BUCKETS`), most frequent first."""
+    found = Counter(v.bucket or "unnamed" for v in verdicts if v.verdict == "ambiguous")
+    return dict(sorted(found.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def second_gold(verdicts: Iterable[Verdict]) -> dict[str, Any]:
+    """MAPWise's "verified answer" column as a second gold, where the table has it: how many questions carry one
+    (and differ from ``ground_truth``), and on the judged ones mapgen's verdict against each gold and the cross
+    table (``ground_truth verdict / verified verdict``)."""
+    have = [v for v in verdicts if v.verified is not None and v.verified.strip()]
+    judged = [v for v in have if v.verdict in ("agree", "disagree") and v.verified_verdict in ("agree", "disagree")]
+    cross = Counter(f"{v.verdict}/{v.verified_verdict}" for v in judged)
+    return {
+        "questions": len(have),
+        "verified_differs": sum(1 for v in have if (v.verified or "").strip() != v.ground_truth.strip()),
+        "judged": len(judged),
+        "vs_ground_truth": {k: sum(1 for v in judged if v.verdict == k) for k in ("agree", "disagree")},
+        "vs_verified": {k: sum(1 for v in judged if v.verified_verdict == k) for k in ("agree", "disagree")},
+        "ground_truth/verified": {k: cross[k] for k in ("agree/agree", "agree/disagree", "disagree/agree",
+                                                        "disagree/disagree")},
+    }
 
 
 def reason_kind(reason: str) -> str:
@@ -747,6 +964,7 @@ def summary_json(verdicts: list[Verdict]) -> dict[str, Any]:
     return {**_counts(verdicts), "by_country": by_country, "by_kind": by_kind(verdicts), "by_template": by_template,
             "held_out": {"maps": sorted({f"{v.country}/{v.map_ref}" for v in held}), **_counts(held)},
             "unparsed_reasons": dict(reasons.most_common()),
+            "second_gold": second_gold(verdicts),
             "internal_errors": internal_errors(verdicts)}
 
 
@@ -813,11 +1031,11 @@ def write_recheck(data: ImportedSet, verdicts: list[Verdict], out: str | Path, s
     out = Path(out)
     write_jsonl_atomic(out / "verdicts.jsonl", (v.to_dict() for v in verdicts), sort_keys=False, ensure_ascii=False)
     rows = summary_rows(verdicts)
-    write_text_atomic(out / "summary.csv", _csv_text([list(rows[0]), *([r.get(k, "") for k in rows[0]] for r in rows)]))
+    write_text_atomic(out / "summary.csv", csv_text([list(rows[0]), *([r.get(k, "") for k in rows[0]] for r in rows)]))
     write_summary(summary_json(verdicts), out)
     write_text_atomic(out / "report.md", report_markdown(verdicts))
     header, corrected = corrected_rows(source_csv, data.layout.answer_col, verdicts)
-    write_text_atomic(out / "corrected_questions.csv", _csv_text([header, *corrected]))
+    write_text_atomic(out / "corrected_questions.csv", csv_text([header, *corrected]))
     return out
 
 
@@ -826,7 +1044,7 @@ def write_summary(summary: dict[str, Any], out: str | Path) -> Path:
     return write_json_atomic(Path(out) / "summary.json", summary, sort_keys=False)
 
 
-def _csv_text(rows: Iterable[Sequence[Any]]) -> str:
+def csv_text(rows: Iterable[Sequence[Any]]) -> str:
     """CSV text as :mod:`csv`'s default dialect writes it (``\\r\\n`` line ends)."""
     buf = io.StringIO(newline="")
     csv.writer(buf).writerows(rows)
