@@ -95,7 +95,9 @@ def test_prints_go_to_stderr_named_and_stdout_stays_jsonl(tmp_path: Path, a_map:
     ("@register('Region', 'Int')\ndef fenced_marks(ctx, region):\n    try:\n        while True:\n            pass\n"
      "    except Exception:\n        return 0\n",
      "ran more than 1,000,000 lines (line "),
-], ids=["raises", "many", "sys.exit", "os._exit", "posix._exit", "loops"])
+    ("import time\n@register('Region', 'Int')\ndef fenced_marks(ctx, region):\n    time.sleep(1000)\n"
+     "    return 0\n", "ran longer than 5 s (waiting in a call of functions.py)"),
+], ids=["raises", "many", "sys.exit", "os._exit", "posix._exit", "loops", "sleeps"])
 def test_a_failing_function_is_one_line_naming_template_pack_and_function(tmp_path: Path, a_map: Path, body: str,
                                                                           said: str) -> None:
     pack = write_pack(tmp_path / "faulty", body)

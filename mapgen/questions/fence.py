@@ -155,6 +155,7 @@ def fenced(pack: str, filename: str, what: str, seconds: float = CALL_SECONDS) -
     fail = ""
     _enter(pack)
     sys.settrace(budget.on_call)
+    alarm = _alarm(seconds, filename)
     try:
         yield
     except _OverBudget as exc:
@@ -168,10 +169,33 @@ def fenced(pack: str, filename: str, what: str, seconds: float = CALL_SECONDS) -
     except Exception as exc:  # an author's code: any error is one line naming where it came from
         fail = f"raised {type(exc).__name__}: {_one_line(exc)}{_where(exc, filename)}; {fix}"
     finally:
+        alarm()
         sys.settrace(old_trace)
         _leave()
     if fail:
         raise PackCodeError(f"pack {pack!r} {what} {fail}")
+
+
+def _alarm(seconds: float, filename: str) -> Callable[[], None]:
+    """A wall-clock alarm for the block (the main thread only, and only when no outer alarm runs): it stops code
+    that waits inside one call into C (``time.sleep``, a blocking read), which the line budget never sees.
+    Returns the function that disarms it."""
+    import signal
+
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer") \
+            or signal.getitimer(signal.ITIMER_REAL)[0] > 0:
+        return lambda: None
+
+    def ring(signum: int, frame: FrameType | None) -> None:
+        raise _OverBudget(f"ran longer than {seconds:g} s (waiting in a call of {Path(filename).name})")
+
+    previous = signal.signal(signal.SIGALRM, ring)
+    signal.setitimer(signal.ITIMER_REAL, seconds + 0.5)  # the line budget speaks first when lines run
+
+    def disarm() -> None:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    return disarm
 
 
 def _one_line(exc: BaseException) -> str:
