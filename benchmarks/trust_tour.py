@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import fault_tour  # noqa: E402
 from fault_tour import (  # noqa: E402
     DEFS,
     TINY_CONFIG,
@@ -51,6 +52,7 @@ from fault_tour import (  # noqa: E402
     snapshot,
     template,
 )
+from fault_tour import error_lines as _fault_error_lines  # noqa: E402
 
 Guard = Callable[[Path, str, str], "str | None"]  # (case folder, stdout, stderr) → "unsafe: …" / "data loss: …" / …
 VERDICTS = ("clear", "handled", "vague", "unsafe", "data loss", "silent", "hang", "left behind", "traceback",
@@ -67,7 +69,19 @@ counterfactual: {country: usa, maps: 0}
 questions: {per_image: 14}
 split: {ratios: {train: 0.5, test: 0.5}}
 """
-RICH: dict[str, Any] = {}  # filled by prepare(): the rich benchmark's folder and its questions
+#: The line mapgen prints before it runs a pack's Python code (#37 item 4): an announcement, not an error line.
+ANNOUNCEMENT = "mapgen: running the Python code of template pack"
+RICH: dict[str, Any] = {}
+#: Cases whose setup starts another run that writes into the case folder (its output is not the refusal's).
+WRITES_ALONGSIDE = frozenset({"O10"})
+
+
+def _error_lines(stderr: str) -> list[str]:
+    """The fault tour's error lines without the pack-code announcement (#37 item 4 asks for it: not an error)."""
+    return [line for line in _fault_error_lines(stderr) if not line.startswith(ANNOUNCEMENT)]
+
+
+fault_tour.error_lines = _error_lines  # filled by prepare(): the rich benchmark's folder and its questions
 
 
 @dataclass
@@ -232,13 +246,14 @@ def score_is(expected: Callable[[], float], unparsed: Callable[[], int] | None =
         if abs(float(data["score"]) - want) > 1e-6:
             return f"silent: score {data['score']} where {want:.4f} is right"
         found = data.get("unparsed", data.get("counts", {}).get("unparsed"))
-        if unparsed is not None and found is not None and int(found) != unparsed():
+        found = None if found is None else int(found) + int(data.get("missing") or 0)  # a null reply is missing
+        if unparsed is not None and found is not None and found != unparsed():
             return f"silent: {found} unparsed where {unparsed()} is right"
         return None
     return guard
 
 
-def short_error(limit: int = 2000) -> Guard:
+def short_error(limit: int = 2500) -> Guard:
     def guard(d: Path, out: str, err: str) -> str | None:
         size = len(out) + len(err)
         return f"silent: an error report of {size:,} characters" if size > limit else None
@@ -554,7 +569,7 @@ def pack_cases() -> list[Tour]:
 
 def prompt_cases() -> list[Tour]:
     f = "prompts"
-    fixes = ("inside", "folder", "remove", "give", "budget", "fix", "define", "write")
+    fixes = ("inside", "folder", "remove", "give", "budget", "fix", "define", "write", "at most")
     cmd = "prompt {bench} --question {qid} --prompt {d}/pr/p.yaml"
 
     def prompt(text: str = "{{ question }}", extra: str = "") -> dict[str, str | bytes]:
@@ -635,7 +650,7 @@ def folder_cases() -> list[Tour]:
                  setup=predictions_setup(lambda q: "x", name="out/p.jsonl")), kept_nonempty("out/p.jsonl")),
         Tour(ok("O08", o, ev + " --force", setup=old_eval), no_stale("out", "plots/old-plot.png")),
         Tour(ok("O09", o, "report {bench} -o {d}/site --force", setup=old_site), no_stale("site", "old-page.html")),
-        Tour(err("O10", o, ev + " --seed 2", ("out",), fixes + ("lock", "running", "busy"),
+        Tour(either("O10", o, ev + " --seed 2", ("out",), fixes + ("lock", "running", "busy"),
                  setup=concurrent(["eval", "{bench}", "--baseline", "random", "-o", "{d}/out", "--seed", "1"])),
              one_wins()),
         Tour(err("O11", o, "export {bench} -o {d}/out.txt --format jsonl", ("out.txt",), fixes + ("file", "folder"),
@@ -711,7 +726,7 @@ def complete(path: Path) -> bool:
 def budget_cases() -> list[Tour]:
     y = "budgets"
     fixes = ("alias", "anchor", "nest", "deep", "large", "columns", "remove", "give", "at most", "split", "valid",
-             "needs")
+             "needs", "write", "keep")
     bomb = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
         f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, "
         f"*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]\n" for i in range(9))
@@ -784,10 +799,10 @@ def _run(tour: Tour, art: Artefacts, timeout: float) -> Row:
         start = time.perf_counter()
         code, out, error = _launch(argv, case, timeout)
         seconds = time.perf_counter() - start
-        changed = reads_bench and snapshot(art.bench) != bench_before
+        changed = reads_bench and snapshot(art.bench) != bench_before and case.id not in WRITES_ALONGSIDE
         if changed:
             restore(art)
-        if case.expect == "error" or code != 0:
+        if (case.expect == "error" or code != 0) and case.id not in WRITES_ALONGSIDE:
             changed = changed or _changed(before, snapshot(d))
         verdict, message = classify(case, code, out, error, d, changed)
         if tour.guard is not None and verdict not in ("hang", "traceback"):

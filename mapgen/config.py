@@ -11,6 +11,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
+from collections import Counter
 from pathlib import Path
 from types import UnionType
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
@@ -395,8 +396,12 @@ class BuildConfig(Strict):
         if not countries:
             raise ValueError("no countries: list at least one, e.g. `countries: [{name: usa, maps: 10}]`")
         keys = [c.key for c in countries]
-        if len(set(keys)) != len(keys):
-            raise ValueError(f"each country may appear once (atlas names and file stems), got {keys}")
+        counts = Counter(keys)
+        twice = sorted(k for k, n in counts.items() if n > 1)
+        if twice:
+            raise ValueError(f"each country may appear once (atlas names and file stems); "
+                             f"{', '.join(f'{k!r} is listed {counts[k]:,} times' for k in twice[:8])}: "
+                             "give each one entry and set its `maps`")
         if sum(c.maps for c in countries) > MAX_MAPS:
             raise ValueError(f"the countries ask for {sum(c.maps for c in countries)} maps in all; a build holds "
                              f"at most {MAX_MAPS} (split it into several builds)")

@@ -210,8 +210,9 @@ def write_files_atomic(files: Mapping[Path, bytes]) -> None:
 
 def iter_json_lines(path: str | Path) -> Iterator[tuple[int, Any, str | None]]:
     """``(line number, value, error)`` for each non-blank line, never raising on a bad line: ``error`` is the JSON
-    parser's message (and ``value`` ``None``) when the line is not valid JSON (or not UTF-8 text)."""
-    with Path(path).open(encoding="utf-8", errors="surrogateescape") as fh:
+    parser's message (and ``value`` ``None``) when the line is not valid JSON (or not UTF-8 text). A byte-order
+    mark opening the file (Windows editors write one) is not part of the first line."""
+    with Path(path).open(encoding="utf-8-sig", errors="surrogateescape") as fh:
         for number, line in enumerate(fh, start=1):
             if not line.strip():
                 continue

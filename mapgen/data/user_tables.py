@@ -418,6 +418,12 @@ def _parse_number(cell: Any, percent: bool = False) -> float | None:
         return None
 
 
+def _shown(cell: Any, limit: int = 40) -> str:
+    """A cell as an error line quotes it: its repr, cut to ``limit`` characters (a 20-MB cell stays readable)."""
+    text = repr(cell)
+    return text if len(text) <= limit else f"{text[:limit - 12]}… ({len(str(cell)):,} characters)"
+
+
 def _values(frame: pd.DataFrame, value_col: str, codes: list[str], rows: list[str], kind: str) -> tuple[
     dict[str, float], list[str]
 ]:
@@ -431,11 +437,11 @@ def _values(frame: pd.DataFrame, value_col: str, codes: list[str], rows: list[st
             continue
         value = _parse_number(cell, percent=kind == "percent")
         if value is None:
-            bad.append(f"{row} {code}: {cell!r}")
+            bad.append(f"{row} {code}: {_shown(cell)}")
         elif math.isinf(value):
-            inf.append(f"{row} {code}: {cell!r}")
+            inf.append(f"{row} {code}: {_shown(cell)}")
         elif kind == "percent" and not 0.0 <= value <= 100.0:
-            outside.append(f"{row} {code}: {cell!r}")
+            outside.append(f"{row} {code}: {_shown(cell)}")
         else:
             out[code] = value
     if bad:

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import yaml
 from jinja2 import StrictUndefined
 
 from mapgen.caches import memo
@@ -43,7 +44,7 @@ from mapgen.questions.record import Question
 from mapgen.questions.sandbox import TextLimitError, TextSandbox
 from mapgen.renamed_regions import renamed_regions
 from mapgen.resources import template_path
-from mapgen.yamlio import safe_load
+from mapgen.yamlio import safe_load, yaml_problem
 
 PROMPTS_ENV = "MAPGEN_PROMPTS"
 _ENV = TextSandbox(undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
@@ -132,7 +133,10 @@ def _read_strategy(path: Path) -> Strategy:
 def _parse_strategy(path: Path, mtime_ns: int, size: int) -> Strategy:
     if path.suffix == ".txt":
         return Strategy(name=path.stem, text=path.read_text(encoding="utf-8"), path=path)
-    data = safe_load(path.read_text(encoding="utf-8")) or {}
+    try:
+        data = safe_load(path.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as exc:
+        raise ValueError(f"prompt strategy {path} is not valid YAML: {yaml_problem(exc)}") from None
     if not isinstance(data, dict) or not isinstance(data.get("text"), str):
         raise ValueError(f"prompt strategy {path} needs a 'text' template")
     images = tuple(_example_image(path, str(p)) for p in data.get("example_images") or ())
@@ -240,11 +244,18 @@ def _compiled(template: str) -> Any:
 
 def _render(template: str, context: Mapping[str, Any], where: object = "") -> str:
     """A prompt text rendered within the sandbox's budgets (a breach is one line naming ``where``)."""
+    import jinja2
+
     try:
         return _ENV.render_limited(_compiled(template), dict(context), max_output=MAX_PROMPT).strip()
     except TextLimitError as exc:
         message = str(exc).replace("question text", "prompt text")
         raise ValueError(f"prompt strategy {where}: {message}" if where else message) from None
+    except jinja2.TemplateError as exc:  # the sandbox's refusal, an undefined name, a syntax error
+        fix = "fix the text" + (f"; it may use {', '.join(sorted(context))}"
+                                if isinstance(exc, jinja2.UndefinedError) else "")
+        raise ValueError(f"prompt strategy {where}: text rejected: {exc}; {fix}" if where
+                         else f"prompt text rejected: {exc}; {fix}") from None
 
 
 def _format_type(question: Question) -> str:
