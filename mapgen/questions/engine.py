@@ -138,13 +138,25 @@ def hinges_on_illegible(template: Template, ctx: Ctx, params: dict[str, Any], an
         return True
     # each unreadable region alone, then all of them together (misreads of tiny regions tend to go one way)
     groups = [[code] for code in unreadable] + ([unreadable] if len(unreadable) > 1 else [])
+    key = answer_key(answer)
     for codes in groups:
-        for level, value in _alternatives(ctx):
-            alt = ctx.copy_with(codes, level, value)
-            other, _ = run_program(template, alt, params)
-            if other is INVALID or answer_key(other) != answer_key(answer):
+        for i in range(len(_alternatives(ctx))):
+            other, _ = run_program(template, _alternative(ctx, codes, i), params)
+            if other is INVALID or answer_key(other) != key:
                 return True
     return False
+
+
+def _alternative(ctx: Ctx, codes: list[str], i: int) -> Ctx:
+    """:meth:`Ctx.copy_with` of ``codes`` taking alternative ``i`` of :func:`_alternatives`, kept in ``ctx.cache``
+    so that every question re-checked on the same copy shares its cache (the copy's facts are the same whatever
+    the program; a run resets its reads)."""
+    cache_key = ("illegible alternative", frozenset(codes), i)
+    alt = ctx.cache.get(cache_key)
+    if alt is None:
+        level, value = _alternatives(ctx)[i]
+        alt = ctx.cache[cache_key] = ctx.copy_with(codes, level, value)
+    return alt
 
 
 def hinges_on_contested(
