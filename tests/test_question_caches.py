@@ -1,8 +1,9 @@
-"""The question stage's caches (issue 38: the illegible-region copies kept per Reading, the whole-map direction
-orders of ``Scene.furthest``) change no question and no refusal: every built-in template instantiated on drawn
-maps (pixel facts, illegible regions, contested borders) gives the same questions, in the same order, and the
-same refusal counts as the plain path, where each illegible check re-runs on a copy built from scratch and
-every direction ranking filters the map's order to the pool."""
+"""The question stage's shortcuts (issue 38) change no question: every built-in template instantiated on drawn
+maps (pixel facts, illegible regions, contested borders) gives the same questions, in the same order, as the
+plain path. The caches (the illegible-region copies kept per Reading, the whole-map direction orders of
+``Scene.furthest``) change no refusal either, against a path where each illegible check re-runs on a copy built
+from scratch and every direction ranking filters the map's order to the pool; declining a draw the answer quota
+will not take before the illegible, contested and reading checks only stops counting it under those reasons."""
 
 from __future__ import annotations
 
@@ -68,3 +69,19 @@ def test_cached_question_stage_asks_and_refuses_as_the_plain_path(country: str,
     assert cached_refusals == plain_refusals
     assert [q["question_id"] for q in cached] == [q["question_id"] for q in plain]
     assert cached == plain
+
+
+def test_declining_before_the_checks_asks_the_same_questions(monkeypatch: pytest.MonkeyPatch) -> None:
+    early, early_refusals = _questions("usa")
+    ask = engine.ask
+
+    def checks_first(*args: Any, **kwargs: Any) -> Any:
+        return ask(*args, **(kwargs | {"decline_first": False}))
+
+    with monkeypatch.context() as m:
+        m.setattr(engine, "ask", checks_first)
+        late, late_refusals = _questions("usa")
+    assert early == late
+    assert early_refusals["illegible"] > 0
+    assert late_refusals["illegible"] > early_refusals["illegible"]  # the early path skipped some checks
+    assert all(late_refusals[k] >= v for k, v in early_refusals.items())

@@ -535,6 +535,7 @@ def ask(
     reader: bool = False,
     original: Scene | None = None,
     accept: Callable[[Any], bool] | None = None,
+    decline_first: bool = False,
 ) -> Question:
     """The question of ``template`` with ``params`` on ``scene``, answered by running its program there.
 
@@ -542,8 +543,10 @@ def ask(
     ``seed``, the map and the template). ``original`` is the Scene the parameters were chosen on (re-asking on a
     changed map): they are carried over (:func:`carry_params`) and must be values the engine could draw on
     ``scene``. ``reader=True`` answers without the generation-time reading margin, as someone reading the map
-    would (the pixel oracle). ``accept`` sees the program's answer before the text is drawn. Raises
-    :class:`Unaskable` saying why when the question cannot be asked.
+    would (the pixel oracle). ``accept`` sees the program's answer before the text is drawn; with
+    ``decline_first`` before the illegible, contested and reading checks too, so a draw it declines costs no
+    re-run (and is counted as declined, not under those reasons). Raises :class:`Unaskable` saying why when the
+    question cannot be asked.
     """
     if not template.applies_to(scene.map_type):
         raise Unaskable("template", f"template {template.id} does not apply to {scene.map_type} maps")
@@ -560,6 +563,8 @@ def ask(
     answer, env, why, seen = _run_watched(template, ctx, params)
     if why is not None:
         raise why
+    if decline_first and accept is not None and not accept(answer):
+        raise Unaskable("declined", "the answer was declined")
     if hinges_on_illegible(template, ctx, params, answer):
         raise Unaskable("illegible", "the answer depends on a region too small to read")
     if hinges_on_contested(template, ctx, params, answer, seen):
@@ -568,7 +573,7 @@ def ask(
     if other is not None:
         name, alt = other
         raise Unaskable("reading", f"reading:{axis_of(name)} (the answer changes when {name} is read as {alt!r})")
-    if accept is not None and not accept(answer):
+    if not decline_first and accept is not None and not accept(answer):
         raise Unaskable("declined", "the answer was declined")
     if not isinstance(variant, int):
         variant = (variant or question_rng(seed, scene, template)).randrange(len(template.text[scene.map_type]))
@@ -725,7 +730,10 @@ def instantiate(
         if params is None or not _first_time(template, params, seen_params):
             continue
         try:
-            q = ask(template, scene, params, rng, accept=quota.admits)
+            # a draw the quota declines changes nothing unless it may become a spare: decline it before the
+            # (costly) illegible, contested and reading checks
+            early = template.answer_type == "binary" or len(spare) >= n
+            q = ask(template, scene, params, rng, accept=quota.admits, decline_first=early)
         except Unaskable as no:
             if no.kind in COUNTED_KINDS:
                 REFUSALS[no.counted_as] += 1
