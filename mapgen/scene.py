@@ -277,19 +277,29 @@ class Scene:
         direction disagree with the image. ``point`` is where a region is placed: :data:`CENTRE` (the position
         rule, bbox centres) or :data:`FARTHEST` (the geometry's extent, bbox edges).
         """
+        whole = codes is self.regions  # the whole map: its orders as they are (the common case, kept fast)
         pool = list(codes)
         check = test or (lambda c: True)
-        found = _furthest(self._ranked(pool, direction, False, point), check,
+        found = _furthest(self._ranked(pool, direction, False, point, whole), check,
                           lambda c: self.direction_key(c, direction, point), DIRECTION_MARGIN_DEG)
-        if found is not None and all(self.regions[c].pixels for c in pool):
-            drawn = _furthest(self._ranked(pool, direction, True, point), check,
+        if found is not None and (self._all_drawn() if whole else all(self.regions[c].pixels for c in pool)):
+            drawn = _furthest(self._ranked(pool, direction, True, point, whole), check,
                               lambda c: self.drawn_key(c, direction, point), DIRECTION_MARGIN_PX)
             return found if drawn == found else None
         return found
 
-    def _ranked(self, pool: list[str], direction: str, drawn: bool, point: str = CENTRE) -> list[str]:
+    def _all_drawn(self) -> bool:
+        """Whether every region has pixel facts (once per scene, kept beside the frozen fields)."""
+        hit = self.__dict__.get("_all_drawn_regions")
+        if hit is None:
+            hit = self.__dict__["_all_drawn_regions"] = all(r.pixels for r in self.regions.values())
+        return hit
+
+    def _ranked(self, pool: list[str], direction: str, drawn: bool, point: str = CENTRE,
+                whole: bool = False) -> list[str]:
         """``pool`` furthest in ``direction`` first, ties by code, by position or as drawn: the map's whole order,
-        sorted once per scene and direction (kept beside the frozen fields), filtered to the pool."""
+        sorted once per scene and direction (kept beside the frozen fields), filtered to the pool (``whole``: the
+        pool is every region of the map, all drawn when ``drawn``, so the order itself; do not change it)."""
         key = self.drawn_key if drawn else self.direction_key
 
         def by_key(codes: Iterable[str]) -> list[str]:
@@ -300,6 +310,8 @@ class Scene:
         if order is None:
             order = orders[(direction, drawn, point)] = by_key(
                 c for c in self.regions if not drawn or self.regions[c].pixels)
+        if whole:
+            return order
         members = set(pool)
         ranked = [c for c in order if c in members]
         return ranked if len(ranked) == len(pool) else by_key(pool)  # repeated or unknown codes: the pool itself

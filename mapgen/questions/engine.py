@@ -138,13 +138,25 @@ def hinges_on_illegible(template: Template, ctx: Ctx, params: dict[str, Any], an
         return True
     # each unreadable region alone, then all of them together (misreads of tiny regions tend to go one way)
     groups = [[code] for code in unreadable] + ([unreadable] if len(unreadable) > 1 else [])
+    key = answer_key(answer)
     for codes in groups:
-        for level, value in _alternatives(ctx):
-            alt = ctx.copy_with(codes, level, value)
-            other, _ = run_program(template, alt, params)
-            if other is INVALID or answer_key(other) != answer_key(answer):
+        for i in range(len(_alternatives(ctx))):
+            other, _ = run_program(template, _alternative(ctx, codes, i), params)
+            if other is INVALID or answer_key(other) != key:
                 return True
     return False
+
+
+def _alternative(ctx: Ctx, codes: list[str], i: int) -> Ctx:
+    """:meth:`Ctx.copy_with` of ``codes`` taking alternative ``i`` of :func:`_alternatives`, kept in ``ctx.cache``
+    so that every question re-checked on the same copy shares its cache (the copy's facts are the same whatever
+    the program; a run resets its reads)."""
+    cache_key = ("illegible alternative", frozenset(codes), i)
+    alt = ctx.cache.get(cache_key)
+    if alt is None:
+        level, value = _alternatives(ctx)[i]
+        alt = ctx.cache[cache_key] = ctx.copy_with(codes, level, value)
+    return alt
 
 
 def hinges_on_contested(
@@ -523,6 +535,7 @@ def ask(
     reader: bool = False,
     original: Scene | None = None,
     accept: Callable[[Any], bool] | None = None,
+    decline_first: bool = False,
 ) -> Question:
     """The question of ``template`` with ``params`` on ``scene``, answered by running its program there.
 
@@ -530,8 +543,10 @@ def ask(
     ``seed``, the map and the template). ``original`` is the Scene the parameters were chosen on (re-asking on a
     changed map): they are carried over (:func:`carry_params`) and must be values the engine could draw on
     ``scene``. ``reader=True`` answers without the generation-time reading margin, as someone reading the map
-    would (the pixel oracle). ``accept`` sees the program's answer before the text is drawn. Raises
-    :class:`Unaskable` saying why when the question cannot be asked.
+    would (the pixel oracle). ``accept`` sees the program's answer before the text is drawn; with
+    ``decline_first`` before the illegible, contested and reading checks too, so a draw it declines costs no
+    re-run (and is counted as declined, not under those reasons). Raises :class:`Unaskable` saying why when the
+    question cannot be asked.
     """
     if not template.applies_to(scene.map_type):
         raise Unaskable("template", f"template {template.id} does not apply to {scene.map_type} maps")
@@ -548,6 +563,8 @@ def ask(
     answer, env, why, seen = _run_watched(template, ctx, params)
     if why is not None:
         raise why
+    if decline_first and accept is not None and not accept(answer):
+        raise Unaskable("declined", "the answer was declined")
     if hinges_on_illegible(template, ctx, params, answer):
         raise Unaskable("illegible", "the answer depends on a region too small to read")
     if hinges_on_contested(template, ctx, params, answer, seen):
@@ -556,7 +573,7 @@ def ask(
     if other is not None:
         name, alt = other
         raise Unaskable("reading", f"reading:{axis_of(name)} (the answer changes when {name} is read as {alt!r})")
-    if accept is not None and not accept(answer):
+    if not decline_first and accept is not None and not accept(answer):
         raise Unaskable("declined", "the answer was declined")
     if not isinstance(variant, int):
         variant = (variant or question_rng(seed, scene, template)).randrange(len(template.text[scene.map_type]))
@@ -713,7 +730,10 @@ def instantiate(
         if params is None or not _first_time(template, params, seen_params):
             continue
         try:
-            q = ask(template, scene, params, rng, accept=quota.admits)
+            # a draw the quota declines changes nothing unless it may become a spare: decline it before the
+            # (costly) illegible, contested and reading checks
+            early = template.answer_type == "binary" or len(spare) >= n
+            q = ask(template, scene, params, rng, accept=quota.admits, decline_first=early)
         except Unaskable as no:
             if no.kind in COUNTED_KINDS:
                 REFUSALS[no.counted_as] += 1
