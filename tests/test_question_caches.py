@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
+from mapgen.caches import clear_all
 from mapgen.data.curated import list_stats
 from mapgen.questions import engine, instantiate, load_templates
-from mapgen.questions.functions.scene_facts import _CTX_CACHE
 from mapgen.render.api import get_canvas, scene_with_pixels
 from mapgen.scene import CENTRE, Scene, build_scene
 from mapgen.spec import make_spec
@@ -34,7 +34,7 @@ def _drawn_scenes(country: str) -> list[Scene]:
 
 def _questions(country: str) -> tuple[list[dict[str, Any]], Counter[str]]:
     """Every template's questions on fresh drawn scenes of ``country``, and the draws refused by reason."""
-    _CTX_CACHE.clear()
+    clear_all()  # fresh readings of every scene (mapgen.caches)
     before = Counter(engine.REFUSALS)
     out = [q.to_dict() for scene in _drawn_scenes(country) for t in load_templates()
            for q in instantiate(t, scene, 3, seed=7)]
