@@ -5,7 +5,7 @@
 
 Prints for BENCH_DIR (``--build`` first builds the default config, ``configs/mapwise.yaml``, into OUT_DIR):
 
-- ``draws_refused_by_reason``: the question draws the engine refused while building, per reason (the manifest's
+- ``draws_refused_by_reason``: the question draws the engine refused while building, per reason (the build log's
   count; ``reading:<axis>`` are the declared readings of ``templates/readings.yaml`` and the groups files);
 - ``questions``, and ``differ_under_a_reading``: the questions whose answer differs under some declared reading
   (each re-asked on its map's render JSON, pixel facts included, under every reading its program consults), by
@@ -85,9 +85,9 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("give BENCH_DIR or --build OUT_DIR")
     if args.build:
         build(str(DEFAULT_CONFIG), args.build, workers=args.workers, force=True, progress=False)
-    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    log = json.loads((folder / "build_log.json").read_text(encoding="utf-8"))
     by_axis, n = differing(folder)
-    out: dict[str, Any] = {"draws_refused_by_reason": manifest["counts"].get("draws_refused_by_reason"),
+    out: dict[str, Any] = {"draws_refused_by_reason": log.get("draws_refused_by_reason"),
                            "questions": n, "differ_under_a_reading": dict(by_axis)}
     if args.main:
         main_axis, main_n = differing(args.main)

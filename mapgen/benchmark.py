@@ -10,7 +10,8 @@ Layout of a build folder (written by :mod:`mapgen.build`)::
                              ``grounding.jsonl``, …: each task of :mod:`mapgen.tasks` names its file, and
                              registering the task adds it here with :func:`register_record_file`)
     units/<unit_id>.json     per-unit completion records (what resume checks)
-    build_log.json           timings per stage (not part of the manifest: it varies run to run)
+    build_log.json           timings per stage and draws refused per reason (not part of the manifest: it varies
+                             run to run)
     .mapgen-build.json       the config the folder holds (its digest), written first
 
 A counterfactual set folder has ``maps/``, ``maps.jsonl`` and ``questions.jsonl`` too, plus ``set.json``,

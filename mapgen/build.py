@@ -493,7 +493,10 @@ def build(
         write_json_atomic(out_dir / BUILD_LOG_FILE, {"seconds": round(seconds, 2), "built": len(todo),
                                                         "reused": len(units) - len(todo), "workers": workers,
                                                         "executor": executor,
-                                                        "stage_seconds": {k: round(v, 2) for k, v in timings.items()}})
+                                                        "stage_seconds": {k: round(v, 2) for k, v in timings.items()},
+                                                        # diagnostics that vary with what each worker ran
+                                                        # before (caches), so not in the manifest
+                                                        "draws_refused_by_reason": refusal_counts(ordered)})
         return BuildReport(out_dir, manifest, len(todo), len(units) - len(todo), seconds, dict(timings))
 
 
@@ -689,7 +692,7 @@ def finalize(config: BuildConfig, out_dir: Path, results: list[dict[str, Any]],
         "config_digest": digest or config.digest(),
         "config": config.model_dump(),
         "png": {"compress_level": config.variants.png_compress_level, "strategy": "zlib RLE"},
-        "counts": map_counts(maps) | task_counts | {"draws_refused_by_reason": refusal_counts(results)},
+        "counts": map_counts(maps) | task_counts,
         "files": dict(sorted(files.items())),
     }
     if atlases["atlases"]:
@@ -729,9 +732,20 @@ def info(out_dir: str | Path) -> dict[str, Any]:
                          "(try `mapgen build --resume`).") from None
     check_listed_paths(Path(out_dir), manifest["files"])  # a manifest naming a file outside: refused, not hashed
     return {"name": manifest["name"], "mapgen_version": manifest["mapgen_version"],
-            "counts": manifest["counts"] | {"questions_by_template_id": questions_by_template_id(out_dir)},
+            "counts": manifest["counts"] | {"questions_by_template_id": questions_by_template_id(out_dir)}
+            | refusals_logged(out_dir),
             "files": len(manifest["files"]), "files_failing_checksum": failing_checksums(out_dir, manifest["files"]),
             "files_unlisted": unlisted_files(out_dir)}
+
+
+def refusals_logged(out_dir: str | Path) -> dict[str, Any]:
+    """``{"draws_refused_by_reason": …}`` from the folder's build log (empty when it has none)."""
+    from mapgen.files import read_json
+
+    log = Path(out_dir) / BUILD_LOG_FILE
+    data = read_json(log) if log.is_file() else {}
+    refused = data.get("draws_refused_by_reason") if isinstance(data, dict) else None
+    return {"draws_refused_by_reason": refused} if isinstance(refused, dict) else {}
 
 
 def questions_by_template_id(out_dir: str | Path) -> dict[str, int]:
