@@ -306,15 +306,16 @@ def command_text(case: Case) -> str:
     return text.replace("{d}/", "").replace("|", "\\|")
 
 
-def table(rows: list[Row]) -> str:
+def table(rows: list[Row], verdicts: tuple[str, ...] = VERDICTS) -> str:
+    """The markdown table of ``rows`` and the count of each verdict (in ``verdicts``' order)."""
     lines = ["| case | family | command | verdict | message |", "|---|---|---|---|---|"]
     for row in rows:
-        message = row.message.replace("|", "\\|")[:220]
+        message = row.message.replace("|", "\\|").replace("\n", " ")[:220]
         lines.append(f"| {row.case.id} | {row.case.family} | `mapgen {command_text(row.case)}` | {row.verdict} "
                      f"| {message} |")
     counts = Counter(row.verdict for row in rows)
     lines += ["", "| verdict | cases |", "|---|---|"]
-    lines += [f"| {v} | {counts[v]} |" for v in VERDICTS if counts[v]] + [f"| total | {len(rows)} |"]
+    lines += [f"| {v} | {counts[v]} |" for v in verdicts if counts[v]] + [f"| total | {len(rows)} |"]
     return "\n".join(lines)
 
 

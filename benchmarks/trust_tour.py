@@ -25,7 +25,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -39,9 +38,9 @@ from fault_tour import (  # noqa: E402
     TINY_CONFIG,
     Artefacts,
     Case,
+    Row,
     _launch,
     classify,
-    command_text,
     either,
     err,
     make_artefacts,
@@ -50,6 +49,7 @@ from fault_tour import (  # noqa: E402
     pack,
     restore,
     snapshot,
+    table,
     template,
 )
 from fault_tour import error_lines as _fault_error_lines  # noqa: E402
@@ -57,7 +57,6 @@ from fault_tour import error_lines as _fault_error_lines  # noqa: E402
 Guard = Callable[[Path, str, str], "str | None"]  # (case folder, stdout, stderr) → "unsafe: …" / "data loss: …" / …
 VERDICTS = ("clear", "handled", "vague", "unsafe", "data loss", "silent", "hang", "left behind", "traceback",
             "tour error")
-HARMS = ("unsafe", "data loss", "silent")
 SECRET = "TOPSECRET-7f3a9c"
 PAYLOAD = "<img src=x onerror=\"document.title='PWNED'\">"
 SCRIPT = "\"><script>document.title='PWNED'</script>"
@@ -88,14 +87,6 @@ fault_tour.error_lines = _error_lines  # filled by prepare(): the rich benchmark
 class Tour:
     case: Case
     guard: Guard | None = None
-
-
-@dataclass
-class Row:
-    case: Case
-    verdict: str
-    message: str
-    seconds: float
 
 
 # ------------------------------------------------------------------------------------------------ artefacts
@@ -821,18 +812,6 @@ def _changed(before: dict[str, str], after: dict[str, str]) -> bool:
     return any(after.get(k) != v for k, v in before.items()) or any(k not in before for k in after)
 
 
-def table(rows: list[Row]) -> str:
-    lines = ["| case | family | command | verdict | message |", "|---|---|---|---|---|"]
-    for row in rows:
-        message = row.message.replace("|", "\\|").replace("\n", " ")[:200]
-        lines.append(f"| {row.case.id} | {row.case.family} | `mapgen {command_text(row.case)}` | {row.verdict} "
-                     f"| {message} |")
-    counts = Counter(row.verdict for row in rows)
-    lines += ["", "| verdict | cases |", "|---|---|"]
-    lines += [f"| {v} | {counts[v]} |" for v in VERDICTS if counts[v]] + [f"| total | {len(rows)} |"]
-    return "\n".join(lines)
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--family", action="append", help="only these families (repeatable)")
@@ -847,7 +826,7 @@ def main(argv: list[str] | None = None) -> int:
         derive_expectations()
         with ThreadPoolExecutor(max_workers=args.jobs) as pool:
             rows = list(pool.map(lambda t: run_tour_case(t, art, args.timeout), tours))
-    print(table(rows))
+    print(table(rows, VERDICTS))
     return 0 if all(r.verdict in ("clear", "handled") for r in rows) else 1
 
 

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
 import tempfile
+from collections.abc import Iterator
+from pathlib import Path
 
 # Hermetic Hugging Face caches: `datasets` fingerprints local parquet folders loosely, so a cache left by an
 # earlier run (same machine, same relative file names) could be served instead of the files a test just wrote.
@@ -48,3 +52,17 @@ def eval_bench(tmp_path_factory):
     out = tmp_path_factory.mktemp("eval-bench") / "bench"
     build(EVAL_BENCH_CONFIG, out, progress=False)
     return out
+
+
+@pytest.fixture
+def full_disk(tmp_path: Path) -> Iterator[Path]:
+    """A 128 KB tmpfs mounted under ``tmp_path`` (skips without the permission to mount one)."""
+    mount = tmp_path / "tiny"
+    mount.mkdir()
+    if shutil.which("mount") is None or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=128k", "tmpfs",
+                                                        str(mount)], capture_output=True).returncode != 0:
+        pytest.skip("cannot mount a tmpfs here")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", str(mount)], capture_output=True)

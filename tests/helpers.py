@@ -134,3 +134,13 @@ def resign(root: Path) -> Path:
     manifest["files"] = {rel: sha256_file(root / rel) for rel in manifest["files"] if (root / rel).is_file()}
     path.write_text(json.dumps(manifest, indent=1, sort_keys=True))
     return root
+
+
+def one_map_grid_config(root: Path, name: str) -> Path:
+    """A build config of one map of a 4×4 grid atlas (its table only, VQA only), written into ``root``."""
+    write_grid(root, stem="gridland")
+    config = root / "c.yaml"
+    config.write_text(f"name: {name}\nseed: 1\ncountries:\n  - name: gridland.geojson\n    maps: 1\n"
+                      "    statistics: {curated: [], files: [gridland.csv], synthetic: {count: 0}}\n"
+                      "questions: {per_template: 1, per_image: 2, min_per_template: 0}\ntasks: [vqa]\n")
+    return config

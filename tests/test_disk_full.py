@@ -4,9 +4,6 @@ a tmpfs (root in the CI container); skipped elsewhere."""
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -16,20 +13,6 @@ from mapgen.cli import main
 from mapgen.files import DiskFullError, write_bytes_atomic
 
 TINY = Path(__file__).parent / "data" / "disk_full.yaml"
-
-
-@pytest.fixture
-def full_disk(tmp_path: Path) -> Iterator[Path]:
-    """A 128 KB tmpfs mounted under ``tmp_path`` (skips without the permission to mount one)."""
-    mount = tmp_path / "tiny"
-    mount.mkdir()
-    if shutil.which("mount") is None or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=128k", "tmpfs",
-                                                        str(mount)], capture_output=True).returncode != 0:
-        pytest.skip("cannot mount a tmpfs here")
-    try:
-        yield mount
-    finally:
-        subprocess.run(["umount", str(mount)], capture_output=True)
 
 
 def _temps(folder: Path) -> list[Path]:

@@ -6,11 +6,9 @@ cases run ``mapgen`` in a subprocess that SIGKILLs itself with every file staged
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -181,20 +179,6 @@ def test_leftovers_of_killed_exports_are_cleaned_by_the_next_run(eval_bench: Pat
     code, output = run("export", eval_bench, "--format", "jsonl", "-o", dest)
     assert code == 0, output
     assert staged(tmp_path) == [] and (dest / "questions.jsonl").is_file()
-
-
-@pytest.fixture
-def full_disk(tmp_path: Path) -> Iterator[Path]:
-    """A 128 KB tmpfs mounted under ``tmp_path`` (skips without the permission to mount one)."""
-    mount = tmp_path / "tiny"
-    mount.mkdir()
-    if shutil.which("mount") is None or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=128k", "tmpfs",
-                                                        str(mount)], capture_output=True).returncode != 0:
-        pytest.skip("cannot mount a tmpfs here")
-    try:
-        yield mount
-    finally:
-        subprocess.run(["umount", str(mount)], capture_output=True)
 
 
 @pytest.mark.parametrize("command", [("audit", "--quiet"), ("counterfactual", "--kind", "imaginary")])

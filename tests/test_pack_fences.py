@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import write_grid
+from helpers import one_map_grid_config
 
 ROOT = Path(__file__).resolve().parents[1]
 TEMPLATES = """\
@@ -50,11 +50,7 @@ def errors(result: subprocess.CompletedProcess[str]) -> list[str]:
 def a_map(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A map JSON of a one-map build on a 4×4 grid."""
     root = tmp_path_factory.mktemp("fence")
-    write_grid(root, stem="gridland")
-    (root / "c.yaml").write_text("name: fence\nseed: 1\ncountries:\n  - name: gridland.geojson\n    maps: 1\n"
-                                 "    statistics: {curated: [], files: [gridland.csv], synthetic: {count: 0}}\n"
-                                 "questions: {per_template: 1, per_image: 2, min_per_template: 0}\ntasks: [vqa]\n")
-    built = mapgen("build", root / "c.yaml", "-o", root / "out", "--workers", "1")
+    built = mapgen("build", one_map_grid_config(root, "fence"), "-o", root / "out", "--workers", "1")
     assert built.returncode == 0, built.stderr
     return root / "out" / "maps" / "gridland-0000-annotated.json"
 

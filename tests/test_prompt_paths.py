@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import ChatStub, write_grid
+from helpers import ChatStub, one_map_grid_config
 
 ROOT = Path(__file__).resolve().parents[1]
 SECRET = "top secret words\n"
@@ -32,11 +32,7 @@ def mapgen(*args: object, env: dict[str, str] | None = None) -> subprocess.Compl
 def bench(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A one-map build on a 4×4 grid."""
     root = tmp_path_factory.mktemp("prompts")
-    write_grid(root, stem="gridland")
-    (root / "c.yaml").write_text("name: prompts\nseed: 1\ncountries:\n  - name: gridland.geojson\n    maps: 1\n"
-                                 "    statistics: {curated: [], files: [gridland.csv], synthetic: {count: 0}}\n"
-                                 "questions: {per_template: 1, per_image: 2, min_per_template: 0}\ntasks: [vqa]\n")
-    built = mapgen("build", root / "c.yaml", "-o", root / "out", "--workers", "1")
+    built = mapgen("build", one_map_grid_config(root, "prompts"), "-o", root / "out", "--workers", "1")
     assert built.returncode == 0, built.stderr
     return root / "out"
 
