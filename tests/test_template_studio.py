@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import re
+import socket
 import subprocess
 import sys
 import time
@@ -89,6 +90,16 @@ def test_bad_options_exit_2_in_one_line(pack: Path, tmp_path: Path, args: tuple[
     result = CliRunner().invoke(main, ["templates", "studio", "pack", *args])
     assert result.exit_code == 2 and message in result.output
     assert not (pack / "studio.html").exists()
+
+
+def test_a_port_in_use_exits_2_naming_it(pack: Path, usa_map: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = CliRunner().invoke(main, ["templates", "studio", str(pack), "--maps", str(usa_map), "--serve",
+                                           "--port", str(port)])
+    assert result.exit_code == 2 and f"cannot serve on 127.0.0.1:{port}" in result.output
 
 
 def _errors(browser: Browser) -> list[str]:

@@ -8,8 +8,8 @@ import click
 
 from mapgen.cli.limits import SEED, bounded
 
-PER_MAP = bounded(1, 20, "the questions a studio shows per template and map")
-PORT = bounded(0, 65535, "TCP ports")
+PER_MAP = bounded(1, 20)
+PORT = bounded(0, 65535)
 
 
 @click.command("studio")

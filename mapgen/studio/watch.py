@@ -60,6 +60,7 @@ class Studio:
     seed: int = 0
     html: str = ""
     revision: str = ""
+    summary: str = ""
     seen: tuple = ()
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -70,10 +71,17 @@ class Studio:
         if self.html and now == self.seen:
             return False
         rev = revision(self.packs)
-        html = studio_page(studio_view(self.packs, self.maps, self.per_map, self.seed), self.maps, rev, self.mode)
+        view = studio_view(self.packs, self.maps, self.per_map, self.seed)
+        html = studio_page(view, self.maps, rev, self.mode)
         with self.lock:
             self.html, self.revision, self.seen = html, rev, now
+        self.summary = view["error"] or f"revision {rev}: {_count(view['templates'], 'template')}, " \
+                                        f"{_count(view['problems'], 'lint problem')}"
         return True
+
+
+def _count(items: Sequence[object], noun: str) -> str:
+    return f"{len(items)} {noun}{'' if len(items) == 1 else 's'}"
 
 
 def write_studio(studio: Studio, out: str | Path, watch: bool = False, stop: threading.Event | None = None,
@@ -84,12 +92,12 @@ def write_studio(studio: Studio, out: str | Path, watch: bool = False, stop: thr
     studio.mode = "file-watch" if watch else "file"
     studio.refresh()
     write_text_atomic(out, studio.html)
-    said(f"wrote {out} (revision {studio.revision})")
+    said(f"wrote {out} ({studio.summary})")
     while watch and not (stop and stop.is_set()):
         time.sleep(POLL_SECONDS)
         if studio.refresh():
             write_text_atomic(out, studio.html)
-            said(f"wrote {out} (revision {studio.revision})")
+            said(f"wrote {out} ({studio.summary})")
     return out
 
 
@@ -97,16 +105,20 @@ def serve_studio(studio: Studio, port: int = 8765, watch: bool = False, stop: th
                  said: Callable[[str], None] = print) -> None:
     """Serve the page on ``127.0.0.1:port`` (0: any free port) until ``stop`` is set or the process is
     interrupted; with ``watch``, the page is made again when the packs change and an open page reloads."""
-    studio.mode = "served"
+    studio.mode = "served" if watch else "file"
     studio.refresh()
-    server = ThreadingHTTPServer(("127.0.0.1", port), _handler(studio))
+    try:
+        server = ThreadingHTTPServer(("127.0.0.1", port), _handler(studio))
+    except OSError as exc:
+        raise ValueError(f"cannot serve on 127.0.0.1:{port} ({exc.strerror}); choose another --port "
+                         "(0: any free port)") from None
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    said(f"serving http://127.0.0.1:{server.server_address[1]}/ (revision {studio.revision}); Ctrl-C stops")
+    said(f"serving http://127.0.0.1:{server.server_address[1]}/ ({studio.summary}); Ctrl-C stops")
     try:
         while not (stop and stop.is_set()):
             time.sleep(POLL_SECONDS)
             if watch and studio.refresh():
-                said(f"revision {studio.revision}")
+                said(studio.summary)
     finally:
         server.shutdown()
         server.server_close()
