@@ -9,7 +9,7 @@ import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from mapgen.questions import (
     Question,
@@ -26,7 +26,7 @@ from mapgen.scene import Scene
 from mapgen.spec import MapSpec, make_spec
 
 #: The maps a studio shows when none are named: a discrete and a continuous US map and a discrete Indian one.
-DEFAULT_MAPS: tuple[tuple[str, str, str], ...] = (
+DEFAULT_MAPS: tuple[tuple[str, str, Literal["discrete", "continuous"]], ...] = (
     ("usa", "population_2020", "discrete"),
     ("usa", "population_2020", "continuous"),
     ("india", "population_2011", "discrete"),
@@ -45,7 +45,7 @@ class StudioMap:
 
 def default_maps() -> list[StudioMap]:
     """The :data:`DEFAULT_MAPS`, rendered."""
-    specs = [make_spec(country, stat, legend=kind, map_id=f"{country}-{stat}-{kind}", annotated=True)  # type: ignore[arg-type]
+    specs = [make_spec(country, stat, legend=kind, map_id=f"{country}-{stat}-{kind}", annotated=True)
              for country, stat, kind in DEFAULT_MAPS]
     return _rendered(specs)
 
