@@ -10,12 +10,14 @@ from __future__ import annotations
 import html
 import json
 import re
+import subprocess
 from pathlib import Path
 
 import pandas as pd
 import pytest
 from click.testing import CliRunner
 from test_human_score import simulate, write_files
+from test_report_site import CHROMIUM, FLAGS
 
 from mapgen.cli import main
 from mapgen.human.kit import load_gold
@@ -47,7 +49,7 @@ def made(tmp_path_factory) -> Path:
     for name in SOURCES:
         run("eval", str(root / "bench"), "--baseline", name, "--no-plots", "-o", str(root / f"e-{name}"))
     out = run("eval", str(root / "bench"), "--human", str(root / "people"), "--beside", str(root / "e-random"),
-              "--beside", str(root / "e-prior"), "--beside", f"pixel oracle={root / 'e-pixel'}", "-o", str(root / "e"))
+              "--beside", str(root / "e-prior"), "--beside", f"pixel  oracle={root / 'e-pixel'}", "-o", str(root / "e"))
     assert "sources.md" in out
     run("report", str(root / "bench"), "--eval", str(root / "e"), "-o", str(root / "site"))
     return root
@@ -97,6 +99,15 @@ def test_the_site_shows_the_human_row_beside_the_others_on_the_same_questions(ma
                 assert cells[column] == f"{want[column]:.2f}", (label, column, cells)
     assert 0 < len(kit_ids & prior_ids) < len(kit_ids)  # prior scores the held-out split: the second table is needed
     assert 'src="eval/plots/sources.png"' in page and (made / "site" / "eval" / "plots" / "sources.png").is_file()
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed")
+def test_the_site_with_the_human_row_loads_in_chromium(made: Path, tmp_path: Path) -> None:
+    url = (made / "site" / "index.html").resolve().as_uri() + "#eval"
+    dom = subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={tmp_path / 'profile'}", "--dump-dom", url],
+                         capture_output=True, text=True, timeout=120).stdout
+    assert 'data-status="ready"' in dom and '<pre id="site-errors"></pre>' in dom, dom[-2000:]
+    assert '<div id="sources">' in dom and "human (majority)" in dom
 
 
 def test_the_human_row_is_the_human_reports_majority_accuracy(made: Path) -> None:

@@ -105,7 +105,8 @@ def read_beside(spec: str, ids: Sequence[str]) -> Beside:
     if not len(frame):
         raise BesideError(f"--beside {folder} scored none of the {len(ids)} questions people answered: an eval of "
                           "another benchmark, or of a split the kit has no question of?")
-    return Beside(name or source_label(str(summary.get("source") or folder.name)), folder, frame)
+    label = name or source_label(str(summary.get("source") or folder.name))
+    return Beside(" ".join(label.replace("|", "/").split()), folder, frame)  # one table cell: no "|", one line
 
 
 def check_labels(beside: Sequence[Beside]) -> None:
