@@ -50,7 +50,7 @@ def _refusal(template_id: str, scene: Any, **params: Any) -> str | None:
 
 def test_every_declared_reading_has_a_source() -> None:
     declared = axes()
-    assert {"direction", "superlative", "outlier", "majority", "mean", "percent"} <= set(declared)
+    assert {"direction", "superlative", "outlier", "majority", "mean", "similar", "percent"} <= set(declared)
     for axis in declared.values():
         assert axis.default.source and axis.alternatives
         assert all(a.source and a.name != axis.default.name for a in axis.alternatives)
@@ -114,6 +114,17 @@ def test_an_exact_half_is_no_majority_question() -> None:
     scene = _scene({"AZ": 15, "CO": 15, "NM": 5, "UT": 5})  # 2 of the 4 Four Corners states in range 1
     why = _refusal("group_majority_in_range", scene, R="Four Corners states", Y=1)
     assert why is not None and why.startswith("reading:majority")
+
+
+def test_similar_for_neighbouring_classes_is_not_asked() -> None:
+    """Kansas one class above Nebraska: "similar" is No as the same class, Yes to a reader who finds neighbouring
+    shades alike; the same class, or two classes apart, reads one way under both."""
+    scene = _scene({"KS": 15, "NE": 5, "IA": 25})
+    why = _refusal("neighbour_comparison", scene, X="KS", Y="NE", C="similar")
+    assert why is not None and why.startswith("reading:similar")
+    assert _refusal("neighbour_comparison", scene, X="KS", Y="NE", C="higher") is None  # not a "similar" word
+    assert _refusal("region_comparison", scene, X="IA", Y="NE", C="similar") is None  # 2 classes: No either way
+    assert _refusal("neighbour_comparison", scene, X="MO", Y="NE", C="similar") is None  # same class: Yes
 
 
 def test_a_percent_title_over_an_absolute_table_is_not_asked_about() -> None:

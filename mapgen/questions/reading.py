@@ -37,6 +37,8 @@ from mapgen.scene import Scene
 
 #: "similar" on continuous maps: values within this many tolerances τ of each other.
 SIMILAR_TOLERANCES = 3.0
+#: The declared reading of "similar" (axis ``similar``) under which neighbouring legend classes are similar.
+ADJACENT_CLASSES = "same or adjacent class"
 #: Comparison words and their sign (higher/above = 1, lower/below = -1, similar = 0).
 SIGNS: dict[str, int] = {"higher": 1, "lower": -1, "similar": 0, "above": 1, "below": -1}
 
@@ -344,6 +346,8 @@ class Reading:
         if la is None or lb is None:
             return None
         if self.discrete:
+            if abs(la - lb) == 1 and self.meaning("similar") == ADJACENT_CLASSES:
+                return True
             return la == lb
         d, bound, slack = abs(la - lb), SIMILAR_TOLERANCES * self.tol, reads * self.reading
         if d <= bound - slack:
