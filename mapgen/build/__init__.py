@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from mapgen.build.plan import Unit, UnitChoice
 from mapgen.build.run import BuildReport, build, check_inputs
-from mapgen.build.unit import base_spec, country_atlas, run_unit, style_fields, unit_variants
+from mapgen.build.unit import base_spec, country_atlas, run_unit, unit_variants
 from mapgen.errors import BuildError
 
 __all__ = ["BuildError", "BuildReport", "Unit", "UnitChoice", "base_spec", "build", "check_inputs",
-           "country_atlas", "run_unit", "style_fields", "unit_variants"]
+           "country_atlas", "run_unit", "unit_variants"]

@@ -4,13 +4,13 @@ counterfactual map) and what its map is drawn with, deterministic in the config 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
 from mapgen.config import BuildConfig, CounterfactualKind
 from mapgen.errors import BuildError
+from mapgen.mapmaking import legible_colours, style_background
 
 if TYPE_CHECKING:
     from mapgen.legend.model import LegendOrder
@@ -31,7 +31,7 @@ class UnitChoice:
     style: Style
     look: str | None = None
     """The map style drawn from ``variants.styles`` (None: the default look; its page fields are applied per
-    country when the spec is made, :func:`style_fields`)."""
+    country when the spec is made, :func:`mapgen.mapmaking.look_fields`)."""
 
 
 @dataclass(frozen=True)
@@ -154,38 +154,6 @@ def drawn_scale(legend: Any, drawn: LegendChoice, rng: np.random.Generator) -> A
     scale = str(rng.choice(legend.scales)) if legend.scales != ["linear"] else "linear"
     clip = tuple(float(v) for v in legend.clip) if scale == "clip" else None
     return ScaleOptions(scale, clip, None if scale == "log" else legend.midpoint)  # type: ignore[arg-type]
-
-
-def style_background(name: str, path: Path | None = None) -> str | None:
-    """The background a map style sets (None: the config's backgrounds apply); ``path``: its file."""
-    from mapgen.render.style import load_style
-
-    return load_style(name, path=path).page.background
-
-
-def legible_colours(legend: LegendChoice, background: str, rng: np.random.Generator, colormaps: list[str],
-                    backgrounds: list[str]) -> tuple[LegendChoice, str]:
-    """``legend`` and ``background`` with a colormap and background that pass the legibility rule
-    (mapgen.legend.colors): the drawn pair when it passes, else another background for the same colormap, else
-    another passing pair."""
-    from mapgen.legend import combination_collision
-    from mapgen.spec import background_color
-
-    k = legend.classes if legend.kind == "discrete" else None
-    ok = [(c, b) for c in colormaps for b in backgrounds
-          if combination_collision(c, legend.reverse, k, background_color(b)) is None]
-    if (legend.colormap, background) in ok:
-        return legend, background
-    same = [pair for pair in ok if pair[0] == legend.colormap]
-    if not (same or ok):
-        hit = combination_collision(legend.colormap, legend.reverse, k, background_color(background))
-        raise BuildError(f"no colormap/background pair of variants passes the legibility rule for "
-                         f"{k or 'a colour bar'} classes (e.g. {legend.colormap} on {background}: "
-                         f"{hit.describe() if hit else ''}); add a background such as white or a colormap such "
-                         f"as viridis.")
-    pick = same or ok
-    colormap, background = pick[int(rng.integers(len(pick)))]
-    return replace(legend, colormap=colormap), background
 
 
 def split_colormaps(config: BuildConfig) -> dict[str, list[str]]:

@@ -21,37 +21,46 @@ from mapgen.build.plan import StatisticSource, Unit
 from mapgen.caches import ValueCache
 from mapgen.config import BuildConfig
 from mapgen.files import sha256_file
+from mapgen.mapmaking import load_statistic, make_map_spec, open_atlas
 from mapgen.render.label_fit import labels_fit
 from mapgen.tasks import ImageContext
 from mapgen.tasks import tasks as registered_tasks
 
 if TYPE_CHECKING:
     from mapgen.config import CountryConfig
+    from mapgen.data.statistic import Statistic
     from mapgen.geo.atlas import Atlas
-    from mapgen.spec import MapSpec
-
-#: A statistic pool entry: ``{"curated": id}``, ``{"file": path}`` or ``{"synthetic": recipe}``.
-
+    from mapgen.spec import LegendChoice, MapSpec
 
 def base_spec(unit: Unit, config: BuildConfig, out_dir: Path | None = None) -> MapSpec:
-    """The MapSpec of a unit's base map (a user atlas is read from its copy in ``out_dir`` when given); it
-    carries the country's Atlas object."""
-    from mapgen.spec import localised, spec_of
-
+    """The MapSpec of a unit's base map (:func:`mapgen.mapmaking.make_map_spec`; a user atlas is read from its
+    copy in ``out_dir`` when given); it carries the country's Atlas object."""
     country = config.country(unit.country)
     atlas = country_atlas(config, country, out_dir)
-    stat = load_statistic(unit.choice.statistic, atlas, unit, config)
+    stat = load_statistic(atlas, statistic_source(unit.choice.statistic, config))
     look = unit.choice.look
-    fields = style_fields(look, atlas, config.variants.size is None, config.style_file(look))
-    style = replace(unit.choice.style, **fields)
-    legend = unit.choice.legend
-    if legend.scale is not None and legend.scale.scale == "log" and not (stat.values.dropna() > 0).all():
-        legend = replace(legend, scale=replace(legend.scale, scale="clip", clip=(float(config.legend.clip[0]), float(config.legend.clip[1]))))
-    spec = spec_of(atlas, stat, legend, style, map_id=unit.unit_id, seed=unit.seed,
-                   exclude=tuple(country.exclude))
-    if country.language == "en" and country.labels == "codes":
-        return spec
-    return localised(spec.with_style(language=country.language, label_mode=country.labels))
+    words = {} if country.language == "en" and country.labels == "codes" else {
+        "language": country.language, "label_mode": country.labels}
+    return make_map_spec(atlas, stat, drawn_legend(unit.choice.legend, stat, config), style=unit.choice.style,
+                         look=look, look_path=config.style_file(look), by_shape=config.variants.size is None,
+                         options=words, map_id=unit.unit_id, seed=unit.seed, exclude=country.exclude)
+
+
+def drawn_legend(legend: LegendChoice, stat: Statistic, config: BuildConfig) -> LegendChoice:
+    """The plan's legend choice for ``stat``: a log colour bar of values that are not all positive is clipped at
+    the config's percentiles instead."""
+    if legend.scale is None or legend.scale.scale != "log" or (stat.values.dropna() > 0).all():
+        return legend
+    clip = (float(config.legend.clip[0]), float(config.legend.clip[1]))
+    return replace(legend, scale=replace(legend.scale, scale="clip", clip=clip))
+
+
+def statistic_source(source: StatisticSource, config: BuildConfig | None = None) -> StatisticSource:
+    """A pool entry as :func:`mapgen.mapmaking.load_statistic` reads it (a table file's path is relative to the
+    config file)."""
+    if "file" in source and config is not None:
+        return {"file": config.resolve_path(source["file"])}
+    return source
 
 
 #: The atlas of each country this process has built maps of: key (:func:`_atlas_key`) → Atlas.
@@ -81,50 +90,15 @@ def _atlas_path(config: BuildConfig, country: CountryConfig, out_dir: Path | Non
     return path if out_dir is None else Path(out_dir) / ATLASES_DIR / country.key / path.name
 
 
-def style_fields(name: str | None, atlas: Any, by_shape: bool = False, path: Path | None = None) -> dict[str, Any]:
-    """The spec style fields a map style sets for a country (none without a style or for the default), and
-    with ``by_shape`` (a config that states no page size) the page size: the style's for the country, else the
-    one the atlas's shape gives (:func:`mapgen.render.layout.default_page_size`); ``path``: the style's file."""
-    from mapgen.render.style import load_style
-
-    look = load_style(name or "default", path=path)
-    fields = look.spec_defaults(atlas.name) if name else {}
-    if by_shape and "width" not in fields:
-        from mapgen.render.layout import default_page_size
-
-        fields["width"], fields["height"] = default_page_size(atlas, look)
-    return fields
-
-
 def atlas_of(config: BuildConfig, country: CountryConfig, out_dir: Path | None = None,
              exclude: Iterable[str] = ()) -> Atlas:
     """A country's atlas without ``exclude``: a built-in one by name, or the user file (its copy in the build
     folder ``out_dir`` when given, see :func:`copy_user_atlases`) hashed and read as that content, which this
     process reads once (:func:`mapgen.geo.atlas.load_atlas`: config validation, the input checks and the folder's
     copy share one read)."""
-    from mapgen.geo.atlas import load_atlas
-
     if country.builtin:
-        return load_atlas(country.key, exclude=exclude)
-    return load_atlas(_atlas_path(config, country, out_dir), exclude=exclude, name_field=country.name_field,
-                      code_field=country.code_field)
-
-
-def load_statistic(source: StatisticSource, atlas: Atlas, unit: Unit, config: BuildConfig | None = None):
-    """A Statistic from a pool entry (a table file's path is relative to the config file)."""
-    if "curated" in source:
-        from mapgen.data.curated import load_curated
-
-        return load_curated(atlas.name, source["curated"])
-    if "file" in source:
-        from mapgen.data.user_tables import load_table
-
-        return load_table(config.resolve_path(source["file"]) if config else source["file"], atlas)
-    from mapgen.data.synthetic import synthesize
-
-    syn = source["synthetic"]
-    return synthesize(atlas, seed=syn["seed"], distribution=syn["distribution"], spatial=syn["spatial"],
-                      kind=syn["kind"])
+        return open_atlas(country.key, exclude=exclude)
+    return open_atlas(_atlas_path(config, country, out_dir), country.name_field, country.code_field, exclude)
 
 
 def unit_variants(unit: Unit, config: BuildConfig, out_dir: Path | None = None) -> list[tuple[str, MapSpec]]:
