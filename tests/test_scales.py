@@ -239,7 +239,7 @@ def test_cli_scale_options(tmp_path: Path) -> None:
 
 
 def test_config_scales_are_drawn_for_continuous_maps_only_and_default_configs_dump_as_before() -> None:
-    from mapgen.build import plan
+    from mapgen.build.plan import plan
     from mapgen.config import BuildConfig
 
     base = {"countries": [{"name": "usa", "maps": 4}]}
