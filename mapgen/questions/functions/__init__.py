@@ -37,7 +37,6 @@ A Reading has a *reading* tolerance r in value units (:attr:`Reading.tolerance`;
 given, what the pixel oracle and the tolerance property test use).
 """
 
-from mapgen.legend.spacing import EVEN_GAP_TOL, EVEN_WIDTH_TOL, UNEVEN_GAP, UNEVEN_WIDTH_RATIO
 from mapgen.questions.functions import (  # noqa: F401  (importing registers every built-in function)
     arithmetic,
     domains,
@@ -77,10 +76,9 @@ order, order_levels, similar_levels, relation = (
 )
 
 __all__ = [
-    "CLOSEST_PAIR_MARGIN", "EVEN_GAP_TOL", "EVEN_WIDTH_TOL", "FUNCTIONS", "GREY_SATURATION", "INVALID",
-    "MEAN_CLASS_DIFF", "MEAN_CLASS_SIMILAR", "ORDINALS", "OUTLIER_CLASSES", "OUTLIER_TOL_FACTOR",
-    "PERCEPTUAL_TOLERANCE", "READING_MARGIN", "SIMILAR_TOLERANCES", "SINGLE_HUE_MAX_SPREAD", "UNEVEN_GAP",
-    "UNEVEN_WIDTH_RATIO", "Estimate", "Function", "Invalid", "Reading", "call", "hue_spread", "reading",
-    "label_bounds", "number_style", "number_text", "order", "order_levels", "position", "register", "relation",
-    "round_inside", "similar_levels",
+    "CLOSEST_PAIR_MARGIN", "FUNCTIONS", "GREY_SATURATION", "INVALID", "MEAN_CLASS_DIFF", "MEAN_CLASS_SIMILAR",
+    "ORDINALS", "OUTLIER_CLASSES", "OUTLIER_TOL_FACTOR", "PERCEPTUAL_TOLERANCE", "READING_MARGIN",
+    "SIMILAR_TOLERANCES", "SINGLE_HUE_MAX_SPREAD", "Estimate", "Function", "Invalid", "Reading", "call",
+    "hue_spread", "label_bounds", "number_style", "number_text", "order", "order_levels", "position", "reading",
+    "register", "relation", "round_inside", "similar_levels",
 ]
