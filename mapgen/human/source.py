@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from mapgen.benchmark import QUESTIONS_FILE, TASK_FILES, Benchmark
-from mapgen.eval.run import Gathered, PredictionsFile
+from mapgen.evaluation import Gathered, PredictionsFile
 from mapgen.files import read_jsonl
 from mapgen.tasks import EvalScope, Task
 
