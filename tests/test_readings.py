@@ -22,7 +22,7 @@ from mapgen.data.statistic import StatInfo, Statistic
 from mapgen.geo.atlas import builtin_atlas, load_atlas
 from mapgen.questions import load_templates
 from mapgen.questions.engine import Unaskable, ask, param_domain, reading_disagreements
-from mapgen.questions.functions import context
+from mapgen.questions.functions import reading
 from mapgen.questions.readings import axes, load_readings_file
 from mapgen.scene import CENTRE, FARTHEST, build_scene, load_scene
 from mapgen.spec import make_spec
@@ -139,7 +139,7 @@ def test_a_percent_title_over_an_absolute_table_is_not_asked_about() -> None:
 
 
 def test_great_plains_has_ten_states_or_five() -> None:
-    ctx = context(_scene({}))
+    ctx = reading(_scene({}))
     assert len(ctx.group("Great Plains")) == 10
     assert len(ctx.taking({"group:Great Plains": "narrow usage"}).group("Great Plains")) == 5
 
@@ -328,7 +328,7 @@ def test_every_direction_question_of_the_built_maps_holds_by_the_pixels(tiny: Pa
         for t in templates:
             if not t.applies_to(scene.map_type):
                 continue
-            for params in _every_params(t, context(scene)):
+            for params in _every_params(t, reading(scene)):
                 try:
                     q = ask(t, scene, params)
                 except Unaskable:

@@ -75,8 +75,8 @@ def test_log_bars_read_with_the_tolerance_at_their_widest() -> None:
 
     legend = _spec(scale=ScaleOptions("log")).legend
     r = reading(build_scene(_spec(scale=ScaleOptions("log"))))
-    assert r.tol == pytest.approx(legend.vmax - legend.value_at(0.95))
-    assert r.tol > 0.05 * (legend.vmax - legend.vmin)  # wider than the linear share of the span
+    assert r.tau == pytest.approx(legend.vmax - legend.value_at(0.95))
+    assert r.tau > 0.05 * (legend.vmax - legend.vmin)  # wider than the linear share of the span
 
 
 # ------------------------------------------------------------------------------------------------ clip

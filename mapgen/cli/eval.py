@@ -12,7 +12,7 @@ from mapgen.cli.limits import SEED, Finite, bounded
 from mapgen.eval.baselines import BASELINES
 from mapgen.eval.clients import MAX_CONCURRENCY, MAX_RETRIES, MAX_TIMEOUT
 from mapgen.eval.prompts import Prompt, list_strategies
-from mapgen.eval.run import (
+from mapgen.evaluation import (
     SHOWN,
     EvalReport,
     PredictionsFile,

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from mapgen.benchmark import QUESTIONS_FILE, TASK_FILES, Benchmark
-from mapgen.eval.run import Gathered, PredictionsFile, score_run
+from mapgen.evaluation import Gathered, PredictionsFile, score_run
 from mapgen.files import read_jsonl
 from mapgen.human.beside import Beside, check_labels, read_beside, write_beside
 from mapgen.tasks import EvalScope, Task
