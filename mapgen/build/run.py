@@ -19,13 +19,13 @@ from pathlib import Path
 from typing import Any
 
 from mapgen.build.executors import folder_lock, run_dask, run_local
-from mapgen.build.packs import build_templates, copy_packs, missing_texts
 from mapgen.build.plan import Unit, plan, statistic_pool
 from mapgen.build.unit import atlas_of, completed
 from mapgen.build.write import copy_user_atlases, finalize, prepare_folder, write_build_log
 from mapgen.config import BuildConfig, load_config
 from mapgen.errors import BuildError
 from mapgen.files import DiskFullError
+from mapgen.packs import build_templates, copy_packs, missing_texts
 from mapgen.tasks import tasks as registered_tasks
 
 
