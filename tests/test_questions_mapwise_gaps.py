@@ -70,8 +70,9 @@ def test_grid_classes_are_as_drawn_above(atlas) -> None:
 def test_at_least_n_neighbours_on_the_grid(atlas) -> None:
     scene = grid_scene(atlas)
     t = "direction_local_extreme_count"
-    # column 1: D1 (same class as D2 only), C1 (B1 only), A1 (none) fail; B1 shares class 0 with C1 and B2
-    assert answer(t, scene, C="similar", D="west", N=2) == "Cell B1"
+    # column 1: D1 (same class as D2 only), C1 (B1 only), A1 (none) fail; B1 shares class 0 with C1 and B2 — but
+    # cells one class apart are "similar" to a reader comparing shades (reading:similar): not asked
+    assert answer(t, scene, C="similar", D="west", N=2) is None
     # at least 1: D1, C1 and B1 all qualify at the same longitude -> a tie, not asked
     assert answer(t, scene, C="similar", D="west", N=1) is None
     # row D: every cell is higher than at most one neighbour; C2 (class 2) is higher than C1, C3 and B2

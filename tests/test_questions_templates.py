@@ -152,7 +152,7 @@ CASES: list[tuple[str, str, dict[str, Any], Any]] = [
     ("group_count_in_range", "C1", {"R": FC, "Y": 3}, 2),
     # 18 neighbour comparison
     ("neighbour_comparison", "D1", {"X": "CA", "Y": "OR", "C": "higher"}, "Yes"),
-    ("neighbour_comparison", "D1", {"X": "OR", "Y": "WA", "C": "similar"}, "No"),
+    ("neighbour_comparison", "D1", {"X": "OR", "Y": "WA", "C": "similar"}, None),  # one class apart: "similar" to some readers (reading:similar)
     ("neighbour_comparison", "C1", {"X": "AZ", "Y": "NM", "C": "similar"}, "Yes"),
     ("neighbour_comparison", "C1", {"X": "AZ", "Y": "NV", "C": "lower"}, "No"),
     # 19 any two regions
@@ -172,7 +172,7 @@ CASES: list[tuple[str, str, dict[str, Any], Any]] = [
     # 20 with a quantifier: "... compared to at least N of its neighbours"
     # D1 west, same class as >= 2: WA (OR 1, ID 0: one), OR (WA, ID, NV, CA: NV only), CA (OR/NV/AZ: none) fail;
     # NV (class 1: OR, AZ) passes, ~2 deg west of ID (class 0: WA, UT, MT)
-    ("direction_local_extreme_count", "D1", {"C": "similar", "D": "west", "N": 2}, "Nevada"),
+    ("direction_local_extreme_count", "D1", {"C": "similar", "D": "west", "N": 2}, None),  # a member one class apart: "similar" to some readers (reading:similar)
     # D1 north, higher than >= 2: OR (15 > WA 2, ID 5) at 43.9 before WY (43.0); "all" says Massachusetts
     ("direction_local_extreme_count", "D1", {"C": "higher", "D": "north", "N": 2}, "Oregon"),
     # C1 west, higher than >= 2 (by > 2r = 12): WA, OR (above WA only) fail; CA 100 > OR, NV, AZ
@@ -216,7 +216,7 @@ CASES: list[tuple[str, str, dict[str, Any], Any]] = [
     ("group_regions_threshold", "C1", {"R": WC, "C": "lower", "N": 40.0}, ["Oregon", "Washington"]),
     # 27 members vs region
     ("group_regions_vs_region", "D1", {"R": WC, "C": "higher", "X": "NV"}, ["California"]),
-    ("group_regions_vs_region", "D1", {"R": WC, "C": "similar", "X": "NV"}, ["Oregon"]),
+    ("group_regions_vs_region", "D1", {"R": WC, "C": "similar", "X": "NV"}, None),  # a member one class apart: "similar" to some readers (reading:similar)
     ("group_regions_vs_region", "D1", {"R": WC, "C": "higher", "X": "TX"}, None),  # TX tops the map: forced empty
     ("group_regions_vs_region", "C1", {"R": FC, "C": "similar", "X": "AZ"}, None),  # CO 20 from AZ: 15 +- 12
     ("group_regions_vs_region", "C1", {"R": FC, "C": "higher", "X": "UT"}, ["Arizona", "Colorado", "New Mexico"]),
@@ -265,7 +265,7 @@ CASES: list[tuple[str, str, dict[str, Any], Any]] = [
     ("is_direction_local_extreme", "D2", {"C": "lower", "D": "north", "X": "FL"}, "No"),
     # 35 count vs region
     ("group_count_vs_region", "D1", {"R": FC, "C": "higher", "X": "UT"}, 3),
-    ("group_count_vs_region", "D1", {"R": FC, "C": "similar", "X": "AZ"}, 1),
+    ("group_count_vs_region", "D1", {"R": FC, "C": "similar", "X": "AZ"}, None),  # a member one class apart: "similar" to some readers (reading:similar)
     ("group_count_vs_region", "C1", {"R": FC, "C": "higher", "X": "UT"}, 3),
     ("group_count_vs_region", "C1", {"R": FC, "C": "lower", "X": "CO"}, 3),
     # 36 direction-most in a range
