@@ -17,7 +17,7 @@ import json
 import time
 from pathlib import Path
 
-from mapgen.build import plan
+from mapgen.build.plan import plan
 from mapgen.config import load_config
 from mapgen.tasks.vqa.gold import balance_set
 

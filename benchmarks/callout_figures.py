@@ -17,9 +17,9 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-from mapgen.build import style_fields  # noqa: E402
 from mapgen.data.curated import list_stats  # noqa: E402
 from mapgen.geo.atlas import load_atlas  # noqa: E402
+from mapgen.mapmaking import look_fields  # noqa: E402
 from mapgen.render.canvas import build_canvas  # noqa: E402
 from mapgen.render.style import preset_names  # noqa: E402
 from mapgen.render.text import glyph_box  # noqa: E402
@@ -33,7 +33,7 @@ HEADER = ("| preset | country | page | label cap (px) | inside | callouts | unpl
 def row(preset: str, country: str) -> str:
     """One table row: the label plan of ``country`` drawn in ``preset`` at the preset's page size for it."""
     atlas = load_atlas(country)
-    spec = make_spec(atlas, list_stats(country)[0].id, **style_fields(preset, atlas, by_shape=True))
+    spec = make_spec(atlas, list_stats(country)[0].id, **look_fields(preset, atlas, by_shape=True))
     canvas = build_canvas(atlas, spec.style)
     kinds = [place.kind for place in canvas.places.values()]
     _, top, _, bottom = glyph_box("W", canvas.label_px)

@@ -28,12 +28,14 @@ from __future__ import annotations
 
 import os
 import re
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from mapgen.errors import BuildError
 from mapgen.files import (
     ChecksumError,
     failing_files,
@@ -708,3 +710,33 @@ def load_benchmark(path: str | Path, *, finished: bool = False, verify: Verify =
     images, jsons = _index_maps(root / MAPS_DIR)
     return Benchmark(root=root, manifest=manifest, maps=maps, question_records=records, questions=questions,
                      _images=images, _jsons=jsons)
+
+
+def info(out_dir: str | Path) -> dict[str, Any]:
+    """Summary of a build folder for ``mapgen info``: counts, checksum status and the files a reader uses that the
+    manifest does not list (readers refuse such a folder: :func:`mapgen.benchmark.verify_listing`)."""
+    try:
+        manifest = read_manifest(out_dir)
+    except NotABenchmarkError:
+        raise BuildError(f"{out_dir} has no manifest.json: not a finished mapgen build "
+                         "(try `mapgen build --resume`).") from None
+    check_listed_paths(Path(out_dir), manifest["files"])  # a manifest naming a file outside: refused, not hashed
+    return {"name": manifest["name"], "mapgen_version": manifest["mapgen_version"],
+            "counts": manifest["counts"] | {"questions_by_template_id": questions_by_template_id(out_dir)}
+            | refusals_logged(out_dir),
+            "files": len(manifest["files"]), "files_failing_checksum": failing_checksums(out_dir, manifest["files"]),
+            "files_unlisted": unlisted_files(out_dir)}
+
+
+def refusals_logged(out_dir: str | Path) -> dict[str, Any]:
+    """``{"draws_refused_by_reason": …}`` from the folder's build log (empty when it has none)."""
+    log = Path(out_dir) / BUILD_LOG_FILE
+    data = read_json(log) if log.is_file() else {}
+    refused = data.get("draws_refused_by_reason") if isinstance(data, dict) else None
+    return {"draws_refused_by_reason": refused} if isinstance(refused, dict) else {}
+
+
+def questions_by_template_id(out_dir: str | Path) -> dict[str, int]:
+    """Questions per template id (the manifest counts by MAPWise number, where a pack's templates are 'None')."""
+    records = read_jsonl(Path(out_dir) / QUESTIONS_FILE, missing_ok=True)
+    return dict(sorted(Counter(str(r.get("template_id")) for r in records).items()))

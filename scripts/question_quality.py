@@ -24,7 +24,7 @@ from typing import Any
 
 from mapgen.questions import load_templates
 from mapgen.questions.engine import run_program
-from mapgen.questions.functions import context
+from mapgen.questions.functions import reading
 from mapgen.questions.robustness import changed_answers
 from mapgen.scene import Scene, load_scene
 
@@ -67,7 +67,7 @@ def unstable(questions: list[dict[str, Any]], bench: Path, scenes: dict[str, Sce
         if q["map_id"] not in scenes:
             scenes[q["map_id"]] = load_scene(bench / "maps" / f"{q['map_id']}.json")
         t, scene = templates.get(q["template_id"]), scenes[q["map_id"]]
-        answer, _ = run_program(t, context(scene).as_reader(), dict(q["params"]))
+        answer, _ = run_program(t, reading(scene).as_reader(), dict(q["params"]))
         if changed_answers(t, scene, q["params"], answer, rng, n=6):
             out.append(q["question_id"])
     return out

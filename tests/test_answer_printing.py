@@ -19,7 +19,7 @@ from mapgen.data.statistic import StatInfo, Statistic
 from mapgen.eval.score import score
 from mapgen.legend import printed_numbers
 from mapgen.questions import Unaskable, ask, load_templates
-from mapgen.questions.functions import context
+from mapgen.questions.functions import reading
 from mapgen.scene import build_scene
 from mapgen.spec import make_spec
 
@@ -98,7 +98,7 @@ def test_numbers_read_against_are_written_as_the_legend_prints_them() -> None:
     the lowest value of the top class is 9.04, which its label prints as 9.0."""
     scene = _usa_scene([2.4, 2.9, 3.3, 3.4, 3.8, 4.2, 9.04, 9.5, 12.0], 3)
     assert [c.label for c in scene.legend.classes][-1] == "9.0-12.0"
-    assert (9.0, "9.0") in context(scene).thresholds  # before: "9"
+    assert (9.0, "9.0") in reading(scene).thresholds  # before: "9"
     template = load_templates().get("region_vs_number")
     asked = []
     for code in scene.regions:

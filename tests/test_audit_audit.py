@@ -104,7 +104,7 @@ def test_cli_audit_writes_oracle_predictions_that_eval_scores(bench: Path, tmp_p
 def test_oracle_predictions_are_an_ordinary_predictions_file(bench: Path, tmp_path: Path) -> None:
     from mapgen.benchmark import load_benchmark
     from mapgen.eval.baselines import run_baseline
-    from mapgen.eval.run import load_predictions
+    from mapgen.evaluation import load_predictions
 
     result = audit_benchmark(bench, tmp_path / "audit")
     b = load_benchmark(bench)

@@ -18,12 +18,12 @@ from mapgen.benchmark import (
     clear_build,
     file_digests,
     image_rel,
+    info,
     load_benchmark,
     mask_name,
     record_files,
     verified_unit_record,
 )
-from mapgen.build import info
 from mapgen.export import ExportError, export
 from mapgen.files import read_jsonl
 from mapgen.questions.record import Question

@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from mapgen.build import BuildError, build, info, plan
+from mapgen.benchmark import info
+from mapgen.build import BuildError, build
+from mapgen.build.plan import plan
 from mapgen.config import ConfigError, load_config
 
 TINY = {

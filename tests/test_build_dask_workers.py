@@ -24,7 +24,7 @@ psutil = pytest.importorskip("psutil")
 from test_build_workers import CONFIG, _digests, _snapshot  # noqa: E402
 
 from mapgen.build import BuildError, build  # noqa: E402
-from mapgen.build_workers import LOCK_FILE, folder_lock  # noqa: E402
+from mapgen.build.executors import LOCK_FILE, folder_lock  # noqa: E402
 
 MARKER = "MAPGEN_TEST_DASK_BUILD"
 

@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from mapgen.build import BuildError, build
-from mapgen.build_workers import LOCK_FILE, folder_lock
+from mapgen.build.executors import LOCK_FILE, folder_lock
 
 psutil = pytest.importorskip("psutil")
 

@@ -12,7 +12,7 @@ from functools import cache
 import pytest
 from test_questions_templates import D1_VALUES, _stat, hand_scene
 
-from mapgen.questions.functions import FUNCTIONS, INVALID, context
+from mapgen.questions.functions import FUNCTIONS, INVALID, reading
 from mapgen.scene import build_scene
 from mapgen.spec import make_spec
 
@@ -32,7 +32,7 @@ def by_count(ctx, extreme: str):
 
 
 def class_by_count(name: str, extreme: str):
-    return by_count(context(scene(name)), extreme)
+    return by_count(reading(scene(name)), extreme)
 
 
 @pytest.mark.parametrize(("name", "extreme", "expected"), [
@@ -55,6 +55,6 @@ def test_counts_follow_the_data() -> None:
     """Moving three states from the largest class into the smallest swaps the second and third ranks of D1."""
     moved = dict(D1_VALUES, ID=29, MT=29, ND=29)  # class 22-30 now holds 7 states, 11-18 still 6
     s = build_scene(make_spec("usa", _stat(5, moved), breaks=[10, 20]))
-    ctx = context(s)
+    ctx = reading(s)
     assert by_count(ctx, "second highest") == 2
     assert by_count(ctx, "third highest") == 1

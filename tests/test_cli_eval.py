@@ -14,7 +14,7 @@ from helpers import ChatStub, resign
 
 from mapgen.benchmark import load_benchmark
 from mapgen.cli import main
-from mapgen.eval.run import load_predictions, prediction_source
+from mapgen.evaluation import load_predictions, prediction_source
 from mapgen.files import read_jsonl
 
 

@@ -14,7 +14,7 @@ import pytest
 from mapgen.data.curated import list_stats
 from mapgen.questions import load_templates
 from mapgen.questions.engine import answer_key, hinges_on_contested, run_program, sample_params
-from mapgen.questions.functions import INVALID, Ctx, context
+from mapgen.questions.functions import INVALID, Reading, reading
 from mapgen.questions.functions.scene_facts import _groups, watch_borders, with_borders_flipped
 from mapgen.questions.templates import Template
 from mapgen.scene import build_scene
@@ -24,7 +24,7 @@ KINDS = ({"legend": "discrete"}, {"legend": "continuous"}, {"hatched": True})
 DRAWS = 12  # parameter draws per template and map
 
 
-def _slow_flip(ctx: Ctx, pairs: list[tuple[str, str]]) -> Ctx:
+def _slow_flip(ctx: Reading, pairs: list[tuple[str, str]]) -> Reading:
     """The reference copy of ``ctx`` with ``pairs`` counted the other way, every border fact rebuilt."""
     regions = dict(ctx.scene.regions)
     for a, b in pairs:
@@ -38,7 +38,7 @@ def _slow_flip(ctx: Ctx, pairs: list[tuple[str, str]]) -> Ctx:
                    cache={}, changed_from=None)
 
 
-def _reference(template: Template, ctx: Ctx, params: dict[str, Any], answer: Any) -> bool:
+def _reference(template: Template, ctx: Reading, params: dict[str, Any], answer: Any) -> bool:
     """The oracle: every flip re-run (each pair alone, then all at once)."""
     pairs = ctx.scene.contested
     if not pairs or not (template.relative or any(p.type == "RegionGroup" for p in template.params)):
@@ -61,7 +61,7 @@ def test_fast_contested_check_gives_the_reference_verdict(country: str) -> None:
     copies' caches warm across templates and draws, as in generation); some draws hinge."""
     hinged = checked = 0
     for scene in _scenes(country):
-        ctx = context(scene)
+        ctx = reading(scene)
         for template in load_templates():
             if not template.applies_to(scene.map_type):
                 continue
@@ -87,7 +87,7 @@ def test_fast_contested_check_gives_the_reference_verdict(country: str) -> None:
 @pytest.mark.parametrize("country", ["usa", "india"])
 def test_flipped_reading_has_the_reference_border_facts(country: str) -> None:
     """The flipped copy the check runs on has the border facts of a copy built from scratch."""
-    ctx = context(_scenes(country)[0])
+    ctx = reading(_scenes(country)[0])
     pairs = list(ctx.scene.contested)
     for flip in [[p] for p in pairs] + [pairs]:
         fast, slow = with_borders_flipped(ctx, flip), _slow_flip(ctx, flip)

@@ -15,7 +15,7 @@ from mapgen.cli import main
 from mapgen.counterfactual import name_dictionary, prompt_note
 from mapgen.geo.atlas import load_atlas
 from mapgen.questions import Question, Unaskable, ask, generate_questions, load_templates
-from mapgen.questions.functions import context
+from mapgen.questions.functions import reading
 from mapgen.render import render
 from mapgen.scene import build_scene
 from mapgen.spec import load_spec, make_spec
@@ -161,7 +161,7 @@ def test_jumbled_yes_no_and_lists_change_exactly_where_values_matter(cfset, us_s
             assert q["answer"] == ("Yes" if after.regions[x].class_index == y else "No")
             assert q["answer_changed"] == ((before.regions[x].class_index == y) != (after.regions[x].class_index == y))
         elif q["template_id"] == "group_regions_in_range":
-            members = context(after).groups[q["params"]["R"]]
+            members = reading(after).groups[q["params"]["R"]]
             y = q["params"]["Y"]
             old = {c for c in members if before.regions[c].class_index == y}
             new = {c for c in members if after.regions[c].class_index == y}
@@ -180,7 +180,7 @@ def test_re_asking_refuses_a_tie(us_spec) -> None:
     template = load_templates().get("group_extreme_region")
     scene0 = original_scene(us_spec)
     (q,) = generate_questions(scene0, [template], per_template=1, seed=1)
-    members = context(scene0).groups[q.params["R"]]
+    members = reading(scene0).groups[q.params["R"]]
     tied = replace(us_spec, values={c: (5.0e6 if c in members else v) for c, v in us_spec.values.items()})
     with pytest.raises(Unaskable) as err:
         ask(template, build_scene(tied), q.params, q.text_variant, original=scene0)
@@ -214,9 +214,9 @@ def test_renamed_geography_answers_map_through_the_renaming(cfset, kind: str) ->
             and q["params"]["R"] not in countries]
     assert ring
     for q in ring:  # "states bordering <X>" asks about the shape now labelled X
-        centre = context(scene).group_centre[q["params"]["R"]]
+        centre = reading(scene).group_centre[q["params"]["R"]]
         assert q["params"]["R"] == f"bordering {scene.regions[centre].name}"
-        assert set(context(scene).groups[q["params"]["R"]]) == set(atlas.neighbors(centre))
+        assert set(reading(scene).groups[q["params"]["R"]]) == set(atlas.neighbors(centre))
 
 
 def test_shuffled_texas_question_asks_about_the_shape_labelled_texas(cfset) -> None:

@@ -78,10 +78,10 @@ def test_direction_needs_image_and_atlas_to_agree(scenes):
 
 @pytest.mark.parametrize("key", ["usa_quantiles", "china", "india_continuous"])
 def test_questions_and_expressions_share_one_direction_rule(scenes, key):
-    from mapgen.questions.functions import FUNCTIONS, INVALID, context
+    from mapgen.questions.functions import FUNCTIONS, INVALID, reading
 
     scene = scenes[key]
-    ctx, qctx = make_context(scene, region_attributes(scene)), context(scene)
+    ctx, qctx = make_context(scene, region_attributes(scene)), reading(scene)
     pools = [[c for c, r in scene.regions.items() if r.class_index == k] for k in range(scene.legend.k)]
     pools.append(list(scene.regions))
     seen = set()

@@ -25,8 +25,8 @@ from mapgen.eval.baselines import (
 from mapgen.eval.chance import chance_scores
 from mapgen.eval.metrics import MAIN_METRIC
 from mapgen.eval.report import BREAKDOWNS
-from mapgen.eval.run import Baseline, run_eval
 from mapgen.eval.score import evaluate
+from mapgen.evaluation import Baseline, run_eval
 from mapgen.questions.record import format_answer
 
 

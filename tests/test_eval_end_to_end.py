@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from mapgen.eval.run import Baseline, prediction_source, run_eval
+from mapgen.evaluation import Baseline, prediction_source, run_eval
 from mapgen.questions.record import format_answer
 
 ANSWER_TYPES = {"binary", "count", "single", "list", "range", "ranking"}

@@ -12,7 +12,7 @@ from mapgen.benchmark import load_benchmark
 from mapgen.cli import main
 from mapgen.eval.baselines import facts_lookup
 from mapgen.eval.mcq import LETTERS, MCQ_TYPES, choices_for, make_choice, mcq_question, normalise_choice
-from mapgen.eval.run import prediction_source, run_eval
+from mapgen.evaluation import prediction_source, run_eval
 from mapgen.geo.atlas import load_atlas
 
 

@@ -16,7 +16,7 @@ from helpers import build_tiny
 
 from mapgen.benchmark import MANIFEST_FILE, load_benchmark, verify_folder
 from mapgen.cli import main
-from mapgen.eval.run import EvalInputError, PredictionTexts, run_eval
+from mapgen.evaluation import EvalInputError, PredictionTexts, run_eval
 from mapgen.files import ChecksumError, read_jsonl
 
 TWO_STYLES = {

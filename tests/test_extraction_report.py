@@ -14,7 +14,7 @@ import pytest
 from helpers import build_tiny
 
 from mapgen.benchmark import load_benchmark
-from mapgen.eval.run import prediction_source, run_eval
+from mapgen.evaluation import prediction_source, run_eval
 from mapgen.files import read_jsonl
 from mapgen.report_site import build_site
 from mapgen.tasks.extraction.scores import gold_text

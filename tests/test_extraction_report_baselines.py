@@ -219,7 +219,7 @@ def test_permutation_null_matches_shuffling(split) -> None:
 
 
 def test_eval_prior_baseline_scores_the_held_out_tables(bench, split, tmp_path) -> None:
-    from mapgen.eval.run import Baseline, run_eval
+    from mapgen.evaluation import Baseline, run_eval
 
     train, test = split
     report = run_eval(bench, Baseline("prior"), out_dir=tmp_path / "prior", plots=False)

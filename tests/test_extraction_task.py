@@ -248,7 +248,7 @@ def test_random_replies_are_seeded() -> None:
 
 
 def test_prompts_ask_for_the_table_of_each_map(bench, tables) -> None:
-    from mapgen.eval.run import build_prompts
+    from mapgen.evaluation import build_prompts
     from mapgen.tasks import EvalScope, tasks
 
     prompts = build_prompts(EvalScope(bench), "direct", tasks(["extraction"]))
@@ -260,7 +260,7 @@ def test_prompts_ask_for_the_table_of_each_map(bench, tables) -> None:
 
 
 def test_eval_run_reports_extraction(bench, tables, tmp_path) -> None:
-    from mapgen.eval.run import Baseline, PredictionTexts, run_eval
+    from mapgen.evaluation import Baseline, PredictionTexts, run_eval
 
     perfect = run_eval(bench, PredictionTexts({t["question_id"]: as_csv(t) for t in tables}), out_dir=tmp_path / "gold",
                        plots=False)

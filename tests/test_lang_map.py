@@ -145,13 +145,13 @@ def test_a_localised_map_prints_native_words_and_the_same_numbers(language, coun
 
 @pytest.mark.parametrize(("language", "country", "script"), CASES, ids=CASE_IDS)
 def test_continuous_intervals_in_questions_use_the_maps_range_word(language, country, script):
-    from mapgen.questions.functions import context
+    from mapgen.questions.functions import reading
     from mapgen.scene import build_scene
     from mapgen.spec import make_spec
 
     stat = _signed_stat(country)
-    english = context(build_scene(make_spec(country, stat, legend="continuous")))
-    native = context(build_scene(make_spec(country, stat, legend="continuous", language=language)))
+    english = reading(build_scene(make_spec(country, stat, legend="continuous")))
+    native = reading(build_scene(make_spec(country, stat, legend="continuous", language=language)))
     assert any(" to " in label for label in english.interval_labels)
     assert [parse_label(n) for n in native.interval_labels] == [parse_label(e) for e in english.interval_labels]
     assert not any(" to " in label for label in native.interval_labels)

@@ -7,10 +7,10 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from mapgen.build import style_fields
 from mapgen.cli import main
 from mapgen.config import VariantChoices
 from mapgen.geo.atlas import load_atlas
+from mapgen.mapmaking import look_fields
 from mapgen.render.layout import PAD_PX, compute_layout, default_page_size, shape_size
 from mapgen.render.style import load_style
 from mapgen.spec import Style
@@ -39,9 +39,9 @@ def test_shape_size_stays_between_four_thirds_and_four_fifths() -> None:
 def test_a_style_size_wins_and_presets_keep_theirs() -> None:
     india = load_atlas("india")
     assert default_page_size(india, load_style("mapwise")) == (1000, 1000)
-    assert style_fields("mapwise", india, by_shape=True)["width"] == 1000
-    assert style_fields(None, india, by_shape=True) == {"width": 800, "height": 800}
-    assert style_fields(None, india, by_shape=False) == {}
+    assert look_fields("mapwise", india, by_shape=True)["width"] == 1000
+    assert look_fields(None, india, by_shape=True) == {"width": 800, "height": 800}
+    assert look_fields(None, india, by_shape=False) == {}
 
 
 def test_a_config_states_a_size_or_takes_the_shape() -> None:

@@ -45,7 +45,7 @@ def _plain(monkeypatch: pytest.MonkeyPatch) -> None:
     """The path without the caches: a fresh copy per illegible re-run, pools filtered from the map's order."""
     ranked = Scene._ranked
 
-    def fresh(ctx: engine.Ctx, codes: list[str], i: int) -> engine.Ctx:
+    def fresh(ctx: engine.Reading, codes: list[str], i: int) -> engine.Reading:
         return ctx.copy_with(codes, *engine._alternatives(ctx)[i])
 
     def filtered(self: Scene, pool: list[str], direction: str, drawn: bool, point: str = CENTRE,

@@ -100,9 +100,9 @@ def test_reask_repeats_a_record_and_says_when_its_template_is_missing(template: 
 
 
 def test_reading_answer_key_and_signatures() -> None:
-    assert reading(usa()).tol == 0 and reading(usa()).discrete
+    assert reading(usa()).tau == 0 and reading(usa()).discrete
     continuous = reading(usa("continuous"))
-    assert continuous.tol > 0 and len(continuous.interval_labels) == len(continuous.intervals)
+    assert continuous.tau > 0 and len(continuous.interval_labels) == len(continuous.intervals)
     assert answer_key({"b", "a"}) == ("a", "b") and answer_key([{"b", "a"}, 1]) == (("a", "b"), 1)
     count = next(f for f in function_signatures() if f.name == "count")
     assert count.args and count.returns

@@ -5,14 +5,14 @@ from __future__ import annotations
 import pytest
 from test_questions_templates import hand_scene
 
-from mapgen.questions.functions import FUNCTIONS, INVALID, Estimate, context, hue_spread, number_text
+from mapgen.questions.functions import FUNCTIONS, INVALID, Estimate, hue_spread, number_text, reading
 
 TESTED: set[str] = set()
 
 
 def f(name: str, scene: str, *args):
     TESTED.add(name)
-    return FUNCTIONS[name].fn(context(hand_scene(scene)), *args)
+    return FUNCTIONS[name].fn(reading(hand_scene(scene)), *args)
 
 
 FC = "Four Corners states"
@@ -165,7 +165,7 @@ def test_generic_steps() -> None:
     assert f("value_compare", "D1", v("D1", "CA"), "above", 20.0) is True  # a number: read as a mark, 22-30
     assert f("value_compare", "D1", v("D1", "NV"), "above", 15.0) is INVALID  # 15 inside 11-18
     assert f("value_compare", "C1", v("C1", "NV"), "below", 50.0) is INVALID  # 52 within r of 50
-    reader = context(hand_scene("D1")).as_reader()  # a discrete reader orders class readings by class
+    reader = reading(hand_scene("D1")).as_reader()  # a discrete reader orders class readings by class
     same = [FUNCTIONS["value"].fn(reader, c) for c in ("AZ", "NM")]  # one class, values 14 and 18
     assert FUNCTIONS["value_compare"].fn(reader, same[1], "higher", same[0]) is INVALID
     assert f("difference", "C1", v("C1", "CA"), 10.0) == Estimate(90.0, 84.0, 96.0)  # a number is a Value

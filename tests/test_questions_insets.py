@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mapgen.questions.functions import FUNCTIONS, INVALID, context
+from mapgen.questions.functions import FUNCTIONS, INVALID, reading
 from mapgen.render import render
 from mapgen.scene import build_scene
 from mapgen.spec import make_spec
 
 
 def call(scene, name: str, *args):
-    return FUNCTIONS[name].fn(context(scene), *args)
+    return FUNCTIONS[name].fn(reading(scene), *args)
 
 
 def test_alaska_is_north_most_only_before_rendering(tmp_path: Path) -> None:

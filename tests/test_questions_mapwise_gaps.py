@@ -27,7 +27,7 @@ from mapgen.data.statistic import StatInfo, Statistic
 from mapgen.legend.classify import DiscreteOptions, discrete_legend
 from mapgen.questions import Unaskable, load_templates
 from mapgen.questions import ask as ask_question
-from mapgen.questions.functions import FUNCTIONS, context, round_inside
+from mapgen.questions.functions import FUNCTIONS, reading, round_inside
 from mapgen.scene import Scene, build_scene
 from mapgen.spec import make_spec
 
@@ -104,7 +104,7 @@ def test_region_against_a_number_on_the_grid(atlas) -> None:
 
 
 def test_numbers_to_compare_are_the_marks_and_one_round_number_inside_each_class(atlas) -> None:
-    ctx = context(grid_scene(atlas))
+    ctx = reading(grid_scene(atlas))
     assert [lab for _, lab in ctx.thresholds] == ["10", "20"]
     # classes print as single values (5, 15, 25): nothing lies strictly inside them
     assert FUNCTIONS["numbers_to_compare"].fn(ctx) == [10.0, 20.0]

@@ -14,7 +14,7 @@ import pytest
 from test_questions_templates import hand_scene
 
 from mapgen.questions import FUNCTIONS, INVALID, register
-from mapgen.questions.functions import context
+from mapgen.questions.functions import reading
 from mapgen.questions.reading import Invalid, Reading
 
 
@@ -38,7 +38,7 @@ def pack_functions() -> Iterator[None]:
 
 
 def run(name: str, scene: str, *args, reader: bool = False):
-    ctx = context(hand_scene(scene))
+    ctx = reading(hand_scene(scene))
     return FUNCTIONS[name].fn(ctx.as_reader() if reader else ctx, *args)
 
 
@@ -57,15 +57,15 @@ def test_a_pack_function_is_invalid_within_the_tolerance(pack_functions: None) -
 
 
 def test_a_pack_function_records_what_it_read(pack_functions: None) -> None:
-    ctx = context(hand_scene("C1"))
+    ctx = reading(hand_scene("C1"))
     ctx.reads = set()
     FUNCTIONS["pack_higher"].fn(ctx, "CO", "NV")
     assert ctx.reads == {"CO", "NV"}  # the engine re-checks answers that read an illegible region
 
 
 def test_reading_facts() -> None:
-    c1, d1 = context(hand_scene("C1")), context(hand_scene("D1"))
-    assert c1.tolerance == 5.0 and c1.reading == pytest.approx(6.0) and d1.tolerance == 0.0
+    c1, d1 = reading(hand_scene("C1")), reading(hand_scene("D1"))
+    assert c1.tau == 5.0 and c1.tolerance == pytest.approx(6.0) and d1.tau == 0.0
     assert c1.range_count == 5 and c1.range_bounds(2) == (40.0, 60.0)
     assert d1.printed_bounds(1) == (11.0, 18.0) and d1.level_of("NV") == 1.0 and c1.value_of("NV") == 52.0
     assert c1.neighbours("WA") == ("ID", "OR") and "WA" in c1.group("West Coast")

@@ -25,11 +25,11 @@ from mapgen.questions.functions import (
     FUNCTIONS,
     INVALID,
     SINGLE_HUE_MAX_SPREAD,
-    Ctx,
     Invalid,
-    context,
+    Reading,
     hue_spread,
     label_bounds,
+    reading,
 )
 from mapgen.questions.functions.common import all_valued, known, position
 from mapgen.questions.functions.geography import _closest_pair_in
@@ -74,11 +74,11 @@ OLD_PROGRAMS: dict[str, str] = {
 # ------------------------------------------------------------------------------- the old functions (the oracle)
 
 
-def old_versus_number(ctx: Ctx, region: str, side: str, number: float) -> bool:
+def old_versus_number(ctx: Reading, region: str, side: str, number: float) -> bool:
     return ctx.side(region, number) == (1 if side == "above" else -1)
 
 
-def _median_level(ctx: Ctx, regions: Iterable[str]) -> float:
+def _median_level(ctx: Reading, regions: Iterable[str]) -> float:
     pool = all_valued(ctx, regions)
     if len(pool) < 3:
         raise Invalid
@@ -92,7 +92,7 @@ def _median_level(ctx: Ctx, regions: Iterable[str]) -> float:
     return (a + b) / 2
 
 
-def old_versus_median(ctx: Ctx, region: str, side: str, regions: Iterable[str]) -> bool:
+def old_versus_median(ctx: Reading, region: str, side: str, regions: Iterable[str]) -> bool:
     med = _median_level(ctx, regions)
     o = ctx.order_levels(ctx.lv(region), med)
     if o is None or o == 0:
@@ -100,7 +100,7 @@ def old_versus_median(ctx: Ctx, region: str, side: str, regions: Iterable[str]) 
     return o == (1 if side == "above" else -1)
 
 
-def old_same_range(ctx: Ctx, regions: Iterable[str]) -> bool:
+def old_same_range(ctx: Reading, regions: Iterable[str]) -> bool:
     pool = list(regions)
     if len(pool) < 2 or any(ctx.lv(c) is None for c in pool):
         raise Invalid
@@ -113,48 +113,48 @@ def old_same_range(ctx: Ctx, regions: Iterable[str]) -> bool:
     return len(ranges) == 1
 
 
-def old_median_range(ctx: Ctx, regions: Iterable[str]) -> int:
+def old_median_range(ctx: Reading, regions: Iterable[str]) -> int:
     med = _median_level(ctx, regions)
     if ctx.discrete:
         return int(med)
     for i, (lo, hi) in enumerate(ctx.intervals):
-        if lo + ctx.reading < med < hi - ctx.reading:
+        if lo + ctx.tolerance < med < hi - ctx.tolerance:
             return i
     raise Invalid
 
 
-def _unique_border_relation(ctx: Ctx, pool: Iterable[str], relation: str, other_idx: int, n: int) -> str:
+def _unique_border_relation(ctx: Reading, pool: Iterable[str], relation: str, other_idx: int, n: int) -> str:
     found = _bordering(ctx, pool, relation, other_idx, n)
     if len(found) != 1:
         raise Invalid
     return found[0]
 
 
-def old_border_relation(ctx: Ctx, pool_idx: int, relation: str, other_idx: int, n: int) -> str:
+def old_border_relation(ctx: Reading, pool_idx: int, relation: str, other_idx: int, n: int) -> str:
     pool = [c for c in ctx.scene.regions if ctx.in_range(c, pool_idx)]
     return _unique_border_relation(ctx, pool, relation, other_idx, n)
 
 
-def old_group_border_relation(ctx: Ctx, regions: Iterable[str], relation: str, other_idx: int, n: int) -> str:
+def old_group_border_relation(ctx: Reading, regions: Iterable[str], relation: str, other_idx: int, n: int) -> str:
     pool = sorted(regions)
     if len(pool) < 2 or any(ctx.lv(c) is None for c in pool):
         raise Invalid
     return _unique_border_relation(ctx, pool, relation, other_idx, n)
 
 
-def old_closest_pair_in_range(ctx: Ctx, idx: int) -> frozenset[str]:
+def old_closest_pair_in_range(ctx: Reading, idx: int) -> frozenset[str]:
     return _closest_pair_in(ctx, ctx.scene.regions, idx)
 
 
-def old_closest_pair_in_group_range(ctx: Ctx, regions: Iterable[str], idx: int) -> frozenset[str]:
+def old_closest_pair_in_group_range(ctx: Reading, regions: Iterable[str], idx: int) -> frozenset[str]:
     return _closest_pair_in(ctx, sorted(regions), idx)
 
 
-def old_num_classes(ctx: Ctx) -> int:
+def old_num_classes(ctx: Reading) -> int:
     return ctx.scene.legend_facts.num_classes
 
 
-def old_widest_class(ctx: Ctx, extreme: str) -> int:
+def old_widest_class(ctx: Reading, extreme: str) -> int:
     widths = []
     for c in ctx.scene.legend.classes:
         lo, hi = label_bounds(c.label)
@@ -167,7 +167,7 @@ def old_widest_class(ctx: Ctx, extreme: str) -> int:
     return widths[0][1]
 
 
-def old_class_by_count(ctx: Ctx, extreme: str) -> int:
+def old_class_by_count(ctx: Reading, extreme: str) -> int:
     counts = {c.index: 0 for c in ctx.scene.legend.classes}
     for code in ctx.scene.regions:
         lv = ctx.lv(code)
@@ -183,29 +183,29 @@ def old_class_by_count(ctx: Ctx, extreme: str) -> int:
     return ranked[k][0]
 
 
-def old_end_class(ctx: Ctx, extreme: str) -> int:
+def old_end_class(ctx: Reading, extreme: str) -> int:
     return ctx.range_count - 1 if extreme.endswith("highest") else 0
 
 
-def old_darker_is_higher(ctx: Ctx) -> bool:
+def old_darker_is_higher(ctx: Reading) -> bool:
     return ctx.scene.legend_facts.darkness_increases_with_value
 
 
-def old_is_percent(ctx: Ctx) -> bool:
+def old_is_percent(ctx: Reading) -> bool:
     return ctx.scene.legend_facts.percent
 
 
-def old_legend_kind(ctx: Ctx) -> str:
+def old_legend_kind(ctx: Reading) -> str:
     return ctx.scene.map_type
 
 
-def old_single_hue(ctx: Ctx) -> bool:
+def old_single_hue(ctx: Reading) -> bool:
     legend = ctx.scene.legend
     colors = [c.color for c in legend.classes] if ctx.discrete else list(legend.colors)
     return hue_spread(colors) <= SINGLE_HUE_MAX_SPREAD
 
 
-def old_legend_spacing(ctx: Ctx) -> str:
+def old_legend_spacing(ctx: Reading) -> str:
     """The spacing verdict, from its one definition (mapgen.legend.spacing, which replaced the function's own)."""
     verdict = legend_spacing(ctx.scene.legend)
     if verdict is None:
@@ -213,14 +213,14 @@ def old_legend_spacing(ctx: Ctx) -> str:
     return verdict
 
 
-def old_is_max_border_pair(ctx: Ctx, a: str, b: str) -> bool:
+def old_is_max_border_pair(ctx: Reading, a: str, b: str) -> bool:
     """Two regions, bordering as ``b`` among ``a``'s neighbours (the verdict itself is unchanged and shared)."""
     if b not in ctx.scene.regions[a].neighbors:
         raise Invalid
     return _max_border_pair(ctx, a, b)
 
 
-def old_trio(ctx: Ctx, a: str, b: str, c: str) -> frozenset[str]:
+def old_trio(ctx: Reading, a: str, b: str, c: str) -> frozenset[str]:
     return frozenset((a, b, c))
 
 
@@ -275,7 +275,7 @@ def _scenes() -> list:
 SCENES = _scenes()
 
 
-def _outcome(template: Template, ctx: Ctx, params: dict) -> tuple:
+def _outcome(template: Template, ctx: Reading, params: dict) -> tuple:
     """The answer and, when there is one, the regions read (an INVALID draw is dropped, whatever it read)."""
     answer, _ = run_program(template, ctx, dict(params))
     return ("INVALID", None) if answer is INVALID else (answer_key(answer), frozenset(ctx.reads))
@@ -301,7 +301,7 @@ def test_reexpressed_template_answers_like_the_old_program(template_id: str, old
             continue
         rng = random.Random(f"reexpressed:{template_id}:{scene.map_id}")
         for reader in (False, True):
-            ctx = context(scene).as_reader() if reader else context(scene)
+            ctx = reading(scene).as_reader() if reader else reading(scene)
             for _ in range(DRAWS):
                 params = sample_params(shipped, ctx, rng)
                 if params is None:

@@ -79,7 +79,7 @@ def asked_and_checked(country: str, scenes: int = SCENES) -> tuple[int, list[str
 def _answer_of(template, scene, params):
     from mapgen.questions.engine import run_program
 
-    answer, _ = run_program(template, functions.context(scene), dict(params))
+    answer, _ = run_program(template, functions.reading(scene), dict(params))
     return answer
 
 

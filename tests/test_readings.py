@@ -22,7 +22,7 @@ from mapgen.data.statistic import StatInfo, Statistic
 from mapgen.geo.atlas import builtin_atlas, load_atlas
 from mapgen.questions import load_templates
 from mapgen.questions.engine import Unaskable, ask, param_domain, reading_disagreements
-from mapgen.questions.functions import context
+from mapgen.questions.functions import reading
 from mapgen.questions.readings import axes, load_readings_file
 from mapgen.scene import CENTRE, FARTHEST, build_scene, load_scene
 from mapgen.spec import make_spec
@@ -50,7 +50,7 @@ def _refusal(template_id: str, scene: Any, **params: Any) -> str | None:
 
 def test_every_declared_reading_has_a_source() -> None:
     declared = axes()
-    assert {"direction", "superlative", "outlier", "majority", "mean", "percent"} <= set(declared)
+    assert {"direction", "superlative", "outlier", "majority", "mean", "similar", "percent"} <= set(declared)
     for axis in declared.values():
         assert axis.default.source and axis.alternatives
         assert all(a.source and a.name != axis.default.name for a in axis.alternatives)
@@ -116,6 +116,17 @@ def test_an_exact_half_is_no_majority_question() -> None:
     assert why is not None and why.startswith("reading:majority")
 
 
+def test_similar_for_neighbouring_classes_is_not_asked() -> None:
+    """Kansas one class above Nebraska: "similar" is No as the same class, Yes to a reader who finds neighbouring
+    shades alike; the same class, or two classes apart, reads one way under both."""
+    scene = _scene({"KS": 15, "NE": 5, "IA": 25})
+    why = _refusal("neighbour_comparison", scene, X="KS", Y="NE", C="similar")
+    assert why is not None and why.startswith("reading:similar")
+    assert _refusal("neighbour_comparison", scene, X="KS", Y="NE", C="higher") is None  # not a "similar" word
+    assert _refusal("region_comparison", scene, X="IA", Y="NE", C="similar") is None  # 2 classes: No either way
+    assert _refusal("neighbour_comparison", scene, X="MO", Y="NE", C="similar") is None  # same class: Yes
+
+
 def test_a_percent_title_over_an_absolute_table_is_not_asked_about() -> None:
     scene = _scene({}, title="Population change, 2010 to 2020 (% change)", kind="absolute")
     why = _refusal("map_percent_or_absolute", scene, K="percentages")
@@ -128,7 +139,7 @@ def test_a_percent_title_over_an_absolute_table_is_not_asked_about() -> None:
 
 
 def test_great_plains_has_ten_states_or_five() -> None:
-    ctx = context(_scene({}))
+    ctx = reading(_scene({}))
     assert len(ctx.group("Great Plains")) == 10
     assert len(ctx.taking({"group:Great Plains": "narrow usage"}).group("Great Plains")) == 5
 
@@ -317,7 +328,7 @@ def test_every_direction_question_of_the_built_maps_holds_by_the_pixels(tiny: Pa
         for t in templates:
             if not t.applies_to(scene.map_type):
                 continue
-            for params in _every_params(t, context(scene)):
+            for params in _every_params(t, reading(scene)):
                 try:
                     q = ask(t, scene, params)
                 except Unaskable:

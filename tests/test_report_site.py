@@ -15,7 +15,7 @@ from PIL import Image
 
 from mapgen.build import build
 from mapgen.cli import main
-from mapgen.eval.run import Baseline, run_eval
+from mapgen.evaluation import Baseline, run_eval
 from mapgen.report_site import build_site, markdown_to_html
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")

@@ -75,8 +75,8 @@ def test_log_bars_read_with_the_tolerance_at_their_widest() -> None:
 
     legend = _spec(scale=ScaleOptions("log")).legend
     r = reading(build_scene(_spec(scale=ScaleOptions("log"))))
-    assert r.tol == pytest.approx(legend.vmax - legend.value_at(0.95))
-    assert r.tol > 0.05 * (legend.vmax - legend.vmin)  # wider than the linear share of the span
+    assert r.tau == pytest.approx(legend.vmax - legend.value_at(0.95))
+    assert r.tau > 0.05 * (legend.vmax - legend.vmin)  # wider than the linear share of the span
 
 
 # ------------------------------------------------------------------------------------------------ clip
@@ -239,7 +239,7 @@ def test_cli_scale_options(tmp_path: Path) -> None:
 
 
 def test_config_scales_are_drawn_for_continuous_maps_only_and_default_configs_dump_as_before() -> None:
-    from mapgen.build import plan
+    from mapgen.build.plan import plan
     from mapgen.config import BuildConfig
 
     base = {"countries": [{"name": "usa", "maps": 4}]}

@@ -11,7 +11,8 @@ import pytest
 
 import mapgen.geo.atlas as geo_atlas
 import mapgen.spec as spec_module
-from mapgen.build import UnitChoice, country_atlas, plan, unit_variants
+from mapgen.build import UnitChoice, country_atlas, unit_variants
+from mapgen.build.plan import plan
 from mapgen.config import load_config
 from mapgen.geo.atlas import load_atlas, uncut
 from mapgen.spec import LegendChoice, Style, load_spec, make_spec, spec_of

@@ -185,7 +185,7 @@ def test_a_folder_without_templates_is_no_pack(tmp_path: Path) -> None:
 def test_a_pack_function_may_take_any_number_of_arguments(tmp_path: Path) -> None:
     """A last argument type ending in ``...``: lint checks each extra argument against it, the call receives them."""
     from mapgen.questions import FUNCTIONS, load_templates
-    from mapgen.questions.functions import context
+    from mapgen.questions.functions import reading
 
     pack = tmp_path / "vpack"
     pack.mkdir()
@@ -208,7 +208,7 @@ def test_a_pack_function_may_take_any_number_of_arguments(tmp_path: Path) -> Non
 
         from mapgen.questions.engine import run_program
 
-        answer, _ = run_program(pair, context(hand_scene("D1")), {"X": "CA", "Y": "OR"})
+        answer, _ = run_program(pair, reading(hand_scene("D1")), {"X": "CA", "Y": "OR"})
         assert answer is True
     finally:
         FUNCTIONS.pop("how_many_named", None)

@@ -16,7 +16,7 @@ import pytest
 import yaml
 from helpers import build_tiny
 
-from mapgen.build import plan
+from mapgen.build.plan import plan
 from mapgen.config import load_config
 from mapgen.files import read_json, read_jsonl
 from mapgen.resources import config_path

@@ -59,7 +59,8 @@ def test_many_regions_render_with_a_16_bit_mask_and_fall_back_to_unannotated(tmp
 
 
 def test_builds_draw_such_an_atlas_unannotated(tmp_path: Path) -> None:
-    from mapgen.build import plan, unit_variants
+    from mapgen.build import unit_variants
+    from mapgen.build.plan import plan
     from mapgen.config import load_config
 
     voronoi(tmp_path / "districts.geojson", 324)

@@ -9,9 +9,10 @@ from typing import TYPE_CHECKING
 
 import click
 
-from mapgen.cli.sources import atlas_options, open_atlas
+from mapgen.cli.sources import atlas_options
 from mapgen.geo.atlas import list_atlases
 from mapgen.geo.names import UnknownNameError
+from mapgen.mapmaking import open_atlas
 
 if TYPE_CHECKING:
     from mapgen.geo.atlas_model import Atlas

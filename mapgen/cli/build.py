@@ -8,8 +8,8 @@ from pathlib import Path
 
 import click
 
-from mapgen.benchmark import MAPS_DIR, QUESTIONS_FILE
-from mapgen.build import build, info
+from mapgen.benchmark import MAPS_DIR, QUESTIONS_FILE, info
+from mapgen.build import build
 from mapgen.cli.limits import WORKERS
 from mapgen.config import load_config
 from mapgen.tasks import tasks

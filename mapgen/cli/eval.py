@@ -12,7 +12,7 @@ from mapgen.cli.limits import SEED, Finite, bounded
 from mapgen.eval.baselines import BASELINES
 from mapgen.eval.clients import MAX_CONCURRENCY, MAX_RETRIES, MAX_TIMEOUT
 from mapgen.eval.prompts import Prompt, list_strategies
-from mapgen.eval.run import (
+from mapgen.evaluation import (
     SHOWN,
     EvalReport,
     PredictionsFile,
@@ -34,6 +34,9 @@ from mapgen.tasks import Task, record_id, tasks
 )
 @click.option("--human", "human", type=click.Path(exists=True, file_okay=False),
               help="A `mapgen human score` report: score the people's majority answers on their questions.")
+@click.option("--beside", "beside", multiple=True, metavar="[NAME=]DIR",
+              help="With --human: an eval folder (a model, random, prior, pixel) set beside the human row on the "
+                   "same questions (sources.md); repeatable.")
 @click.option("--model", help="Model to query, e.g. openai:gpt-4o-mini (any OpenAI-compatible server).")
 @click.option(
     "--baseline",
@@ -93,6 +96,7 @@ def eval_command(
     bench: str,
     predictions: str | None,
     human: str | None,
+    beside: tuple[str, ...],
     model: str | None,
     baseline: str | None,
     base_url: str | None,
@@ -116,6 +120,8 @@ def eval_command(
 
     if sum(x is not None for x in (predictions, human, model, baseline)) != 1:
         raise click.UsageError("give exactly one of --predictions, --human, --model and --baseline")
+    if beside and human is None:
+        raise click.UsageError("--beside sets eval folders beside a human row: give it with --human REPORT")
     if model is None and prompt != "direct":  # only a model is sent prompts: a strategy here would be ignored
         raise click.UsageError(f"--prompt {prompt} applies to --model only (predictions and baselines are sent no "
                                "prompt); leave it out")
@@ -127,7 +133,7 @@ def eval_command(
     if human is not None:
         from mapgen.human.source import human_predictions
 
-        source = human_predictions(human)
+        source = human_predictions(human, beside, plots=not no_plots)
     elif baseline != "pixel":
         source = prediction_source(predictions, model, baseline, prompt=prompt, base_url=base_url, api_key=api_key,
                                    concurrency=concurrency, timeout=timeout, max_retries=retries, cache=cache)
@@ -163,6 +169,8 @@ def echo_report(report: EvalReport, out_dir: str) -> None:
     for key in ("duplicate_predictions", "invalid_prediction_lines", "model_failures"):
         if report.extra.get(key):
             click.echo(f"{key.replace('_', ' ')}: {report.extra[key]}{_located(report, key)}")
+    if report.extra.get("beside"):  # a human result: its row beside the other sources (mapgen.human.beside)
+        click.echo(f"human beside the other sources on the same questions: {Path(out_dir) / 'sources.md'}")
     click.echo(f"report: {out_dir}")
 
 

@@ -19,7 +19,7 @@ from click.core import ParameterSource
 from mapgen.schemes import scheme_name
 
 if TYPE_CHECKING:
-    from mapgen.spec import MapSpec
+    from mapgen.spec import LegendChoice, MapSpec
 
 #: Options that classify the values again (the legend is rebuilt from the spec's values).
 CLASSIFY_OPTIONS = ("legend", "classes", "scheme", "breaks")
@@ -104,8 +104,8 @@ def _colour_choice(spec: MapSpec, options: dict[str, Any], given: set[str]) -> t
 
 def _reclassified(spec: MapSpec, options: dict[str, Any], given: set[str]) -> MapSpec:
     """The spec's values classified again with the options given (the rest as the spec's legend has them)."""
-    from mapgen.data.statistic import Statistic
-    from mapgen.spec import LegendChoice, spec_of
+    from mapgen.mapmaking import reclassify
+    from mapgen.spec import LegendChoice
 
     legend = spec.legend
     colormap, reverse = _colour_choice(spec, options, given)
@@ -113,37 +113,30 @@ def _reclassified(spec: MapSpec, options: dict[str, Any], given: set[str]) -> Ma
     scheme = options["scheme"] if "scheme" in given else legend.scheme
     if breaks is None and scheme == "user_defined":
         breaks = list(legend.breaks)
-    choice = LegendChoice(
+    return reclassify(spec, LegendChoice(
         kind=options["legend"] if "legend" in given else legend.kind,
         classes=options["classes"] if "classes" in given else max(legend.k, 1) if legend.kind == "discrete" else 5,
         scheme="quantiles" if scheme == "user_defined" and breaks is None else scheme,
         order=options["order"] if "order" in given else legend.order,
         colormap=colormap, reverse=reverse, hatched=spec.hatched,
         breaks=None if breaks is None else tuple(breaks),
-    )
-    stat = Statistic(values=spec.series(), info=spec.stat)
-    rebuilt = spec_of(spec.get_atlas(), stat, choice, spec.style, title=spec.title, map_id=spec.map_id,
-                      seed=spec.seed, exclude=spec.exclude)
-    return replace(rebuilt, extra=spec.extra)
+    ))
 
 
 def _recoloured(spec: MapSpec, options: dict[str, Any], given: set[str]) -> MapSpec:
     """The spec with its classes kept and only their colours (or the legend's order) changed."""
-    from mapgen.legend import class_colors, continuous_legend, legible_legend
-    from mapgen.legend.colors import split_colormap
-    from mapgen.spec import background_color
+    from mapgen.mapmaking import recolour
 
-    legend = spec.legend
-    base, rev = split_colormap(*_colour_choice(spec, options, given))
-    if legend.kind == "continuous":
-        legend = continuous_legend(spec.series(), colormap=base, reverse=rev, percent=legend.percent)
-    elif not spec.hatched:
-        colors = class_colors(base, legend.k, rev, False)
-        classes = tuple(replace(c, color=color) for c, color in zip(legend.classes, colors))
-        legend = replace(legend, classes=classes, colors=tuple(colors), colormap=base, reversed=rev)
-    if "order" in given:
-        legend = replace(legend, order=options["order"])
-    return replace(spec, legend=legible_legend(legend, background_color(spec.style.background)))
+    return recolour(spec, *_colour_choice(spec, options, given), order=options["order"] if "order" in given else None)
+
+
+def legend_choice(options: dict[str, Any], colormap: str, scale: Any = None) -> LegendChoice:
+    """The legend the options of ``render`` / ``spec`` ask for (``colormap``: the one to use)."""
+    from mapgen.spec import LegendChoice
+
+    breaks = parse_breaks(options["breaks"])
+    return LegendChoice(options["legend"], options["classes"], options["scheme"], options["order"], colormap,
+                        options["reverse"], options["hatched"], None if breaks is None else tuple(breaks), scale)
 
 
 def scheme_option(ctx: click.Context, param: click.Parameter, value: str) -> str:

@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 
 from mapgen.cli.limits import PER_TEMPLATE, SEED
+from mapgen.cli.studio import studio
 from mapgen.questions import (
     builtin_files,
     function_signatures,
@@ -202,3 +203,6 @@ def templates_functions(files: tuple[str, ...]) -> None:
         load_templates(list(files))  # imports the packs' functions.py
     for f in function_signatures():
         click.echo(f"{f.name}({', '.join(f.args)}) -> {f.returns}\t{f.doc.splitlines()[0] if f.doc else ''}")
+
+
+templates.add_command(studio)

@@ -15,7 +15,7 @@ import click
 from mapgen.cli.map_options import (
     apply_to_spec,
     given_options,
-    parse_breaks,
+    legend_choice,
     refuse_source_options,
     scheme_option,
 )
@@ -30,8 +30,8 @@ from mapgen.cli.render_jobs import (
     output_for,
 )
 from mapgen.cli.scales import scale_of, scale_options
-from mapgen.cli.sources import atlas_options, naming_table, open_atlas, statistic_for, table_options
-from mapgen.cli.styles import look_fields, style_option
+from mapgen.cli.sources import atlas_options, naming_table, statistic_for, table_options
+from mapgen.cli.styles import style_errors, style_option
 from mapgen.collector import collector_paused
 from mapgen.page import MAX_PX, MIN_PX, size_ok
 from mapgen.renderers import renderer_names
@@ -168,32 +168,27 @@ def _spec_from_source(item: Source):
 
 
 def _spec_from_table(source: str, options: dict[str, Any], style: dict[str, Any]):
-    from mapgen.spec import make_spec
+    """The spec of a country or vector file with --stat/--data (:func:`mapgen.mapmaking.make_map_spec`)."""
+    from mapgen.mapmaking import look_fields, make_map_spec, open_atlas
 
     atlas = open_atlas(source, options["name_field"], options["code_field"])
-    style = look_fields(options["style_ref"], atlas) | style
-    with naming_table(options["data"]):
+    with style_errors():
+        look_fields(options["style_ref"], atlas.name)  # a bad --style is refused before the table is read
+    with naming_table(options["data"]), style_errors():
         statistic = statistic_for(atlas, options["stat"], options, options["title"])
-        return make_spec(atlas, statistic, legend=options["legend"], classes=options["classes"],
-                         scheme=options["scheme"], breaks=parse_breaks(options["breaks"]), order=options["order"],
-                         colormap=options["colormap"] or "Blues", reverse=options["reverse"],
-                         hatched=options["hatched"], title=options["title"], scale=scale_of(options), **style)
+        legend = legend_choice(options, options["colormap"] or "Blues", scale_of(options))
+        return make_map_spec(atlas, statistic, legend, look=options["style_ref"], options=style,
+                             title=options["title"])
 
 
 def _spec_from_json(path: Path, options: dict[str, Any], style: dict[str, Any], given: set[str]):
-    """A map JSON with the style, legend and title options applied; a new background re-picks the N/A fill."""
-    from dataclasses import replace
-
-    from mapgen.legend import legible_legend
+    """A map JSON with the style, legend and title options applied (:func:`mapgen.mapmaking.restyle`)."""
+    from mapgen.mapmaking import restyle
     from mapgen.mapwise.schema import load_map_spec
-    from mapgen.spec import background_color, make_hatched, with_scale
+    from mapgen.spec import make_hatched
 
-    spec = with_scale(load_map_spec(path), scale_of(options))
-    style = look_fields(options["style_ref"], spec.atlas) | style
-    if style:
-        spec = spec.with_style(**style)
-        if spec.style.background and "background" in style:
-            spec = replace(spec, legend=legible_legend(spec.legend, background_color(spec.style.background)))
+    with style_errors():
+        spec = restyle(load_map_spec(path), options["style_ref"], scale_of(options), **style)
     spec = apply_to_spec(spec, options, given)
     return make_hatched(spec) if options["hatched"] and not spec.hatched else spec
 

@@ -13,6 +13,7 @@ from typing import Any
 import click
 
 from mapgen.errors import DataError
+from mapgen.mapmaking import load_statistic
 
 KINDS = ("absolute", "percent")  # mapgen.data.statistic.KINDS (not imported: it loads pandas)
 
@@ -51,35 +52,27 @@ atlas_options = _apply(_ATLAS_OPTIONS)
 table_options = _apply(_TABLE_OPTIONS)
 
 
-def open_atlas(source: str, name_field: str | None = None, code_field: str | None = None):
-    """A built-in atlas by name or a user atlas by path (``--name-field`` / ``--code-field`` apply to files)."""
-    from mapgen.geo.atlas import load_atlas
-
-    return load_atlas(source, name_field=name_field, code_field=code_field)
-
-
-def user_table(atlas, options: dict[str, Any], title: str | None = None):
-    """The Statistic of ``options["data"]`` joined to ``atlas`` (warnings printed on stderr)."""
-    import warnings
-
-    from mapgen.data.user_tables import load_table
-
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        stat = load_table(options["data"], atlas, region_col=options["region_col"], value_col=options["value_col"],
-                          kind=options["kind"], unit=options["unit"], title=title,
-                          on_missing=options["on_missing"])
-    for w in caught:
-        click.echo(f"Warning: {w.message}", err=True)
-    return stat
+#: The ``--data`` options that say how to read the table (the keyword arguments of ``load_table``).
+TABLE_READING = ("region_col", "value_col", "kind", "unit", "on_missing")
 
 
 def statistic_for(atlas, stat_id: str | None, options: dict[str, Any], title: str | None = None):
-    """The statistic a command was given: a curated id (``--stat``) or a user table (``--data``), exactly one."""
+    """The statistic a command was given: a curated id (``--stat``) or a user table (``--data``, read by
+    :func:`mapgen.mapmaking.load_statistic`, its warnings printed on stderr), exactly one."""
     if bool(stat_id) == bool(options.get("data")):
         raise click.UsageError("Give exactly one of --stat (a curated table, see `mapgen stats list`) or "
                                "--data TABLE.csv (a user table).")
-    return stat_id or user_table(atlas, options, title)
+    if stat_id:
+        return stat_id
+    import warnings
+
+    source = {"file": options["data"]} | {k: options[k] for k in TABLE_READING}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        stat = load_statistic(atlas, source, title)
+    for w in caught:
+        click.echo(f"Warning: {w.message}", err=True)
+    return stat
 
 
 @contextmanager

@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import click
 
-from mapgen.cli.map_options import parse_breaks, scheme_option
+from mapgen.cli.map_options import legend_choice, scheme_option
 from mapgen.cli.scales import scale_of, scale_options
-from mapgen.cli.sources import atlas_options, naming_table, open_atlas, statistic_for, table_options
-from mapgen.cli.styles import look_fields, style_option
+from mapgen.cli.sources import atlas_options, naming_table, statistic_for, table_options
+from mapgen.cli.styles import style_errors, style_option
 from mapgen.schemes import scheme_names
 
 if TYPE_CHECKING:
@@ -85,7 +85,7 @@ def spec(country: str | None, stat_id: str | None, from_metadata: str | None, le
          scheme: str, breaks: str | None, order: LegendOrder, colormap: str, reverse: bool, hatched: bool,
          title: str | None, seed: int, output: str | None, style_ref: str | None, **sources: Any) -> None:
     """The MapSpec of one map of COUNTRY (a name or vector file) from --stat or --data, or --from-metadata."""
-    from mapgen.spec import make_spec
+    from mapgen.mapmaking import look_fields, make_map_spec, open_atlas
 
     if from_metadata:
         from mapgen.files import read_json
@@ -100,11 +100,13 @@ def spec(country: str | None, stat_id: str | None, from_metadata: str | None, le
         raise click.UsageError("Give COUNTRY (a name or a GeoJSON/GeoPackage/shapefile) and --stat or --data "
                                "(or use --from-metadata).")
     atlas = open_atlas(country, sources["name_field"], sources["code_field"])
-    with naming_table(sources["data"]):
+    with style_errors():
+        look_fields(style_ref, atlas.name)  # a bad --style is refused before the table is read
+    with naming_table(sources["data"]), style_errors():
         stat = statistic_for(atlas, stat_id, sources, title)
-        built = make_spec(atlas, stat, legend=legend, classes=classes, scheme=scheme, breaks=parse_breaks(breaks),
-                          order=order, colormap=colormap, reverse=reverse, hatched=hatched, title=title, seed=seed,
-                          scale=scale_of(sources), **look_fields(style_ref, atlas))
+        choice = legend_choice({"legend": legend, "classes": classes, "scheme": scheme, "breaks": breaks,
+                                "order": order, "reverse": reverse, "hatched": hatched}, colormap, scale_of(sources))
+        built = make_map_spec(atlas, stat, choice, look=style_ref, title=title, seed=seed)
     _emit(built, output)
 
 

@@ -7,11 +7,11 @@ import math
 import click
 
 from mapgen.cli.limits import FINITE, MAX_DECIMALS, SEED, bounded
-from mapgen.cli.sources import open_atlas
 from mapgen.data.curated import list_stats, load_curated
 from mapgen.data.statistic import KINDS, Statistic
 from mapgen.data.synthetic import DISTRIBUTIONS, morans_i, synthesize
 from mapgen.data.user_tables import save_table, table_csv
+from mapgen.mapmaking import open_atlas
 
 
 @click.group()

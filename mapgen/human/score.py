@@ -29,8 +29,8 @@ import pandas as pd
 
 from mapgen.eval.metrics import gold_of
 from mapgen.eval.normalize import normalize_yes_no
-from mapgen.eval.run import load_predictions
 from mapgen.eval.score import counterfactual_group, evaluate
+from mapgen.evaluation import load_predictions
 from mapgen.files import iter_json_lines
 from mapgen.human.agreement import fleiss_kappa, kappa_interval
 from mapgen.legend.grammar import find_range

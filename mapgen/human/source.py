@@ -3,20 +3,22 @@ answers (``REPORT/predictions.jsonl`` of ``mapgen human score``) on exactly the 
 the human row sits beside the models', random's, prior's and the pixel oracle's rows of the same questions.
 
 A question without a majority answer has no line in the predictions file and scores 0 as missing — the human
-baseline's own rule (:mod:`mapgen.human.score`).
+baseline's own rule (:mod:`mapgen.human.score`). The run also sets the human row beside other eval folders of the
+same benchmark on the same questions (``--beside``, :mod:`mapgen.human.beside`).
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from mapgen.benchmark import QUESTIONS_FILE, TASK_FILES, Benchmark
-from mapgen.eval.run import Gathered, PredictionsFile
+from mapgen.evaluation import Gathered, PredictionsFile, score_run
 from mapgen.files import read_jsonl
+from mapgen.human.beside import Beside, check_labels, read_beside, write_beside
 from mapgen.tasks import EvalScope, Task
 
 MAJORITY_FILE = "majority.jsonl"
@@ -52,14 +54,24 @@ def human_benchmark(bench: Benchmark, report: str | Path) -> Benchmark:
 @dataclass(frozen=True)
 class HumanAnswers(PredictionsFile):
     """The majority answers of a human report (``path``: the report folder's predictions file), labelled
-    ``human`` in the run's summary."""
+    ``human`` in the run's summary, with the ``beside`` sources set beside them (:mod:`mapgen.human.beside`;
+    ``plots``: draw ``plots/sources.png``)."""
+
+    beside: tuple[Beside, ...] = field(default=())
+    plots: bool = True
 
     def gather(self, scope: EvalScope, chosen: Sequence[Task], out: Path | None) -> Gathered:
         gathered = super().gather(scope, chosen, out)
-        return Gathered(gathered.texts, gathered.info | {"source": f"human: {Path(self.path).parent} (majority)"})
+        report = Path(self.path).parent
+        human = score_run(scope, gathered.texts, {})  # the human row of the side-by-side tables
+        tables = write_beside(human.frame, human.references, self.beside, report, out, self.plots, scope.seed)
+        return Gathered(gathered.texts, gathered.info | {"source": f"human: {report} (majority)", "beside": tables})
 
 
-def human_predictions(report: str | Path) -> HumanAnswers:
-    """The majority answers of a human report as an evaluation source."""
-    human_question_ids(report)
-    return HumanAnswers(Path(report) / PREDICTIONS_FILE)
+def human_predictions(report: str | Path, beside: Sequence[str] = (), plots: bool = True) -> HumanAnswers:
+    """The majority answers of a human report as an evaluation source, with the eval folders ``beside`` (each
+    ``DIR`` or ``NAME=DIR``) read and restricted to the report's questions (refused before anything is written)."""
+    ids = human_question_ids(report)
+    sources = tuple(read_beside(spec, ids) for spec in beside)
+    check_labels(sources)
+    return HumanAnswers(Path(report) / PREDICTIONS_FILE, sources, plots)

@@ -46,8 +46,8 @@ from mapgen.questions.functions import (
     INVALID,
     PERCEPTUAL_TOLERANCE,
     SINGLE_HUE_MAX_SPREAD,
-    context,
     hue_spread,
+    reading,
     register,
 )
 from mapgen.questions.functions.scene_facts import with_borders_flipped
@@ -141,14 +141,6 @@ __all__ = [
 ]
 
 
-# ---------------------------------------------------------------------------------------------- reading
-
-
-def reading(scene: Scene) -> Reading:
-    """The engine's reading of ``scene`` (computed once per Scene and shared)."""
-    return context(scene)
-
-
 # ---------------------------------------------------------------------------------------------- programs
 
 
@@ -179,7 +171,7 @@ class ProgramRun:
 
 def trace(template: Template, scene: Scene, params: Mapping[str, Any]) -> ProgramRun:
     """Run ``template``'s program (and constraints) on ``scene`` with ``params``: the program trace."""
-    ctx = context(scene)
+    ctx = reading(scene)
     answer, env = run_program(template, ctx, dict(params))
     steps: list[Step] = []
     failed = None
@@ -201,7 +193,7 @@ def hinges_on(template: Template, scene: Scene, params: Mapping[str, Any], unrea
     """The regions of ``unreadable`` on which the question hinges, sorted: those it names or, when it names none,
     those its program reads if its answer changes once they are treated as unreadable (left out of the legible
     regions, then each given any other legend level — the engine's own rule for illegible regions)."""
-    ctx = context(scene)
+    ctx = reading(scene)
     params = dict(params)
     answer, _ = run_program(template, ctx, params)
     failed = frozenset(unreadable)
@@ -220,7 +212,7 @@ def contested_hinges(template: Template, scene: Scene, params: Mapping[str, Any]
     """The contested pairs of ``scene`` (``Scene.contested``) whose counting as a border alone changes the answer
     of ``template`` with ``params`` (the engine asks no question that hinges on any; readers use this to say
     which)."""
-    ctx = context(scene)
+    ctx = reading(scene)
     params = dict(params)
     answer, _ = run_program(template, ctx, params)
     out = []
@@ -249,7 +241,7 @@ def source_domain(template: Template, param: str, scene: Scene, params: Mapping[
     source = found[0]
     if source is None:
         return None
-    values = _eval_node(context(scene), source, dict(params))
+    values = _eval_node(reading(scene), source, dict(params))
     return None if values is INVALID else Domain(node_text(source), frozenset(values))
 
 

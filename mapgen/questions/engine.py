@@ -24,7 +24,7 @@ from typing import Any, ParamSpec, TypeVar
 from mapgen.geo.languages import DEFAULT_LANGUAGE
 from mapgen.legend import parse_label, printed_numbers
 from mapgen.questions.fence import PackCodeError
-from mapgen.questions.functions import FUNCTIONS, INVALID, Ctx, context
+from mapgen.questions.functions import FUNCTIONS, INVALID, Reading, reading
 from mapgen.questions.functions.scene_facts import contested_flips, flip_borders, watch_borders
 from mapgen.questions.readings import axes, axis_of
 from mapgen.questions.record import Question
@@ -67,7 +67,7 @@ def _naming_template(fn: Callable[P, R]) -> Callable[P, R]:
 # ---------------------------------------------------------------------------------------------- evaluation
 
 
-def eval_node(ctx: Ctx, node: Node, env: dict[str, Any]) -> Any:
+def eval_node(ctx: Reading, node: Node, env: dict[str, Any]) -> Any:
     """Evaluate one program node; INVALID propagates."""
     kind = node[0]
     if kind == "ref":
@@ -85,13 +85,13 @@ def eval_node(ctx: Ctx, node: Node, env: dict[str, Any]) -> Any:
 
 
 @_naming_template
-def run_program(template: Template, ctx: Ctx, params: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+def run_program(template: Template, ctx: Reading, params: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
     """Execute the program (and constraints); returns (answer or INVALID, env of step results)."""
     answer, env, _ = _run(template, ctx, params)
     return answer, env
 
 
-def _run(template: Template, ctx: Ctx, params: dict[str, Any]) -> tuple[Any, dict[str, Any], Unaskable | None]:
+def _run(template: Template, ctx: Reading, params: dict[str, Any]) -> tuple[Any, dict[str, Any], Unaskable | None]:
     """:func:`run_program`, plus why the run was rejected (None when it was not)."""
     env = dict(params)
     ctx.reads = set()
@@ -110,7 +110,7 @@ def _run(template: Template, ctx: Ctx, params: dict[str, Any]) -> tuple[Any, dic
     return env["answer"], env, None
 
 
-def _alternatives(ctx: Ctx) -> list[tuple[float | None, float]]:
+def _alternatives(ctx: Reading) -> list[tuple[float | None, float]]:
     """Other (level, value) pairs an unreadable region could have: every class (discrete); the ends and middle
     of the colour bar and the middle of every tick interval, so it may fall in any range (continuous); N/A."""
     cached = ctx.fixed.get("alternatives")
@@ -129,7 +129,7 @@ def _alternatives(ctx: Ctx) -> list[tuple[float | None, float]]:
     return out
 
 
-def hinges_on_illegible(template: Template, ctx: Ctx, params: dict[str, Any], answer: Any) -> bool:
+def hinges_on_illegible(template: Template, ctx: Reading, params: dict[str, Any], answer: Any) -> bool:
     """True when an illegible region the program read — or all of them at once — could change the answer."""
     if ctx.legible.issuperset(ctx.reads):
         return False
@@ -147,8 +147,8 @@ def hinges_on_illegible(template: Template, ctx: Ctx, params: dict[str, Any], an
     return False
 
 
-def _alternative(ctx: Ctx, codes: list[str], i: int) -> Ctx:
-    """:meth:`Ctx.copy_with` of ``codes`` taking alternative ``i`` of :func:`_alternatives`, kept in ``ctx.cache``
+def _alternative(ctx: Reading, codes: list[str], i: int) -> Reading:
+    """:meth:`Reading.copy_with` of ``codes`` taking alternative ``i`` of :func:`_alternatives`, kept in ``ctx.cache``
     so that every question re-checked on the same copy shares its cache (the copy's facts are the same whatever
     the program; a run resets its reads)."""
     cache_key = ("illegible alternative", frozenset(codes), i)
@@ -160,7 +160,7 @@ def _alternative(ctx: Ctx, codes: list[str], i: int) -> Ctx:
 
 
 def hinges_on_contested(
-    template: Template, ctx: Ctx, params: dict[str, Any], answer: Any, seen: set[str] | None = None
+    template: Template, ctx: Reading, params: dict[str, Any], answer: Any, seen: set[str] | None = None
 ) -> bool:
     """True when the answer changes (or cannot be given) once a contested pair of the map — each alone, then all
     at once — is counted the other way: a border where the map has none (ARCHITECTURE.md §3).
@@ -186,7 +186,7 @@ def hinges_on_contested(
 
 
 def _run_watched(
-    template: Template, ctx: Ctx, params: dict[str, Any]
+    template: Template, ctx: Reading, params: dict[str, Any]
 ) -> tuple[Any, dict[str, Any], Unaskable | None, set[str] | None]:
     """:func:`_run`, plus the border facts the program read when its answer could hinge on a contested border
     (run on :func:`~mapgen.questions.functions.scene_facts.watch_borders`; None otherwise). ``ctx.reads`` are the
@@ -199,7 +199,7 @@ def _run_watched(
     return answer, env, why, set(watch.read)
 
 
-def may_hinge_on_contested(template: Template, ctx: Ctx) -> bool:
+def may_hinge_on_contested(template: Template, ctx: Reading) -> bool:
     """Whether the map has contested pairs and the program reads borders (functions marked relative) or a group:
     a program that reads neither cannot hinge on a contested border."""
     if not ctx.scene.contested:
@@ -211,14 +211,14 @@ def may_hinge_on_contested(template: Template, ctx: Ctx) -> bool:
     return bool(reads[0])
 
 
-def reading_alternatives(ctx: Ctx, key: str) -> list[str]:
+def reading_alternatives(ctx: Reading, key: str) -> list[str]:
     """The other readings of a consulted key: an axis's alternatives, or a group's alternative memberships."""
     if axis_of(key) != key:
         return list(ctx.group_readings.get(key.split(":", 1)[1], {}))
     return [a.name for a in axes()[key].alternatives]
 
 
-def hinges_on_reading(template: Template, ctx: Ctx, params: dict[str, Any], answer: Any) -> tuple[str, str] | None:
+def hinges_on_reading(template: Template, ctx: Reading, params: dict[str, Any], answer: Any) -> tuple[str, str] | None:
     """The first (consulted key, reading) under which the answer changes or cannot be given: each declared
     reading the run consulted (``ctx.consulted``) and the template's wording does not name, taken alone; None
     when the answer holds under every one."""
@@ -237,7 +237,7 @@ def hinges_on_reading(template: Template, ctx: Ctx, params: dict[str, Any], answ
 def reading_disagreements(template: Template, scene: Scene, params: Mapping[str, Any]) -> list[tuple[str, str]]:
     """Every (consulted key, reading) under which the answer of ``template`` with ``params`` on ``scene`` differs
     from mapgen's own (the audit of a built question: empty when it holds under every declared reading)."""
-    ctx = context(scene)
+    ctx = reading(scene)
     if template.reads_as:
         ctx = ctx.taking(dict(template.reads_as))
     answer, _, why, _ = _run_watched(template, ctx, dict(params))
@@ -275,7 +275,7 @@ def answer_key(answer: Any) -> Any:
 # ---------------------------------------------------------------------------------------------- sampling
 
 
-def param_domain(p: Param, ctx: Ctx, env: dict[str, Any]) -> list[Any]:
+def param_domain(p: Param, ctx: Reading, env: dict[str, Any]) -> list[Any]:
     """Every value parameter ``p`` may take on this scene, given the parameters already chosen in ``env`` (cached
     per Reading under the parameters it refers to; do not change the list)."""
     key = (id(p), *[env[r] for r in p.refs])
@@ -285,7 +285,7 @@ def param_domain(p: Param, ctx: Ctx, env: dict[str, Any]) -> list[Any]:
     return hit[1]
 
 
-def _domain(p: Param, ctx: Ctx, env: dict[str, Any]) -> list[Any]:
+def _domain(p: Param, ctx: Reading, env: dict[str, Any]) -> list[Any]:
     if p.source is not None:
         return _source_domain(p, p.source, ctx, env)
     if p.type == "Region":
@@ -299,7 +299,7 @@ def _domain(p: Param, ctx: Ctx, env: dict[str, Any]) -> list[Any]:
     return list(p.values)
 
 
-def _source_domain(p: Param, source: Node, ctx: Ctx, env: dict[str, Any]) -> list[Any]:
+def _source_domain(p: Param, source: Node, ctx: Reading, env: dict[str, Any]) -> list[Any]:
     dom = eval_node(ctx, source, env)
     if dom is INVALID:
         return []
@@ -309,7 +309,7 @@ def _source_domain(p: Param, source: Node, ctx: Ctx, env: dict[str, Any]) -> lis
     return dom
 
 
-def _cached(ctx: Ctx, key: Any, make: Any) -> Any:
+def _cached(ctx: Reading, key: Any, make: Any) -> Any:
     """``ctx.cache[key]``, made by ``make()`` the first time."""
     hit = ctx.cache.get(key, _MISSING)
     if hit is _MISSING:
@@ -320,7 +320,7 @@ def _cached(ctx: Ctx, key: Any, make: Any) -> Any:
 _MISSING = object()
 
 
-def _group_domain(ctx: Ctx, min_members: int) -> list[str]:
+def _group_domain(ctx: Reading, min_members: int) -> list[str]:
     out = []
     for name, mem in ctx.groups.items():
         if len(mem) < min_members:
@@ -331,7 +331,7 @@ def _group_domain(ctx: Ctx, min_members: int) -> list[str]:
     return out
 
 
-def sample_params(template: Template, ctx: Ctx, rng: random.Random) -> dict[str, Any] | None:
+def sample_params(template: Template, ctx: Reading, rng: random.Random) -> dict[str, Any] | None:
     """One random draw of every parameter (None when some domain is empty)."""
     env: dict[str, Any] = {}
     for p in template.params:
@@ -348,7 +348,7 @@ def sample_params(template: Template, ctx: Ctx, rng: random.Random) -> dict[str,
 # ---------------------------------------------------------------------------------------------- text and answers
 
 
-def _phrase(p: Param, value: Any, ctx: Ctx, lang: Language | None = None) -> str:
+def _phrase(p: Param, value: Any, ctx: Reading, lang: Language | None = None) -> str:
     if p.type == "Region":
         return ctx.scene.local_name(value) if lang is not None else ctx.name(value)
     if p.type == "RegionGroup":  # "bordering Canada", "on the West Coast", "in the South region"
@@ -363,7 +363,7 @@ def _phrase(p: Param, value: Any, ctx: Ctx, lang: Language | None = None) -> str
     return str(value)
 
 
-def _local_group(value: str, ctx: Ctx, lang: Language) -> str:
+def _local_group(value: str, ctx: Reading, lang: Language) -> str:
     """A group in the map's language: "bordering <region>" by the region's local name, curated groups and
     "bordering <country>" by the names file (see :meth:`Language.group_phrase` for the forms)."""
     kind = ctx.group_kind.get(value, "")
@@ -381,12 +381,12 @@ def scene_language(scene: Scene) -> Language | None:
     return None if scene.language == DEFAULT_LANGUAGE else load_language(scene.language)
 
 
-def _interval_ends(ctx: Ctx, idx: int) -> tuple[str, str]:
+def _interval_ends(ctx: Reading, idx: int) -> tuple[str, str]:
     """The printed low and high ends of legend range ``idx`` (cached per Reading)."""
     return _cached(ctx, ("interval ends", idx), lambda: _printed_ends(ctx, idx))
 
 
-def _printed_ends(ctx: Ctx, idx: int) -> tuple[str, str]:
+def _printed_ends(ctx: Reading, idx: int) -> tuple[str, str]:
     if ctx.discrete:
         lo, hi = printed_numbers(ctx.interval_labels[idx])
         return lo.text if lo is not None else "", hi.text if hi is not None else ""
@@ -394,7 +394,7 @@ def _printed_ends(ctx: Ctx, idx: int) -> tuple[str, str]:
     return labels[idx], labels[idx + 1]
 
 
-def render_text(template: Template, ctx: Ctx, params: dict[str, Any], variant: int) -> str:
+def render_text(template: Template, ctx: Reading, params: dict[str, Any], variant: int) -> str:
     """Render text variant ``variant`` (the last one when there are fewer) in the scene's language."""
     scene = ctx.scene
     lang = scene_language(scene)
@@ -424,7 +424,7 @@ def _jsonable(v: Any) -> Any:
     return v
 
 
-def _range_answer(ctx: Ctx, value: Any) -> tuple[str, list[float | None]]:
+def _range_answer(ctx: Reading, value: Any) -> tuple[str, list[float | None]]:
     if isinstance(value, tuple):
         return value[0], list(value[1])
     label = ctx.interval_labels[value]
@@ -435,7 +435,7 @@ def _range_answer(ctx: Ctx, value: Any) -> tuple[str, list[float | None]]:
     return label, [parse_label(labels[value])[0], parse_label(labels[value + 1])[0]]
 
 
-def canonical_answer(template: Template, ctx: Ctx, answer: Any) -> tuple[Any, dict[str, list[str]], Any]:
+def canonical_answer(template: Template, ctx: Reading, answer: Any) -> tuple[Any, dict[str, list[str]], Any]:
     """(canonical answer, accepted answers, bounds) for a program result."""
     scene = ctx.scene
     kind = template.answer_type
@@ -494,7 +494,7 @@ def _call_texts(template: Template) -> list[str]:
     return calls
 
 
-def _uses_region_border_group(template: Template, params: dict[str, Any], ctx: Ctx) -> bool:
+def _uses_region_border_group(template: Template, params: dict[str, Any], ctx: Reading) -> bool:
     return any(
         p.type == "RegionGroup" and ctx.group_kind.get(params[p.name]) == "region_border" for p in template.params
     )
@@ -553,11 +553,11 @@ def ask(
     lang = scene_language(scene)
     if lang is not None and not lang.has_text(template):
         raise Unaskable("template", f"template {template.id} has no {lang.name} text ({lang.source})")
-    ctx = context(scene).as_reader() if reader else context(scene)
+    ctx = reading(scene).as_reader() if reader else reading(scene)
     if template.reads_as:  # the wording names these readings: the program runs under them
         ctx = ctx.taking(dict(template.reads_as))
     if original is not None:
-        params = carry_params(template, params, context(original), ctx)
+        params = carry_params(template, params, reading(original), ctx)
         _check_domains(template, ctx, params)
     params = dict(params)
     answer, env, why, seen = _run_watched(template, ctx, params)
@@ -580,7 +580,7 @@ def ask(
     return make_question(template, ctx, params, env, answer, variant)
 
 
-def carry_params(template: Template, params: Mapping[str, Any], original: Ctx, ctx: Ctx) -> dict[str, Any]:
+def carry_params(template: Template, params: Mapping[str, Any], original: Reading, ctx: Reading) -> dict[str, Any]:
     """Parameters chosen on ``original`` as values on ``ctx``: the same shapes, legend classes and choices.
 
     Region parameters are codes, so they already name the same shape. ``bordering <region>`` groups are named
@@ -605,7 +605,7 @@ def carry_params(template: Template, params: Mapping[str, Any], original: Ctx, c
     return out
 
 
-def _check_domains(template: Template, ctx: Ctx, params: Mapping[str, Any]) -> None:
+def _check_domains(template: Template, ctx: Reading, params: Mapping[str, Any]) -> None:
     """Every parameter must be a candidate the engine itself could have drawn on ``ctx``."""
     env: dict[str, Any] = {}
     for p in template.params:
@@ -615,7 +615,7 @@ def _check_domains(template: Template, ctx: Ctx, params: Mapping[str, Any]) -> N
 
 
 def make_question(
-    template: Template, ctx: Ctx, params: dict[str, Any], env: dict[str, Any], answer: Any, variant: int
+    template: Template, ctx: Reading, params: dict[str, Any], env: dict[str, Any], answer: Any, variant: int
 ) -> Question:
     """The Question record of a finished program run (text variant ``variant``, answer formatted, trace kept)."""
     scene = ctx.scene
@@ -659,14 +659,14 @@ def _program_steps(template: Template) -> int:
     return steps[0]
 
 
-def difficulty(template: Template, ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
+def difficulty(template: Template, ctx: Reading, params: dict[str, Any]) -> dict[str, Any]:
     """Difficulty features of an answered question: regions and legend classes its program read, the smallest
     gap between two values it read in tolerances (continuous maps), whether an illegible region lies among or
     next to the regions it names, and its program steps (function calls)."""
     levels = sorted(lv for lv in (ctx.level.get(c) for c in ctx.reads) if lv is not None)
     gap = None
-    if not ctx.discrete and len(levels) > 1 and ctx.tol > 0:
-        gap = round(min(b - a for a, b in zip(levels, levels[1:])) / ctx.tol, 2)
+    if not ctx.discrete and len(levels) > 1 and ctx.tau > 0:
+        gap = round(min(b - a for a, b in zip(levels, levels[1:])) / ctx.tau, 2)
     named = {v for p in template.params if p.type == "Region" for v in [params[p.name]]}
     near = set(named) | {n for c in named for n in ctx.scene.regions[c].neighbors}
     return {
@@ -715,7 +715,7 @@ def instantiate(
     """Up to ``n`` questions of one template on one Scene (fewer when the map cannot support more)."""
     if not template.applies_to(scene.map_type) or n <= 0:
         return []
-    ctx = context(scene)
+    ctx = reading(scene)
     rng = question_rng(seed, scene, template)
     budget = attempts or max(MIN_ATTEMPTS, ATTEMPTS_PER_QUESTION * n)
     share = 0.5 if template.answer_type == "binary" else max_answer_share

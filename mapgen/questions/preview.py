@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from mapgen.questions.engine import Unaskable, ask, param_domain, question_rng, sample_params
-from mapgen.questions.functions import context
+from mapgen.questions.functions import reading
 from mapgen.questions.templates import Template
 from mapgen.scene import Scene
 
@@ -15,7 +15,7 @@ def rejections(template: Template, scene: Scene, attempts: int = 200, seed: int 
     with how many of ``attempts`` draws it stopped (an empty parameter domain or a map type is one line)."""
     if not template.applies_to(scene.map_type):
         return [f"the template is asked on {', '.join(template.map_types)} maps; this map is {scene.map_type}"]
-    ctx = context(scene)
+    ctx = reading(scene)
     env: dict = {}
     rng = question_rng(seed, scene, template)
     for p in template.params:

@@ -6,9 +6,10 @@ Every function of the library (built-in or a pack's, see :func:`mapgen.questions
 - **facts** — :meth:`~Reading.regions`, :meth:`~Reading.level_of` (legend class index on discrete maps, value on
   continuous maps; None for N/A), :meth:`~Reading.value_of`, :meth:`~Reading.is_legible`,
   :meth:`~Reading.neighbours`, :meth:`~Reading.group`, :attr:`~Reading.range_count`,
-  :meth:`~Reading.range_bounds`, :meth:`~Reading.printed_bounds`, :attr:`~Reading.tolerance`,
-  :attr:`~Reading.reading`, and :meth:`~Reading.meaning`: the declared reading of a word or fact in force
-  (:mod:`mapgen.questions.readings`; the engine re-asks under every other one the run consulted);
+  :meth:`~Reading.range_bounds`, :meth:`~Reading.printed_bounds`, :attr:`~Reading.tau` (the perceptual
+  tolerance τ), :attr:`~Reading.tolerance` (the reading tolerance r), and :meth:`~Reading.meaning`: the
+  declared reading of a word or fact in force (:mod:`mapgen.questions.readings`; the engine re-asks under every
+  other one the run consulted);
 - **decisions** — :meth:`~Reading.compare`, :meth:`~Reading.side`, :meth:`~Reading.in_range`,
   :meth:`~Reading.estimate` (a value as an interval, :class:`Estimate`): they answer only when every reading of
   the values within the tolerance gives the same answer, and otherwise raise :class:`Invalid`, which the
@@ -19,9 +20,9 @@ Every function of the library (built-in or a pack's, see :func:`mapgen.questions
   the undecided cases); :meth:`~Reading.decide` turns their None into :class:`Invalid`.
 
 The rule (also stated in ``templates/questions/mapwise.yaml``): a value read off a colour bar may be off by up to
-the tolerance τ (5 % of the span) plus a generation margin, together the *reading tolerance* r in value units; a
-discrete map is read exactly, as classes (same class = equal). A reader's copy (:meth:`Reading.as_reader`,
-r = 0) gives the exact answer on the values as given.
+the tolerance τ (5 % of the span, :attr:`Reading.tau`) plus a generation margin, together the *reading tolerance* r
+(:attr:`Reading.tolerance`) in value units; a discrete map is read exactly, as classes (same class = equal). A
+reader's copy (:meth:`Reading.as_reader`, r = 0) gives the exact answer on the values as given.
 """
 
 from __future__ import annotations
@@ -37,6 +38,8 @@ from mapgen.scene import Scene
 
 #: "similar" on continuous maps: values within this many tolerances τ of each other.
 SIMILAR_TOLERANCES = 3.0
+#: The declared reading of "similar" (axis ``similar``) under which neighbouring legend classes are similar.
+ADJACENT_CLASSES = "same or adjacent class"
 #: Comparison words and their sign (higher/above = 1, lower/below = -1, similar = 0).
 SIGNS: dict[str, int] = {"higher": 1, "lower": -1, "similar": 0, "above": 1, "below": -1}
 
@@ -159,7 +162,7 @@ class Estimate:
 
 @dataclass
 class Reading:
-    """One Scene as question functions read it (build with :func:`mapgen.questions.functions.context`).
+    """One Scene as question functions read it (build with :func:`mapgen.questions.reading`, cached per Scene).
 
     The fields are the facts in fast form (``level``/``value`` by region code, ``intervals`` of the legend
     ranges, ``thresholds`` = marks questions compare against); functions should ask through the methods, which
@@ -171,14 +174,14 @@ class Reading:
     level: dict[str, float | None]
     value: dict[str, float]
     legible: frozenset[str]
-    tol: float
+    tau: float  # the perceptual tolerance τ in value units (0 on a discrete map)
     groups: dict[str, frozenset[str]]
     group_kind: dict[str, str]
     group_centre: dict[str, str]  # "bordering <region>" group -> that region's code
     intervals: list[tuple[float, float]]  # value units: classes (discrete) / tick intervals (continuous)
     interval_labels: list[str]
     thresholds: list[tuple[float, str]]  # (value, display text)
-    reading: float = 0.0  # reading tolerance r in value units: tau + margin when generating, 0 for a reader
+    tolerance: float = 0.0  # the reading tolerance r in value units: τ + margin when generating, 0 for a reader
     exact: bool = False  # answering as a reader: the exact answer on the values given, no tolerance
     reads: set[str] = field(default_factory=set)
     cache: dict[Any, Any] = field(default_factory=dict)
@@ -212,7 +215,7 @@ class Reading:
         maps (what the tolerance property test answers on)."""
         vv = dict(self.value) | values
         lv = dict(self.level) if self.discrete else {c: (None if math.isnan(v) else v) for c, v in vv.items()}
-        return replace(self, level=lv, value=vv, reading=0.0, exact=True, reads=set(), cache={})
+        return replace(self, level=lv, value=vv, tolerance=0.0, exact=True, reads=set(), cache={})
 
     def taking(self, choices: dict[str, str]) -> Reading:
         """A copy under other declared readings (axis -> reading name; kept per Reading in its cache, with a
@@ -227,19 +230,14 @@ class Reading:
     def as_reader(self) -> Reading:
         """A copy without the reading tolerance: the exact answer on the values as given, instead of rejecting
         near ties (the pixel oracle answers this way; generation keeps the tolerance)."""
-        return replace(self, reading=0.0, exact=True, reads=set(), cache={})
+        return replace(self, tolerance=0.0, exact=True, reads=set(), cache={})
 
     # ------------------------------------------------------------------------------------------ facts
 
     @property
     def margin(self) -> float:
         """The generation-time safety margin in force (value units; 0 for a reader or a discrete map)."""
-        return max(0.0, self.reading - self.tol)
-
-    @property
-    def tolerance(self) -> float:
-        """The perceptual tolerance τ in value units (0 on a discrete map)."""
-        return self.tol
+        return max(0.0, self.tolerance - self.tau)
 
     @property
     def range_count(self) -> int:
@@ -334,7 +332,7 @@ class Reading:
         d = la - lb
         if self.discrete or self.exact:
             return (d > 0) - (d < 0)
-        if abs(d) > reads * self.reading:
+        if abs(d) > reads * self.tolerance:
             return 1 if d > 0 else -1
         return None
 
@@ -344,8 +342,10 @@ class Reading:
         if la is None or lb is None:
             return None
         if self.discrete:
+            if abs(la - lb) == 1 and self.meaning("similar") == ADJACENT_CLASSES:
+                return True
             return la == lb
-        d, bound, slack = abs(la - lb), SIMILAR_TOLERANCES * self.tol, reads * self.reading
+        d, bound, slack = abs(la - lb), SIMILAR_TOLERANCES * self.tau, reads * self.tolerance
         if d <= bound - slack:
             return True
         if d > bound + slack:
@@ -402,7 +402,7 @@ class Reading:
             if side > 0 and lo is not None and lo >= shown - eps or side < 0 and hi is not None and hi <= shown + eps:
                 return side
             raise Invalid
-        if abs(v - mark) <= self.reading:
+        if abs(v - mark) <= self.tolerance:
             raise Invalid
         return side
 
@@ -429,12 +429,8 @@ class Reading:
         if self.exact:
             return Estimate(v, v, v, range_index=shown)
         if shown is None:
-            return Estimate(v, v - self.reading, v + self.reading)
+            return Estimate(v, v - self.tolerance, v + self.tolerance)
         lo, hi = self.printed_bounds(shown)
         scale = self.scene.legend.label_scale or 1.0
         low, high = -math.inf if lo is None else lo / scale, math.inf if hi is None else hi / scale
         return Estimate(v, low, high, closed=True, range_index=shown)
-
-
-#: The name the rest of mapgen uses for a Scene's :class:`Reading`.
-Ctx = Reading

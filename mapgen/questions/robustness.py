@@ -3,7 +3,7 @@
 A reader of a continuous map knows each value only to within the tolerance τ; a reader of a discrete map knows
 only each value's class. :func:`readings` draws such readings of a Scene (the corners of the tolerance box
 first, where a near tie flips, then random points), and :func:`changed_answers` re-runs a question's program on
-each, answering exactly (no tolerance, :meth:`Ctx.with_values <mapgen.questions.functions.Ctx.with_values>`).
+each, answering exactly (no tolerance, :meth:`Reading.with_values <mapgen.questions.functions.Reading.with_values>`).
 A question the engine asks must give the same answer on every reading — what the tolerance property test and
 ``scripts/question_quality.py`` check.
 """
@@ -15,12 +15,12 @@ from collections.abc import Iterator
 from typing import Any
 
 from mapgen.questions.engine import answer_key, run_program
-from mapgen.questions.functions import INVALID, Ctx, context
+from mapgen.questions.functions import INVALID, Reading, reading
 from mapgen.questions.templates import Template
 from mapgen.scene import Scene
 
 
-def _discrete_range(ctx: Ctx, code: str, lv: float) -> tuple[float, float]:
+def _discrete_range(ctx: Reading, code: str, lv: float) -> tuple[float, float]:
     """Where a reader may place a region of a discrete map (``lv`` its class): its class's printed range (with
     its true value)."""
     v = ctx.value[code]
@@ -30,7 +30,7 @@ def _discrete_range(ctx: Ctx, code: str, lv: float) -> tuple[float, float]:
     return lo, hi
 
 
-def readings(ctx: Ctx, rng: random.Random, n: int = 8) -> Iterator[Ctx]:
+def readings(ctx: Reading, rng: random.Random, n: int = 8) -> Iterator[Reading]:
     """``n`` readings of a map: every valued region moved within τ (continuous; all up, all down, random
     corners, then random points) or anywhere in its class's printed range (discrete)."""
     valued = {c: lv for c, lv in ctx.level.items() if lv is not None}
@@ -42,11 +42,11 @@ def readings(ctx: Ctx, rng: random.Random, n: int = 8) -> Iterator[Ctx]:
                 lo, hi = _discrete_range(ctx, c, lv)
                 moved[c] = v if lo == hi else rng.uniform(lo, hi)
             elif k == 0 or k == 1:
-                moved[c] = v + (ctx.tol if k == 0 else -ctx.tol)
+                moved[c] = v + (ctx.tau if k == 0 else -ctx.tau)
             elif k < n // 2 + 1:
-                moved[c] = v + rng.choice((-ctx.tol, ctx.tol))
+                moved[c] = v + rng.choice((-ctx.tau, ctx.tau))
             else:
-                moved[c] = v + rng.uniform(-ctx.tol, ctx.tol)
+                moved[c] = v + rng.uniform(-ctx.tau, ctx.tau)
         yield ctx.with_values(moved)
 
 
@@ -56,8 +56,8 @@ def changed_answers(
     """The answers (program results; INVALID included) that readings of ``scene`` give instead of ``answer``."""
     out = []
     want = answer_key(answer)
-    for reading in readings(context(scene), rng, n):
-        got, _ = run_program(template, reading, dict(params))
+    for other in readings(reading(scene), rng, n):
+        got, _ = run_program(template, other, dict(params))
         if got is INVALID or answer_key(got) != want:
             out.append(got)
     return out

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import contextlib
 import csv
-import json
 import math
 import warnings
 from dataclasses import asdict, dataclass, field, replace
@@ -30,6 +29,8 @@ from typing import Any
 from mapgen.files import (
     FolderNotEmptyError,
     atomic_folder,
+    read_json,
+    read_jsonl,
     write_bytes_atomic,
     write_json_atomic,
     write_jsonl_atomic,
@@ -180,7 +181,7 @@ def spec_map_id(country: str, map_ref: str, kind: str | None = None) -> str:
 
 def load_metadata(path: str | Path) -> dict[str, Any]:
     """A MapQA metadata dict (NaN values, as MAPWise writes them, become None)."""
-    meta = json.loads(Path(path).read_text(encoding="utf-8"))
+    meta = read_json(path)
     for rec in meta.get("data", []):
         value = rec.get("value")
         if isinstance(value, float) and math.isnan(value):
@@ -234,7 +235,7 @@ def image_variants(folder: str | Path) -> dict[tuple[str, str, str], set[str]]:
     out: dict[tuple[str, str, str], set[str]] = {}
     for path in sorted((Path(folder) / "json_data").glob("*_maps_data.json")):
         with contextlib.suppress(ValueError, TypeError):
-            for rec in json.loads(path.read_text(encoding="utf-8")):
+            for rec in read_json(path):
                 key = (_ref_of_stem(str(rec["map_no"])), str(rec["question"]).strip(), str(rec["ground_truth"]).strip())
                 out.setdefault(key, set()).add(str(rec["map_type"]))
     return out
@@ -494,10 +495,9 @@ def load_imported(folder: str | Path) -> ImportedSet:
     folder = Path(folder)
     if not (folder / "manifest.json").is_file():
         return read_sample(folder)
-    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    manifest = read_json(folder / "manifest.json")
     specs = {ref: load_spec(folder / "specs" / f"{ref}.json") for ref in manifest["maps"]}
-    with open(folder / "questions.jsonl", encoding="utf-8") as fh:
-        questions = [RawQuestion(**json.loads(line)) for line in fh if line.strip()]
+    questions = [RawQuestion(**record) for record in read_jsonl(folder / "questions.jsonl")]
     return ImportedSet(
         manifest["country"], specs, questions, CsvLayout(**manifest["layout"]), manifest.get("source", ""),
         manifest.get("missing_maps", []), kind=manifest.get("kind"), notes=manifest.get("notes", []),

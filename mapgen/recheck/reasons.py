@@ -91,7 +91,7 @@ def at_precision(template: Template, scene: Scene, params: dict, precision: floa
     the reading tolerance; raises :class:`Unaskable` when it is a tie at that precision too."""
     copy = replace(scene)  # its own Reading: the shared one of ``scene`` stays untouched
     ctx = reading(copy)
-    ctx.reading = precision / 2
+    ctx.tolerance = precision / 2
     ctx.cache.clear()
     return ask(template, copy, params)
 

@@ -135,7 +135,7 @@ def legend_fact(scene: Scene) -> dict[str, Any]:
                           for c in legend.classes]
     else:
         out["ticks"] = list(legend.tick_labels)
-        out["tolerance"] = _display(scene, reading(scene).tol)
+        out["tolerance"] = _display(scene, reading(scene).tau)
         out["span"] = [_display(scene, legend.vmin), _display(scene, legend.vmax)]
     return out
 
@@ -225,7 +225,7 @@ def explain_rejection(parsed: Parsed, scene: Scene) -> tuple[str, list[dict[str,
     failed = run.failed_step or "a constraint"
     why = "a tie, an N/A member, or too few members"
     if not ctx.discrete:
-        why = f"values closer than the perceptual tolerance τ = {_display(scene, ctx.tol)}, a tie, or N/A"
+        why = f"values closer than the perceptual tolerance τ = {_display(scene, ctx.tau)}, a tie, or N/A"
     details = _continuous_details(parsed, scene) if not ctx.discrete else []
     text = f"engine rejects the question as ill-posed: {failed} is not asked ({why})"
     return text + ("; " + "; ".join(details) if details else ""), steps
@@ -245,13 +245,13 @@ def _continuous_details(parsed: Parsed, scene: Scene) -> list[str]:
             out.append(f"{scene.regions[c].name} = {_display(scene, v)} lies outside the labelled ticks "
                        f"{scene.legend.tick_labels[0]}-{scene.legend.tick_labels[-1]}")
         else:
-            near = [t for t in ticks if abs(v - t) < ctx.tol]
+            near = [t for t in ticks if abs(v - t) < ctx.tau]
             if near:
                 out.append(f"{scene.regions[c].name} = {_display(scene, v)} is within τ of tick {_display(scene, near[0])}")
     for i, a in enumerate(codes):
         for b in codes[i + 1:]:
             d = abs(ctx.value[a] - ctx.value[b])
-            if ctx.tol < d < 2 * ctx.tol:
+            if ctx.tau < d < 2 * ctx.tau:
                 out.append(f"{scene.regions[a].name} and {scene.regions[b].name} differ by {_display(scene, d)}: "
                            f"between τ and 2τ")
     return out
@@ -364,7 +364,7 @@ def _within_tolerance(q: Question, scene: Scene, theirs: str) -> bool:
     if got is None or got[0] is None or got[1] is None:
         return False
     lo, hi = got[0], got[1]
-    tol = reading(scene).tol * (scene.legend.label_scale or 1.0)
+    tol = reading(scene).tau * (scene.legend.label_scale or 1.0)
     return any(r[0] is not None and r[1] is not None and abs(lo - r[0]) <= tol and abs(hi - r[1]) <= tol
                for r in gold_ranges(q))
 
@@ -494,8 +494,8 @@ def _at_legend_precision(v: Verdict, parsed: Parsed, scene: Scene) -> Question |
     if scene.map_type == "discrete" or exact_answer(parsed.template, scene, parsed.params) is None:
         return None
     shown = _display(scene, precision) if precision else None
-    tau = _display(scene, reading(scene).tol)
-    if precision is not None and precision / 2 < reading(scene).reading:
+    tau = _display(scene, reading(scene).tau)
+    if precision is not None and precision / 2 < reading(scene).tolerance:
         try:
             q = at_precision(parsed.template, scene, parsed.params, precision)
         except Unaskable:

@@ -133,14 +133,15 @@ def shape_size(bounds: tuple[float, float, float, float], look: MapStyle | None 
 
 
 def default_page_size(atlas: Any, look: MapStyle | None = None) -> tuple[int, int]:
-    """The page size of a map of ``atlas`` nobody stated a size for: the style's size for the country (its
-    ``sizes``) when it has one, else :func:`shape_size` of the atlas's projected bounds."""
+    """The page size of a map of ``atlas`` nobody stated a size for (the one rule, build and CLI alike:
+    :mod:`mapgen.mapmaking`): the style's size for the country (its ``sizes``) when it has one, else
+    :func:`shape_size` of the atlas's projected bounds (``atlas.bounds``: a built-in atlas's are read without
+    loading its geometry)."""
     look = look or load_style()
     if atlas.name in look.sizes:
         width, height = look.sizes[atlas.name]
         return int(width), int(height)
-    x1, y1, x2, y2 = (float(v) for v in atlas.gdf.total_bounds)
-    return shape_size((x1, y1, x2, y2), look)
+    return shape_size(atlas.bounds, look)
 
 
 def _with_margin(b: Box, margin: tuple[float, float, float, float], scale: float) -> Box:

@@ -229,7 +229,7 @@ class MatplotlibFigure:
 
     def _vector(self, items: list[TextItem], temp: list[Any], fmt: str) -> bytes:
         """The drawn page as vector bytes, texts as matplotlib artists; every per-map artist is removed after."""
-        temp = temp + text_artists(self.ax, items, self.dpi)
+        temp = temp + text_artists(self.ax, items, self.dpi, as_text=fmt == "svg")
         data = save_vector(self.fig, fmt, self.fig.get_facecolor())
         for artist in temp:
             artist.remove()

@@ -49,6 +49,11 @@ SAMPLE_MARGIN_PX = 2.0  # sample points keep this far from label boxes
 #: A region keeps a free circle this wide (or, when smaller, its own less half a pixel) beside labels: room to
 #: read its pattern on hatched maps (the pole is found to half a pixel).
 ROOM_PX = HATCH_MIN_RADIUS_PX + 0.5
+#: A region with room to sample that finds no callout leaving every other region its full room may take this
+#: margin (scaled with the page) of the others' room — the half pixel :data:`ROOM_PX` keeps for the pole's
+#: precision, never the hatch period — and pass over regions the labels already left short of room, as long as
+#: they lose nothing more.
+ROOM_MARGIN_PX = ROOM_PX - HATCH_MIN_RADIUS_PX
 CASING_WIDTH_PX = 3.4  # the white casing under a leader line (its dark core is drawn narrower)
 DOT_RADIUS_PX = 2.5  # the end dot of a leader line (at most; it shrinks in narrow regions)
 DOT_MIN_RADIUS_PX = 1.5  # the smallest end dot
@@ -123,13 +128,17 @@ class Obstacles:
     def line_tree(self) -> shapely.STRtree | None:
         return _tree(self.for_lines)
 
-    def keeps_room(self, problem: Problem, code: str, taken: list) -> bool:
-        """Whether region ``code`` keeps a free circle of :meth:`Problem.room` once ``taken`` is removed too."""
+    def keeps_room(self, problem: Problem, code: str, taken: list, relaxed: bool = False) -> bool:
+        """Whether region ``code`` keeps a free circle of :meth:`Problem.room` once ``taken`` is removed too.
+        ``relaxed``: its room less :data:`ROOM_MARGIN_PX` (scaled), or, when the labels already left it less,
+        what it has."""
         need = problem.room(code)
         if need is None:
             return True
         free, centre, radius = self._free(problem, code)
-        if radius < need:
+        if relaxed:
+            need = min(need - ROOM_MARGIN_PX * problem.scale, radius)
+        elif radius < need:
             return False
         extra = shapely.union_all(taken)
         if extra.distance(Point(centre)) >= need:
@@ -320,11 +329,12 @@ def best_callout(problem: Problem, code: str, obstacles: Obstacles) -> tuple[Lab
         problem.cache[code] = (cands, cost, order[np.isfinite(cost[order])], dot_target(problem, code))
     cands, cost, order, target = problem.cache[code]
     trees = (obstacles.box_tree(), obstacles.line_tree())
-    for chunk in range(0, len(order), CHUNK):
-        idx = order[chunk : chunk + CHUNK]
-        found = _first_valid(problem, code, cands.centres[idx], target, obstacles, trees)
-        if found is not None:
-            return found[0], float(cost[idx[found[1]]])
+    for relaxed in (False, True):
+        for chunk in range(0, len(order), CHUNK):
+            idx = order[chunk : chunk + CHUNK]
+            found = _first_valid(problem, code, cands.centres[idx], target, obstacles, trees, relaxed)
+            if found is not None:
+                return found[0], float(cost[idx[found[1]]])
     return None
 
 
@@ -336,9 +346,11 @@ def dot_target(problem: Problem, code: str):
     return deep if not deep.is_empty else Point(problem.poles[code][0])
 
 
-def _first_valid(problem: Problem, code: str, centres: np.ndarray, target, obstacles: Obstacles, trees):
+def _first_valid(problem: Problem, code: str, centres: np.ndarray, target, obstacles: Obstacles, trees,
+                 relaxed: bool = False):
     """The first of the callouts centred at ``centres`` (cheapest first) that obeys every hard rule, preferring
-    one that leaves its own region room to sample; with its index. Each one's dot is the point of ``target``
+    one that leaves its own region room to sample; with its index. Other regions keep their room
+    (``relaxed``: as :meth:`Obstacles.keeps_room` relaxes it). Each one's dot is the point of ``target``
     nearest its box centre; its line runs from the box edge to the dot."""
     shape = problem.shapes["callout"]
     boxes = shapely.box(centres[:, 0] + shape.left, centres[:, 1] + shape.top, centres[:, 0] + shape.right,
@@ -357,7 +369,7 @@ def _first_valid(problem: Problem, code: str, centres: np.ndarray, target, obsta
                            ((float(starts[k][0]), float(starts[k][1])), (float(dots[k][0]), float(dots[k][1]))),
                            (float(dots[k][0]), float(dots[k][1])), dot_radius(problem, code))
         taken = sample_obstacles(place, problem.shapes, problem.scale)
-        if _hides_a_region(problem, code, boxes[j]) or not _others_keep_room(problem, code, taken, obstacles):
+        if _hides_a_region(problem, code, boxes[j]) or not _others_keep_room(problem, code, taken, obstacles, relaxed):
             continue
         if obstacles.keeps_room(problem, code, taken):
             return place, j
@@ -372,8 +384,9 @@ def _touched(problem: Problem, geoms: list) -> set[str]:
     return {problem.codes[i] for i in np.unique(hits)}
 
 
-def _others_keep_room(problem: Problem, code: str, taken: list, obstacles: Obstacles) -> bool:
-    return all(obstacles.keeps_room(problem, other, taken) for other in sorted(_touched(problem, taken) - {code}))
+def _others_keep_room(problem: Problem, code: str, taken: list, obstacles: Obstacles, relaxed: bool) -> bool:
+    others = sorted(_touched(problem, taken) - {code})
+    return all(obstacles.keeps_room(problem, other, taken, relaxed) for other in others)
 
 
 def exit_point(centre, target, rect) -> tuple[float, float]:

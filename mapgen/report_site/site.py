@@ -52,6 +52,7 @@ from mapgen.files import (
     resolves_inside,
     write_text_atomic,
 )
+from mapgen.human.beside import SOURCES_MD
 from mapgen.report_site.worst import worst_cases
 from mapgen.resources import template_path
 from mapgen.tasks import tasks
@@ -217,8 +218,13 @@ def eval_plots(eval_dir: Path) -> list[Path]:
 
 
 def eval_section(eval_dir: Path, out: Path) -> str:
-    """HTML of the eval report (tables.md) plus its plots, copied into ``out/eval/plots``."""
+    """HTML of the eval report (``sources.md`` first — the human row beside the other sources, when the eval
+    scored a human result: :mod:`mapgen.human.beside` — then tables.md) plus its plots, copied into
+    ``out/eval/plots``."""
     parts = []
+    sources = eval_dir / SOURCES_MD
+    if sources.is_file():
+        parts.append('<div id="sources">' + markdown_to_html(sources.read_text(encoding="utf-8")) + "</div>")
     tables = eval_dir / "tables.md"
     if tables.is_file():
         parts.append(markdown_to_html(tables.read_text(encoding="utf-8")))

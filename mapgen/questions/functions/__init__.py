@@ -1,6 +1,6 @@
 """The function library question programs call (CLEVR-style handlers over a Scene), one module per domain.
 
-Every function takes a :class:`~mapgen.questions.reading.Reading` (``Ctx``: the Scene's facts in fast form)
+Every function takes a :class:`~mapgen.questions.reading.Reading` (the Scene's facts in fast form, built by :func:`reading`)
 plus typed arguments and returns a value or :data:`INVALID` when the question it serves would be ambiguous,
 degenerate or unreadable; the engine then drops that instantiation. Functions are registered by name in
 :data:`FUNCTIONS` with their argument types (:func:`register`, public as ``mapgen.questions.register``) so
@@ -32,12 +32,11 @@ Definitions applied everywhere (also stated in ``templates/questions/mapwise.yam
 - *Forced answers* are degenerate and INVALID: comparing with the map's highest (lowest) region, asking which
   members lie in a range or beyond a number no region of the map reaches.
 
-A Reading has a *reading* tolerance r in value units: τ + m when generating, 0 when answering as a reader
-(:meth:`Reading.as_reader`: the exact answer on the values given, what the pixel oracle and the tolerance
-property test use).
+A Reading has a *reading* tolerance r in value units (:attr:`Reading.tolerance`; τ is :attr:`Reading.tau`):
+τ + m when generating, 0 when answering as a reader (:meth:`Reading.as_reader`: the exact answer on the values
+given, what the pixel oracle and the tolerance property test use).
 """
 
-from mapgen.legend.spacing import EVEN_GAP_TOL, EVEN_WIDTH_TOL, UNEVEN_GAP, UNEVEN_WIDTH_RATIO
 from mapgen.questions.functions import (  # noqa: F401  (importing registers every built-in function)
     arithmetic,
     domains,
@@ -53,7 +52,7 @@ from mapgen.questions.functions.domains import round_inside
 from mapgen.questions.functions.geography import CLOSEST_PAIR_MARGIN
 from mapgen.questions.functions.legend import GREY_SATURATION, SINGLE_HUE_MAX_SPREAD, hue_spread
 from mapgen.questions.functions.registry import FUNCTIONS, Function, call, register
-from mapgen.questions.functions.scene_facts import READING_MARGIN, context, label_bounds
+from mapgen.questions.functions.scene_facts import READING_MARGIN, label_bounds, reading
 from mapgen.questions.functions.values import (
     MEAN_CLASS_DIFF,
     MEAN_CLASS_SIMILAR,
@@ -63,7 +62,6 @@ from mapgen.questions.functions.values import (
 from mapgen.questions.reading import (
     INVALID,
     SIMILAR_TOLERANCES,
-    Ctx,
     Estimate,
     Invalid,
     Reading,
@@ -78,10 +76,9 @@ order, order_levels, similar_levels, relation = (
 )
 
 __all__ = [
-    "CLOSEST_PAIR_MARGIN", "EVEN_GAP_TOL", "EVEN_WIDTH_TOL", "FUNCTIONS", "GREY_SATURATION", "INVALID",
-    "MEAN_CLASS_DIFF", "MEAN_CLASS_SIMILAR", "ORDINALS", "OUTLIER_CLASSES", "OUTLIER_TOL_FACTOR",
-    "PERCEPTUAL_TOLERANCE", "READING_MARGIN", "SIMILAR_TOLERANCES", "SINGLE_HUE_MAX_SPREAD", "UNEVEN_GAP",
-    "UNEVEN_WIDTH_RATIO", "Ctx", "Estimate", "Function", "Invalid", "Reading", "call", "context", "hue_spread",
-    "label_bounds", "number_style", "number_text", "order", "order_levels", "position", "register", "relation",
-    "round_inside", "similar_levels",
+    "CLOSEST_PAIR_MARGIN", "FUNCTIONS", "GREY_SATURATION", "INVALID", "MEAN_CLASS_DIFF", "MEAN_CLASS_SIMILAR",
+    "ORDINALS", "OUTLIER_CLASSES", "OUTLIER_TOL_FACTOR", "PERCEPTUAL_TOLERANCE", "READING_MARGIN",
+    "SIMILAR_TOLERANCES", "SINGLE_HUE_MAX_SPREAD", "Estimate", "Function", "Invalid", "Reading", "call",
+    "hue_spread", "label_bounds", "number_style", "number_text", "order", "order_levels", "position", "reading",
+    "register", "relation", "round_inside", "similar_levels",
 ]

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from mapgen.questions.functions.registry import register
-from mapgen.questions.reading import SIMILAR_TOLERANCES, Ctx, Estimate, Invalid, sign
+from mapgen.questions.reading import SIMILAR_TOLERANCES, Estimate, Invalid, Reading, sign
 
 
 def as_value(x: Estimate | float) -> Estimate:
@@ -22,37 +22,37 @@ def as_value(x: Estimate | float) -> Estimate:
 
 
 @register("Region", "Value")
-def value(ctx: Ctx, region: str) -> Estimate:
+def value(ctx: Reading, region: str) -> Estimate:
     """A region's value as read (INVALID when missing)."""
     return ctx.estimate(region)
 
 
 @register("Number", "Value")
-def number(ctx: Ctx, x: float) -> Estimate:
+def number(ctx: Reading, x: float) -> Estimate:
     """A number (a legend mark or N) as an exact Value."""
     return Estimate.exactly(x)
 
 
 @register("Value Value", "Value")
-def difference(ctx: Ctx, a: Estimate, b: Estimate) -> Estimate:
+def difference(ctx: Reading, a: Estimate, b: Estimate) -> Estimate:
     """``a - b``."""
     return as_value(a).minus(as_value(b))
 
 
 @register("Value Value", "Value")
-def gap(ctx: Ctx, a: Estimate, b: Estimate) -> Estimate:
+def gap(ctx: Reading, a: Estimate, b: Estimate) -> Estimate:
     """``|a - b|``, how far apart two values are."""
     return as_value(a).minus(as_value(b)).magnitude()
 
 
 @register("Value Value", "Value")
-def ratio(ctx: Ctx, a: Estimate, b: Estimate) -> Estimate:
+def ratio(ctx: Reading, a: Estimate, b: Estimate) -> Estimate:
     """``a / b`` (INVALID when a reading of ``b`` could be 0)."""
     return as_value(a).divided_by(as_value(b))
 
 
 @register("Regions", "Value")
-def mean(ctx: Ctx, regions: Iterable[str]) -> Estimate:
+def mean(ctx: Reading, regions: Iterable[str]) -> Estimate:
     """The mean value of a set (at least 2 members, all with data)."""
     pool = sorted(regions)
     if len(pool) < 2:
@@ -61,7 +61,7 @@ def mean(ctx: Ctx, regions: Iterable[str]) -> Estimate:
 
 
 @register("Value Comparison Value", "Bool")
-def value_compare(ctx: Ctx, a: Estimate, cmp: str, b: Estimate) -> bool:
+def value_compare(ctx: Reading, a: Estimate, cmp: str, b: Estimate) -> bool:
     """Whether ``a`` is higher / lower (``above`` / ``below``) / similar compared with ``b`` for every reading.
 
     On a discrete map two class readings (a region's value, the median of one class) are ordered by their classes
@@ -82,11 +82,11 @@ def value_compare(ctx: Ctx, a: Estimate, cmp: str, b: Estimate) -> bool:
     return d.above(0.0) if up else d.below(0.0)
 
 
-def _similar(ctx: Ctx, d: Estimate) -> bool:
+def _similar(ctx: Reading, d: Estimate) -> bool:
     """Whether a difference is within SIMILAR_TOLERANCES τ for every reading (continuous maps only)."""
     if ctx.discrete:
         raise Invalid
-    bound, size = SIMILAR_TOLERANCES * ctx.tolerance, d.magnitude()
+    bound, size = SIMILAR_TOLERANCES * ctx.tau, d.magnitude()
     if size.hi <= bound:
         return True
     if size.lo > bound:
@@ -95,7 +95,7 @@ def _similar(ctx: Ctx, d: Estimate) -> bool:
 
 
 @register("Value Side Number", "Bool")
-def exceeds(ctx: Ctx, a: Estimate, cmp: str, n: float) -> bool:
+def exceeds(ctx: Reading, a: Estimate, cmp: str, n: float) -> bool:
     """Whether ``a`` is above (``above``/``higher``) or below (``below``/``lower``) the number ``n`` for every
     reading (a class as printed on a discrete map: a number inside it is not asked)."""
     x = as_value(a)
@@ -103,13 +103,13 @@ def exceeds(ctx: Ctx, a: Estimate, cmp: str, n: float) -> bool:
 
 
 @register("Int Comparison Int", "Bool")
-def count_compare(ctx: Ctx, a: int, cmp: str, b: int) -> bool:
+def count_compare(ctx: Reading, a: int, cmp: str, b: int) -> bool:
     """Integer comparison: ``a`` higher / lower than ``b``; ``similar`` = equal."""
     s = sign(cmp)
     return a == b if s == 0 else (a > b if s > 0 else a < b)
 
 
 @register("Int N", "Bool")
-def at_least(ctx: Ctx, a: int, n: int) -> bool:
+def at_least(ctx: Reading, a: int, n: int) -> bool:
     """Whether a count is at least ``n``."""
     return int(a) >= int(n)

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import cast
 
-from mapgen.questions.reading import Ctx, Invalid
+from mapgen.questions.reading import Invalid, Reading
 
 
-def valued(ctx: Ctx, regions: Iterable[str]) -> list[str]:
+def valued(ctx: Reading, regions: Iterable[str]) -> list[str]:
     """The regions with a value, in order (every one is read)."""
     pool = list(regions)
     ctx.reads.update(pool)
@@ -16,7 +16,7 @@ def valued(ctx: Ctx, regions: Iterable[str]) -> list[str]:
     return [c for c in pool if level[c] is not None]
 
 
-def all_valued(ctx: Ctx, regions: Iterable[str]) -> list[str]:
+def all_valued(ctx: Reading, regions: Iterable[str]) -> list[str]:
     """The regions, all of which must have a value (INVALID otherwise; read up to the first without one)."""
     out = list(regions)
     if any(ctx.lv(c) is None for c in out):
@@ -24,13 +24,13 @@ def all_valued(ctx: Ctx, regions: Iterable[str]) -> list[str]:
     return out
 
 
-def known(ctx: Ctx) -> dict[str, float]:
+def known(ctx: Reading) -> dict[str, float]:
     """``ctx.level`` typed for regions already checked to have a level (by :func:`valued`, :func:`all_valued`,
     ``readable`` or ``ctx.lv``): the same dict, without the None of missing ones (index it with those only)."""
     return cast("dict[str, float]", ctx.level)
 
 
-def sorted_levels(ctx: Ctx, regions: Iterable[str], extreme: str) -> list[str]:
+def sorted_levels(ctx: Reading, regions: Iterable[str], extreme: str) -> list[str]:
     vals = valued(ctx, regions)
     high = extreme.endswith("highest") or extreme in ("most", "largest")
     level = known(ctx)

@@ -10,39 +10,39 @@ from collections.abc import Iterable
 from mapgen.questions.functions.common import known, sorted_levels
 from mapgen.questions.functions.neighbours import vs_all_neighbors
 from mapgen.questions.functions.registry import register
-from mapgen.questions.reading import Ctx
+from mapgen.questions.reading import Reading
 
 
 @register("", "Regions")
-def readable_regions(ctx: Ctx) -> list[str]:
+def readable_regions(ctx: Reading) -> list[str]:
     """Legible regions with a value (the default domain of Region parameters)."""
     return _readable_regions(ctx)
 
 
 @register("Regions", "Regions")
-def readable(ctx: Ctx, regions: Iterable[str]) -> list[str]:
+def readable(ctx: Reading, regions: Iterable[str]) -> list[str]:
     """The legible, valued members of a set (sorted)."""
     return _readable(ctx, regions)
 
 
-def _readable_regions(ctx: Ctx) -> list[str]:
+def _readable_regions(ctx: Reading) -> list[str]:
     """:func:`readable_regions` unregistered (never INVALID: what the other helpers here build on)."""
     return [c for c in ctx.scene.regions if c in ctx.legible and ctx.level[c] is not None]
 
 
-def _readable(ctx: Ctx, regions: Iterable[str]) -> list[str]:
+def _readable(ctx: Reading, regions: Iterable[str]) -> list[str]:
     """:func:`readable` unregistered (never INVALID)."""
     return sorted(c for c in regions if c in ctx.legible and ctx.level[c] is not None)
 
 
 @register("Regions Extreme", "Regions")
-def by_level(ctx: Ctx, regions: Iterable[str], extreme: str) -> list[str]:
+def by_level(ctx: Reading, regions: Iterable[str], extreme: str) -> list[str]:
     """Legible, valued regions sorted by level, the given extreme first (domain helper for yes-answers)."""
     return sorted_levels(ctx, _readable(ctx, regions), extreme)
 
 
 @register("Region", "Regions")
-def by_border_difference(ctx: Ctx, region: str) -> list[str]:
+def by_border_difference(ctx: Reading, region: str) -> list[str]:
     """Legible, valued neighbours of ``region``, the most different first (domain helper)."""
     x, level = ctx.level[region], known(ctx)
     pool = _readable(ctx, ctx.scene.regions[region].neighbors)
@@ -50,7 +50,7 @@ def by_border_difference(ctx: Ctx, region: str) -> list[str]:
 
 
 @register("", "Regions")
-def regions_by_border_difference(ctx: Ctx) -> list[str]:
+def regions_by_border_difference(ctx: Reading) -> list[str]:
     """Legible, valued regions with neighbours, the one on the largest border difference first."""
     best: dict[str, float] = {}
     for a in _readable_regions(ctx):
@@ -62,7 +62,7 @@ def regions_by_border_difference(ctx: Ctx) -> list[str]:
 
 
 @register("Comparison Direction", "Regions", relative=True)
-def local_candidates(ctx: Ctx, cmp: str, direction: str) -> list[str]:
+def local_candidates(ctx: Reading, cmp: str, direction: str) -> list[str]:
     """Legible regions with neighbours, those higher/lower/similar to all neighbours first, in direction order."""
     pool = [c for c in _readable_regions(ctx) if ctx.scene.regions[c].neighbors]
     key = {c: (0 if vs_all_neighbors(ctx, c, cmp) else 1, -ctx.scene.direction_key(c, direction), c) for c in pool}
@@ -70,19 +70,19 @@ def local_candidates(ctx: Ctx, cmp: str, direction: str) -> list[str]:
 
 
 @register("", "Regions")
-def with_neighbors(ctx: Ctx) -> list[str]:
+def with_neighbors(ctx: Reading) -> list[str]:
     """Legible, valued regions that have at least one neighbour."""
     return [c for c in _readable_regions(ctx) if ctx.scene.regions[c].neighbors]
 
 
 @register("Number", "Numbers")
-def numbers_above(ctx: Ctx, number: float) -> list[float]:
+def numbers_above(ctx: Reading, number: float) -> list[float]:
     """Legend numbers larger than ``number``."""
     return [v for v, _ in ctx.thresholds if v > number]
 
 
 @register("", "Numbers")
-def numbers_to_compare(ctx: Ctx) -> list[float]:
+def numbers_to_compare(ctx: Reading) -> list[float]:
     """Numbers a region is read against: the legend's marks (class boundaries / ticks) and the roundest number
     inside each class as printed / each tick interval ("above 20%" inside a 19.7%-26.7% class), ascending."""
     scale = ctx.scene.legend.label_scale or 1.0
@@ -110,7 +110,7 @@ def round_inside(lo: float, hi: float) -> float | None:
 
 
 @register("Regions", "Regions")
-def by_outlyingness(ctx: Ctx, regions: Iterable[str]) -> list[str]:
+def by_outlyingness(ctx: Reading, regions: Iterable[str]) -> list[str]:
     """Legible, valued members, the one furthest from the others' median level first (domain helper)."""
     pool = _readable(ctx, regions)
     if len(pool) < 2:
@@ -122,7 +122,7 @@ def by_outlyingness(ctx: Ctx, regions: Iterable[str]) -> list[str]:
 
 
 @register("Regions", "LegendClasses")
-def ranges_by_share(ctx: Ctx, regions: Iterable[str]) -> list[int]:
+def ranges_by_share(ctx: Reading, regions: Iterable[str]) -> list[int]:
     """Legend ranges, the one holding most members first (domain helper for yes-answers)."""
     counts: Counter[int] = Counter()
     for c in regions:

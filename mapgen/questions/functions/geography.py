@@ -7,13 +7,13 @@ from collections.abc import Callable, Iterable
 
 from mapgen.questions.functions.neighbours import vs_all_neighbors, vs_at_least_neighbors
 from mapgen.questions.functions.registry import register
-from mapgen.questions.reading import INVALID, Ctx, Invalid, _Invalid
+from mapgen.questions.reading import INVALID, Invalid, Reading, _Invalid
 
 #: "closest to each other": the best pair's centroid distance must beat the runner-up by this factor.
 CLOSEST_PAIR_MARGIN = 0.9
 
 
-def first_in_direction(ctx: Ctx, regions: Iterable[str], direction: str, test: Callable[[str], bool | None]) -> str:
+def first_in_direction(ctx: Reading, regions: Iterable[str], direction: str, test: Callable[[str], bool | None]) -> str:
     """The furthest region in ``direction`` passing ``test``, as positioned and as drawn
     (:meth:`Scene.furthest <mapgen.scene.Scene.furthest>`), each region placed by the declared ``direction``
     reading in force (its centre, or its farthest point); INVALID when it is not clear."""
@@ -31,7 +31,7 @@ def first_in_direction(ctx: Ctx, regions: Iterable[str], direction: str, test: C
 
 
 @register("Regions Direction", "Region")
-def extreme_direction(ctx: Ctx, regions: Iterable[str], direction: str) -> str:
+def extreme_direction(ctx: Reading, regions: Iterable[str], direction: str) -> str:
     """The north-/south-/east-/west-most region of a set (by the atlas position rule, with a margin)."""
     pool = list(regions)
     if len(pool) < 2:
@@ -41,13 +41,13 @@ def extreme_direction(ctx: Ctx, regions: Iterable[str], direction: str) -> str:
 
 
 @register("Comparison Direction", "Region", relative=True)
-def extreme_local(ctx: Ctx, cmp: str, direction: str) -> str:
+def extreme_local(ctx: Reading, cmp: str, direction: str) -> str:
     """The north-/south-/... most region that is higher/lower/similar compared with all its neighbours."""
     return first_in_direction(ctx, ctx.scene.regions, direction, lambda c: vs_all_neighbors(ctx, c, cmp))
 
 
 @register("Comparison Direction N", "Region", relative=True)
-def extreme_local_count(ctx: Ctx, cmp: str, direction: str, n: int) -> str:
+def extreme_local_count(ctx: Reading, cmp: str, direction: str, n: int) -> str:
     """The north-/south-/... most region that is higher/lower/similar compared with at least ``n`` of its
     neighbours (MAPWise's quantified template 20)."""
     if n < 1:
@@ -58,14 +58,14 @@ def extreme_local_count(ctx: Ctx, cmp: str, direction: str, n: int) -> str:
 
 
 @register("LegendClass Direction", "Region")
-def extreme_in_range(ctx: Ctx, idx: int, direction: str) -> str:
+def extreme_in_range(ctx: Reading, idx: int, direction: str) -> str:
     """The north-/south-/... most region whose value is in a legend range."""
     return first_in_direction(ctx, ctx.scene.regions, direction, lambda c: ctx.in_range(c, idx))
 
 
 
 @register("Regions", "Pair")
-def closest_pair(ctx: Ctx, regions: Iterable[str]) -> frozenset[str]:
+def closest_pair(ctx: Reading, regions: Iterable[str]) -> frozenset[str]:
     """The two regions whose centroids (projected CRS) are closest; must beat the runner-up by 10 %."""
     pool = sorted(regions)
     if len(pool) < 3:
@@ -82,7 +82,7 @@ def closest_pair(ctx: Ctx, regions: Iterable[str]) -> frozenset[str]:
     return frozenset(dists[0][1:])
 
 
-def _pair_distances(ctx: Ctx) -> list[tuple[float, str, str]]:
+def _pair_distances(ctx: Reading) -> list[tuple[float, str, str]]:
     """(centroid distance, a, b) for every pair of regions (a < b), nearest first (computed once per scene)."""
     dists = ctx.fixed.get("pair_distances")
     if dists is None:
@@ -94,14 +94,14 @@ def _pair_distances(ctx: Ctx) -> list[tuple[float, str, str]]:
 
 
 @register("Regions LegendClass", "Pair")
-def closest_pair_in_range(ctx: Ctx, regions: Iterable[str], idx: int) -> frozenset[str]:
+def closest_pair_in_range(ctx: Reading, regions: Iterable[str], idx: int) -> frozenset[str]:
     """:func:`closest_pair` of the members in a legend range (reads no region outside ``regions``); members whose
     membership is unreadable (continuous, within τ of a tick) must not change the answer whether they count or
     not — which ``closest_pair(in_range(...))`` cannot promise, as ``in_range`` rejects every unreadable member."""
     return _closest_pair_in(ctx, sorted(regions), idx)
 
 
-def _closest_pair_in(ctx: Ctx, pool: Iterable[str], idx: int) -> frozenset[str]:
+def _closest_pair_in(ctx: Reading, pool: Iterable[str], idx: int) -> frozenset[str]:
     sure, maybe = [], []
     for c in pool:
         try:

@@ -11,7 +11,7 @@ from mapgen.questions.functions.arithmetic import as_value
 from mapgen.questions.functions.common import position
 from mapgen.questions.functions.registry import register
 from mapgen.questions.functions.scene_facts import label_bounds, printed_range
-from mapgen.questions.reading import Ctx, Estimate, Invalid
+from mapgen.questions.reading import Estimate, Invalid, Reading
 
 #: Hue spread (degrees) under which a legend counts as "shades of the same colour".
 SINGLE_HUE_MAX_SPREAD = 40.0
@@ -20,7 +20,7 @@ GREY_SATURATION = 0.12
 
 
 @register("Region", "LegendClass")
-def range_of(ctx: Ctx, region: str) -> int:
+def range_of(ctx: Reading, region: str) -> int:
     """The legend range of a region (class; tick interval on continuous maps, readable by τ): the shorthand of
     ``range_containing(value(region))``."""
     if ctx.lv(region) is None:
@@ -32,7 +32,7 @@ def range_of(ctx: Ctx, region: str) -> int:
 
 
 @register("Value", "LegendClass")
-def range_containing(ctx: Ctx, x: Estimate) -> int:
+def range_containing(ctx: Reading, x: Estimate) -> int:
     """The legend range holding a Value for every reading: the class a discrete map shows it in; on a continuous
     map the tick interval it lies inside, clear of both ticks (INVALID when a reading could cross one)."""
     x = as_value(x)
@@ -47,7 +47,7 @@ def range_containing(ctx: Ctx, x: Estimate) -> int:
     raise Invalid
 
 
-def _legend_colors(ctx: Ctx) -> list[str]:
+def _legend_colors(ctx: Reading) -> list[str]:
     legend = ctx.scene.legend
     return [c.color for c in legend.classes] if ctx.discrete else list(legend.colors)
 
@@ -68,7 +68,7 @@ def hue_spread(colors: Iterable[str]) -> float:
 
 
 @register("Shade", "LegendClass")
-def class_by_shade(ctx: Ctx, shade: str) -> int:
+def class_by_shade(ctx: Reading, shade: str) -> int:
     """Class drawn in the darkest / lightest / second darkest / second lightest shade (discrete)."""
     lum = sorted((relative_luminance(c.color), c.index) for c in ctx.scene.legend.classes)
     if len({round(x, 4) for x, _ in lum}) != len(lum):
@@ -82,7 +82,7 @@ def class_by_shade(ctx: Ctx, shade: str) -> int:
 
 
 @register("", "Range")
-def legend_span(ctx: Ctx) -> tuple[str, list[float | None]]:
+def legend_span(ctx: Reading) -> tuple[str, list[float | None]]:
     """Overall range: the first class's lower to the last class's upper number (continuous: first to last tick),
     written as the legend prints them and joined as its labels join two numbers (``-3.20 to 18.37``)."""
     legend = ctx.scene.legend
@@ -107,7 +107,7 @@ def _printed_end(label: str, end: int) -> PrintedNumber:
     return number
 
 
-def _spacing(ctx: Ctx) -> str:
+def _spacing(ctx: Reading) -> str:
     """``evenly spaced`` or ``significant gaps`` (:func:`mapgen.legend.legend_spacing`; INVALID in between)."""
     verdict = ctx.scene.legend_facts.spacing
     if verdict is None:
@@ -115,7 +115,7 @@ def _spacing(ctx: Ctx) -> str:
     return verdict
 
 
-def _single_hue(ctx: Ctx) -> bool:
+def _single_hue(ctx: Reading) -> bool:
     """Whether the legend uses shades of one colour (hue spread <= SINGLE_HUE_MAX_SPREAD degrees)."""
     if "single_hue" not in ctx.cache:
         ctx.cache["single_hue"] = hue_spread(_legend_colors(ctx)) <= SINGLE_HUE_MAX_SPREAD
@@ -123,7 +123,7 @@ def _single_hue(ctx: Ctx) -> bool:
 
 
 #: The yes/no facts of the whole legend :func:`legend_is` answers (the ``LegendFlag`` values).
-LEGEND_FLAGS: dict[str, Callable[[Ctx], bool]] = {
+LEGEND_FLAGS: dict[str, Callable[[Reading], bool]] = {
     "darker_is_higher": lambda ctx: ctx.scene.legend_facts.darkness_increases_with_value,
     "single_hue": _single_hue,
     "percent": lambda ctx: ctx.depicts_percent(),  # a declared reading when the title shows otherwise
@@ -131,7 +131,7 @@ LEGEND_FLAGS: dict[str, Callable[[Ctx], bool]] = {
 
 
 @register("LegendFlag", "Bool")
-def legend_is(ctx: Ctx, flag: str) -> bool:
+def legend_is(ctx: Reading, flag: str) -> bool:
     """A yes/no fact of the whole legend: ``darker_is_higher`` (darker colours mean higher values),
     ``single_hue`` (shades of one colour: hue spread <= SINGLE_HUE_MAX_SPREAD degrees), ``percent`` (the map
     shows percentages)."""
@@ -139,27 +139,27 @@ def legend_is(ctx: Ctx, flag: str) -> bool:
 
 
 #: The described facts of the whole legend :func:`legend_trait` answers (the ``LegendTrait`` values).
-LEGEND_TRAITS: dict[str, Callable[[Ctx], str]] = {
+LEGEND_TRAITS: dict[str, Callable[[Reading], str]] = {
     "kind": lambda ctx: ctx.scene.map_type,
     "spacing": _spacing,
 }
 
 
 @register("LegendTrait", "Str")
-def legend_trait(ctx: Ctx, trait: str) -> str:
+def legend_trait(ctx: Reading, trait: str) -> str:
     """A described fact of the whole legend: ``kind`` (``discrete`` or ``continuous``), ``spacing``
     (``evenly spaced`` or ``significant gaps``, defined in :mod:`mapgen.legend.spacing`; INVALID in between)."""
     return LEGEND_TRAITS[trait](ctx)
 
 
 @register("", "LegendClasses")
-def classes(ctx: Ctx) -> tuple[int, ...]:
+def classes(ctx: Reading) -> tuple[int, ...]:
     """The legend's ranges, lowest first: its classes (discrete; without N/A) or tick intervals (continuous)."""
     return tuple(range(ctx.range_count))
 
 
 @register("Regions", "LegendClasses")
-def ranges_of(ctx: Ctx, regions: Iterable[str]) -> tuple[int, ...]:
+def ranges_of(ctx: Reading, regions: Iterable[str]) -> tuple[int, ...]:
     """The legend ranges the members with data lie in, lowest first (members without data are in none; a member
     a reading could put in two ranges — near a tick — is INVALID)."""
     found = set()
@@ -178,7 +178,7 @@ def ranges_of(ctx: Ctx, regions: Iterable[str]) -> tuple[int, ...]:
     return tuple(sorted(found))
 
 
-def _width(ctx: Ctx) -> Callable[[int], float]:
+def _width(ctx: Reading) -> Callable[[int], float]:
     """A range's width as the legend prints it (a class label's bounds; continuous: the tick interval)."""
     def width(idx: int) -> float:
         if not ctx.discrete:
@@ -191,7 +191,7 @@ def _width(ctx: Ctx) -> Callable[[int], float]:
     return width
 
 
-def _members(ctx: Ctx) -> Callable[[int], float]:
+def _members(ctx: Reading) -> Callable[[int], float]:
     """How many regions a range holds (every region is read; one a reading could move across a tick: INVALID)."""
     counts = [0] * ctx.range_count
     for code in ctx.scene.regions:
@@ -201,7 +201,7 @@ def _members(ctx: Ctx) -> Callable[[int], float]:
 
 
 #: The keys :func:`ranked_class` ranks legend ranges by.
-CLASS_KEYS: dict[str, Callable[[Ctx], Callable[[int], float]]] = {
+CLASS_KEYS: dict[str, Callable[[Reading], Callable[[int], float]]] = {
     "level": lambda ctx: float,
     "width": _width,
     "regions": _members,
@@ -209,7 +209,7 @@ CLASS_KEYS: dict[str, Callable[[Ctx], Callable[[int], float]]] = {
 
 
 @register("LegendClasses ClassKey Extreme", "LegendClass")
-def ranked_class(ctx: Ctx, ranges: Iterable[int], key: str, extreme: str) -> int:
+def ranked_class(ctx: Reading, ranges: Iterable[int], key: str, extreme: str) -> int:
     """The range ranked highest / lowest / second … by ``key`` (``level``: the legend order, ``width``: as
     printed, ``regions``: how many regions it holds) among ``ranges``; its key must differ from those ranked just
     before and after it (a tie is INVALID), and there must be at least two ranges."""

@@ -8,19 +8,19 @@ from collections.abc import Iterable
 
 from mapgen.questions.functions.common import known
 from mapgen.questions.functions.registry import register
-from mapgen.questions.reading import Ctx, Estimate, Invalid
+from mapgen.questions.reading import Estimate, Invalid, Reading
 
 
-def _border_diffs(ctx: Ctx, borders: Iterable[tuple[str, str]]) -> list[tuple[float, str, str]]:
+def _border_diffs(ctx: Reading, borders: Iterable[tuple[str, str]]) -> list[tuple[float, str, str]]:
     """(|level difference|, a, b) of the given bordering pairs where both have data (reads nothing)."""
     level = ctx.level
     return [(abs(la - lb), a, b) for a, b in borders if (la := level[a]) is not None and (lb := level[b]) is not None]
 
 
-def _top_border_diffs(ctx: Ctx) -> list[tuple[float, str, str]]:
+def _top_border_diffs(ctx: Reading) -> list[tuple[float, str, str]]:
     """The two largest (difference, a, b) over all bordering pairs with data, largest first; reads every region.
 
-    On a :meth:`Ctx.copy_with` copy only the borders of the changed regions are recomputed: the top two of the
+    On a :meth:`Reading.copy_with` copy only the borders of the changed regions are recomputed: the top two of the
     copy are the top two of (the original's two largest among unchanged borders + the changed borders)."""
     ctx.reads.update(ctx.scene.regions)
     hit = ctx.cache.get("border_diffs")
@@ -46,7 +46,7 @@ def _top_border_diffs(ctx: Ctx) -> list[tuple[float, str, str]]:
 
 
 @register("Regions", "Bool", relative=True)
-def is_max_border_pair(ctx: Ctx, pair: Iterable[str]) -> bool:
+def is_max_border_pair(ctx: Reading, pair: Iterable[str]) -> bool:
     """Whether a pair of bordering regions (``regions(X, Y)``) is THE pair of bordering regions with the largest
     difference (class distance / value). Yes needs a unique maximum, No a smaller difference, for every reading
     (each difference moves by up to 2r, so the gap must exceed 4r). INVALID unless the set is two bordering
@@ -57,7 +57,7 @@ def is_max_border_pair(ctx: Ctx, pair: Iterable[str]) -> bool:
     return _max_border_pair(ctx, *members)
 
 
-def _max_border_pair(ctx: Ctx, a: str, b: str) -> bool:
+def _max_border_pair(ctx: Reading, a: str, b: str) -> bool:
     """:func:`is_max_border_pair` for two regions known to border (reads ``a`` before ``b``)."""
     diffs = _top_border_diffs(ctx)
     if len(diffs) < 2 or ctx.lv(a) is None or ctx.lv(b) is None:
@@ -65,7 +65,7 @@ def _max_border_pair(ctx: Ctx, a: str, b: str) -> bool:
     level = known(ctx)
     mine = abs(level[a] - level[b])
     top, runner = diffs[0][0], diffs[1][0]
-    gap = 4 * ctx.reading
+    gap = 4 * ctx.tolerance
     if frozenset(diffs[0][1:]) == frozenset((a, b)):
         if top - runner > gap:
             return True
@@ -75,7 +75,7 @@ def _max_border_pair(ctx: Ctx, a: str, b: str) -> bool:
     raise Invalid
 
 
-def vs_all_neighbors(ctx: Ctx, code: str, cmp: str) -> bool | None:
+def vs_all_neighbors(ctx: Reading, code: str, cmp: str) -> bool | None:
     """True/False whether ``code`` is higher/lower/similar than every neighbour; None if unreadable."""
     nbrs = ctx.neighbours(code)
     if not nbrs or ctx.lv(code) is None:
@@ -90,7 +90,7 @@ def vs_all_neighbors(ctx: Ctx, code: str, cmp: str) -> bool | None:
     return verdict
 
 
-def vs_at_least_neighbors(ctx: Ctx, code: str, cmp: str, n: int) -> bool | None:
+def vs_at_least_neighbors(ctx: Reading, code: str, cmp: str, n: int) -> bool | None:
     """True/False whether ``code`` is higher/lower/similar than at least ``n`` of its neighbours; None if a
     reading could say either. A neighbour without data is in no range: it never counts towards ``n``."""
     nbrs = ctx.neighbours(code)
@@ -111,7 +111,7 @@ def vs_at_least_neighbors(ctx: Ctx, code: str, cmp: str, n: int) -> bool | None:
 
 
 @register("Region Comparison", "Bool", relative=True)
-def versus_all_neighbors(ctx: Ctx, region: str, cmp: str) -> bool:
+def versus_all_neighbors(ctx: Reading, region: str, cmp: str) -> bool:
     """Whether ``region`` is higher/lower/similar compared with all its neighbours (it must have some)."""
     if not ctx.scene.regions[region].neighbors:
         raise Invalid
@@ -122,7 +122,7 @@ def versus_all_neighbors(ctx: Ctx, region: str, cmp: str) -> bool:
 
 
 
-def _bordering(ctx: Ctx, pool: Iterable[str], relation: str, other_idx: int, n: int) -> list[str]:
+def _bordering(ctx: Reading, pool: Iterable[str], relation: str, other_idx: int, n: int) -> list[str]:
     """The members of ``pool`` (in its order) that border ``at least n`` / ``only`` / ``no`` regions of range
     ``other_idx`` (regions without neighbours never qualify); every member is read."""
     found = []
@@ -138,14 +138,14 @@ def _bordering(ctx: Ctx, pool: Iterable[str], relation: str, other_idx: int, n: 
 
 
 @register("Regions Relation LegendClass N", "Regions", relative=True)
-def bordering_range(ctx: Ctx, regions: Iterable[str], relation: str, other_idx: int, n: int) -> frozenset[str]:
+def bordering_range(ctx: Reading, regions: Iterable[str], relation: str, other_idx: int, n: int) -> frozenset[str]:
     """Members that border ``at least n`` / ``only`` / ``no`` regions of range ``other_idx`` (members without
     neighbours never qualify; INVALID when a neighbour's range is unreadable)."""
     return frozenset(_bordering(ctx, sorted(regions), relation, other_idx, n))
 
 
 @register("Region", "RegionGroup", relative=True)
-def bordering(ctx: Ctx, region: str) -> str:
+def bordering(ctx: Reading, region: str) -> str:
     """The group ``bordering <region>`` of a region (INVALID when it has none: no neighbours)."""
     name = f"bordering {ctx.name(region)}"
     if ctx.group_kind.get(name) != "region_border" or not ctx.group(name):
@@ -154,7 +154,7 @@ def bordering(ctx: Ctx, region: str) -> str:
 
 
 @register("", "RegionGroups", relative=True)
-def bordering_groups(ctx: Ctx) -> list[str]:
+def bordering_groups(ctx: Reading) -> list[str]:
     """Domain of a ``bordering``-only group parameter: every ``bordering <region>`` group of at least two
     members around a legible region, in the scene's order."""
     return [name for name, centre in ctx.group_centre.items()
@@ -162,7 +162,7 @@ def bordering_groups(ctx: Ctx) -> list[str]:
 
 
 @register("Region Comparison", "Int", relative=True)
-def count_neighbours(ctx: Ctx, region: str, cmp: str) -> int:
+def count_neighbours(ctx: Reading, region: str, cmp: str) -> int:
     """How many neighbours ``region`` is higher / lower / similar compared with (neighbours without data never
     count); INVALID when a reading could change the count, or the region is missing."""
     if ctx.lv(region) is None:
@@ -171,7 +171,7 @@ def count_neighbours(ctx: Ctx, region: str, cmp: str) -> int:
 
 
 @register("Region", "Value", relative=True)
-def neighbour_mean(ctx: Ctx, region: str) -> Estimate:
+def neighbour_mean(ctx: Reading, region: str) -> Estimate:
     """The mean value of a region's neighbours (at least one; all with data)."""
     nbrs = ctx.neighbours(region)
     if not nbrs:

@@ -6,10 +6,10 @@ from collections.abc import Iterable
 
 from mapgen.questions.functions.common import all_valued, known, position, sorted_levels, valued
 from mapgen.questions.functions.registry import register
-from mapgen.questions.reading import Ctx, Estimate, Invalid
+from mapgen.questions.reading import Estimate, Invalid, Reading
 
 
-def _strict(ctx: Ctx, a: str, b: str) -> bool:
+def _strict(ctx: Reading, a: str, b: str) -> bool:
     """True when a is clearly ranked apart from b (not similar, not ambiguous)."""
     o = ctx.order(a, b)
     if o is None:
@@ -18,7 +18,7 @@ def _strict(ctx: Ctx, a: str, b: str) -> bool:
 
 
 @register("Regions Extreme", "Region")
-def extreme_region(ctx: Ctx, regions: Iterable[str], extreme: str) -> str:
+def extreme_region(ctx: Reading, regions: Iterable[str], extreme: str) -> str:
     """The region with the highest / lowest / second highest / second lowest value (unique, else INVALID)."""
     ranked = sorted_levels(ctx, regions, extreme)
     k = position(extreme)
@@ -32,7 +32,7 @@ def extreme_region(ctx: Ctx, regions: Iterable[str], extreme: str) -> str:
 
 
 @register("Regions Extreme N", "Regions")
-def top_n(ctx: Ctx, regions: Iterable[str], extreme: str, n: int) -> frozenset[str]:
+def top_n(ctx: Reading, regions: Iterable[str], extreme: str, n: int) -> frozenset[str]:
     """The ``n`` regions with the highest/lowest values (the n-th must be clearly apart from the next)."""
     ranked = sorted_levels(ctx, regions, extreme)
     if len(ranked) <= n or not _strict(ctx, ranked[n - 1], ranked[n]):
@@ -41,7 +41,7 @@ def top_n(ctx: Ctx, regions: Iterable[str], extreme: str, n: int) -> frozenset[s
 
 
 @register("Regions Extreme", "LegendClass")
-def extreme_class(ctx: Ctx, regions: Iterable[str], extreme: str) -> int:
+def extreme_class(ctx: Reading, regions: Iterable[str], extreme: str) -> int:
     """The highest / lowest / second ... legend class among the regions' classes (discrete maps)."""
     level = known(ctx)
     classes = sorted({int(level[c]) for c in valued(ctx, regions)}, reverse=extreme.endswith("highest"))
@@ -52,7 +52,7 @@ def extreme_class(ctx: Ctx, regions: Iterable[str], extreme: str) -> int:
 
 
 @register("Regions", "Ranking")
-def ranking(ctx: Ctx, regions: Iterable[str]) -> list[list[str]]:
+def ranking(ctx: Reading, regions: Iterable[str]) -> list[list[str]]:
     """Tie groups, highest first. Ties only where equality is visible: the same class on a discrete map; on a
     continuous map every two values must be told apart (INVALID otherwise, and when all are tied)."""
     ranked = sorted_levels(ctx, all_valued(ctx, regions), "highest")
@@ -71,7 +71,7 @@ def ranking(ctx: Ctx, regions: Iterable[str]) -> list[list[str]]:
 
 
 @register("Regions", "Value")
-def median(ctx: Ctx, regions: Iterable[str]) -> Estimate:
+def median(ctx: Reading, regions: Iterable[str]) -> Estimate:
     """The median of a set (at least 3 members, all with data) as a Value: the middle member by level; for an even
     count the mean of the two middle ones, which on a discrete map must share a class (INVALID otherwise)."""
     pool = all_valued(ctx, regions)

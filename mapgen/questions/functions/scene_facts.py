@@ -1,6 +1,6 @@
 """Building a Scene's :class:`~mapgen.questions.reading.Reading`: levels, ranges, groups and legend marks.
 
-:func:`context` is cached per Scene. The reading tolerance r of a generation-time Reading is τ plus the safety
+:func:`reading` is cached per Scene. The reading tolerance r of a generation-time Reading is τ plus the safety
 margin :data:`READING_MARGIN`; discrete maps have r = 0 (they are read as classes). On a log colour bar τ and r
 are shares of the bar, taken in value units where they are widest (at its top end: ``Legend.value_tolerance``).
 A region beyond a clipped end of the bar reads only as "at or beyond the end": the Reading counts it among the
@@ -19,7 +19,7 @@ from mapgen.data.map_words import map_words
 from mapgen.geo.languages import DEFAULT_LANGUAGE
 from mapgen.legend import Legend, parse_label, printed_numbers
 from mapgen.legend.grammar import join_range, reword_range
-from mapgen.questions.reading import Ctx, number_style, number_text
+from mapgen.questions.reading import Reading, number_style, number_text
 from mapgen.questions.readings import group_alternatives
 from mapgen.scene import PERCEPTUAL_TOLERANCE, RegionFacts, Scene
 
@@ -30,15 +30,15 @@ READING_MARGIN = 0.01
 V = TypeVar("V")
 
 
-_CTX_CACHE: ObjectCache[Ctx] = ObjectCache("questions.scene_facts.context", maxsize=64)
+_READINGS: ObjectCache[Reading] = ObjectCache("questions.scene_facts.reading", maxsize=64)
 
 
-def context(scene: Scene) -> Ctx:
-    """The (cached) :class:`Ctx` of a Scene."""
-    return _CTX_CACHE.get_or_make(scene, lambda: _build_context(scene))
+def reading(scene: Scene) -> Reading:
+    """The (cached) :class:`Reading` of a Scene."""
+    return _READINGS.get_or_make(scene, lambda: _build_reading(scene))
 
 
-def _build_context(scene: Scene) -> Ctx:
+def _build_reading(scene: Scene) -> Reading:
     legend = scene.legend
     discrete = scene.map_type == "discrete"
     value = {c: r.value for c, r in scene.regions.items()}
@@ -46,19 +46,19 @@ def _build_context(scene: Scene) -> Ctx:
         level = {c: (None if r.class_index is None else float(r.class_index)) for c, r in scene.regions.items()}
         intervals = [(c.lower, c.upper) for c in legend.classes]
         labels = [c.label for c in legend.classes]
-        tol, reading, clipped = 0.0, 0.0, frozenset[str]()
+        tau, tolerance, clipped = 0.0, 0.0, frozenset[str]()
     else:
         level = {c: (None if math.isnan(v) else v) for c, v in value.items()}
         ticks = list(legend.ticks)
         intervals = list(zip(ticks[:-1], ticks[1:]))
         labels = [printed_range(scene, a, b) for a, b in zip(legend.tick_labels[:-1], legend.tick_labels[1:])]
-        tol, reading = _tolerances(legend)
+        tau, tolerance = _tolerances(legend)
         clipped = frozenset(c for c, v in value.items() if legend.clipped_end(v))
     groups, kinds, centres = _groups(scene)
     printed = [label_bounds(c.label) for c in legend.classes] if discrete else []
-    ctx = Ctx(
-        scene, discrete, level, value, frozenset(scene.legible()) - clipped, tol, groups, kinds, centres, intervals,
-        labels, [], reading, printed=printed,
+    ctx = Reading(
+        scene, discrete, level, value, frozenset(scene.legible()) - clipped, tau, groups, kinds, centres, intervals,
+        labels, [], tolerance, printed=printed,
     )
     ctx.thresholds = _thresholds(ctx)
     ctx.group_readings = {name: alts for name, alts in group_alternatives(scene.country, scene.groups).items()
@@ -166,20 +166,20 @@ def flipped_facts(pairs: Iterable[tuple[str, str]]) -> frozenset[str]:
     return frozenset(c for pair in pairs for c in pair) | {ALL_BORDERS}
 
 
-def with_borders_flipped(ctx: Ctx, pairs: Iterable[tuple[str, str]]) -> Ctx:
+def with_borders_flipped(ctx: Reading, pairs: Iterable[tuple[str, str]]) -> Reading:
     """A copy of ``ctx`` where each pair borders when the map says it does not, and the reverse (the contested
     check): neighbours, ``bordering <region>`` groups and the list of borders follow; levels stay."""
     return flip_borders(ctx, pairs)[0]
 
 
-def watch_borders(ctx: Ctx) -> tuple[Ctx, BorderWatch]:
+def watch_borders(ctx: Reading) -> tuple[Reading, BorderWatch]:
     """A copy of ``ctx`` with the map's own borders whose :class:`BorderWatch` records the border facts a run on
     it reads (:func:`flip_borders` with no pair flipped): what the contested check needs to know of the run that
     gave the answer."""
     return flip_borders(ctx, ())
 
 
-def flip_borders(ctx: Ctx, pairs: Iterable[tuple[str, str]]) -> tuple[Ctx, BorderWatch]:
+def flip_borders(ctx: Reading, pairs: Iterable[tuple[str, str]]) -> tuple[Reading, BorderWatch]:
     """:func:`with_borders_flipped`, with the :class:`BorderWatch` of the copy: the facts a run on it reads among
     the neighbours of every region of a contested pair of the map (and of ``pairs``) and the list of borders.
 
@@ -195,7 +195,7 @@ def flip_borders(ctx: Ctx, pairs: Iterable[tuple[str, str]]) -> tuple[Ctx, Borde
     return alt, watch
 
 
-def _flipped_copy(ctx: Ctx, pairs: tuple[tuple[str, str], ...]) -> tuple[Ctx, BorderWatch]:
+def _flipped_copy(ctx: Reading, pairs: tuple[tuple[str, str], ...]) -> tuple[Reading, BorderWatch]:
     key = f"flipped {pairs}"
     facts = ctx.fixed.get(key)
     if facts is None:
@@ -207,7 +207,7 @@ def _flipped_copy(ctx: Ctx, pairs: tuple[tuple[str, str], ...]) -> tuple[Ctx, Bo
     return alt, watch
 
 
-def contested_flips(ctx: Ctx) -> list[tuple[tuple[tuple[str, str], ...], frozenset[str]]]:
+def contested_flips(ctx: Reading) -> list[tuple[tuple[tuple[str, str], ...], frozenset[str]]]:
     """The flips the contested check tries — each contested pair of the map alone, then all of them at once when
     there are several — with the border facts each changes (:func:`flipped_facts`; once per map)."""
     flips = ctx.fixed.get("contested flips")
@@ -261,7 +261,7 @@ class _WatchedCache(MutableMapping[Any, Any]):
         return len(self._data)
 
 
-def _flipped(ctx: Ctx, pairs: tuple[tuple[str, str], ...]) -> tuple[Scene, Any, Any, Any, BorderWatch]:
+def _flipped(ctx: Reading, pairs: tuple[tuple[str, str], ...]) -> tuple[Scene, Any, Any, Any, BorderWatch]:
     """(scene, groups, ordered neighbours, borders, watch) of ``ctx`` with ``pairs`` flipped, read-watched."""
     watch = BorderWatch(flipped_facts(pairs))
     codes = {c for pair in (*ctx.scene.contested, *pairs) for c in pair}
@@ -309,7 +309,7 @@ def _groups(scene: Scene) -> tuple[dict[str, frozenset[str]], dict[str, str], di
     return groups, kinds, centres
 
 
-def _thresholds(ctx: Ctx) -> list[tuple[float, str]]:
+def _thresholds(ctx: Reading) -> list[tuple[float, str]]:
     """Numbers N questions compare against: class boundaries (discrete) or tick marks (continuous)."""
     legend = ctx.scene.legend
     scale = legend.label_scale or 1.0

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 from mapgen.questions.functions.common import all_valued, known, valued
 from mapgen.questions.functions.registry import register
-from mapgen.questions.reading import INVALID, Ctx, Invalid, _Invalid, sign
+from mapgen.questions.reading import INVALID, Invalid, Reading, _Invalid, sign
 
 #: Outliers: discrete — at least 2 classes outside the others' class range (0 = not an outlier, 1 = INVALID);
 #: continuous — outside the others' range by >= 4τ and by at least the others' spread (inside = not).
@@ -21,20 +21,20 @@ IQR, MIDPOINTS, ONE_REGION = "1.5 IQR", "class midpoints", "one region"
 
 
 @register("Region Comparison Region", "Bool")
-def compare(ctx: Ctx, a: str, cmp: str, b: str) -> bool | _Invalid:
+def compare(ctx: Reading, a: str, cmp: str, b: str) -> bool | _Invalid:
     """Whether ``a`` is higher/lower/similar compared with ``b``."""
     r = ctx.relation(a, cmp, b)
     return INVALID if r is None else r
 
 
 @register("Region LegendClass", "Bool")
-def is_in_range(ctx: Ctx, region: str, idx: int) -> bool:
+def is_in_range(ctx: Reading, region: str, idx: int) -> bool:
     """Whether a region's value lies in a legend range (No for a missing value)."""
     return ctx.in_range(region, idx)
 
 
 
-def _mean_relation(ctx: Ctx, d: float, cmp: str, mids: float | None = None) -> bool | None:
+def _mean_relation(ctx: Reading, d: float, cmp: str, mids: float | None = None) -> bool | None:
     """higher / lower / similar on a difference of means (mean class index on discrete maps, or ``mids``: the
     difference of mean class midpoints in mean class widths, the declared reading "class midpoints")."""
     if ctx.discrete and mids is not None:
@@ -51,7 +51,7 @@ def _mean_relation(ctx: Ctx, d: float, cmp: str, mids: float | None = None) -> b
 
 
 @register("Regions Comparison Regions", "Bool")
-def means_relation(ctx: Ctx, a: Iterable[str], cmp: str, b: Iterable[str]) -> bool:
+def means_relation(ctx: Reading, a: Iterable[str], cmp: str, b: Iterable[str]) -> bool:
     """Whether the mean level of ``a`` is higher / lower / similar compared with that of ``b`` (mean class
     index on discrete maps: higher/lower by >= 0.5 class, similar within 0.25; continuous: as two values)."""
     pa, pb = all_valued(ctx, a), all_valued(ctx, b)
@@ -66,7 +66,7 @@ def means_relation(ctx: Ctx, a: Iterable[str], cmp: str, b: Iterable[str]) -> bo
     return verdict
 
 
-def _midpoint_difference(ctx: Ctx, a: list[str], b: list[str]) -> float:
+def _midpoint_difference(ctx: Reading, a: list[str], b: list[str]) -> float:
     """Mean class midpoint of ``a`` minus that of ``b``, in mean class widths (Invalid when a class is open)."""
     level = known(ctx)
     bounds = [ctx.range_bounds(int(level[c])) for c in (*a, *b)]
@@ -80,7 +80,7 @@ def _midpoint_difference(ctx: Ctx, a: list[str], b: list[str]) -> float:
     return (sum(mids[: len(a)]) / len(a) - sum(mids[len(a):]) / len(b)) / width
 
 
-def _tukey_outlier(ctx: Ctx, x: float, others: list[float]) -> bool:
+def _tukey_outlier(ctx: Reading, x: float, others: list[float]) -> bool:
     """Whether ``x`` lies outside Tukey's fences of ``others`` and ``x`` (class indices on a discrete map, read
     exactly; on a continuous map every end may move by the reading tolerance: Invalid when that could tell)."""
     q1, _, q3 = statistics.quantiles([*others, x], n=4, method="inclusive")
@@ -88,7 +88,7 @@ def _tukey_outlier(ctx: Ctx, x: float, others: list[float]) -> bool:
     d = max(q1 - TUKEY_K * iqr - x, x - q3 - TUKEY_K * iqr)
     if ctx.discrete or ctx.exact:
         return d > 0
-    slack = (2 + 2 * TUKEY_K) * ctx.reading  # x and each quartile move by <= r, the IQR by <= 2r
+    slack = (2 + 2 * TUKEY_K) * ctx.tolerance  # x and each quartile move by <= r, the IQR by <= 2r
     if d > slack:
         return True
     if d < -slack:
@@ -97,7 +97,7 @@ def _tukey_outlier(ctx: Ctx, x: float, others: list[float]) -> bool:
 
 
 @register("Region Regions", "Bool")
-def is_outlier(ctx: Ctx, region: str, regions: Iterable[str]) -> bool:
+def is_outlier(ctx: Reading, region: str, regions: Iterable[str]) -> bool:
     """Outlier test of ``region`` against the other members (see module constants for the definition; Tukey's
     fences under the declared reading "1.5 IQR")."""
     rest = all_valued(ctx, set(regions) - {region})
@@ -115,7 +115,7 @@ def is_outlier(ctx: Ctx, region: str, regions: Iterable[str]) -> bool:
         if d >= OUTLIER_CLASSES:
             return True
         raise Invalid
-    slack, bound = 2 * ctx.reading, OUTLIER_TOL_FACTOR * ctx.tol  # d and the spread each move by <= 2r
+    slack, bound = 2 * ctx.tolerance, OUTLIER_TOL_FACTOR * ctx.tau  # d and the spread each move by <= 2r
     if d - slack >= bound and d - slack >= hi - lo + slack:
         return True
     if d + slack < bound or d + slack < hi - lo - slack:
@@ -124,7 +124,7 @@ def is_outlier(ctx: Ctx, region: str, regions: Iterable[str]) -> bool:
 
 
 @register("Regions Region Closeness", "Regions")
-def closest_in_value(ctx: Ctx, regions: Iterable[str], region: str, mode: str) -> frozenset[str]:
+def closest_in_value(ctx: Reading, regions: Iterable[str], region: str, mode: str) -> frozenset[str]:
     """Members (other than ``region``) with the same/closest or most different value to ``region``.
 
     Discrete: ``same`` = same class (may be empty); ``most different`` = largest class distance (all tied).
@@ -155,23 +155,23 @@ def closest_in_value(ctx: Ctx, regions: Iterable[str], region: str, mode: str) -
     return frozenset(ranked[:1])
 
 
-def _surely_closer(ctx: Ctx, x: float, a: str, b: str) -> bool:
+def _surely_closer(ctx: Reading, x: float, a: str, b: str) -> bool:
     """Whether ``a``'s value is closer to ``x`` than ``b``'s for every reading of the three values."""
     level = known(ctx)
     da, db = level[a] - x, level[b] - x
-    r2 = 2 * ctx.reading
+    r2 = 2 * ctx.tolerance
     if da * db > 0 and min(abs(da), abs(db)) > r2:  # both on one side of x: only a and b's difference matters
         return abs(db) - abs(da) > r2
     return abs(db) - abs(da) > 2 * r2
 
 
 @register("Region Number Number", "Number")
-def closer_number(ctx: Ctx, region: str, a: float, b: float) -> float:
+def closer_number(ctx: Reading, region: str, a: float, b: float) -> float:
     """Which of two numbers the region's value is closer to (for every reading: the distances differ by > 2r)."""
     x = ctx.lv(region)
     if x is None or a == b:
         raise Invalid
     da, db = abs(ctx.value[region] - a), abs(ctx.value[region] - b)
-    if abs(da - db) <= 2 * ctx.reading or da == db:
+    if abs(da - db) <= 2 * ctx.tolerance or da == db:
         raise Invalid
     return a if da < db else b

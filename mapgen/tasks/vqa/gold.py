@@ -20,8 +20,8 @@ def unit_questions(scene: Any, seed: int, config: BuildConfig, meta: dict[str, A
     """Candidate questions for one image: every template the engine can ask there (``per_template`` each, twice
     as many for yes/no templates so both answers can be offered; parameters searched with the unit's seed).
     :func:`balance_set` chooses ``per_image`` of them per image. ``folder``: the build folder, whose copies of
-    the config's template packs are asked (:func:`mapgen.build_packs.build_templates`)."""
-    from mapgen.build_packs import build_templates
+    the config's template packs are asked (:func:`mapgen.build.packs.build_templates`)."""
+    from mapgen.build.packs import build_templates
     from mapgen.questions import instantiate
 
     q = config.questions
@@ -75,7 +75,7 @@ def image_questions(image: ImageContext) -> list[dict[str, Any]]:
     image.timings["questions"] += time.perf_counter() - start
     if config.audit != "off":
         start = time.perf_counter()
-        from mapgen.build_packs import build_templates
+        from mapgen.build.packs import build_templates
 
         every = build_templates(config, image.folder)[0] if config.questions.packs else None
         questions = audit_questions(image, questions, config.audit, every)

@@ -3,7 +3,8 @@
 :func:`run_eval` loads the benchmark, gets replies from one :data:`PredictionSource` (a predictions file or
 mapping, a baseline, a model by name or a ready client), lets every registered task (:mod:`mapgen.tasks`) score
 the replies to its records (VQA gives the per-question frame, :func:`~mapgen.eval.score.evaluate`), and writes the
-report (:func:`~mapgen.eval.report.write_report`) when ``out_dir`` is given.
+report (:func:`~mapgen.eval.report.write_report`) when ``out_dir`` is given. It sits on the consumers' floor
+(ARCHITECTURE.md §1), above the tasks it loops over and the ``eval`` modules they use.
 
 A run trusts nothing it reads, and refuses before it writes anything (:class:`EvalInputError`, one line naming
 the problem and the fix): a benchmark whose files fail their manifest checksums (:func:`mapgen.benchmark.

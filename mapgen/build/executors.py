@@ -1,0 +1,277 @@
+"""The executors that run a build's units: this process, a local process pool, or a Dask cluster.
+
+A worker of a ``--workers N`` build asks Linux to kill it when its parent dies (``prctl(PR_SET_PDEATHSIG,
+SIGKILL)``), ignores Ctrl-C (the parent stops it) and checks its parent's pid before each unit, so it never
+writes into the folder after the build that started it is gone (kill -9, SIGTERM, Ctrl-C). In the parent,
+SIGTERM becomes ``SystemExit(143)`` while the pool runs, so the pool's workers are terminated and the folder lock
+released on the way out. :func:`folder_lock` holds ``fcntl.flock`` on ``.mapgen-build.lock`` in the folder for
+the whole build: a second build into the same folder is refused, naming the folder and the holder's pid.
+
+The Dask executor (``--executor dask``, dask.distributed imported only when it runs): each worker of the build's
+own LocalCluster runs the ``DieWithBuild`` plugin before its first unit, with the same rules as a pool worker,
+and each unit checks the build's pid again before it writes (:func:`run_for_parent`). The scheduler and the
+nannies live in the build process itself. On SIGTERM (exit 143), Ctrl-C or a failing unit the workers are killed
+before the cluster closes, as the local pool's are. A cluster given by address (``--scheduler``) is not this
+build's: its workers are left alone.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import logging
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from functools import cache, partial
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from mapgen.build.unit import Unit, run_unit
+from mapgen.config import BuildConfig
+from mapgen.errors import BuildError
+from mapgen.files import held_lock
+
+if TYPE_CHECKING:
+    from distributed import Client, LocalCluster
+    from rich.progress import Progress
+
+LOCK_FILE = ".mapgen-build.lock"
+_PR_SET_PDEATHSIG = 1
+_SIGTERM_EXIT = 128 + signal.SIGTERM
+
+
+def die_with_parent(parent: int) -> None:
+    """Worker initializer: be killed when ``parent`` dies (Linux), leave Ctrl-C to the parent."""
+    set_death_signal()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    check_parent(parent)
+
+
+def set_death_signal() -> None:
+    """Ask Linux to SIGKILL this process when the process that started it dies (a no-op elsewhere)."""
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+
+
+def check_parent(parent: int) -> None:
+    """Exit this worker at once (writing nothing) if the build process that started it is gone."""
+    if os.getppid() != parent:
+        os._exit(1)
+
+
+def run_for_parent(fn: Callable[..., Any], parent: int, *args: Any, **kwargs: Any) -> Any:
+    """Run one unit in a worker, unless the parent build has died (then exit before writing)."""
+    check_parent(parent)
+    return fn(*args, **kwargs)
+
+
+def _raise_terminated(signum: int, frame: Any) -> None:
+    raise SystemExit(_SIGTERM_EXIT)
+
+
+@contextlib.contextmanager
+def sigterm_exits() -> Iterator[None]:
+    """While the pool runs, SIGTERM raises ``SystemExit(143)`` in the main thread, so cleanup code runs."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def stop_pool(pool: ProcessPoolExecutor) -> None:
+    """Cancel what has not started and terminate the workers (a unit half done is redone by ``--resume``)."""
+    processes = list(getattr(pool, "_processes", {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        with contextlib.suppress(Exception):
+            process.terminate()
+    for process in processes:
+        with contextlib.suppress(Exception):
+            process.join(timeout=5)
+
+
+@contextlib.contextmanager
+def worker_pool(workers: int) -> Iterator[tuple[ProcessPoolExecutor, int]]:
+    """A process pool whose workers die with this process; yields ``(pool, parent pid)``. On any exception
+    (SIGTERM, Ctrl-C, a failing unit) the workers are terminated before it propagates."""
+    parent = os.getpid()
+    pool = ProcessPoolExecutor(max_workers=workers, initializer=die_with_parent, initargs=(parent,))
+    try:
+        with sigterm_exits():
+            yield pool, parent
+    except BaseException:
+        stop_pool(pool)
+        raise
+    pool.shutdown(wait=True)
+
+
+@contextlib.contextmanager
+def folder_lock(folder: Path) -> Iterator[None]:
+    """Hold the build lock of ``folder`` (created if missing) until the block ends; refuse a folder another
+    build holds. Without ``fcntl`` (Windows) nothing is locked."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / LOCK_FILE
+    with held_lock(path, lambda holder: BuildError(
+            f"{folder} is being built by another mapgen build ({holder}); wait for it to finish or stop it, or "
+            "build into another folder.")):
+        yield
+
+
+@cache
+def _die_with_build_plugin() -> type:
+    """The worker plugin class of the build's LocalCluster (defined on first use: dask.distributed is imported
+    only when the Dask executor runs)."""
+    from distributed import WorkerPlugin
+
+    class DieWithBuild(WorkerPlugin):
+        """The worker dies with the build process ``parent`` and leaves Ctrl-C to it."""
+
+        name = "mapgen-die-with-build"
+
+        def __init__(self, parent: int) -> None:
+            self.parent = parent
+
+        def setup(self, worker: Any) -> None:
+            if threading.current_thread() is threading.main_thread():
+                die_with_parent(self.parent)
+            else:  # a worker whose event loop is not its main thread cannot set signal handlers
+                set_death_signal()
+                check_parent(self.parent)
+
+    return DieWithBuild
+
+
+@contextlib.contextmanager
+def dask_client(workers: int, scheduler: str | None = None) -> Iterator[tuple[Client, int | None]]:
+    """A Dask client, yielded with the pid each unit checks before it writes: of the cluster at ``scheduler``
+    (pid None: its workers are not this build's), else of a LocalCluster of ``workers`` processes on loopback
+    that die with this process. On any exception the local workers are killed before the cluster closes."""
+    from distributed import Client, LocalCluster
+
+    if scheduler is not None:
+        remote = Client(scheduler)
+        try:
+            yield remote, None
+        finally:
+            remote.close()
+        return
+    with sigterm_exits():
+        cluster = LocalCluster(n_workers=max(1, workers), threads_per_worker=1, processes=True, host="127.0.0.1",
+                               dashboard_address=None)
+        client: Client | None = None
+        pids: list[int] = []
+        stopped = False
+        try:
+            client = Client(cluster)
+            client.register_plugin(_die_with_build_plugin()(os.getpid()))
+            pids = list(client.run(os.getpid).values())
+            yield client, os.getpid()
+        except BaseException:
+            stopped = True
+            _kill(pids)
+            raise
+        finally:
+            _close(client, cluster, quiet=stopped)
+
+
+def _kill(pids: list[int]) -> None:
+    """SIGKILL the build's worker processes (a unit half done has no record: ``--resume`` redoes it)."""
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+
+
+def _close(client: Client | None, cluster: LocalCluster, quiet: bool) -> None:
+    """Close the client and its LocalCluster; ``quiet`` (the workers were killed) silences Dask's log of their
+    deaths and any error while closing, so a stopped build ends with its own one line."""
+    log = logging.getLogger("distributed")
+    level = log.level
+    if quiet:
+        log.setLevel(logging.CRITICAL)
+    try:
+        with contextlib.suppress(Exception) if quiet else contextlib.nullcontext():
+            if client is not None:
+                client.close()
+            cluster.close()
+    finally:
+        log.setLevel(level)
+
+
+# --- running units ---
+
+
+def run_local(units: list[Unit], config: BuildConfig, out_dir: Path, workers: int = 1, scheduler=None,
+              progress: bool = True):
+    """Run units in this process (workers=1) or a process pool; yields results as they finish."""
+    with progress_bar(len(units), progress) as advance:
+        if workers <= 1:
+            for unit in units:
+                result = run_unit(unit, config, out_dir)
+                advance()
+                yield result
+            return
+        from concurrent.futures import as_completed
+
+        with worker_pool(workers) as (pool, parent):  # workers die with this process (worker_pool)
+            futures = [pool.submit(run_for_parent, run_unit, parent, unit, config, out_dir) for unit in units]
+            for future in as_completed(futures):
+                advance()
+                yield future.result()
+
+
+def run_dask(units: list[Unit], config: BuildConfig, out_dir: Path, workers: int = 2, scheduler: str | None = None,
+             progress: bool = True):
+    """Run units on a Dask cluster (``scheduler`` address) or a LocalCluster on loopback whose workers die with
+    this process (:func:`dask_client`)."""
+    try:
+        from distributed import as_completed
+    except ImportError:
+        raise BuildError("The dask executor needs dask.distributed: pip install 'mapgen[dask]'.") from None
+    with dask_client(workers, scheduler) as (client, parent):
+        fn = run_unit if parent is None else partial(run_for_parent, run_unit, parent)
+        futures = client.map(fn, units, config=config, out_dir=out_dir, pure=False)
+        with progress_bar(len(units), progress) as advance:
+            for future in as_completed(futures):
+                advance()
+                yield future.result()
+
+
+class progress_bar:
+    """A rich progress bar (maps/s and ETA); silent when disabled."""
+
+    def __init__(self, total: int, enabled: bool) -> None:
+        self.total, self.enabled = total, enabled and total > 0
+        self._progress: Progress | None = None
+
+    def __enter__(self) -> Callable[[], None]:
+        if not self.enabled:
+            return lambda: None
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+        progress = self._progress = Progress(TextColumn("building"), BarColumn(), MofNCompleteColumn(),
+                                             TextColumn("{task.fields[rate]}"), TimeRemainingColumn(),
+                                             transient=False)
+        progress.start()
+        task = progress.add_task("units", total=self.total, rate="")
+        started = time.perf_counter()
+
+        def advance() -> None:
+            done = progress.tasks[0].completed + 1
+            rate = done / max(1e-9, time.perf_counter() - started)
+            progress.update(task, advance=1, rate=f"{rate:.1f} units/s")
+
+        return advance
+
+    def __exit__(self, *exc) -> None:
+        if self._progress is not None:
+            self._progress.stop()
