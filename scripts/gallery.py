@@ -7,10 +7,11 @@ A picture is a recipe: the files and ``mapgen`` commands a page shows next to it
 process, in a scratch folder holding a link to the checkout's ``data/``), and a composer that turns their
 outputs into one web-size PNG (one map, maps side by side, a question with its answer drawn, grounding boxes).
 
-``docs/gallery/manifest.json`` records what each picture was drawn from, not its pixels: a digest of its recipe
-and the digest of every source file read while the gallery was drawn — each ``mapgen`` module loaded, each file
-under ``data/`` and ``templates/`` opened (seen by an audit hook, with the canvas disk cache off so the atlas
-files are read) and this script. A picture is stale when its recipe or any of those files changed
+``docs/gallery/manifest.json`` records what each picture was drawn from, not its pixels: a digest of its
+recipe, the map id and spec digest of each map in it, and the digest of every source file read while the
+gallery was drawn — each ``mapgen`` module loaded, each file under ``data/`` and ``templates/`` opened (seen by
+an audit hook, with the canvas disk cache off so the atlas files are read) and this script. The recipe and the
+sources determine the specs; a picture is stale when its recipe or any of those files changed
 (``tests/test_gallery.py``). Library versions are recorded but not digested: a fresh install may bring a newer
 patch release, and the pictures are illustrations, not test fixtures.
 """
@@ -148,10 +149,19 @@ def _font(size: int) -> ImageFont.FreeTypeFont:
     return ImageFont.truetype(str(Path(matplotlib.get_data_path()) / "fonts" / "ttf" / "DejaVuSans.ttf"), size)
 
 
+#: map id → digest of its spec, for every map a composer opened while drawing the current picture
+DRAWN_SPECS: dict[str, str] = {}
+
+
 def _open(folder: Path, pattern: str) -> Image.Image:
+    """The one image matching the pattern; its map's spec (from the render JSON beside it) is noted."""
     matches = sorted(folder.glob(pattern))
     if len(matches) != 1:
         raise SystemExit(f"gallery: {pattern!r} matched {len(matches)} files in the scratch folder, not one")
+    facts = matches[0].with_suffix(".json")
+    if facts.is_file():
+        spec = json.loads(facts.read_text(encoding="utf-8"))["spec"]
+        DRAWN_SPECS[spec["map_id"]] = hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:20]
     with Image.open(matches[0]) as img:
         return img.convert("RGB")
 
@@ -398,10 +408,12 @@ def draw(names: set[str] | None = None) -> dict[str, Any]:
                     entries[picture.name] = old["pictures"][picture.name]
                 continue
             folder = scratch(picture, Path(tmp))
+            DRAWN_SPECS.clear()
             img = COMPOSERS[picture.compose](folder, *picture.args)
             out = GALLERY / f"{picture.name}.png"
             save_web(img, out)
             entries[picture.name] = {"page": picture.page, "recipe": picture.recipe_digest(),
+                                     "specs": dict(sorted(DRAWN_SPECS.items())),
                                      "png": png_digest(out), "size": list(img.size), "bytes": out.stat().st_size}
             print(f"{out.relative_to(ROOT)}  {img.size[0]}×{img.size[1]}  {out.stat().st_size // 1024} KB")
         watch.active = False

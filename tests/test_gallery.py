@@ -105,3 +105,11 @@ def test_the_pictures_are_web_sized() -> None:
     assert {f.stem for f in files} == set(MANIFEST["pictures"])
     assert sum(f.stat().st_size for f in files) < 4_000_000
     assert all(entry["size"][0] <= 1300 for entry in MANIFEST["pictures"].values())
+
+
+def test_each_picture_records_the_specs_of_its_maps() -> None:
+    pictures = MANIFEST["pictures"]
+    assert all(entry["specs"] for entry in pictures.values())
+    assert all(len(pictures[f"style-{style}"]["specs"]) == 3 for style in gallery.STYLES)
+    assert [m.rsplit("-", 1)[-1] for m in pictures["counterfactual-kinds"]["specs"]] == [
+        "s3", "s3", "original", "s3"]  # imaginary, jumbled, original, shuffled: sorted by map id
