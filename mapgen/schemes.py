@@ -2,7 +2,7 @@
 
 A scheme turns the values and a number of classes ``k`` into the upper class edges (mapclassify's ``bins``). It
 is registered with :func:`register_scheme` as a function ``(y, k) -> bins``, or as a mapclassify classifier
-class (``register_scheme("max_breaks", mapclassify.MaxBreaks)``: called ``cls(y, k)``, its ``.bins`` read).
+class (``register_scheme("max_breaks", mapclassify.MaximumBreaks)``: called ``cls(y, k)``, its ``.bins`` read).
 Names are matched ignoring case, spaces, ``_`` and ``-`` (``Equal Interval``), aliases included. Config files
 (``legend.schemes``), ``--scheme`` and :class:`~mapgen.legend.classify.DiscreteOptions` check names here.
 

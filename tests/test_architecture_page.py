@@ -1,0 +1,34 @@
+"""docs/ARCHITECTURE.md stays a map a newcomer reads in minutes: one line per floor in the floor table, and every
+"ARCHITECTURE.md §N" a docstring, test or benchmark cites names a section the page has."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGE = ROOT / "docs" / "ARCHITECTURE.md"
+#: The longest a floor-table cell may be (the module list of floor 0 is the longest; the rules go below the table).
+MAX_CELL = 120
+
+
+def _text() -> str:
+    return PAGE.read_text(encoding="utf-8")
+
+
+def test_the_floor_table_is_one_short_line_per_floor() -> None:
+    section = _text().split("\n## 1.", 1)[1].split("\n## 2.", 1)[0]
+    rows = [line for line in section.splitlines() if re.match(r"\| \d+ ", line)]
+    cells = [cell.strip() for row in rows for cell in row.strip().strip("|").split("|")]
+    assert len(rows) >= 10 and len(cells) == 3 * len(rows)
+    assert [cell for cell in cells if len(cell) > MAX_CELL] == []
+
+
+def test_every_cited_section_exists() -> None:
+    sections = set(re.findall(r"^## (\d+)\. ", _text(), re.M))
+    cited: dict[str, str] = {}
+    for folder in ("mapgen", "tests", "benchmarks", "scripts"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            for number in re.findall(r"ARCHITECTURE\.md §(\d+)", path.read_text(encoding="utf-8")):
+                cited.setdefault(number, path.relative_to(ROOT).as_posix())
+    assert cited and {n: where for n, where in cited.items() if n not in sections} == {}
