@@ -17,11 +17,11 @@ from mapgen.benchmark import (
     verified_unit_record,
     write_unit_record,
 )
-from mapgen.build.plan import StatisticSource, Unit
+from mapgen.build.plan import Unit
 from mapgen.caches import ValueCache
 from mapgen.config import BuildConfig
 from mapgen.files import sha256_file
-from mapgen.mapmaking import load_statistic, make_map_spec, open_atlas
+from mapgen.mapmaking import StatisticSource, load_statistic, make_map_spec, open_atlas
 from mapgen.render.label_fit import labels_fit
 from mapgen.tasks import ImageContext
 from mapgen.tasks import tasks as registered_tasks
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from mapgen.data.statistic import Statistic
     from mapgen.geo.atlas import Atlas
     from mapgen.spec import LegendChoice, MapSpec
+
 
 def base_spec(unit: Unit, config: BuildConfig, out_dir: Path | None = None) -> MapSpec:
     """The MapSpec of a unit's base map (:func:`mapgen.mapmaking.make_map_spec`; a user atlas is read from its

@@ -1,7 +1,8 @@
 """The legend and title options of ``mapgen render`` and how they apply to a map read from a JSON file.
 
 One place decides what an option means for a spec that already exists: colour options recolour its classes,
-classification options classify its values again, ``--title`` retitles it, and an option that cannot apply
+classification options classify its values again (both through :func:`mapgen.mapmaking.relegend`, as the
+changes the options ask), ``--title`` retitles it, and an option that cannot apply
 (a table option on a spec, a colour on a hatched map, any legend change on a counterfactual or MAPWise map)
 is a usage error naming the option — never silently ignored.
 
