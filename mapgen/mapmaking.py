@@ -3,8 +3,8 @@
 A map is an atlas (:func:`open_atlas`), a statistic on it (:func:`load_statistic`), a legend choice and a style
 with its look (a map style of :mod:`mapgen.render.style`). :func:`make_map_spec` puts them together the same way
 for ``mapgen build`` (the plan's drawn style, the look over it) and ``mapgen render`` / ``mapgen spec`` (the look,
-the user's explicit options over it); :func:`restyle`, :func:`reclassify` and :func:`recolour` change a spec
-that exists (a map JSON read back). A page nobody sized gets one size, :func:`page_size`, whoever asks.
+the user's explicit options over it); :func:`restyle` and :func:`relegend` change a spec that exists (a map
+JSON read back). A page nobody sized gets one size whoever asks (:func:`look_fields`).
 :func:`legible_colours` is the rule the build draws a colormap and background pair by.
 
 Nothing heavy is imported at module level (``mapgen render --help`` must not load pandas or matplotlib).
@@ -25,7 +25,6 @@ if TYPE_CHECKING:
     from mapgen.data.statistic import Statistic
     from mapgen.geo.atlas import Atlas
     from mapgen.legend import ScaleOptions
-    from mapgen.render.style import MapStyle
     from mapgen.spec import LegendChoice, MapSpec, Style
 
 #: A statistic's source: ``{"curated": id}``, ``{"file": path, **table options}`` (the keyword arguments of
@@ -43,7 +42,7 @@ def open_atlas(source: str | Path, name_field: str | None = None, code_field: st
 
 
 def load_statistic(atlas: Atlas, source: StatisticSource, title: str | None = None) -> Statistic:
-    """The Statistic a source names on ``atlas``: a curated table, a user table (``title`` names it when given)
+    """The Statistic a source names on ``atlas``: a curated table, a user table (as :func:`read_table` reads it)
     or synthetic values."""
     if "curated" in source:
         from mapgen.data.curated import load_curated
@@ -52,8 +51,7 @@ def load_statistic(atlas: Atlas, source: StatisticSource, title: str | None = No
     if "file" in source:
         from mapgen.data.user_tables import load_table
 
-        options = {k: v for k, v in source.items() if k != "file"}
-        return load_table(source["file"], atlas, title=title, **options)
+        return load_table(source["file"], atlas, title=title, **{k: v for k, v in source.items() if k != "file"})
     from mapgen.data.synthetic import synthesize
 
     syn = source["synthetic"]
@@ -61,27 +59,37 @@ def load_statistic(atlas: Atlas, source: StatisticSource, title: str | None = No
                       kind=syn["kind"])
 
 
-def page_size(atlas: Atlas, look: MapStyle | None = None) -> tuple[int, int]:
-    """The page of a map of ``atlas`` nobody stated a size for, in ``look``
-    (:func:`mapgen.render.layout.default_page_size`: the style's size for the country, else the one its projected
-    bounds give; a built-in atlas is sized without loading its geometry)."""
-    from mapgen.render.layout import default_page_size
+def read_table(atlas: Atlas, path: str | Path, title: str | None = None, **options: Any) -> Statistic:
+    """The user table at ``path`` joined to ``atlas`` (``title`` names it when given; ``options``: how to read
+    it, the keyword arguments of :func:`mapgen.data.user_tables.load_table`)."""
+    from mapgen.data.user_tables import load_table
 
-    return default_page_size(atlas, look)
+    return load_table(path, atlas, title=title, **options)
+
+
+def check_look(look: str | None) -> None:
+    """Refuse an unknown map style name or a bad style file (:class:`mapgen.render.style.StyleError`), before
+    anything else is read."""
+    from mapgen.render.style import load_style
+
+    load_style(look or "default")
 
 
 def look_fields(look: str | None, atlas: Atlas | str, path: str | Path | None = None,
                 by_shape: bool = True) -> dict[str, Any]:
     """The spec style fields the map style ``look`` sets for a country (none without a look or for the default
     one; :class:`mapgen.render.style.StyleError` for an unknown name or a bad file). With ``by_shape`` and the
-    country's Atlas (not only its name: a spec read back has its size) the page size too, :func:`page_size` when
-    the look sets none. ``path``: the look's file when it is not ``look`` itself (a build config's style)."""
+    country's Atlas (not only its name: a spec read back has its size) the page size too when the look sets
+    none: the one page-sizing rule, :func:`mapgen.render.layout.default_page_size` (the look's size for the
+    country, else the one the atlas's projected bounds give; a built-in atlas is sized without its geometry). ``path``: the look's file when it is not ``look`` itself (a build config's style)."""
     from mapgen.render.style import load_style
 
     style = load_style(look or "default", path=path)
     fields = style.spec_defaults(atlas if isinstance(atlas, str) else atlas.name) if look else {}
     if by_shape and not isinstance(atlas, str) and "width" not in fields:
-        fields["width"], fields["height"] = page_size(atlas, style)
+        from mapgen.render.layout import default_page_size
+
+        fields["width"], fields["height"] = default_page_size(atlas, style)
     return fields
 
 
@@ -117,14 +125,33 @@ def restyle(spec: MapSpec, look: str | None = None, scale: ScaleOptions | None =
     return spec
 
 
-def reclassify(spec: MapSpec, legend: LegendChoice) -> MapSpec:
-    """The spec's values classified again as ``legend`` says (its style, title, id, seed and extras kept)."""
-    from mapgen.data.statistic import Statistic
-    from mapgen.spec import spec_of
+#: The legend changes that classify a spec's values again (the others only recolour its classes).
+CLASSIFYING = ("kind", "classes", "scheme", "breaks")
 
-    stat = Statistic(values=spec.series(), info=spec.stat)
-    rebuilt = spec_of(spec.get_atlas(), stat, legend, spec.style, title=spec.title, map_id=spec.map_id,
-                      seed=spec.seed, exclude=spec.exclude)
+
+def relegend(spec: MapSpec, changes: Mapping[str, Any]) -> MapSpec:
+    """``spec`` with its legend changed as ``changes`` asks (fields of a LegendChoice: kind, classes, scheme,
+    breaks, order, colormap, reverse; what it leaves out stays as the spec's legend has it): a change of kind,
+    classes, scheme or breaks classifies the values again (style, title, id, seed and extras kept), any other
+    only recolours the classes (a hatched map keeps its black and white) or reorders them."""
+    legend = spec.legend
+    colormap, reverse = changes.get("colormap", legend.colormap), changes.get("reverse", legend.reversed)
+    if not any(key in changes for key in CLASSIFYING):
+        return recolour(spec, colormap, reverse, changes.get("order"))
+    from mapgen.data.statistic import Statistic
+    from mapgen.spec import LegendChoice, spec_of
+
+    breaks, scheme = changes.get("breaks"), changes.get("scheme", legend.scheme)
+    if breaks is None and scheme == "user_defined":
+        breaks = list(legend.breaks)
+    choice = LegendChoice(
+        kind=changes.get("kind", legend.kind),
+        classes=changes.get("classes", max(legend.k, 1) if legend.kind == "discrete" else 5),
+        scheme="quantiles" if scheme == "user_defined" and breaks is None else scheme,
+        order=changes.get("order", legend.order), colormap=colormap, reverse=reverse, hatched=spec.hatched,
+        breaks=None if breaks is None else tuple(breaks))
+    rebuilt = spec_of(spec.get_atlas(), Statistic(values=spec.series(), info=spec.stat), choice, spec.style,
+                      title=spec.title, map_id=spec.map_id, seed=spec.seed, exclude=spec.exclude)
     return replace(rebuilt, extra=spec.extra)
 
 

@@ -16,7 +16,8 @@ from mapgen.cli import main
 from mapgen.config import load_config
 from mapgen.data.curated import list_stats
 from mapgen.geo.atlas import load_atlas
-from mapgen.mapmaking import look_fields, page_size
+from mapgen.mapmaking import look_fields
+from mapgen.render.layout import default_page_size
 
 #: Each case: the CLI options and the config's one-choice-each variants that say the same; India's page is
 #: sized by its shape (800x800) unless the look sizes it (mapwise: 1000x1000).
@@ -74,6 +75,6 @@ def test_a_spec_read_back_is_not_resized() -> None:
     """Page sizing needs the Atlas: a spec read back names its atlas only and keeps the size it has."""
     india = load_atlas("india")
     assert look_fields(None, india) == {"width": 800, "height": 800} == dict(zip(("width", "height"),
-                                                                                 page_size(india)))
+                                                                                 default_page_size(india)))
     assert look_fields(None, "india") == {}
     assert look_fields("mapwise", "india")["width"] == 1000

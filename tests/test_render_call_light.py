@@ -17,7 +17,7 @@ import yaml
 
 from mapgen import load_atlas
 from mapgen.geo.published_borders import has_published, load_published
-from mapgen.render.layout import shape_size
+from mapgen.render.layout import default_page_size, shape_size
 from mapgen.render.style import load_style, preset_names
 from mapgen.yamlio import load_shipped
 
@@ -54,14 +54,13 @@ def test_names_and_neighbours_build_no_graph() -> None:
 @pytest.mark.parametrize("style", preset_names())
 @pytest.mark.parametrize("name", ATLASES)
 def test_the_one_page_size_is_the_geometrys(name: str, style: str) -> None:
-    """Build and CLI size a page by one rule (:func:`mapgen.mapmaking.page_size`, from ``atlas.bounds``); it gives
+    """Build and CLI size a page by one rule (:func:`mapgen.render.layout.default_page_size` through :func:`mapgen.mapmaking.look_fields`, from
+    ``atlas.bounds``); it gives
     the size the loaded geometry's bounds give."""
-    from mapgen.mapmaking import page_size
-
     atlas, look = load_atlas(name), load_style(style)
     x1, y1, x2, y2 = (float(v) for v in atlas.gdf.total_bounds)
     expected = tuple(int(v) for v in look.sizes[atlas.name]) if atlas.name in look.sizes else shape_size((x1, y1, x2, y2), look)
-    assert page_size(atlas, look) == expected
+    assert default_page_size(atlas, look) == expected
 
 
 def test_shipped_yaml_parses_the_same_with_libyaml() -> None:

@@ -1,5 +1,5 @@
-"""Plan a build: its config's inputs checked, then every unit of work (a base map with its variants, or one
-counterfactual map) and what its map is drawn with, deterministic in the config and seed."""
+"""Plan a build: every unit of work (a base map with its variants, or one counterfactual map) and what its map
+is drawn with, deterministic in the config and seed."""
 
 from __future__ import annotations
 
@@ -10,17 +10,11 @@ import numpy as np
 
 from mapgen.config import BuildConfig, CounterfactualKind
 from mapgen.errors import BuildError
-from mapgen.mapmaking import legible_colours, style_background
+from mapgen.mapmaking import StatisticSource, legible_colours, style_background
 
 if TYPE_CHECKING:
     from mapgen.legend.model import LegendOrder
     from mapgen.spec import LegendChoice, Style
-
-#: A statistic pool entry: ``{"curated": id}``, ``{"file": path}`` or ``{"synthetic": recipe}``.
-
-
-StatisticSource = dict[str, Any]
-
 
 @dataclass(frozen=True)
 class UnitChoice:
@@ -88,7 +82,7 @@ def assign_splits(n: int, ratios: dict[str, float], seed: list[int]) -> list[str
     return labels
 
 
-def statistic_pool(config: BuildConfig, country) -> list[dict[str, Any]]:
+def statistic_pool(config: BuildConfig, country) -> list[StatisticSource]:
     """Statistic sources a country's maps cycle through: curated ids, user files, synthetic recipes."""
     from mapgen.data.curated import list_stats
 
@@ -97,7 +91,7 @@ def statistic_pool(config: BuildConfig, country) -> list[dict[str, Any]]:
         curated = [s.id for s in list_stats(country.key)] if country.builtin else []
     else:
         curated = list(sources.curated)
-    pool: list[dict[str, Any]] = [{"curated": s} for s in curated] + [{"file": f} for f in sources.files]
+    pool: list[StatisticSource] = [{"curated": s} for s in curated] + [{"file": f} for f in sources.files]
     syn = sources.synthetic
     for k in range(syn.count):
         pool.append({"synthetic": {

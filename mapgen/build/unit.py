@@ -17,11 +17,11 @@ from mapgen.benchmark import (
     verified_unit_record,
     write_unit_record,
 )
-from mapgen.build.plan import StatisticSource, Unit
+from mapgen.build.plan import Unit
 from mapgen.caches import ValueCache
 from mapgen.config import BuildConfig
 from mapgen.files import sha256_file
-from mapgen.mapmaking import load_statistic, make_map_spec, open_atlas
+from mapgen.mapmaking import StatisticSource, load_statistic, make_map_spec, open_atlas
 from mapgen.render.label_fit import labels_fit
 from mapgen.tasks import ImageContext
 from mapgen.tasks import tasks as registered_tasks
@@ -32,18 +32,22 @@ if TYPE_CHECKING:
     from mapgen.geo.atlas import Atlas
     from mapgen.spec import LegendChoice, MapSpec
 
+
 def base_spec(unit: Unit, config: BuildConfig, out_dir: Path | None = None) -> MapSpec:
     """The MapSpec of a unit's base map (:func:`mapgen.mapmaking.make_map_spec`; a user atlas is read from its
     copy in ``out_dir`` when given); it carries the country's Atlas object."""
     country = config.country(unit.country)
     atlas = country_atlas(config, country, out_dir)
-    stat = load_statistic(atlas, statistic_source(unit.choice.statistic, config))
+    source = statistic_source(unit.choice.statistic, config)
     look = unit.choice.look
+    look_path = config.style_file(look)
     words = {} if country.language == "en" and country.labels == "codes" else {
         "language": country.language, "label_mode": country.labels}
-    return make_map_spec(atlas, stat, drawn_legend(unit.choice.legend, stat, config), style=unit.choice.style,
-                         look=look, look_path=config.style_file(look), by_shape=config.variants.size is None,
-                         options=words, map_id=unit.unit_id, seed=unit.seed, exclude=country.exclude)
+    stat = load_statistic(atlas, source)
+    legend = drawn_legend(unit.choice.legend, stat, config)
+    return make_map_spec(atlas, stat, legend, style=unit.choice.style, look=look, look_path=look_path,
+                         by_shape=config.variants.size is None, options=words, map_id=unit.unit_id, seed=unit.seed,
+                         exclude=country.exclude)
 
 
 def drawn_legend(legend: LegendChoice, stat: Statistic, config: BuildConfig) -> LegendChoice:
@@ -96,9 +100,12 @@ def atlas_of(config: BuildConfig, country: CountryConfig, out_dir: Path | None =
     folder ``out_dir`` when given, see :func:`copy_user_atlases`) hashed and read as that content, which this
     process reads once (:func:`mapgen.geo.atlas.load_atlas`: config validation, the input checks and the folder's
     copy share one read)."""
+    source: str | Path
     if country.builtin:
-        return open_atlas(country.key, exclude=exclude)
-    return open_atlas(_atlas_path(config, country, out_dir), country.name_field, country.code_field, exclude)
+        source, name_field, code_field = country.key, None, None
+    else:
+        source, name_field, code_field = _atlas_path(config, country, out_dir), country.name_field, country.code_field
+    return open_atlas(source, name_field, code_field, exclude)
 
 
 def unit_variants(unit: Unit, config: BuildConfig, out_dir: Path | None = None) -> list[tuple[str, MapSpec]]:

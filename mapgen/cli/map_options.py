@@ -1,7 +1,8 @@
 """The legend and title options of ``mapgen render`` and how they apply to a map read from a JSON file.
 
 One place decides what an option means for a spec that already exists: colour options recolour its classes,
-classification options classify its values again, ``--title`` retitles it, and an option that cannot apply
+classification options classify its values again (both through :func:`mapgen.mapmaking.relegend`, as the
+changes the options ask), ``--title`` retitles it, and an option that cannot apply
 (a table option on a spec, a colour on a hatched map, any legend change on a counterfactual or MAPWise map)
 is a usage error naming the option — never silently ignored.
 
@@ -64,11 +65,10 @@ def apply_to_spec(spec: MapSpec, options: dict[str, Any], given: set[str]) -> Ma
     """``spec`` with the legend and title options the user gave applied (unchanged when none was given)."""
     legend_given = [n for n in (*CLASSIFY_OPTIONS, *COLOUR_OPTIONS, "order") if n in given]
     if legend_given:
+        from mapgen.mapmaking import relegend
+
         _check_legend_change(spec, legend_given)
-        if any(n in given for n in CLASSIFY_OPTIONS):
-            spec = _reclassified(spec, options, given)
-        else:
-            spec = _recoloured(spec, options, given)
+        spec = relegend(spec, _legend_changes(spec, options, given))
     if "title" in given:
         spec = replace(spec, title=options["title"] or "")
     if legend_given or "title" in given:
@@ -102,32 +102,15 @@ def _colour_choice(spec: MapSpec, options: dict[str, Any], given: set[str]) -> t
     return legend.colormap, legend.reversed != bool(options.get("reverse"))
 
 
-def _reclassified(spec: MapSpec, options: dict[str, Any], given: set[str]) -> MapSpec:
-    """The spec's values classified again with the options given (the rest as the spec's legend has them)."""
-    from mapgen.mapmaking import reclassify
-    from mapgen.spec import LegendChoice
-
-    legend = spec.legend
-    colormap, reverse = _colour_choice(spec, options, given)
-    breaks = parse_breaks(options.get("breaks")) if "breaks" in given else None
-    scheme = options["scheme"] if "scheme" in given else legend.scheme
-    if breaks is None and scheme == "user_defined":
-        breaks = list(legend.breaks)
-    return reclassify(spec, LegendChoice(
-        kind=options["legend"] if "legend" in given else legend.kind,
-        classes=options["classes"] if "classes" in given else max(legend.k, 1) if legend.kind == "discrete" else 5,
-        scheme="quantiles" if scheme == "user_defined" and breaks is None else scheme,
-        order=options["order"] if "order" in given else legend.order,
-        colormap=colormap, reverse=reverse, hatched=spec.hatched,
-        breaks=None if breaks is None else tuple(breaks),
-    ))
-
-
-def _recoloured(spec: MapSpec, options: dict[str, Any], given: set[str]) -> MapSpec:
-    """The spec with its classes kept and only their colours (or the legend's order) changed."""
-    from mapgen.mapmaking import recolour
-
-    return recolour(spec, *_colour_choice(spec, options, given), order=options["order"] if "order" in given else None)
+def _legend_changes(spec: MapSpec, options: dict[str, Any], given: set[str]) -> dict[str, Any]:
+    """The legend changes the options given ask of ``spec`` (:func:`mapgen.mapmaking.relegend`): the
+    classification options given, and always the colours (:func:`_colour_choice`)."""
+    names = {"legend": "kind", "classes": "classes", "scheme": "scheme", "order": "order"}
+    changes = {key: options[name] for name, key in names.items() if name in given}
+    if "breaks" in given:
+        changes["breaks"] = parse_breaks(options.get("breaks"))
+    changes["colormap"], changes["reverse"] = _colour_choice(spec, options, given)
+    return changes
 
 
 def legend_choice(options: dict[str, Any], colormap: str, scale: Any = None) -> LegendChoice:

@@ -169,11 +169,11 @@ def _spec_from_source(item: Source):
 
 def _spec_from_table(source: str, options: dict[str, Any], style: dict[str, Any]):
     """The spec of a country or vector file with --stat/--data (:func:`mapgen.mapmaking.make_map_spec`)."""
-    from mapgen.mapmaking import look_fields, make_map_spec, open_atlas
+    from mapgen.mapmaking import check_look, make_map_spec, open_atlas
 
     atlas = open_atlas(source, options["name_field"], options["code_field"])
     with style_errors():
-        look_fields(options["style_ref"], atlas.name)  # a bad --style is refused before the table is read
+        check_look(options["style_ref"])
     with naming_table(options["data"]), style_errors():
         statistic = statistic_for(atlas, options["stat"], options, options["title"])
         legend = legend_choice(options, options["colormap"] or "Blues", scale_of(options))

@@ -13,7 +13,7 @@ from typing import Any
 import click
 
 from mapgen.errors import DataError
-from mapgen.mapmaking import load_statistic
+from mapgen.mapmaking import read_table
 
 KINDS = ("absolute", "percent")  # mapgen.data.statistic.KINDS (not imported: it loads pandas)
 
@@ -58,7 +58,7 @@ TABLE_READING = ("region_col", "value_col", "kind", "unit", "on_missing")
 
 def statistic_for(atlas, stat_id: str | None, options: dict[str, Any], title: str | None = None):
     """The statistic a command was given: a curated id (``--stat``) or a user table (``--data``, read by
-    :func:`mapgen.mapmaking.load_statistic`, its warnings printed on stderr), exactly one."""
+    :func:`mapgen.mapmaking.read_table`, its warnings printed on stderr), exactly one."""
     if bool(stat_id) == bool(options.get("data")):
         raise click.UsageError("Give exactly one of --stat (a curated table, see `mapgen stats list`) or "
                                "--data TABLE.csv (a user table).")
@@ -66,10 +66,9 @@ def statistic_for(atlas, stat_id: str | None, options: dict[str, Any], title: st
         return stat_id
     import warnings
 
-    source = {"file": options["data"]} | {k: options[k] for k in TABLE_READING}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        stat = load_statistic(atlas, source, title)
+        stat = read_table(atlas, options["data"], title, **{k: options[k] for k in TABLE_READING})
     for w in caught:
         click.echo(f"Warning: {w.message}", err=True)
     return stat

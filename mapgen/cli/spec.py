@@ -85,7 +85,7 @@ def spec(country: str | None, stat_id: str | None, from_metadata: str | None, le
          scheme: str, breaks: str | None, order: LegendOrder, colormap: str, reverse: bool, hatched: bool,
          title: str | None, seed: int, output: str | None, style_ref: str | None, **sources: Any) -> None:
     """The MapSpec of one map of COUNTRY (a name or vector file) from --stat or --data, or --from-metadata."""
-    from mapgen.mapmaking import look_fields, make_map_spec, open_atlas
+    from mapgen.mapmaking import make_map_spec, open_atlas
 
     if from_metadata:
         from mapgen.files import read_json
@@ -100,8 +100,6 @@ def spec(country: str | None, stat_id: str | None, from_metadata: str | None, le
         raise click.UsageError("Give COUNTRY (a name or a GeoJSON/GeoPackage/shapefile) and --stat or --data "
                                "(or use --from-metadata).")
     atlas = open_atlas(country, sources["name_field"], sources["code_field"])
-    with style_errors():
-        look_fields(style_ref, atlas.name)  # a bad --style is refused before the table is read
     with naming_table(sources["data"]), style_errors():
         stat = statistic_for(atlas, stat_id, sources, title)
         choice = legend_choice({"legend": legend, "classes": classes, "scheme": scheme, "breaks": breaks,
