@@ -18,6 +18,7 @@ Verdicts (one per question):
 
 from __future__ import annotations
 
+import colorsys
 import csv
 import io
 import math
@@ -64,6 +65,7 @@ from mapgen.recheck.reasons import (
     legend_precision,
 )
 from mapgen.recheck.slots import read_by_slots
+from mapgen.recheck.spans import class_span, merged_classes, span_label
 from mapgen.scene import Scene, build_scene
 from mapgen.spec import MapSpec, make_hatched
 
@@ -322,8 +324,11 @@ def compare_answer(q: Question, theirs: str, yes_if: str | None = None) -> tuple
 
 #: Regions drawn as insets (their place on the image is not their geographic position).
 INSETS: dict[str, frozenset[str]] = {"usa": frozenset({"AK", "HI"})}
-#: Hue spreads (degrees) this close to the engine's one-hue threshold are a judgement call.
-HUE_BAND = (20.0, 60.0)
+#: Hue spreads (degrees) where "one colour or several" is a judgement call: on the release, MAPWise's answers go
+#: both ways from 60° to 110° (mint-to-teal ramps of 63-110° are "shades of the same colour" in all nine answers,
+#: yellow-to-purple ones of 75-93° both ways) and its verified-answer column overturns ground_truth at 71°, 78°
+#: and 93°; the engine's own line is :data:`SINGLE_HUE_MAX_SPREAD`.
+HUE_BAND = (20.0, 120.0)
 _DIRECTION_TEMPLATES = {"direction_local_extreme", "is_direction_local_extreme", "direction_extreme_in_range",
                          "direction_extreme_category", "direction_local_extreme_count"}
 
@@ -337,12 +342,12 @@ def judgement_call(parsed: Parsed, q: Question, scene: Scene, theirs: str) -> tu
         if n is not None and n == int(q.answer) + 1:
             return "definition_dependent", "MAPWise counts the N/A legend entry as a category"
     if tid == "legend_colour_kind":
-        spread = hue_spread(c.color for c in scene.legend.classes) if scene.map_type == "discrete" else \
-            hue_spread(scene.legend.colors)
-        if HUE_BAND[0] <= spread <= HUE_BAND[1]:
-            return "definition_dependent", f"hue spread {spread:.0f}° is close to the {SINGLE_HUE_MAX_SPREAD:.0f}° line between one hue and several"
+        return _colour_kind_call(scene)
     if q.answer_type == "range" and scene.map_type == "continuous" and _within_tolerance(q, scene, theirs):
         return "bar_ends_by_eye", "MAPWise's range is within the perceptual tolerance τ of ours (colour-bar ends read by eye)"
+    border = _inset_border_call(parsed, q, scene, theirs)
+    if border is not None:
+        return border
     if tid in _DIRECTION_TEMPLATES:
         insets = INSETS.get(scene.country, frozenset())
         involved = set(_codes_in(scene, parsed, [*_answer_names(theirs), str(q.answer)]))
@@ -350,6 +355,78 @@ def judgement_call(parsed: Parsed, q: Question, scene: Scene, theirs: str) -> tu
             names = ", ".join(scene.regions[c].name for c in sorted(involved & insets))
             return "inset_position", f"{names} drawn as an inset: its place on the image is not its geographic position"
     return None
+
+
+def _colour_kind_call(scene: Scene) -> tuple[str, str] | None:
+    """Why "one colour or several" is a matter of definition for this legend: greys (no two saturated colours to
+    measure a hue spread on), or a hue spread inside :data:`HUE_BAND`; None when the answer is clear."""
+    colors = [c.color for c in scene.legend.classes] if scene.map_type == "discrete" else list(scene.legend.colors)
+    if sum(1 for c in colors if _chromatic(c)) < 2:
+        return "definition_dependent", "the legend's colours are greys: whether greys are shades of one colour is a definition"
+    spread = hue_spread(colors)
+    if HUE_BAND[0] <= spread <= HUE_BAND[1]:
+        return "definition_dependent", (f"hue spread {spread:.0f}° lies where one hue or several is a judgement call "
+                                        f"({HUE_BAND[0]:.0f}-{HUE_BAND[1]:.0f}°; the engine's line is "
+                                        f"{SINGLE_HUE_MAX_SPREAD:.0f}°)")
+    tints = _arc([_hue(c) for c in colors if _chromatic(c, PALE_TINT)])
+    if min(spread, tints) <= SINGLE_HUE_MAX_SPREAD < max(spread, tints):
+        return "definition_dependent", (f"a pale tint of another hue ends the ramp: hue spread {tints:.0f}° with it, "
+                                        f"{spread:.0f}° without (the engine leaves out tints lighter than "
+                                        f"{_LIGHT:.2f}): one hue or several is a judgement call")
+    return None
+
+
+#: The lightness above which, and the saturation under which, :func:`~mapgen.questions.hue_spread` measures no hue
+#: (the paper's white; greys).
+_LIGHT, _GREY = 0.92, 0.12
+PALE_TINT = 0.95
+"""Lightness up to which a saturated tint still shows its hue (#ffffd9, the cream that starts YlGnBu)."""
+
+
+def _hue(color: str) -> float:
+    return colorsys.rgb_to_hls(*(int(color[i:i + 2], 16) / 255 for i in (1, 3, 5)))[0] * 360
+
+
+def _arc(hues: list[float]) -> float:
+    """Smallest arc (degrees) holding ``hues`` (as :func:`~mapgen.questions.hue_spread` measures it)."""
+    if len(hues) < 2:
+        return 0.0
+    hues = sorted(hues)
+    return 360 - max([b - a for a, b in zip(hues, hues[1:])] + [hues[0] + 360 - hues[-1]])
+
+
+def _chromatic(color: str, light: float = _LIGHT) -> bool:
+    """A colour with a hue (the colours :func:`~mapgen.questions.hue_spread` measures: saturated, neither near
+    black nor lighter than ``light``)."""
+    r, g, b = (int(color[i:i + 2], 16) / 255 for i in (1, 3, 5))
+    _h, lightness, saturation = colorsys.rgb_to_hls(r, g, b)
+    return saturation >= _GREY and 0.08 < lightness < light
+
+
+def _inset_border_call(parsed: Parsed, q: Question, scene: Scene, theirs: str) -> tuple[str, str] | None:
+    """A disagreement that hinges on an inset region's border with a country ("bordering Canada" and Alaska, drawn
+    away from Canada): the border is not on the image, so MAPWise's answer without the inset is a reading."""
+    insets = INSETS.get(scene.country, frozenset())
+    groups = [parsed.params[p.name] for p in parsed.template.params if p.type == "RegionGroup"]
+    held = sorted({c for g in groups if _foreign_border(scene, g) for c in scene.group(g) if c in insets})
+    if not held:
+        return None
+    try:
+        other = ask(parsed.template, scene.without(held), parsed.params)
+    except (Unaskable, KeyError, ValueError):
+        return None
+    if compare_answer(other, theirs, parsed.yes_if)[0] != "agree":
+        return None
+    names = ", ".join(scene.regions[c].name for c in held)
+    return "inset_position", (f"{names} drawn as an inset, away from the country it borders: the border is not on "
+                              f"the image; without {names} MAPWise's answer agrees")
+
+
+def _foreign_border(scene: Scene, group: Any) -> bool:
+    try:
+        return scene.group_info(str(group)).kind == "foreign_border"
+    except (KeyError, ValueError, UnknownNameError):
+        return False
 
 
 def _int(text: str) -> int | None:
@@ -505,10 +582,27 @@ def _at_legend_precision(v: Verdict, parsed: Parsed, scene: Scene) -> Question |
                            f"values involved are closer than the reading tolerance (τ = {tau}) but apart at the "
                            "precision the colour bar prints")
             return q
+    beyond = _number_beyond_ticks(parsed, scene)
+    if beyond:
+        v.ambiguous("beyond_ticks", beyond)
+        return None
     v.ambiguous("near_tie", f"a near tie: the values involved are closer than the legend's printed precision "
                             f"{shown} (τ = {tau})" if shown else f"a near tie within τ = {tau} (the bar prints no "
                             "numbers)")
     return None
+
+
+def _number_beyond_ticks(parsed: Parsed, scene: Scene) -> str | None:
+    """Why a continuous-map question with a number beyond the colour bar's labelled ticks is not asked (the engine
+    places no number off the bar), or None."""
+    ticks = scene.legend.ticks
+    numbers = [parsed.params[p.name] for p in parsed.template.params if p.type == "Number"]
+    off = [x for x in numbers if ticks and isinstance(x, float) and not ticks[0] <= x <= ticks[-1]]
+    if not off:
+        return None
+    shown = _display(scene, off[0])
+    return (f"the number {shown:,.10g} lies beyond the colour bar's labelled ticks ({scene.legend.tick_labels[0]} to "
+            f"{scene.legend.tick_labels[-1]}): the engine places no number off the bar")
 
 
 def _not_asked(parsed: Parsed, scene: Scene) -> tuple[str, str] | None:
@@ -664,6 +758,8 @@ def _recheck_row(raw: RawQuestion, data: ImportedSet, scenes: dict[str, Scene], 
         verdict = _on_contradictory(verdict, raw, scene, aliases, templates)
     if verdict.verdict == "unparsed" and scene is not hatched.get(raw.map_ref):
         verdict = _on_open_range(verdict, raw, on_published_ticks(data.specs[raw.map_ref]), aliases, templates)
+    if verdict.verdict == "unparsed" and scene is not hatched.get(raw.map_ref):
+        verdict = _on_class_span(verdict, raw, data.specs[raw.map_ref], aliases, templates)
     if raw.kind is not None:
         verdict = counterfactual_verdict(verdict, raw, data.specs[raw.map_ref], scene, aliases, templates)
     return verdict
@@ -839,13 +935,18 @@ def open_range_ticks(text: str, shown: Sequence[float], vmin: float, vmax: float
     """The colour bar re-ticked so that an open range ("above 20000", "< 1M", "30 and below"; display units) is
     one tick interval: its threshold becomes a tick and the interval runs to the first tick of the bar's grid at
     least half a tick step beyond the data (``precision``, the finest digit the bar prints, is the step of a bar
-    with one tick). Returns (ticks, the interval), or None when ``text`` is no open range or its threshold lies
-    off the data range."""
+    with one tick); a closed range that is no tick interval ("140-170" on a bar ticked every 20) gets both its ends
+    as ticks. Returns (ticks, the interval), or None when ``text`` is no range or it lies off the data range."""
     wanted = find_range(re.sub(r"(?<=\d),(?=\d)", "", text))
-    if wanted is None or (wanted[0] is None) == (wanted[1] is None) or not shown or not precision > 0:
+    if wanted is None or wanted == (None, None) or not shown or not precision > 0:
         return None
     step = shown[1] - shown[0] if len(shown) > 1 and shown[1] > shown[0] else precision
     eps = 1e-9 * step
+    if wanted[0] is not None and wanted[1] is not None:  # a closed range off the ticks: both ends become ticks
+        lo, hi = float(wanted[0]), float(wanted[1])
+        inside = [t for t in shown if t < lo - eps] + [lo, hi] + [t for t in shown if t > hi + eps]
+        on_ticks = all(any(abs(t - end) <= eps for t in shown) for end in (lo, hi))
+        return (inside, (lo, hi)) if lo < hi and vmin < hi and lo < vmax and not on_ticks else None
     if wanted[0] is not None:
         x = float(wanted[0])
         top = shown[-1] + step * max(0, math.ceil((vmax + step / 2 - shown[-1]) / step - 1e-9))
@@ -864,7 +965,7 @@ def _on_open_range(v: Verdict, raw: RawQuestion, spec: MapSpec, aliases: Mapwise
     legend = spec.legend
     if m is None or legend.kind != "continuous":
         return v
-    said = re.search(re.escape(m.group(1)).replace(r"\ ", r"\s*"), raw.question, re.IGNORECASE)
+    said = _said_range(m.group(1), raw.question)
     scale = legend.label_scale or 1.0
     shown = [t * scale for t in legend.ticks]
     step = min((p for p in map(label_precision, legend.tick_labels) if p), default=0.0)
@@ -882,9 +983,66 @@ def _on_open_range(v: Verdict, raw: RawQuestion, spec: MapSpec, aliases: Mapwise
     if again.verdict == "unparsed":
         return v
     again.question = raw.question
-    again.notes.append(f"open range '{said.group()}' read as the tick interval {closed} of the bar re-ticked at "
-                       f"{(lo if hi >= legend.vmax * scale else hi):,.10g}{unit} (the interval reaches the bar's end)")
+    ends = f"{lo:,.10g}{unit} and {hi:,.10g}{unit}" if closed_range(m.group(1)) else \
+        f"{(lo if hi >= legend.vmax * scale else hi):,.10g}{unit} (the interval reaches the bar's end)"
+    again.notes.append(f"{'range' if closed_range(m.group(1)) else 'open range'} '{said.group()}' read as the tick "
+                       f"interval {closed} of the bar re-ticked at {ends}")
     return again
+
+
+def _said_range(text: str, question: str) -> re.Match[str] | None:
+    """Where ``question`` writes the range the reader read as ``text`` (as written, or a closed range written
+    another way: "3M and 5M" for '3m - 5m')."""
+    said = re.search(re.escape(text).replace(r"\ ", r"\s*"), question, re.IGNORECASE)
+    wanted = closed_range(text)
+    if said is not None or wanted is None:
+        return said
+    for m in _CLOSED_SAID.finditer(question):
+        unit = re.search(r"[a-zA-Z%]+$", m["b"])
+        low = m["a"] + (unit[0] if unit and not re.search(r"[a-zA-Z%]$", m["a"]) else "")
+        if closed_range(f"{low} - {m['b']}") == wanted:
+            return m
+    return None
+
+
+_CLOSED_SAID = re.compile(r"(?P<a>-?\d[\d,]*(?:\.\d+)?\s*[a-zA-Z%]*)\s*(?:-|–|to|and)\s*"
+                          r"(?P<b>-?\d[\d,]*(?:\.\d+)?\s*[a-zA-Z%]*)")
+_CLASS_SPAN = re.compile(r"range '([^']+)' is not a legend range of this map \(classes")
+
+
+def _on_class_span(v: Verdict, raw: RawQuestion, spec: MapSpec, aliases: MapwiseAliases | None,
+                   templates: TemplateSet | None) -> Verdict:
+    """Re-check a discrete-map question whose range is no one class ("the range >200k", "higher than 1004.5", a
+    range over two classes) on the map with the classes it holds drawn as one, labelled as the question writes
+    it (:mod:`mapgen.recheck.spans`). A range that cuts a class is read twice, with the classes wholly inside it
+    and with every class it touches: the same answer is judged, different answers are ``number_inside_class``."""
+    m = _CLASS_SPAN.search(v.reason or "")
+    span = class_span(m.group(1), spec) if m else None
+    if m is None or span is None:
+        return v
+    text = m.group(1)
+    label = span_label(text, spec.legend.percent)
+    found = [(run, recheck_question(raw, with_mapwise_groups(build_scene(merged_classes(spec, *run, label))),
+                                    aliases, templates)) for run in dict.fromkeys((span.inner, span.outer)) if run]
+    if any(f.verdict == "unparsed" for _, f in found):
+        return v
+    labels = [c.label for c in spec.legend.classes]
+    first = found[0][1]
+    if span.clean:
+        first.notes.append(f"range '{text}' read as the classes {' + '.join(labels[span.outer[0]:span.outer[1] + 1])} "
+                           "taken together (the legend prints no one class for it)")
+        return first
+    cut = [labels[i] for i in range(span.outer[0], span.outer[1] + 1)
+           if span.inner is None or not span.inner[0] <= i <= span.inner[1]]
+    if len(found) == 2 and (first.our_answer, first.verdict) == (found[1][1].our_answer, found[1][1].verdict):
+        first.notes.append(f"range '{text}' cuts the class {', '.join(cut)}; the same answer with or without it")
+        return first
+    last = found[-1][1]
+    answers = [repr(f.our_answer) if f.verdict in ("agree", "disagree") else "no answer" for _, f in found]
+    within = f"on the classes wholly inside it: {answers[0]}; " if span.inner else ""
+    return last.ambiguous("number_inside_class", f"the range '{text}' cuts the class{'es' if len(cut) > 1 else ''} "
+                          f"{', '.join(cut)}: {'their' if len(cut) > 1 else 'its'} regions cannot be placed against it "
+                          f"({within}with the cut classes: {answers[-1]})")
 
 
 # ---------------------------------------------------------------------------------------------- outputs
