@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from mapgen.recheck.importer import ImportedSet
 from mapgen.recheck.parse import indian_numbers
+from mapgen.recheck.verdicts import Verdict
 
 RELEASE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "mapwise" / "release-text" / "dataset"
 needs_release = pytest.mark.skipif(not RELEASE.is_dir(), reason="shared MAPWise release text not available")
@@ -25,13 +27,13 @@ def test_indian_numbering_spelled_in_digits(text: str, plain: str) -> None:
 
 
 @cache
-def _imported(country: str):  # type: ignore[no-untyped-def]
+def _imported(country: str) -> ImportedSet:
     from mapgen.recheck.importer import read_sample
 
     return read_sample(RELEASE / country, read_ticks=False)
 
 
-def _verdicts(country: str, *rows: int):  # type: ignore[no-untyped-def]
+def _verdicts(country: str, *rows: int) -> list[Verdict]:
     """The verdicts on some rows of the release's question table (their texts are asserted by the callers)."""
     from mapgen.recheck.verdicts import recheck
 
