@@ -1,6 +1,6 @@
 """What MAPWise writes where a legend range or a number goes, on the release text (#40 item 2): ranges over
 several classes and open ranges on discrete maps, closed ranges off a colour bar's ticks, numbers in lakh and
-crore; and the definition calls of the hand-check (one colour or several, an inset's border)."""
+crore."""
 
 from __future__ import annotations
 
@@ -86,22 +86,3 @@ def test_lakh_crore_on_a_map_counting_lakh() -> None:
     assert "0.5 lakh crore" in half.question and "10 lakh crore" in ten.question
     assert half.params["N"] == 5_000_000 and half.verdict != "unparsed"
     assert ten.params["N"] == 100_000_000 and (ten.verdict, ten.bucket) == ("ambiguous", "beyond_ticks")
-
-
-@needs_release
-@pytest.mark.parametrize(("country", "row"), [
-    ("usa", 650),  # greys (plotly "ice" sampled at four classes)
-    ("usa", 116),  # YlGnBu drawn as four classes from a cream tint to navy
-    ("india", 736),  # Emrld: mint to dark teal, 110°
-])
-def test_one_colour_or_several_is_a_definition_in_the_band(country: str, row: int) -> None:
-    (v,) = _verdicts(country, row)
-    assert "shades of the same colour" in v.question
-    assert (v.verdict, v.bucket) == ("ambiguous", "definition_dependent")
-
-
-@needs_release
-def test_alaska_border_with_canada_is_not_on_the_image() -> None:
-    (v,) = _verdicts("usa", 846)
-    assert v.question == "What is the highest value range in the Canada bordering region?"
-    assert (v.verdict, v.bucket) == ("ambiguous", "inset_position") and "Alaska" in v.reason

@@ -18,7 +18,6 @@ Verdicts (one per question):
 
 from __future__ import annotations
 
-import colorsys
 import csv
 import io
 import math
@@ -39,7 +38,6 @@ from mapgen.legend import relative_luminance
 from mapgen.legend.grammar import find_range
 from mapgen.mapwise.aliases import MapwiseAliases, load_aliases
 from mapgen.questions import (
-    SINGLE_HUE_MAX_SPREAD,
     Question,
     Reading,
     TemplateSet,
@@ -51,6 +49,7 @@ from mapgen.questions import (
     source_domain,
     trace,
 )
+from mapgen.recheck.calls import INSETS, closest_call, colour_kind_call, unseen_call
 from mapgen.recheck.cfimport import UNKNOWN
 from mapgen.recheck.groups import with_groups, with_mapwise_groups
 from mapgen.recheck.importer import HATCHED_SPEC, ImportedSet, RawQuestion, read_csv_rows
@@ -65,7 +64,7 @@ from mapgen.recheck.reasons import (
     legend_precision,
 )
 from mapgen.recheck.slots import read_by_slots
-from mapgen.recheck.spans import class_span, merged_classes, span_label
+from mapgen.recheck.spans import Span, class_span, merged_classes, span_label
 from mapgen.scene import Scene, build_scene
 from mapgen.spec import MapSpec, make_hatched
 
@@ -322,32 +321,36 @@ def compare_answer(q: Question, theirs: str, yes_if: str | None = None) -> tuple
     return ("agree" if ok else "disagree"), metrics, ""
 
 
-#: Regions drawn as insets (their place on the image is not their geographic position).
-INSETS: dict[str, frozenset[str]] = {"usa": frozenset({"AK", "HI"})}
-#: Hue spreads (degrees) where "one colour or several" is a judgement call: on the release, MAPWise's answers go
-#: both ways from 60° to 110° (mint-to-teal ramps of 63-110° are "shades of the same colour" in all nine answers,
-#: yellow-to-purple ones of 75-93° both ways) and its verified-answer column overturns ground_truth at 71°, 78°
-#: and 93°; the engine's own line is :data:`SINGLE_HUE_MAX_SPREAD`.
-HUE_BAND = (20.0, 120.0)
 _DIRECTION_TEMPLATES = {"direction_local_extreme", "is_direction_local_extreme", "direction_extreme_in_range",
                          "direction_extreme_category", "direction_local_extreme_count"}
 
 
-def judgement_call(parsed: Parsed, q: Question, scene: Scene, theirs: str) -> tuple[str, str] | None:
+def judgement_call(parsed: Parsed, q: Question, scene: Scene, theirs: str, text: str = "") -> tuple[str, str] | None:
     """(bucket, why) when a disagreement is really a matter of definition or perception (None when it is a plain
-    error)."""
+    error); ``text``: the question as MAPWise wrote it."""
     tid = parsed.template_id
     if tid == "legend_class_count" and scene.legend_facts.has_na:
         n = _int(theirs)
         if n is not None and n == int(q.answer) + 1:
             return "definition_dependent", "MAPWise counts the N/A legend entry as a category"
     if tid == "legend_colour_kind":
-        return _colour_kind_call(scene)
+        return colour_kind_call(scene)
     if q.answer_type == "range" and scene.map_type == "continuous" and _within_tolerance(q, scene, theirs):
         return "bar_ends_by_eye", "MAPWise's range is within the perceptual tolerance τ of ours (colour-bar ends read by eye)"
-    border = _inset_border_call(parsed, q, scene, theirs)
-    if border is not None:
-        return border
+    closest = closest_call(q, scene, text)
+    if closest is not None:
+        return closest
+
+    def agrees(other: Scene) -> bool:
+        try:
+            again = ask(parsed.template, other, parsed.params)
+        except (Unaskable, KeyError, ValueError):
+            return False
+        return compare_answer(again, theirs, parsed.yes_if)[0] == "agree"
+
+    unseen = unseen_call(parsed, scene, text, agrees)
+    if unseen is not None:
+        return unseen
     if tid in _DIRECTION_TEMPLATES:
         insets = INSETS.get(scene.country, frozenset())
         involved = set(_codes_in(scene, parsed, [*_answer_names(theirs), str(q.answer)]))
@@ -355,78 +358,6 @@ def judgement_call(parsed: Parsed, q: Question, scene: Scene, theirs: str) -> tu
             names = ", ".join(scene.regions[c].name for c in sorted(involved & insets))
             return "inset_position", f"{names} drawn as an inset: its place on the image is not its geographic position"
     return None
-
-
-def _colour_kind_call(scene: Scene) -> tuple[str, str] | None:
-    """Why "one colour or several" is a matter of definition for this legend: greys (no two saturated colours to
-    measure a hue spread on), or a hue spread inside :data:`HUE_BAND`; None when the answer is clear."""
-    colors = [c.color for c in scene.legend.classes] if scene.map_type == "discrete" else list(scene.legend.colors)
-    if sum(1 for c in colors if _chromatic(c)) < 2:
-        return "definition_dependent", "the legend's colours are greys: whether greys are shades of one colour is a definition"
-    spread = hue_spread(colors)
-    if HUE_BAND[0] <= spread <= HUE_BAND[1]:
-        return "definition_dependent", (f"hue spread {spread:.0f}° lies where one hue or several is a judgement call "
-                                        f"({HUE_BAND[0]:.0f}-{HUE_BAND[1]:.0f}°; the engine's line is "
-                                        f"{SINGLE_HUE_MAX_SPREAD:.0f}°)")
-    tints = _arc([_hue(c) for c in colors if _chromatic(c, PALE_TINT)])
-    if min(spread, tints) <= SINGLE_HUE_MAX_SPREAD < max(spread, tints):
-        return "definition_dependent", (f"a pale tint of another hue ends the ramp: hue spread {tints:.0f}° with it, "
-                                        f"{spread:.0f}° without (the engine leaves out tints lighter than "
-                                        f"{_LIGHT:.2f}): one hue or several is a judgement call")
-    return None
-
-
-#: The lightness above which, and the saturation under which, :func:`~mapgen.questions.hue_spread` measures no hue
-#: (the paper's white; greys).
-_LIGHT, _GREY = 0.92, 0.12
-PALE_TINT = 0.95
-"""Lightness up to which a saturated tint still shows its hue (#ffffd9, the cream that starts YlGnBu)."""
-
-
-def _hue(color: str) -> float:
-    return colorsys.rgb_to_hls(*(int(color[i:i + 2], 16) / 255 for i in (1, 3, 5)))[0] * 360
-
-
-def _arc(hues: list[float]) -> float:
-    """Smallest arc (degrees) holding ``hues`` (as :func:`~mapgen.questions.hue_spread` measures it)."""
-    if len(hues) < 2:
-        return 0.0
-    hues = sorted(hues)
-    return 360 - max([b - a for a, b in zip(hues, hues[1:])] + [hues[0] + 360 - hues[-1]])
-
-
-def _chromatic(color: str, light: float = _LIGHT) -> bool:
-    """A colour with a hue (the colours :func:`~mapgen.questions.hue_spread` measures: saturated, neither near
-    black nor lighter than ``light``)."""
-    r, g, b = (int(color[i:i + 2], 16) / 255 for i in (1, 3, 5))
-    _h, lightness, saturation = colorsys.rgb_to_hls(r, g, b)
-    return saturation >= _GREY and 0.08 < lightness < light
-
-
-def _inset_border_call(parsed: Parsed, q: Question, scene: Scene, theirs: str) -> tuple[str, str] | None:
-    """A disagreement that hinges on an inset region's border with a country ("bordering Canada" and Alaska, drawn
-    away from Canada): the border is not on the image, so MAPWise's answer without the inset is a reading."""
-    insets = INSETS.get(scene.country, frozenset())
-    groups = [parsed.params[p.name] for p in parsed.template.params if p.type == "RegionGroup"]
-    held = sorted({c for g in groups if _foreign_border(scene, g) for c in scene.group(g) if c in insets})
-    if not held:
-        return None
-    try:
-        other = ask(parsed.template, scene.without(held), parsed.params)
-    except (Unaskable, KeyError, ValueError):
-        return None
-    if compare_answer(other, theirs, parsed.yes_if)[0] != "agree":
-        return None
-    names = ", ".join(scene.regions[c].name for c in held)
-    return "inset_position", (f"{names} drawn as an inset, away from the country it borders: the border is not on "
-                              f"the image; without {names} MAPWise's answer agrees")
-
-
-def _foreign_border(scene: Scene, group: Any) -> bool:
-    try:
-        return scene.group_info(str(group)).kind == "foreign_border"
-    except (KeyError, ValueError, UnknownNameError):
-        return False
 
 
 def _int(text: str) -> int | None:
@@ -692,7 +623,7 @@ def _second_look(v: Verdict, parsed: Parsed, q: Question, scene: Scene, raw: Raw
                  published: bool = False) -> None:
     """Turn a disagreement into ambiguous (judgement call, layout) or agree (MAPWise's India layout); with the
     published bar's ticks known, its first-to-last tick is a fact, not a judgement call."""
-    call = judgement_call(parsed, q, scene, raw.ground_truth)
+    call = judgement_call(parsed, q, scene, raw.ground_truth, raw.question)
     ends = None if published or call else bar_ends_call(parsed, scene, raw.ground_truth)
     if call is not None or ends:
         bucket, text = call if call is not None else ("bar_ticks_unknown", str(ends))
@@ -941,12 +872,9 @@ def open_range_ticks(text: str, shown: Sequence[float], vmin: float, vmax: float
     if wanted is None or wanted == (None, None) or not shown or not precision > 0:
         return None
     step = shown[1] - shown[0] if len(shown) > 1 and shown[1] > shown[0] else precision
+    if wanted[0] is not None and wanted[1] is not None:
+        return _closed_ticks(float(wanted[0]), float(wanted[1]), shown, vmin, vmax, step)
     eps = 1e-9 * step
-    if wanted[0] is not None and wanted[1] is not None:  # a closed range off the ticks: both ends become ticks
-        lo, hi = float(wanted[0]), float(wanted[1])
-        inside = [t for t in shown if t < lo - eps] + [lo, hi] + [t for t in shown if t > hi + eps]
-        on_ticks = all(any(abs(t - end) <= eps for t in shown) for end in (lo, hi))
-        return (inside, (lo, hi)) if lo < hi and vmin < hi and lo < vmax and not on_ticks else None
     if wanted[0] is not None:
         x = float(wanted[0])
         top = shown[-1] + step * max(0, math.ceil((vmax + step / 2 - shown[-1]) / step - 1e-9))
@@ -954,6 +882,17 @@ def open_range_ticks(text: str, shown: Sequence[float], vmin: float, vmax: float
     x = float(wanted[1])  # type: ignore[arg-type]
     bottom = shown[0] - step * max(0, math.ceil((shown[0] - vmin + step / 2) / step - 1e-9))
     return ([bottom, x] + [t for t in shown if t > x + eps], (bottom, x)) if vmin < x < vmax else None
+
+
+def _closed_ticks(lo: float, hi: float, shown: Sequence[float], vmin: float, vmax: float, step: float
+                  ) -> tuple[list[float], tuple[float, float]] | None:
+    """A closed range off the ticks ("140-170" on a bar ticked every 20): both ends become ticks (None when it is
+    a tick interval already, empty, or off the data)."""
+    eps = 1e-9 * step
+    on_ticks = all(any(abs(t - end) <= eps for t in shown) for end in (lo, hi))
+    if on_ticks or not (lo < hi and vmin < hi and lo < vmax):
+        return None
+    return [t for t in shown if t < lo - eps] + [lo, hi] + [t for t in shown if t > hi + eps], (lo, hi)
 
 
 def _on_open_range(v: Verdict, raw: RawQuestion, spec: MapSpec, aliases: MapwiseAliases | None,
@@ -1022,23 +961,27 @@ def _on_class_span(v: Verdict, raw: RawQuestion, spec: MapSpec, aliases: Mapwise
         return v
     text = m.group(1)
     label = span_label(text, spec.legend.percent)
-    found = [(run, recheck_question(raw, with_mapwise_groups(build_scene(merged_classes(spec, *run, label))),
-                                    aliases, templates)) for run in dict.fromkeys((span.inner, span.outer)) if run]
-    if any(f.verdict == "unparsed" for _, f in found):
+    found = [recheck_question(raw, with_mapwise_groups(build_scene(merged_classes(spec, *run, label))), aliases,
+                              templates) for run in dict.fromkeys((span.inner, span.outer)) if run]
+    if any(f.verdict == "unparsed" for f in found):
         return v
-    labels = [c.label for c in spec.legend.classes]
-    first = found[0][1]
+    return _span_verdict(text, span, found, [c.label for c in spec.legend.classes])
+
+
+def _span_verdict(text: str, span: Span, found: list[Verdict], labels: list[str]) -> Verdict:
+    """The verdict on a range read on merged classes: on the classes wholly inside it, with a note, when it cuts
+    no class or the answer is the same with the cut classes; else ``number_inside_class``."""
+    first, last = found[0], found[-1]
     if span.clean:
         first.notes.append(f"range '{text}' read as the classes {' + '.join(labels[span.outer[0]:span.outer[1] + 1])} "
                            "taken together (the legend prints no one class for it)")
         return first
     cut = [labels[i] for i in range(span.outer[0], span.outer[1] + 1)
            if span.inner is None or not span.inner[0] <= i <= span.inner[1]]
-    if len(found) == 2 and (first.our_answer, first.verdict) == (found[1][1].our_answer, found[1][1].verdict):
+    if len(found) == 2 and (first.our_answer, first.verdict) == (last.our_answer, last.verdict):
         first.notes.append(f"range '{text}' cuts the class {', '.join(cut)}; the same answer with or without it")
         return first
-    last = found[-1][1]
-    answers = [repr(f.our_answer) if f.verdict in ("agree", "disagree") else "no answer" for _, f in found]
+    answers = [repr(f.our_answer) if f.verdict in ("agree", "disagree") else "no answer" for f in found]
     within = f"on the classes wholly inside it: {answers[0]}; " if span.inner else ""
     return last.ambiguous("number_inside_class", f"the range '{text}' cuts the class{'es' if len(cut) > 1 else ''} "
                           f"{', '.join(cut)}: {'their' if len(cut) > 1 else 'its'} regions cannot be placed against it "

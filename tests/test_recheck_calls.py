@@ -1,0 +1,93 @@
+"""The re-check's judgement calls on the release text (#40 item 3, from the hand-check of its disagreements):
+one colour or several, "closest value" with no member in the class, and borders the image does not show (an
+inset's, a lake's, an enclave's; union territories among "states")."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from mapgen.recheck.importer import ImportedSet
+from mapgen.recheck.verdicts import Verdict
+
+RELEASE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "mapwise" / "release-text" / "dataset"
+pytestmark = pytest.mark.skipif(not RELEASE.is_dir(), reason="shared MAPWise release text not available")
+
+
+@cache
+def _imported(country: str) -> ImportedSet:
+    from mapgen.recheck.importer import read_sample
+
+    return read_sample(RELEASE / country, read_ticks=False)
+
+
+def _verdict(country: str, row: int) -> Verdict:
+    """The verdict on one row of the release's question table."""
+    from mapgen.recheck.verdicts import recheck
+
+    data = _imported(country)
+    (v,) = recheck(replace(data, questions=[q for q in data.questions if q.row == row]))
+    return v
+
+
+@pytest.mark.parametrize(("country", "row"), [
+    ("usa", 650),  # greys (plotly "ice" sampled at four classes)
+    ("usa", 116),  # YlGnBu drawn as four classes from a cream tint to navy
+    ("india", 736),  # Emrld: mint to dark teal, 110°
+])
+def test_one_colour_or_several_is_a_definition_in_the_band(country: str, row: int) -> None:
+    v = _verdict(country, row)
+    assert "shades of the same colour" in v.question
+    assert (v.verdict, v.bucket) == ("ambiguous", "definition_dependent")
+
+
+def test_a_clear_colour_verdict_stays() -> None:
+    """USA 603 (Blues, 1°): one colour, and MAPWise says so."""
+    v = _verdict("usa", 603)
+    assert (v.verdict, v.our_answer) == ("agree", "Yes")
+
+
+def test_alaska_border_with_canada_is_not_on_the_image() -> None:
+    v = _verdict("usa", 846)
+    assert v.question == "What is the highest value range in the Canada bordering region?"
+    assert (v.verdict, v.bucket) == ("ambiguous", "inset_position") and "Alaska" in v.reason
+
+
+@pytest.mark.parametrize("row", [448, 835])
+def test_a_border_across_lake_erie_is_a_definition(row: int) -> None:
+    v = _verdict("usa", row)
+    assert "bordering Canada" in v.question
+    assert (v.verdict, v.bucket) == ("ambiguous", "definition_dependent") and "Pennsylvania" in v.reason
+
+
+def test_a_border_at_an_enclave_is_not_on_the_image() -> None:
+    """India 79_2D: Kerala touches Puducherry only at Mahé (9 km²)."""
+    v = _verdict("india", 463)
+    assert v.question == "Yes or no: all states bordering Kerala have values in the highest range."
+    assert (v.verdict, v.bucket) == ("ambiguous", "illegible_region")
+
+
+def test_union_territories_among_states_are_a_definition() -> None:
+    """India 72_4D: Daman and Diu (a union territory on the west coast) has less than Goa."""
+    v = _verdict("india", 443)
+    assert v.question == "Yes or no: Goa has the least value among the west coast states."
+    assert (v.verdict, v.bucket) == ("ambiguous", "definition_dependent") and "Daman and Diu" in v.reason
+
+
+def test_closest_value_with_no_member_in_the_class() -> None:
+    v = _verdict("india", 502)
+    assert v.question == "Which states bordering Nepal has the closest value to Punjab?"
+    assert (v.verdict, v.bucket) == ("ambiguous", "outside_template_domain")
+
+
+def test_without_borders_cuts_both_ways() -> None:
+    from mapgen.recheck.calls import without_borders
+    from mapgen.scene import build_scene
+
+    scene = build_scene(_imported("india").specs["79_2D"])
+    cut = without_borders(scene, [("KL", "PD")])
+    assert "PD" in scene.group("bordering Kerala") and "PD" not in cut.group("bordering Kerala")
+    assert "KL" not in cut.group("bordering Puducherry") and "KL" not in cut.regions["PD"].neighbors
