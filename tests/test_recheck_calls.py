@@ -91,3 +91,24 @@ def test_without_borders_cuts_both_ways() -> None:
     cut = without_borders(scene, [("KL", "PD")])
     assert "PD" in scene.group("bordering Kerala") and "PD" not in cut.group("bordering Kerala")
     assert "KL" not in cut.group("bordering Puducherry") and "KL" not in cut.regions["PD"].neighbors
+
+
+@pytest.mark.parametrize("row", [425, 555])
+def test_an_answer_on_a_finer_published_grid_is_not_a_disagreement(row: int) -> None:
+    """India 68_0C: Delhi 2,734 "between 2000 - 3000" on a bar mapgen ticks every 2,000 (the published bar's ticks
+    are not in the metadata); 93_1C: Odisha 0.08 in "0.0 - 0.1"."""
+    v = _verdict("india", row)
+    assert v.question.startswith("Between which two legend markings")
+    assert (v.verdict, v.bucket) == ("ambiguous", "bar_ticks_unknown")
+
+
+def test_an_answer_contradicted_on_its_own_grid_stays_a_disagreement() -> None:
+    """USA 6617: Nebraska 0.877 is not in "0.6-0.8" on any bar."""
+    v = _verdict("usa", 765)
+    assert (v.verdict, v.ground_truth, v.our_answer) == ("disagree", "0.6-0.8", "0.8-1.0")
+
+
+def test_a_number_answer_with_the_maps_unit_word() -> None:
+    """India 171_2C counts ₹ lakh: MAPWise's "1 million lakh" is the number 1M the question offers."""
+    v = _verdict("india", 983)
+    assert v.ground_truth == "1 million lakh" and v.verdict == "agree"

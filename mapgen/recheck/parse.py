@@ -134,6 +134,16 @@ def title_units(title: str) -> dict[str, float]:
                 out[word] = float(word)
     return out
 
+def answer_in_title_unit(answer: str, title: str) -> str | None:
+    """A number answer written with the map's own unit word ("1 million lakh" on a map counting ₹ lakh) as that
+    number in the map's units ("1000000"); None for any other answer."""
+    units = title_units(title)
+    m = re.fullmatch(rf"\s*(-?\d[\d,.]*\s*[a-z]*)\s+(?:{'|'.join(map(re.escape, units))})s?\s*", str(answer),
+                     re.IGNORECASE) if units else None
+    value = parse_number(_clean_number_text(m[1]).replace(" ", "")) if m else None
+    return None if value is None else f"{value:.10g}"
+
+
 _STATES = r"(?:states?|provinces?|regions?|union territor(?:y|ies))"
 _PREP = (r"(?:in|on|along|among|amongst|bordering|of|located|to|that|where|around|near|which|from|within|sharing|"
          r"neighbou?ring|adjacent|surrounding)")

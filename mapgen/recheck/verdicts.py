@@ -53,7 +53,7 @@ from mapgen.recheck.calls import INSETS, closest_call, colour_kind_call, unseen_
 from mapgen.recheck.cfimport import UNKNOWN
 from mapgen.recheck.groups import with_groups, with_mapwise_groups
 from mapgen.recheck.importer import HATCHED_SPEC, ImportedSet, RawQuestion, read_csv_rows
-from mapgen.recheck.parse import Parsed, Unparsed, parse_question
+from mapgen.recheck.parse import Parsed, Unparsed, answer_in_title_unit, parse_question
 from mapgen.recheck.reasons import (
     AMBIGUOUS_BUCKETS,
     at_precision,
@@ -415,6 +415,8 @@ def recheck_question(
     v.template_id, v.mapwise_template = parsed.template_id, parsed.mapwise
     if parsed.in_map_units(raw.ground_truth) is not None:  # "800B" when the question read 800B in the title's unit
         raw = replace(raw, ground_truth=str(parsed.in_map_units(raw.ground_truth)))
+    elif answer_in_title_unit(raw.ground_truth, scene.title) is not None:  # "1 million lakh" on a map of ₹ lakh
+        raw = replace(raw, ground_truth=str(answer_in_title_unit(raw.ground_truth, scene.title)))
     v.params = {k: _jsonable(x) for k, x in parsed.params.items()}
     v.readings, v.notes = parsed.readings, list(parsed.notes)
     why = _not_asked(parsed, scene)
@@ -691,6 +693,8 @@ def _recheck_row(raw: RawQuestion, data: ImportedSet, scenes: dict[str, Scene], 
         verdict = _on_open_range(verdict, raw, on_published_ticks(data.specs[raw.map_ref]), aliases, templates)
     if verdict.verdict == "unparsed" and scene is not hatched.get(raw.map_ref):
         verdict = _on_class_span(verdict, raw, data.specs[raw.map_ref], aliases, templates)
+    if verdict.verdict == "disagree" and not published:
+        verdict = _on_answer_grid(verdict, raw, data.specs[raw.map_ref], aliases, templates)
     if raw.kind is not None:
         verdict = counterfactual_verdict(verdict, raw, data.specs[raw.map_ref], scene, aliases, templates)
     return verdict
@@ -826,6 +830,28 @@ def _on_implied_grid(v: Verdict, raw: RawQuestion, spec: MapSpec, aliases: Mapwi
     if again.verdict == "disagree":
         again.ambiguous("implied_tick_grid", f"{note}; on that grid the answer would disagree: {again.reason}")
     return again
+
+
+def _on_answer_grid(v: Verdict, raw: RawQuestion, spec: MapSpec, aliases: MapwiseAliases | None,
+                    templates: TemplateSet | None) -> Verdict:
+    """A continuous-map disagreement whose MAPWise answer is a tick interval of a finer nice grid than mapgen's
+    ticks ("2000 - 3000" on a bar mapgen ticks every 2,000): the published bar's ticks, which the metadata does not
+    record. Agreeing on that grid, it is ``bar_ticks_unknown``."""
+    legend = spec.legend
+    scale = legend.label_scale or 1.0
+    shown = implied_ticks(raw.ground_truth, legend.vmin * scale, legend.vmax * scale) \
+        if legend.kind == "continuous" else None
+    if shown is None:
+        return v
+    unit = "%" if legend.percent else ""
+    grid = with_ticks(spec, shown, [f"{t:,.10g}{unit}" for t in shown])
+    again = recheck_question(raw, with_mapwise_groups(build_scene(grid)), aliases, templates)
+    if again.verdict not in ("agree", "ambiguous"):
+        return v
+    how = "agrees on it" if again.verdict == "agree" else f"is not contradicted on it ({again.bucket})"
+    return v.ambiguous("bar_ticks_unknown", f"MAPWise's answer is a tick interval of a bar ticked every "
+                       f"{shown[1] - shown[0]:,.10g}{unit} and {how}; the published bar's ticks are not in the "
+                       f"metadata (mapgen's ticks give {v.our_answer!r})")
 
 
 _LOWER_WORDS, _HIGHER_WORDS = r"less|lower|smaller|below", r"greater|higher|more|larger|above"
