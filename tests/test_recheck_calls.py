@@ -112,3 +112,10 @@ def test_a_number_answer_with_the_maps_unit_word() -> None:
     """India 171_2C counts ₹ lakh: MAPWise's "1 million lakh" is the number 1M the question offers."""
     v = _verdict("india", 983)
     assert v.ground_truth == "1 million lakh" and v.verdict == "agree"
+
+
+def test_a_misspelt_name_in_the_answer() -> None:
+    """India 152_3D: MAPWise answers "Andhra Pradesh, Telanangana"."""
+    v = _verdict("india", 831)
+    assert v.ground_truth == "Andhra Pradesh, Telanangana" and v.verdict == "agree"
+    assert any("read as 'Andhra Pradesh, Telangana'" in n for n in v.notes)

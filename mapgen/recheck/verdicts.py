@@ -19,6 +19,7 @@ Verdicts (one per question):
 from __future__ import annotations
 
 import csv
+import difflib
 import io
 import math
 import re
@@ -53,6 +54,7 @@ from mapgen.recheck.calls import INSETS, closest_call, colour_kind_call, unseen_
 from mapgen.recheck.cfimport import UNKNOWN
 from mapgen.recheck.groups import with_groups, with_mapwise_groups
 from mapgen.recheck.importer import HATCHED_SPEC, ImportedSet, RawQuestion, read_csv_rows
+from mapgen.recheck.mentions import FUZZY_CUTOFF
 from mapgen.recheck.parse import Parsed, Unparsed, answer_in_title_unit, parse_question
 from mapgen.recheck.reasons import (
     AMBIGUOUS_BUCKETS,
@@ -392,6 +394,28 @@ def _layout_answer(parsed: Parsed, scene: Scene) -> Question | None:
         return None
 
 
+def answer_spelling(text: str, scene: Scene) -> str:
+    """MAPWise's answer with region names it misspells ("Telanangana") written as the map names them, by the
+    fuzzy match that reads misspelt names in questions (:data:`~mapgen.recheck.mentions.FUZZY_CUTOFF`)."""
+    names = {normalize_name(r.name): r.name for r in scene.regions.values()}
+    out = text
+    for part in _answer_names(text):
+        if len(part) < 5 or not part.replace(" ", "").isalpha() or _resolves(scene, part):
+            continue
+        hit = difflib.get_close_matches(normalize_name(part), list(names), n=1, cutoff=FUZZY_CUTOFF)
+        if hit:
+            out = out.replace(part, names[hit[0]])
+    return out
+
+
+def _resolves(scene: Scene, name: str) -> bool:
+    try:
+        scene.resolve(name)
+    except (UnknownNameError, ValueError, KeyError):
+        return False
+    return True
+
+
 def _answer_names(text: str) -> list[str]:
     import re
 
@@ -417,6 +441,11 @@ def recheck_question(
         raw = replace(raw, ground_truth=str(parsed.in_map_units(raw.ground_truth)))
     elif answer_in_title_unit(raw.ground_truth, scene.title) is not None:  # "1 million lakh" on a map of ₹ lakh
         raw = replace(raw, ground_truth=str(answer_in_title_unit(raw.ground_truth, scene.title)))
+    spelled = answer_spelling(raw.ground_truth, scene)
+    if spelled != raw.ground_truth:
+        parsed.notes.append(f"MAPWise's answer {raw.ground_truth!r} read as {spelled!r} (misspelt names)")
+    raw = replace(raw, ground_truth=spelled, verified=None if raw.verified is None else
+                  answer_spelling(raw.verified, scene))
     v.params = {k: _jsonable(x) for k, x in parsed.params.items()}
     v.readings, v.notes = parsed.readings, list(parsed.notes)
     why = _not_asked(parsed, scene)
