@@ -119,3 +119,11 @@ def test_a_misspelt_name_in_the_answer() -> None:
     v = _verdict("india", 831)
     assert v.ground_truth == "Andhra Pradesh, Telanangana" and v.verdict == "agree"
     assert any("read as 'Andhra Pradesh, Telangana'" in n for n in v.notes)
+
+
+def test_two_groups_sharing_a_head_word() -> None:
+    """India 152_3D: "east and northeast India" is East India and Northeast India (West Bengal shares Tamil
+    Nadu's class); read as Northeast India alone the answer was empty."""
+    v = _verdict("india", 833)
+    assert v.question == "Which state in east and northeast India has the same value to Tamil Nadu?"
+    assert (v.params["R"], v.verdict) == ("East India or Northeast India", "agree")
