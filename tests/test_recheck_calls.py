@@ -127,3 +127,12 @@ def test_two_groups_sharing_a_head_word() -> None:
     v = _verdict("india", 833)
     assert v.question == "Which state in east and northeast India has the same value to Tamil Nadu?"
     assert (v.params["R"], v.verdict) == ("East India or Northeast India", "agree")
+
+
+@pytest.mark.parametrize("row", [839, 922])
+def test_central_india_as_the_central_zonal_council(row: int) -> None:
+    """MAPWise's "Central India" answers fit the Central Zonal Council (with Uttar Pradesh and Uttarakhand), not
+    Madhya Pradesh and Chhattisgarh alone."""
+    v = _verdict("india", row)
+    assert "Central India" in v.question
+    assert (v.verdict, v.bucket) == ("ambiguous", "definition_dependent") and "Central Zonal Council" in v.reason

@@ -9,7 +9,9 @@ not a plain error (:func:`mapgen.recheck.verdicts.judgement_call` asks these on 
 - **Borders the image does not show** (:func:`unseen_call`): an inset's border with a country (Alaska, drawn away
   from Canada), a border only across a lake (Ohio and Pennsylvania with Canada, across Lake Erie), a border only at
   an enclave a few km² wide (Puducherry's Mahé in Kerala, Yanam in Andhra Pradesh), and union territories among
-  "states" (India): when MAPWise's answer agrees without them, the disagreement is theirs to define.
+  "states" (India): when MAPWise's answer agrees without them, the disagreement is theirs to define; likewise a
+  named group with another common definition (:data:`ALTERNATIVE_GROUPS`: Central India and the Central Zonal
+  Council).
 """
 
 from __future__ import annotations
@@ -49,6 +51,19 @@ ENCLAVE_BORDERS: dict[str, tuple[tuple[str, str], ...]] = {"india": (("KL", "PY"
 #: was a state).
 UNION_TERRITORIES: dict[str, frozenset[str]] = {
     "india": frozenset({"AN", "CH", "DN", "DD", "DH", "DL", "LD", "PY", "LA"})}
+
+
+#: Named groups with another common definition (India's zonal councils, States Reorganisation Act 1956, are the
+#: government's regions; "Central India" is often Madhya Pradesh and Chhattisgarh, the Central Zonal Council adds
+#: Uttar Pradesh and Uttarakhand).
+ALTERNATIVE_GROUPS: dict[str, dict[str, tuple[str, ...]]] = {"india": {
+    "Central India": ("Central Zonal Council",), "North India": ("Northern Zonal Council",),
+    "East India": ("Eastern Zonal Council",), "West India": ("Western Zonal Council",),
+    "South India": ("Southern Zonal Council",), "Northeast India": ("North Eastern Council",)}}
+
+
+#: Whether MAPWise's answer agrees with the question asked again on a scene (with other parameters, or None).
+Agrees = Callable[[Scene, "dict[str, Any] | None"], bool]
 
 
 # ---------------------------------------------------------------------------------------------- colours
@@ -113,7 +128,7 @@ def closest_call(q: Question, scene: Scene, text: str) -> tuple[str, str] | None
 # ---------------------------------------------------------------------------------------------- unseen borders
 
 
-def unseen_call(parsed: Parsed, scene: Scene, text: str, agrees: Callable[[Scene], bool]) -> tuple[str, str] | None:
+def unseen_call(parsed: Parsed, scene: Scene, text: str, agrees: Agrees) -> tuple[str, str] | None:
     """(bucket, why) when MAPWise's answer agrees once what the image does not show is left out (insets' and
     lake-only borders with a country, enclave borders, union territories among "states"); ``agrees`` asks the
     question again on a scene."""
@@ -122,45 +137,59 @@ def unseen_call(parsed: Parsed, scene: Scene, text: str, agrees: Callable[[Scene
         found = call(scene, groups, text, agrees)
         if found is not None:
             return found
+    return _alternative_call(parsed, scene, agrees)
+
+
+def _alternative_call(parsed: Parsed, scene: Scene, agrees: Agrees) -> tuple[str, str] | None:
+    """A named group with another common definition (:data:`ALTERNATIVE_GROUPS`) under which MAPWise's answer
+    agrees."""
+    for p in parsed.template.params:
+        if p.type != "RegionGroup":
+            continue
+        for other in ALTERNATIVE_GROUPS.get(scene.country, {}).get(str(parsed.params[p.name]), ()):
+            if other in scene.groups and agrees(scene, {**parsed.params, p.name: other}):
+                return "definition_dependent", (f"'{parsed.params[p.name]}' has another common definition, the "
+                                                f"{other} ({_names(scene, sorted(scene.group(other)))}), under which "
+                                                "MAPWise's answer agrees")
     return None
 
 
-def _foreign_call(scene: Scene, groups: list[str], text: str, agrees: Callable[[Scene], bool]
+def _foreign_call(scene: Scene, groups: list[str], text: str, agrees: Agrees
                   ) -> tuple[str, str] | None:
     """An inset's border with a country, or one only across a lake (with or without the inset)."""
     foreign = [g for g in groups if _kind(scene, g) == "foreign_border"]
     insets = sorted({c for g in foreign for c in scene.group(g) & _on_map(scene, INSETS.get(scene.country, ()))})
     water = sorted({c for g in foreign
                     for c in scene.group(g) & _on_map(scene, WATER_ONLY.get(scene.country, {}).get(g, ()))})
-    if insets and agrees(scene.without(insets)):
+    if insets and agrees(scene.without(insets), None):
         return "inset_position", (f"{_names(scene, insets)} drawn as an inset, away from the country it borders: the "
                                   f"border is not on the image; without it MAPWise's answer agrees")
     for left in ([water, insets + water] if water else []):
-        if agrees(scene.without(left)):
+        if agrees(scene.without(left), None):
             return "definition_dependent", (f"{_names(scene, left)} border the country only across a lake or as an "
                                             "inset (not on the image): whether that is bordering is a definition; "
                                             "without them MAPWise's answer agrees")
     return None
 
 
-def _enclave_call(scene: Scene, groups: list[str], text: str, agrees: Callable[[Scene], bool]
+def _enclave_call(scene: Scene, groups: list[str], text: str, agrees: Agrees
                   ) -> tuple[str, str] | None:
     """A border only at an enclave too small to see."""
     pairs = [(a, b) for a, b in (tuple(sorted(_on_map(scene, p))) for p in ENCLAVE_BORDERS.get(scene.country, ()))
              if b in scene.regions[a].neighbors]
-    if not pairs or not agrees(without_borders(scene, pairs)):
+    if not pairs or not agrees(without_borders(scene, pairs), None):
         return None
     shown = ", ".join(f"{scene.regions[a].name}-{scene.regions[b].name}" for a, b in pairs)
     return "illegible_region", (f"the answer depends on a border only at an enclave too small to see ({shown}); "
                                 "without it MAPWise's answer agrees")
 
 
-def _territory_call(scene: Scene, groups: list[str], text: str, agrees: Callable[[Scene], bool]
+def _territory_call(scene: Scene, groups: list[str], text: str, agrees: Agrees
                     ) -> tuple[str, str] | None:
     """Union territories in the group of a question about "states"."""
     territories = sorted({c for g in groups
                           for c in scene.group(g) & _on_map(scene, UNION_TERRITORIES.get(scene.country, ()))})
-    if not territories or not re.search(r"\bstates?\b", text, re.IGNORECASE) or not agrees(scene.without(territories)):
+    if not territories or not re.search(r"\bstates?\b", text, re.IGNORECASE) or not agrees(scene.without(territories), None):
         return None
     return "definition_dependent", (f"the union territories {_names(scene, territories)} are among the group's "
                                     "regions: whether 'states' takes them in is a definition; without them MAPWise's "

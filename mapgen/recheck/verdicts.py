@@ -343,9 +343,9 @@ def judgement_call(parsed: Parsed, q: Question, scene: Scene, theirs: str, text:
     if closest is not None:
         return closest
 
-    def agrees(other: Scene) -> bool:
+    def agrees(other: Scene, params: dict[str, Any] | None = None) -> bool:
         try:
-            again = ask(parsed.template, other, parsed.params)
+            again = ask(parsed.template, other, parsed.params if params is None else params)
         except (Unaskable, KeyError, ValueError):
             return False
         return compare_answer(again, theirs, parsed.yes_if)[0] == "agree"
