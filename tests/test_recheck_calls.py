@@ -136,3 +136,10 @@ def test_central_india_as_the_central_zonal_council(row: int) -> None:
     v = _verdict("india", row)
     assert "Central India" in v.question
     assert (v.verdict, v.bucket) == ("ambiguous", "definition_dependent") and "Central Zonal Council" in v.reason
+
+
+def test_union_territories_on_the_whole_map() -> None:
+    """India 162_1D: the southernmost "state" in a range is Puducherry, a union territory; Goa without it."""
+    v = _verdict("india", 883)
+    assert v.question == "Name the southernmost state in the range 29179.60 - 424062.80."
+    assert (v.verdict, v.bucket) == ("ambiguous", "definition_dependent") and "Puducherry" in v.reason

@@ -47,10 +47,9 @@ WATER_ONLY: dict[str, dict[str, frozenset[str]]] = {"usa": {"bordering Canada": 
 #: Borders only at an enclave too small to see on a country map (Puducherry's Mahé, 9 km², in Kerala; Yanam,
 #: 30 km², in Andhra Pradesh; ``data/atlas/borders_india.yaml`` lists them as borders).
 ENCLAVE_BORDERS: dict[str, tuple[tuple[str, str], ...]] = {"india": (("KL", "PY"), ("AP", "PY"))}
-#: Union territories (Constitution of India, First Schedule; MAPWise's maps predate 2019, when Jammu and Kashmir
-#: was a state).
-UNION_TERRITORIES: dict[str, frozenset[str]] = {
-    "india": frozenset({"AN", "CH", "DN", "DD", "DH", "DL", "LD", "PY", "LA"})}
+#: Union territories (Constitution of India, First Schedule, before 2019: MAPWise's maps draw Jammu and Kashmir
+#: whole, a state; Ladakh is its part there).
+UNION_TERRITORIES: dict[str, frozenset[str]] = {"india": frozenset({"AN", "CH", "DN", "DD", "DH", "DL", "LD", "PY"})}
 
 
 #: Named groups with another common definition (India's zonal councils, States Reorganisation Act 1956, are the
@@ -186,14 +185,14 @@ def _enclave_call(scene: Scene, groups: list[str], text: str, agrees: Agrees
 
 def _territory_call(scene: Scene, groups: list[str], text: str, agrees: Agrees
                     ) -> tuple[str, str] | None:
-    """Union territories in the group of a question about "states"."""
-    territories = sorted({c for g in groups
-                          for c in scene.group(g) & _on_map(scene, UNION_TERRITORIES.get(scene.country, ()))})
+    """Union territories in the group of a question about "states" (on the whole map when it names no group)."""
+    union = _on_map(scene, UNION_TERRITORIES.get(scene.country, ()))
+    territories = sorted({c for g in groups for c in scene.group(g) & union} if groups else union)
     if not territories or not re.search(r"\bstates?\b", text, re.IGNORECASE) or not agrees(scene.without(territories), None):
         return None
-    return "definition_dependent", (f"the union territories {_names(scene, territories)} are among the group's "
-                                    "regions: whether 'states' takes them in is a definition; without them MAPWise's "
-                                    "answer agrees")
+    where = "among the group's regions" if groups else "on the map"
+    return "definition_dependent", (f"the union territories {_names(scene, territories)} are {where}: whether "
+                                    "'states' takes them in is a definition; without them MAPWise's answer agrees")
 
 
 def _on_map(scene: Scene, codes: Iterable[str]) -> frozenset[str]:
