@@ -2,10 +2,13 @@
 re-check it, then print the parse rate and verdicts per country, which reader read each question (MAPWise
 wording rules or slot filling) and the per-template table of what stays unparsed, with the reasons.
 
-    python benchmarks/recheck_release.py [RELEASE_DIR] [--out DIR] [--markdown]
+    python benchmarks/recheck_release.py [RELEASE_DIR] [--out DIR] [--markdown] [--sample N [--seed S]]
 
 RELEASE_DIR defaults to ``../shared/reference/mapwise/release-text/dataset`` (no PNGs: no OCR). Prints JSON
 (``--markdown``: the tables as Markdown) and the wall-clock and CPU time of the import and of the re-check.
+``--sample N`` adds a seeded sample of N disagreements to judge by hand (countries in MAPWise's order USA, India,
+China, then by row; ``random.Random(S).sample``, S = 40 by default), each with the question, MAPWise's answer and
+verified answer, mapgen's answer and the deciding facts' values.
 """
 
 from __future__ import annotations
@@ -61,6 +64,24 @@ def figures(verdicts: list[Any]) -> dict[str, Any]:
     return out
 
 
+COUNTRY_ORDER = ("usa", "india", "china")
+
+
+def disagreement_sample(verdicts: list[Any], n: int, seed: int = 40) -> list[dict[str, Any]]:
+    """A seeded sample of ``n`` disagreements (countries in MAPWise's order, then by row), sorted the same way."""
+    import random
+
+    def key(v: Any) -> tuple[int, str, int]:
+        order = COUNTRY_ORDER.index(v.country) if v.country in COUNTRY_ORDER else len(COUNTRY_ORDER)
+        return order, v.country, v.row
+
+    pool = sorted((v for v in verdicts if v.verdict == "disagree"), key=key)
+    picked = sorted(random.Random(seed).sample(pool, min(n, len(pool))), key=key)
+    return [{"country": v.country, "row": v.row, "map": v.map_ref, "question": v.question,
+             "mapwise": v.ground_truth, "verified": v.verified, "mapgen": v.our_answer,
+             "values": {r["name"]: r.get("value") for r in v.facts.get("regions", [])}} for v in picked]
+
+
 def markdown(fig: dict[str, Any]) -> str:
     lines = ["| country | questions | parsed | agree | disagree | ambiguous | unparsed | read by slots |",
              "|---|---|---|---|---|---|---|---|"]
@@ -89,6 +110,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("release", nargs="?", type=Path, default=DEFAULT)
     ap.add_argument("--out", type=Path, default=None, help="keep the import here (default: a temporary folder)")
     ap.add_argument("--markdown", action="store_true")
+    ap.add_argument("--sample", type=int, default=0, help="a seeded sample of N disagreements to judge by hand")
+    ap.add_argument("--seed", type=int, default=40)
     args = ap.parse_args(argv)
     if not args.release.is_dir():
         print(f"no release text at {args.release} (../shared is absent?)", file=sys.stderr)
@@ -106,9 +129,16 @@ def main(argv: list[str] | None = None) -> int:
             verdicts += found
             wall, cpu = wall + w, cpu + c
     fig = figures(verdicts)
+    if args.sample:
+        fig["sample"] = disagreement_sample(verdicts, args.sample, args.seed)
     fig["runtime_s"] = {"import_wall": round(import_wall, 1), "import_cpu": round(import_cpu, 1),
                         "recheck_wall": round(wall, 1), "recheck_cpu": round(cpu, 1)}
-    print(markdown(fig) + f"\n\nruntime: {fig['runtime_s']}" if args.markdown else json.dumps(fig, indent=1))
+    if args.markdown:
+        sample = "".join(f"\n{d['country']}:{d['row']} | {d['question']} | MAPWise {d['mapwise']!r} | verified "
+                         f"{d['verified']!r} | mapgen {d['mapgen']!r}" for d in fig.get("sample", []))
+        print(markdown(fig) + f"\n\nruntime: {fig['runtime_s']}" + sample)
+    else:
+        print(json.dumps(fig, indent=1))
     return 0
 
 

@@ -428,6 +428,23 @@ def _unions(b: _Builder) -> None:
             first.value, first.text = name, f"{first.text} or {second.text}"
 
 
+def _shared_heads(b: _Builder, index: Index) -> None:
+    """"east and northeast India", "eastern and northeastern states": a word before "and"/"or" that names a group
+    with the next group's head ("east" + "India") is that group, and the phrase is the union of the two."""
+    for g in [m for m in b.out.items if m.kind == "group"]:
+        said = g.text.split()
+        s = g.start
+        if s < 2 or len(said) < 2 or b.words[s - 1] not in ("and", "or") or s - 2 in b.used:
+            continue
+        hit = index.phrases.get(" ".join([b.words[s - 2], *said[1:]]))
+        if hit is None or hit[0] != "group" or hit[1] == g.value:
+            continue
+        members = _members(b.scene, hit[1], b.out) | _members(b.scene, g.value, b.out)
+        name = b.derived(f"{hit[1]} or {g.value}", members, "union", f"the union of {hit[1]} and {g.value}")
+        b.used.update((s - 2, s - 1))
+        g.value, g.text, g.start = name, " ".join(b.words[s - 2:s] + said), s - 2
+
+
 def _members(scene: Scene, name: str, out: Mentions) -> frozenset[str]:
     if name in out.groups:
         return out.groups[name].members
@@ -547,6 +564,7 @@ def read_mentions(question: str, scene: Scene, index: Index) -> Mentions:
             b.used.add(i)
     _word_mentions(b)
     _of_groups(b)
+    _shared_heads(b, index)
     _unions(b)
     _unread_groups(b)
     _neighbours(b, neighbours)

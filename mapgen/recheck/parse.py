@@ -104,6 +104,24 @@ NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
 TITLE_UNITS = {"hundred": 1e2, "thousand": 1e3, "lakh": 1e5, "million": 1e6, "crore": 1e7, "billion": 1e9}
 
 
+#: Indian numbering written out after a number: "10 lakh crore" = 10 × 10^5 × 10^7 (rupees).
+INDIAN_WORDS = {"lakh crore": 1e12, "lakh": 1e5, "crore": 1e7, "cr": 1e7}
+_INDIAN = re.compile(r"(?P<n>-?\d[\d,]*(?:\.\d+)?)\s*(?P<w>lakh\s+crores?|lakhs?|crores?|cr)\b", re.IGNORECASE)
+
+
+def indian_numbers(text: str) -> tuple[str, bool]:
+    """``text`` with numbers written in lakh and crore spelled in digits ("0.5 lakh crore" → "50000000000"), and
+    whether there were any."""
+
+    def plain(m: re.Match[str]) -> str:
+        word = re.sub(r"s\b", "", " ".join(m["w"].lower().split()))
+        value = float(m["n"].replace(",", "")) * INDIAN_WORDS[word]
+        return f"{value:f}".rstrip("0").rstrip(".")
+
+    out, n = _INDIAN.subn(plain, text)
+    return out, n > 0
+
+
 def title_units(title: str) -> dict[str, float]:
     """The scaling units named in the parenthesised parts of a map title (``"… (₹ Lakh) - 2008-09"`` →
     ``{"lakh": 1e5}``; ``"(10000 persons)"`` → ``{"10000": 1e4}``); plural forms count."""
@@ -115,6 +133,16 @@ def title_units(title: str) -> dict[str, float]:
             elif re.fullmatch(r"10+", word):
                 out[word] = float(word)
     return out
+
+def answer_in_title_unit(answer: str, title: str) -> str | None:
+    """A number answer written with the map's own unit word ("1 million lakh" on a map counting ₹ lakh) as that
+    number in the map's units ("1000000"); None for any other answer."""
+    units = title_units(title)
+    m = re.fullmatch(rf"\s*(-?\d[\d,.]*\s*[a-z]*)\s+(?:{'|'.join(map(re.escape, units))})s?\s*", str(answer),
+                     re.IGNORECASE) if units else None
+    value = parse_number(_clean_number_text(m[1]).replace(" ", "")) if m else None
+    return None if value is None else f"{value:.10g}"
+
 
 _STATES = r"(?:states?|provinces?|regions?|union territor(?:y|ies))"
 _PREP = (r"(?:in|on|along|among|amongst|bordering|of|located|to|that|where|around|near|which|from|within|sharing|"
@@ -314,7 +342,7 @@ class Resolver:
         ranked = self._ranked_class(t, text)
         if ranked is not None:
             return ranked
-        wanted = find_range(_clean_number_text(t))
+        wanted = find_range(_clean_number_text(indian_numbers(t)[0]))
         if wanted is None:
             raise ParseError(f"'{text}' is not a legend range")
         wanted, shown, how = self._range_in_title_unit(wanted, t)
@@ -362,10 +390,17 @@ class Resolver:
     def number(self, text: str) -> float:
         """A number as written (units applied) in the map's value units; a number far off the bar is read in the
         title's unit when exactly that puts it on the bar (else refused: units unclear)."""
-        value = parse_number(_clean_number_text(text).replace(" ", ""))
+        plain, indian = indian_numbers(text)
+        value = parse_number(_clean_number_text(plain).replace(" ", ""))
         if value is None:
             raise ParseError(f"'{text}' is not a number")
-        if not self._on_bar(value):
+        if indian and len(self.units) == 1 and not self._on_bar(value):
+            (unit, factor), = self.units.items()  # rupees written in lakh/crore on a map counting the title's unit
+            value /= factor
+            self.notes.append(f"'{text.strip()}' (Indian numbering) in the title's unit {unit} = {factor:g}: "
+                              f"{self._display(value)}")
+            self.spoken[" ".join(text.lower().split())] = value / (self.scene.legend.label_scale or 1.0)
+        elif not self._on_bar(value):
             unit, factor = self._unit_for([value], text)
             value /= factor
             self.notes.append(f"'{text.strip()}' read in the title's unit {unit} = {factor:g}: {self._display(value)}")

@@ -31,11 +31,14 @@ AMBIGUOUS_BUCKETS: dict[str, str] = {
     "no_data": "a region the question names has no value, or the question has an answer once the regions without "
                "a value (N/A) are left off the map",
     "beyond_ticks": "a value lies beyond the colour bar's labelled ticks: no legend range holds it",
-    "illegible_region": "the answer depends on a region too small to read",
+    "illegible_region": "the answer depends on a region too small to read, or on a border only at an enclave a few km² "
+                        "wide",
     "contested_border": "the answer depends on a contested border",
     "region_layout": "the answer depends on the regions derived for MAPWise's 2014-2019 India layout",
     "undefined_group": "a group the question derives (\"states south of X\") has no agreed definition",
-    "definition_dependent": "the answer depends on a definition (one hue or several, N/A as a category)",
+    "definition_dependent": "the answer depends on a definition (one hue or several, N/A as a category, a border only "
+                            "across a lake, union territories among 'states', a named group's other common "
+                            "definition)",
     "false_premise": "a region the question names is outside the set the template asks about (not a neighbour, "
                      "not in the group)",
     "number_inside_class": "the number N lies inside a legend class: regions of that class cannot be placed against it",
@@ -44,7 +47,8 @@ AMBIGUOUS_BUCKETS: dict[str, str] = {
     "bar_ends_by_eye": "MAPWise's range is within the reading tolerance of mapgen's (bar ends read by eye)",
     "bar_ticks_unknown": "MAPWise's answer uses the published bar's ticks, which the metadata does not record",
     "implied_tick_grid": "judged on a tick grid the question implies (not read from the image): would disagree",
-    "inset_position": "a region drawn as an inset: its place on the image is not its geographic position",
+    "inset_position": "a region drawn as an inset: its place on the image is not its geographic position, nor is its "
+                      "border with a country drawn",
     "counterfactual_by_design": "the counterfactual kind's values are in the image only (jumbled values)",
     "names_not_established": "the name printed on a shape is not established from MAPWise's files",
     "no_gold_answer": "MAPWise gives no answer",

@@ -213,7 +213,7 @@ def _legend_class(f: _Fill, p: Param) -> Any:
 
 def _shared_unit(low: str, high: str) -> str:
     """"14 - 16m" is 14m-16m: a unit written once after a range's upper end applies to both ends."""
-    unit = re.search(r"[a-z%]+$", high.strip())
+    unit = re.search(r"(?:lakh\s+crore|[a-z%]+)$", high.strip())
     if unit and not re.search(r"[a-z%]$", low.strip()):
         low = low.strip() + unit[0]
     return f"{low} - {high}"

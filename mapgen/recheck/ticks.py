@@ -76,7 +76,22 @@ def _ocr_words(image: Any, left: int, config: str) -> list[_Word]:
     from PIL import Image
 
     big = image.resize((image.width * SCALE, image.height * SCALE), Image.Resampling.LANCZOS)
-    data = pytesseract.image_to_data(big, output_type=pytesseract.Output.DICT, config=config)
+    return _words(pytesseract.image_to_data(big, output_type=pytesseract.Output.DICT, config=config), left)
+
+
+def _ink_words(image: Any, left: int, config: str) -> list[_Word]:
+    """The words OCR reads on the labels' dark ink alone (for a crop whose paper and pale bar leave tesseract's own
+    threshold between the two: a bar cut below its dark end)."""
+    import pytesseract
+    from PIL import Image
+
+    ink = image.point(lambda v: 0 if v < INK else 255)
+    big = ink.resize((image.width * SCALE, image.height * SCALE), Image.Resampling.LANCZOS)
+    return _words(pytesseract.image_to_data(big, output_type=pytesseract.Output.DICT, config=config), left)
+
+
+def _words(data: dict[str, list[Any]], left: int) -> list[_Word]:
+    """The numeric words of a tesseract ``image_to_data`` result read with confidence, in image pixels."""
     words = []
     for i, text in enumerate(data["text"]):
         value = _number(text)
@@ -85,6 +100,25 @@ def _ocr_words(image: Any, left: int, config: str) -> list[_Word]:
         words.append(_Word(text.strip(), value, left + data["left"][i] // SCALE,
                            (data["top"][i] + data["height"][i] / 2) / SCALE, data["height"][i] / SCALE))
     return words
+
+
+def _merged(words: list[_Word], more: list[_Word]) -> list[_Word]:
+    """``words`` and the words of another pass that stand where none of them does."""
+    return words + [w for w in more if not any(abs(w.y - o.y) <= STEP_PX_TOL and abs(w.x - o.x) <= COLUMN_PX
+                                                  for o in words)]
+
+
+def _missed(gray: Any, col: list[_Word]) -> bool:
+    """Whether label ink stands halfway between two labels read (a label OCR dropped: single digits between
+    decimals, "1" between "0.5" and "1.5")."""
+    for a, b in zip(col, col[1:]):
+        mid, half = (a.y + b.y) / 2, a.height / 2
+        if b.y - a.y < 3 * a.height:
+            continue  # labels too close for one to hide between them
+        box = gray.crop((a.x, int(mid - half), a.x + int(3 * a.height), int(mid + half) + 1))
+        if box.getextrema()[0] < INK:
+            return True
+    return False
 
 
 def _column(words: list[_Word]) -> list[_Word]:
@@ -151,6 +185,12 @@ def _extend(gray: Any, col: list[_Word], step: float, px: float) -> list[_Word]:
     return out
 
 
+#: OCR passes, in turn until the labels read form one evenly stepped column with no label left between two:
+#: the grey image in sparse-text mode; the labels' ink alone (a crop with no dark bar end leaves tesseract's own
+#: threshold between paper and bar); the ink as one block of text (single digits, which sparse mode drops).
+PASSES: tuple[tuple[Any, int], ...] = ((_ocr_words, 11), (_ink_words, 11), (_ink_words, 6))
+
+
 @memo(1024)
 def read_colorbar_ticks(path: str | Path) -> PublishedTicks | None:
     """The tick labels of the colour bar in the PNG at ``path`` (lowest first), or None (no OCR, no readable
@@ -162,9 +202,15 @@ def read_colorbar_ticks(path: str | Path) -> PublishedTicks | None:
     gray = Image.open(path).convert("L")
     left = int(gray.width * 0.8)
     config = f"--psm 11 -c tessedit_char_whitelist={WHITELIST}"
-    col = _column(_ocr_words(gray.crop((left, 0, gray.width, gray.height)), left, config))
-    even = _even(col)
-    if even is None:
+    strip = gray.crop((left, 0, gray.width, gray.height))
+    words: list[_Word] = []
+    for read, psm in PASSES:
+        words = _merged(words, read(strip, left, config.replace("--psm 11", f"--psm {psm}")))
+        col = _column(words)
+        even = _even(col)
+        if even is not None and not _missed(gray, col):
+            break
+    else:
         return None
     col = _extend(gray, col, *even)
     if len(col) < MIN_LABELS:

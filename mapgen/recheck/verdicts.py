@@ -19,6 +19,7 @@ Verdicts (one per question):
 from __future__ import annotations
 
 import csv
+import difflib
 import io
 import math
 import re
@@ -38,7 +39,6 @@ from mapgen.legend import relative_luminance
 from mapgen.legend.grammar import find_range
 from mapgen.mapwise.aliases import MapwiseAliases, load_aliases
 from mapgen.questions import (
-    SINGLE_HUE_MAX_SPREAD,
     Question,
     Reading,
     TemplateSet,
@@ -50,10 +50,12 @@ from mapgen.questions import (
     source_domain,
     trace,
 )
+from mapgen.recheck.calls import INSETS, closest_call, colour_kind_call, unseen_call
 from mapgen.recheck.cfimport import UNKNOWN
 from mapgen.recheck.groups import with_groups, with_mapwise_groups
 from mapgen.recheck.importer import HATCHED_SPEC, ImportedSet, RawQuestion, read_csv_rows
-from mapgen.recheck.parse import Parsed, Unparsed, parse_question
+from mapgen.recheck.mentions import FUZZY_CUTOFF
+from mapgen.recheck.parse import Parsed, Unparsed, answer_in_title_unit, parse_question
 from mapgen.recheck.reasons import (
     AMBIGUOUS_BUCKETS,
     at_precision,
@@ -64,6 +66,7 @@ from mapgen.recheck.reasons import (
     legend_precision,
 )
 from mapgen.recheck.slots import read_by_slots
+from mapgen.recheck.spans import Span, class_span, merged_classes, span_label
 from mapgen.scene import Scene, build_scene
 from mapgen.spec import MapSpec, make_hatched
 
@@ -320,29 +323,36 @@ def compare_answer(q: Question, theirs: str, yes_if: str | None = None) -> tuple
     return ("agree" if ok else "disagree"), metrics, ""
 
 
-#: Regions drawn as insets (their place on the image is not their geographic position).
-INSETS: dict[str, frozenset[str]] = {"usa": frozenset({"AK", "HI"})}
-#: Hue spreads (degrees) this close to the engine's one-hue threshold are a judgement call.
-HUE_BAND = (20.0, 60.0)
 _DIRECTION_TEMPLATES = {"direction_local_extreme", "is_direction_local_extreme", "direction_extreme_in_range",
                          "direction_extreme_category", "direction_local_extreme_count"}
 
 
-def judgement_call(parsed: Parsed, q: Question, scene: Scene, theirs: str) -> tuple[str, str] | None:
+def judgement_call(parsed: Parsed, q: Question, scene: Scene, theirs: str, text: str = "") -> tuple[str, str] | None:
     """(bucket, why) when a disagreement is really a matter of definition or perception (None when it is a plain
-    error)."""
+    error); ``text``: the question as MAPWise wrote it."""
     tid = parsed.template_id
     if tid == "legend_class_count" and scene.legend_facts.has_na:
         n = _int(theirs)
         if n is not None and n == int(q.answer) + 1:
             return "definition_dependent", "MAPWise counts the N/A legend entry as a category"
     if tid == "legend_colour_kind":
-        spread = hue_spread(c.color for c in scene.legend.classes) if scene.map_type == "discrete" else \
-            hue_spread(scene.legend.colors)
-        if HUE_BAND[0] <= spread <= HUE_BAND[1]:
-            return "definition_dependent", f"hue spread {spread:.0f}° is close to the {SINGLE_HUE_MAX_SPREAD:.0f}° line between one hue and several"
+        return colour_kind_call(scene)
     if q.answer_type == "range" and scene.map_type == "continuous" and _within_tolerance(q, scene, theirs):
         return "bar_ends_by_eye", "MAPWise's range is within the perceptual tolerance τ of ours (colour-bar ends read by eye)"
+    closest = closest_call(q, scene, text)
+    if closest is not None:
+        return closest
+
+    def agrees(other: Scene, params: dict[str, Any] | None = None) -> bool:
+        try:
+            again = ask(parsed.template, other, parsed.params if params is None else params)
+        except (Unaskable, KeyError, ValueError):
+            return False
+        return compare_answer(again, theirs, parsed.yes_if)[0] == "agree"
+
+    unseen = unseen_call(parsed, scene, text, agrees)
+    if unseen is not None:
+        return unseen
     if tid in _DIRECTION_TEMPLATES:
         insets = INSETS.get(scene.country, frozenset())
         involved = set(_codes_in(scene, parsed, [*_answer_names(theirs), str(q.answer)]))
@@ -384,6 +394,28 @@ def _layout_answer(parsed: Parsed, scene: Scene) -> Question | None:
         return None
 
 
+def answer_spelling(text: str, scene: Scene) -> str:
+    """MAPWise's answer with region names it misspells ("Telanangana") written as the map names them, by the
+    fuzzy match that reads misspelt names in questions (:data:`~mapgen.recheck.mentions.FUZZY_CUTOFF`)."""
+    names = {normalize_name(r.name): r.name for r in scene.regions.values()}
+    out = text
+    for part in _answer_names(text):
+        if len(part) < 5 or not part.replace(" ", "").isalpha() or _resolves(scene, part):
+            continue
+        hit = difflib.get_close_matches(normalize_name(part), list(names), n=1, cutoff=FUZZY_CUTOFF)
+        if hit:
+            out = out.replace(part, names[hit[0]])
+    return out
+
+
+def _resolves(scene: Scene, name: str) -> bool:
+    try:
+        scene.resolve(name)
+    except (UnknownNameError, ValueError, KeyError):
+        return False
+    return True
+
+
 def _answer_names(text: str) -> list[str]:
     import re
 
@@ -407,6 +439,13 @@ def recheck_question(
     v.template_id, v.mapwise_template = parsed.template_id, parsed.mapwise
     if parsed.in_map_units(raw.ground_truth) is not None:  # "800B" when the question read 800B in the title's unit
         raw = replace(raw, ground_truth=str(parsed.in_map_units(raw.ground_truth)))
+    elif answer_in_title_unit(raw.ground_truth, scene.title) is not None:  # "1 million lakh" on a map of ₹ lakh
+        raw = replace(raw, ground_truth=str(answer_in_title_unit(raw.ground_truth, scene.title)))
+    spelled = answer_spelling(raw.ground_truth, scene)
+    if spelled != raw.ground_truth:
+        parsed.notes.append(f"MAPWise's answer {raw.ground_truth!r} read as {spelled!r} (misspelt names)")
+    raw = replace(raw, ground_truth=spelled, verified=None if raw.verified is None else
+                  answer_spelling(raw.verified, scene))
     v.params = {k: _jsonable(x) for k, x in parsed.params.items()}
     v.readings, v.notes = parsed.readings, list(parsed.notes)
     why = _not_asked(parsed, scene)
@@ -505,10 +544,27 @@ def _at_legend_precision(v: Verdict, parsed: Parsed, scene: Scene) -> Question |
                            f"values involved are closer than the reading tolerance (τ = {tau}) but apart at the "
                            "precision the colour bar prints")
             return q
+    beyond = _number_beyond_ticks(parsed, scene)
+    if beyond:
+        v.ambiguous("beyond_ticks", beyond)
+        return None
     v.ambiguous("near_tie", f"a near tie: the values involved are closer than the legend's printed precision "
                             f"{shown} (τ = {tau})" if shown else f"a near tie within τ = {tau} (the bar prints no "
                             "numbers)")
     return None
+
+
+def _number_beyond_ticks(parsed: Parsed, scene: Scene) -> str | None:
+    """Why a continuous-map question with a number beyond the colour bar's labelled ticks is not asked (the engine
+    places no number off the bar), or None."""
+    ticks = scene.legend.ticks
+    numbers = [parsed.params[p.name] for p in parsed.template.params if p.type == "Number"]
+    off = [x for x in numbers if ticks and isinstance(x, float) and not ticks[0] <= x <= ticks[-1]]
+    if not off:
+        return None
+    shown = _display(scene, off[0])
+    return (f"the number {shown:,.10g} lies beyond the colour bar's labelled ticks ({scene.legend.tick_labels[0]} to "
+            f"{scene.legend.tick_labels[-1]}): the engine places no number off the bar")
 
 
 def _not_asked(parsed: Parsed, scene: Scene) -> tuple[str, str] | None:
@@ -598,7 +654,7 @@ def _second_look(v: Verdict, parsed: Parsed, q: Question, scene: Scene, raw: Raw
                  published: bool = False) -> None:
     """Turn a disagreement into ambiguous (judgement call, layout) or agree (MAPWise's India layout); with the
     published bar's ticks known, its first-to-last tick is a fact, not a judgement call."""
-    call = judgement_call(parsed, q, scene, raw.ground_truth)
+    call = judgement_call(parsed, q, scene, raw.ground_truth, raw.question)
     ends = None if published or call else bar_ends_call(parsed, scene, raw.ground_truth)
     if call is not None or ends:
         bucket, text = call if call is not None else ("bar_ticks_unknown", str(ends))
@@ -664,6 +720,10 @@ def _recheck_row(raw: RawQuestion, data: ImportedSet, scenes: dict[str, Scene], 
         verdict = _on_contradictory(verdict, raw, scene, aliases, templates)
     if verdict.verdict == "unparsed" and scene is not hatched.get(raw.map_ref):
         verdict = _on_open_range(verdict, raw, on_published_ticks(data.specs[raw.map_ref]), aliases, templates)
+    if verdict.verdict == "unparsed" and scene is not hatched.get(raw.map_ref):
+        verdict = _on_class_span(verdict, raw, data.specs[raw.map_ref], aliases, templates)
+    if verdict.verdict == "disagree" and not published:
+        verdict = _on_answer_grid(verdict, raw, data.specs[raw.map_ref], aliases, templates)
     if raw.kind is not None:
         verdict = counterfactual_verdict(verdict, raw, data.specs[raw.map_ref], scene, aliases, templates)
     return verdict
@@ -801,6 +861,28 @@ def _on_implied_grid(v: Verdict, raw: RawQuestion, spec: MapSpec, aliases: Mapwi
     return again
 
 
+def _on_answer_grid(v: Verdict, raw: RawQuestion, spec: MapSpec, aliases: MapwiseAliases | None,
+                    templates: TemplateSet | None) -> Verdict:
+    """A continuous-map disagreement whose MAPWise answer is a tick interval of a finer nice grid than mapgen's
+    ticks ("2000 - 3000" on a bar mapgen ticks every 2,000): the published bar's ticks, which the metadata does not
+    record. Agreeing on that grid, it is ``bar_ticks_unknown``."""
+    legend = spec.legend
+    scale = legend.label_scale or 1.0
+    shown = implied_ticks(raw.ground_truth, legend.vmin * scale, legend.vmax * scale) \
+        if legend.kind == "continuous" else None
+    if shown is None:
+        return v
+    unit = "%" if legend.percent else ""
+    grid = with_ticks(spec, shown, [f"{t:,.10g}{unit}" for t in shown])
+    again = recheck_question(raw, with_mapwise_groups(build_scene(grid)), aliases, templates)
+    if again.verdict not in ("agree", "ambiguous"):
+        return v
+    how = "agrees on it" if again.verdict == "agree" else f"is not contradicted on it ({again.bucket})"
+    return v.ambiguous("bar_ticks_unknown", f"MAPWise's answer is a tick interval of a bar ticked every "
+                       f"{shown[1] - shown[0]:,.10g}{unit} and {how}; the published bar's ticks are not in the "
+                       f"metadata (mapgen's ticks give {v.our_answer!r})")
+
+
 _LOWER_WORDS, _HIGHER_WORDS = r"less|lower|smaller|below", r"greater|higher|more|larger|above"
 _TWO_WAYS = re.compile(rf"\b(?P<a>{_LOWER_WORDS}|{_HIGHER_WORDS})\s+(?P<b>{_LOWER_WORDS}|{_HIGHER_WORDS})\s+than\b",
                        re.IGNORECASE)
@@ -839,12 +921,14 @@ def open_range_ticks(text: str, shown: Sequence[float], vmin: float, vmax: float
     """The colour bar re-ticked so that an open range ("above 20000", "< 1M", "30 and below"; display units) is
     one tick interval: its threshold becomes a tick and the interval runs to the first tick of the bar's grid at
     least half a tick step beyond the data (``precision``, the finest digit the bar prints, is the step of a bar
-    with one tick). Returns (ticks, the interval), or None when ``text`` is no open range or its threshold lies
-    off the data range."""
+    with one tick); a closed range that is no tick interval ("140-170" on a bar ticked every 20) gets both its ends
+    as ticks. Returns (ticks, the interval), or None when ``text`` is no range or it lies off the data range."""
     wanted = find_range(re.sub(r"(?<=\d),(?=\d)", "", text))
-    if wanted is None or (wanted[0] is None) == (wanted[1] is None) or not shown or not precision > 0:
+    if wanted is None or wanted == (None, None) or not shown or not precision > 0:
         return None
     step = shown[1] - shown[0] if len(shown) > 1 and shown[1] > shown[0] else precision
+    if wanted[0] is not None and wanted[1] is not None:
+        return _closed_ticks(float(wanted[0]), float(wanted[1]), shown, vmin, vmax, step)
     eps = 1e-9 * step
     if wanted[0] is not None:
         x = float(wanted[0])
@@ -853,6 +937,17 @@ def open_range_ticks(text: str, shown: Sequence[float], vmin: float, vmax: float
     x = float(wanted[1])  # type: ignore[arg-type]
     bottom = shown[0] - step * max(0, math.ceil((shown[0] - vmin + step / 2) / step - 1e-9))
     return ([bottom, x] + [t for t in shown if t > x + eps], (bottom, x)) if vmin < x < vmax else None
+
+
+def _closed_ticks(lo: float, hi: float, shown: Sequence[float], vmin: float, vmax: float, step: float
+                  ) -> tuple[list[float], tuple[float, float]] | None:
+    """A closed range off the ticks ("140-170" on a bar ticked every 20): both ends become ticks (None when it is
+    a tick interval already, empty, or off the data)."""
+    eps = 1e-9 * step
+    on_ticks = all(any(abs(t - end) <= eps for t in shown) for end in (lo, hi))
+    if on_ticks or not (lo < hi and vmin < hi and lo < vmax):
+        return None
+    return [t for t in shown if t < lo - eps] + [lo, hi] + [t for t in shown if t > hi + eps], (lo, hi)
 
 
 def _on_open_range(v: Verdict, raw: RawQuestion, spec: MapSpec, aliases: MapwiseAliases | None,
@@ -864,7 +959,7 @@ def _on_open_range(v: Verdict, raw: RawQuestion, spec: MapSpec, aliases: Mapwise
     legend = spec.legend
     if m is None or legend.kind != "continuous":
         return v
-    said = re.search(re.escape(m.group(1)).replace(r"\ ", r"\s*"), raw.question, re.IGNORECASE)
+    said = _said_range(m.group(1), raw.question)
     scale = legend.label_scale or 1.0
     shown = [t * scale for t in legend.ticks]
     step = min((p for p in map(label_precision, legend.tick_labels) if p), default=0.0)
@@ -882,9 +977,70 @@ def _on_open_range(v: Verdict, raw: RawQuestion, spec: MapSpec, aliases: Mapwise
     if again.verdict == "unparsed":
         return v
     again.question = raw.question
-    again.notes.append(f"open range '{said.group()}' read as the tick interval {closed} of the bar re-ticked at "
-                       f"{(lo if hi >= legend.vmax * scale else hi):,.10g}{unit} (the interval reaches the bar's end)")
+    ends = f"{lo:,.10g}{unit} and {hi:,.10g}{unit}" if closed_range(m.group(1)) else \
+        f"{(lo if hi >= legend.vmax * scale else hi):,.10g}{unit} (the interval reaches the bar's end)"
+    again.notes.append(f"{'range' if closed_range(m.group(1)) else 'open range'} '{said.group()}' read as the tick "
+                       f"interval {closed} of the bar re-ticked at {ends}")
     return again
+
+
+def _said_range(text: str, question: str) -> re.Match[str] | None:
+    """Where ``question`` writes the range the reader read as ``text`` (as written, or a closed range written
+    another way: "3M and 5M" for '3m - 5m')."""
+    said = re.search(re.escape(text).replace(r"\ ", r"\s*"), question, re.IGNORECASE)
+    wanted = closed_range(text)
+    if said is not None or wanted is None:
+        return said
+    for m in _CLOSED_SAID.finditer(question):
+        unit = re.search(r"[a-zA-Z%]+$", m["b"])
+        low = m["a"] + (unit[0] if unit and not re.search(r"[a-zA-Z%]$", m["a"]) else "")
+        if closed_range(f"{low} - {m['b']}") == wanted:
+            return m
+    return None
+
+
+_CLOSED_SAID = re.compile(r"(?P<a>-?\d[\d,]*(?:\.\d+)?\s*[a-zA-Z%]*)\s*(?:-|–|to|and)\s*"
+                          r"(?P<b>-?\d[\d,]*(?:\.\d+)?\s*[a-zA-Z%]*)")
+_CLASS_SPAN = re.compile(r"range '([^']+)' is not a legend range of this map \(classes")
+
+
+def _on_class_span(v: Verdict, raw: RawQuestion, spec: MapSpec, aliases: MapwiseAliases | None,
+                   templates: TemplateSet | None) -> Verdict:
+    """Re-check a discrete-map question whose range is no one class ("the range >200k", "higher than 1004.5", a
+    range over two classes) on the map with the classes it holds drawn as one, labelled as the question writes
+    it (:mod:`mapgen.recheck.spans`). A range that cuts a class is read twice, with the classes wholly inside it
+    and with every class it touches: the same answer is judged, different answers are ``number_inside_class``."""
+    m = _CLASS_SPAN.search(v.reason or "")
+    span = class_span(m.group(1), spec) if m else None
+    if m is None or span is None:
+        return v
+    text = m.group(1)
+    label = span_label(text, spec.legend.percent)
+    found = [recheck_question(raw, with_mapwise_groups(build_scene(merged_classes(spec, *run, label))), aliases,
+                              templates) for run in dict.fromkeys((span.inner, span.outer)) if run]
+    if any(f.verdict == "unparsed" for f in found):
+        return v
+    return _span_verdict(text, span, found, [c.label for c in spec.legend.classes])
+
+
+def _span_verdict(text: str, span: Span, found: list[Verdict], labels: list[str]) -> Verdict:
+    """The verdict on a range read on merged classes: on the classes wholly inside it, with a note, when it cuts
+    no class or the answer is the same with the cut classes; else ``number_inside_class``."""
+    first, last = found[0], found[-1]
+    if span.clean:
+        first.notes.append(f"range '{text}' read as the classes {' + '.join(labels[span.outer[0]:span.outer[1] + 1])} "
+                           "taken together (the legend prints no one class for it)")
+        return first
+    cut = [labels[i] for i in range(span.outer[0], span.outer[1] + 1)
+           if span.inner is None or not span.inner[0] <= i <= span.inner[1]]
+    if len(found) == 2 and (first.our_answer, first.verdict) == (last.our_answer, last.verdict):
+        first.notes.append(f"range '{text}' cuts the class {', '.join(cut)}; the same answer with or without it")
+        return first
+    answers = [repr(f.our_answer) if f.verdict in ("agree", "disagree") else "no answer" for f in found]
+    within = f"on the classes wholly inside it: {answers[0]}; " if span.inner else ""
+    return last.ambiguous("number_inside_class", f"the range '{text}' cuts the class{'es' if len(cut) > 1 else ''} "
+                          f"{', '.join(cut)}: {'their' if len(cut) > 1 else 'its'} regions cannot be placed against it "
+                          f"({within}with the cut classes: {answers[-1]})")
 
 
 # ---------------------------------------------------------------------------------------------- outputs
