@@ -27,11 +27,12 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
-from functools import cache, partial
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mapgen.build.unit import Unit, run_unit
+from mapgen.caches import memo
 from mapgen.config import BuildConfig
 from mapgen.errors import BuildError
 from mapgen.files import held_lock
@@ -127,7 +128,7 @@ def folder_lock(folder: Path) -> Iterator[None]:
         yield
 
 
-@cache
+@memo(1)
 def _die_with_build_plugin() -> type:
     """The worker plugin class of the build's LocalCluster (defined on first use: dask.distributed is imported
     only when the Dask executor runs)."""
