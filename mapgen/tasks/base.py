@@ -169,6 +169,12 @@ class Task(ABC):
     def gold(self, image: ImageContext) -> list[Record]:
         """The gold records of one rendered image (each with ``question_id``, ``map_id`` and ``image.meta``)."""
 
+    selection_fields: tuple[str, ...] | None = None
+    """The record fields :meth:`select` reads: the build then keeps only these of each candidate (and
+    :meth:`select` gets read-only mappings holding just them; the records it returns are matched back to the full
+    ones by :func:`record_id`). ``None``: :meth:`select` gets whole records. Unused when :meth:`select` is not
+    overridden (every record is kept, streamed from the units)."""
+
     def select(self, records: list[Record], config: BuildConfig) -> list[Record]:
         """The records the benchmark keeps of every image's (all of them)."""
         return records

@@ -45,6 +45,8 @@ class VqaTask(Task):
     label = "VQA"
     noun = "questions"
     baselines = ("random", "prior")
+    selection_fields = ("question_id", "template_id", "answer_type", "answer", "variant", "map_id", "country",
+                        "split")
 
     @property
     def metrics(self) -> tuple[Metric, ...]:  # type: ignore[override]
@@ -57,7 +59,7 @@ class VqaTask(Task):
         return balance_set(records, config)
 
     def counts(self, records: Sequence[Record]) -> dict[str, Any]:
-        return question_counts(list(records))
+        return question_counts(records)
 
     def records(self, bench: Benchmark) -> list[Record]:
         return bench.question_records
