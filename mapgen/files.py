@@ -178,20 +178,15 @@ def write_jsonl_atomic(path: str | Path, records: Iterable[Mapping[str, Any]], *
 
 
 @contextmanager
-def jsonl_writer(path: str | Path, *, sort_keys: bool = True,
-                 ensure_ascii: bool = True) -> Iterator[Callable[[Mapping[str, Any]], None]]:
-    """A function writing one record as a JSON line to a temp file beside ``path``, renamed into place when the
-    block ends without an error (removed when it raises): streamed JSON lines, never half a file."""
+def text_writer(path: str | Path) -> Iterator[Callable[[str], Any]]:
+    """A function writing UTF-8 text to a temp file beside ``path``, renamed into place when the block ends
+    without an error (removed when it raises): streamed text, never half a file."""
     path = Path(path)
     make_folder(path.parent)
     tmp = _temp_name(path)
     try:
         with tmp.open("w", encoding="utf-8", newline="\n") as fh:
-
-            def write(record: Mapping[str, Any]) -> None:
-                fh.write(dumps_json(dict(record), indent=None, sort_keys=sort_keys, ensure_ascii=ensure_ascii) + "\n")
-
-            yield write
+            yield fh.write
         tmp.replace(path)
     except OSError as exc:
         if (full := disk_full(exc, path)) is None:
@@ -199,6 +194,32 @@ def jsonl_writer(path: str | Path, *, sort_keys: bool = True,
         raise full from exc
     finally:
         tmp.unlink(missing_ok=True)
+
+
+@contextmanager
+def jsonl_writer(path: str | Path, *, sort_keys: bool = True,
+                 ensure_ascii: bool = True) -> Iterator[Callable[[Mapping[str, Any]], None]]:
+    """A function writing one record as a JSON line to ``path`` (:func:`text_writer`: atomic, streamed)."""
+    with text_writer(path) as put:
+
+        def write(record: Mapping[str, Any]) -> None:
+            put(dumps_json(dict(record), indent=None, sort_keys=sort_keys, ensure_ascii=ensure_ascii) + "\n")
+
+        yield write
+
+
+def write_json_list_atomic(path: str | Path, items: Iterable[Any], *, sort_keys: bool = True,
+                           ensure_ascii: bool = True, newline: bool = False) -> int:
+    """Write a JSON list item by item (``items`` may be a generator; never held whole): the bytes of
+    :func:`write_json_atomic` of the list with its default ``indent`` 1. Returns the number of items."""
+    n = 0
+    with text_writer(path) as put:
+        for item in items:
+            text = dumps_json(item, indent=1, sort_keys=sort_keys, ensure_ascii=ensure_ascii)
+            put(("[\n " if n == 0 else ",\n ") + text.replace("\n", "\n "))
+            n += 1
+        put(("\n]" if n else "[]") + ("\n" if newline else ""))
+    return n
 
 
 def append_jsonl(path: str | Path, record: Mapping[str, Any], *, sort_keys: bool = False,

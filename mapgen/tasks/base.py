@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections import defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -188,6 +188,13 @@ class Task(ABC):
     def records(self, bench: Benchmark) -> list[Record]:
         """Its gold records in a built folder (build order)."""
         return bench.records(self.record_file)
+
+    def iter_records(self, bench: Benchmark) -> Iterator[Record]:
+        """Its gold records one at a time, streamed from the folder (what exporters read, in bounded memory; a
+        task overriding :meth:`records` only is read through it)."""
+        if type(self).records is not Task.records:
+            return iter(self.records(bench))
+        return bench.iter_records(self.record_file)
 
     # --- export --------------------------------------------------------------------------------------------
 

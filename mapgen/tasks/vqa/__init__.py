@@ -4,7 +4,7 @@ frame, paper tables and plots)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from mapgen.benchmark import QUESTIONS_FILE
@@ -63,6 +63,9 @@ class VqaTask(Task):
 
     def records(self, bench: Benchmark) -> list[Record]:
         return bench.question_records
+
+    def iter_records(self, bench: Benchmark) -> Iterator[Record]:
+        return bench.iter_records(QUESTIONS_FILE)
 
     def row(self, record: Record, bench: Benchmark) -> Record:
         return question_row(record, bench)
