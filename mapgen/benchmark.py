@@ -808,5 +808,6 @@ def refusals_logged(out_dir: str | Path) -> dict[str, Any]:
 
 def questions_by_template_id(out_dir: str | Path) -> dict[str, int]:
     """Questions per template id (the manifest counts by MAPWise number, where a pack's templates are 'None')."""
-    records = read_jsonl(Path(out_dir) / QUESTIONS_FILE, missing_ok=True)
+    path = Path(out_dir) / QUESTIONS_FILE
+    records = (r for _, r in iter_jsonl(path)) if path.is_file() else ()
     return dict(sorted(Counter(str(r.get("template_id")) for r in records).items()))
