@@ -29,7 +29,7 @@ from __future__ import annotations
 import os
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -238,6 +238,12 @@ def check_name(value: Any, where: str) -> None:
 def check_records(root: Path, name: str, records: Iterable[Mapping[str, Any]]) -> None:
     """Refuse the first record of the file ``name`` whose path fields (:data:`PATH_FIELDS`) lead outside ``root``
     or whose name fields (:data:`NAME_FIELDS`) are paths (one ``lstat`` a path; messages built only on a refusal)."""
+    for _ in checked_records(root, name, records):
+        pass
+
+
+def checked_records(root: Path, name: str, records: Iterable[Mapping[str, Any]]) -> Iterator[Mapping[str, Any]]:
+    """``records`` as they pass :func:`check_records` (streamed: each refused before it is yielded)."""
     inside, plain = Inside(root), set[str]()
     for number, record in enumerate(records, start=1):
         for key in PATH_FIELDS:
@@ -252,6 +258,7 @@ def check_records(root: Path, name: str, records: Iterable[Mapping[str, Any]]) -
             if not plain_name(text):
                 check_name(text, f"{root / name}:{number}: field {key!r}")
             plain.add(text)
+        yield record
 
 
 def _read_dir_files(root: Path) -> list[str]:
@@ -491,12 +498,22 @@ def _index_maps(folder: Path) -> tuple[dict[str, Path], dict[str, Path]]:
 
 def _questions(path: Path) -> tuple[list[dict[str, Any]], list[Question]]:
     """Raw records and Question objects of a questions file (``ValueError`` naming the line on a bad one)."""
+    records, questions = [], []
+    for record, q in _iter_questions(path):
+        records.append(record)
+        questions.append(q)
+    return records, questions
+
+
+def _iter_questions(path: Path) -> Iterator[tuple[dict[str, Any], Question]]:
+    """Each raw record of a questions file with its Question object, streamed (``ValueError`` naming the line
+    on a bad one or a repeated id)."""
     # imported here, not at the top: loading the question package is slow and `mapgen info` needs none of it
     from mapgen.questions.record import Question
 
     if not path.is_file():
-        return [], []
-    records, questions, seen = [], [], set()
+        return
+    seen = set()
     for number, record in iter_jsonl(path):
         try:
             q = Question.from_dict(record)
@@ -505,9 +522,7 @@ def _questions(path: Path) -> tuple[list[dict[str, Any]], list[Question]]:
         if q.question_id in seen:
             raise ValueError(f"{path}:{number}: duplicate question_id {q.question_id!r}")
         seen.add(q.question_id)
-        records.append(record)
-        questions.append(q)
-    return records, questions
+        yield record, q
 
 
 def _hint(kind: str, key: str, known: Iterable[str], root: Path) -> KeyError:
@@ -530,6 +545,24 @@ class Benchmark:
     _images: dict[str, Path] = field(default_factory=dict, repr=False)
     _jsons: dict[str, Path] = field(default_factory=dict, repr=False)
     _map_json: dict[str, dict[str, Any] | None] = field(default_factory=dict, repr=False)
+    _questions_file: Path | None = field(default=None, repr=False)
+    """Where the questions are read from on first use (a benchmark loaded with ``lazy``; see :meth:`__getattr__`)."""
+
+    def __getattr__(self, name: str) -> Any:
+        """``question_records`` and ``questions`` of a benchmark loaded with ``lazy``: read (and checked) on first
+        use, so a reader that streams records (:meth:`iter_records`) never holds them."""
+        if name not in ("question_records", "questions") or "_questions_file" not in self.__dict__:
+            raise AttributeError(name)
+        records, questions = _questions(self._questions_file) if self._questions_file else ([], [])
+        check_records(self.root, QUESTIONS_FILE, records)
+        self.question_records, self.questions = records, questions
+        return self.__dict__[name]
+
+    def _loaded(self, name: str) -> list[dict[str, Any]] | None:
+        """The records of a file when they are in memory already (``None``: stream them from the file)."""
+        if name == QUESTIONS_FILE:
+            return self.__dict__.get("question_records")
+        return self._records.get(name)
 
     @property
     def name(self) -> str:
@@ -545,6 +578,32 @@ class Benchmark:
             check_records(self.root, name, records)
             self._records[name] = records
         return self._records[name]
+
+    def iter_records(self, name: str) -> Iterator[dict[str, Any]]:
+        """The records of one JSON-lines file, one at a time: from memory when read already, else streamed from
+        the file (checked as they pass, never held; questions also checked as Question records)."""
+        loaded = self._loaded(name)
+        if loaded is not None:
+            yield from loaded
+            return
+        if name == QUESTIONS_FILE:
+            path = self._questions_file or self.root / QUESTIONS_FILE
+            stream: Iterable[dict[str, Any]] = (record for record, _ in _iter_questions(path))
+        else:
+            path = self.root / name
+            stream = (record for _, record in iter_jsonl(path)) if path.is_file() else ()
+        for record in checked_records(self.root, name, stream):
+            yield dict(record)
+
+    def has_records(self, name: str) -> bool:
+        """Whether one JSON-lines file of the folder has any record (reads at most one)."""
+        loaded = self._loaded(name)
+        return bool(loaded) if loaded is not None else next(self.iter_records(name), None) is not None
+
+    @property
+    def task_names(self) -> list[str]:
+        """The registered tasks the folder has records of, in registration order (no file read whole)."""
+        return [task for task, name in TASK_FILES.items() if self.has_records(name)]
 
     @property
     def tasks(self) -> dict[str, list[dict[str, Any]]]:
@@ -622,16 +681,20 @@ class Benchmark:
             raise _hint("readable map JSON for", map_id, self._jsons, self.root)
         return data
 
-    def spec(self, map_id: str) -> dict[str, Any] | None:
-        """The JSON beside a map's image as a dict (``None`` when absent or unreadable), read once."""
-        if map_id not in self._map_json:
-            path = self._jsons.get(map_id)
-            try:
-                data = read_json(path) if path is not None else None
-            except (OSError, ValueError):
-                data = None
-            self._map_json[map_id] = data if isinstance(data, dict) else None
-        return self._map_json[map_id]
+    def spec(self, map_id: str, keep: bool = True) -> dict[str, Any] | None:
+        """The JSON beside a map's image as a dict (``None`` when absent or unreadable), read once (``keep``
+        false: read without keeping it, for a reader passing over every map once)."""
+        if map_id in self._map_json:
+            return self._map_json[map_id]
+        path = self._jsons.get(map_id)
+        try:
+            data = read_json(path) if path is not None else None
+        except (OSError, ValueError):
+            data = None
+        data = data if isinstance(data, dict) else None
+        if keep:
+            self._map_json[map_id] = data
+        return data
 
     def sha256(self, rel: str) -> str | None:
         """The manifest's hash of a file (relative path), if listed."""
@@ -649,8 +712,8 @@ class Benchmark:
 
     def map_ids(self, tasks: Iterable[str] | None = None) -> list[str]:
         """Maps that have at least one record in ``tasks`` (every task when None; build order)."""
-        have = self.tasks
-        used = {r["map_id"] for t in (have if tasks is None else tasks) for r in have.get(t, [])}
+        names = TASK_FILES if tasks is None else {t: TASK_FILES[t] for t in tasks if t in TASK_FILES}
+        used = {r["map_id"] for name in dict.fromkeys(names.values()) for r in self.iter_records(name)}
         return [m["map_id"] for m in self.maps if m["map_id"] in used]
 
     def splits(self) -> list[str]:
@@ -681,14 +744,16 @@ def read_manifest(root: str | Path) -> dict[str, Any]:
     return manifest if isinstance(manifest, dict) else {}
 
 
-def load_benchmark(path: str | Path, *, finished: bool = False, verify: Verify = "none") -> Benchmark:
+def load_benchmark(path: str | Path, *, finished: bool = False, verify: Verify = "none",
+                   lazy: bool = False) -> Benchmark:
     """Load a benchmark folder, or the folder of the questions file ``path`` (whose questions are then read).
 
     Missing optional files give empty fields; ``finished`` refuses a folder without ``manifest.json`` (an
     unfinished build); ``verify`` checks the listed checksums first (:func:`verify_folder`). Whatever ``verify``,
     a folder whose manifest leaves out a file a reader uses is refused (:func:`verify_listing`), and so is a record
     naming a file outside the folder or a name that is a path (:func:`check_records`). Bad question lines raise
-    ``ValueError`` naming the file and line.
+    ``ValueError`` naming the file and line (with ``lazy``, when they are read: the questions are then read on
+    first use, and a reader streaming them with :meth:`Benchmark.iter_records` never holds them all).
     """
     root = Path(path)
     if root.is_file() and root.suffix.lower() != ".jsonl":  # a questions file is JSON lines; anything else is no bench
@@ -705,9 +770,14 @@ def load_benchmark(path: str | Path, *, finished: bool = False, verify: Verify =
     maps = read_jsonl(root / MAPS_FILE, missing_ok=True)
     check_records(root, MAPS_FILE, maps)
     verify_listing(root, maps, questions_file, verify)
+    images, jsons = _index_maps(root / MAPS_DIR)
+    if lazy:
+        bench = Benchmark(root=root, manifest=manifest, maps=maps, _images=images, _jsons=jsons,
+                          _questions_file=questions_file)
+        del bench.question_records, bench.questions  # read on first use (Benchmark.__getattr__)
+        return bench
     records, questions = _questions(questions_file)
     check_records(root, questions_file.name, records)
-    images, jsons = _index_maps(root / MAPS_DIR)
     return Benchmark(root=root, manifest=manifest, maps=maps, question_records=records, questions=questions,
                      _images=images, _jsons=jsons)
 
@@ -738,5 +808,6 @@ def refusals_logged(out_dir: str | Path) -> dict[str, Any]:
 
 def questions_by_template_id(out_dir: str | Path) -> dict[str, int]:
     """Questions per template id (the manifest counts by MAPWise number, where a pack's templates are 'None')."""
-    records = read_jsonl(Path(out_dir) / QUESTIONS_FILE, missing_ok=True)
+    path = Path(out_dir) / QUESTIONS_FILE
+    records = (r for _, r in iter_jsonl(path)) if path.is_file() else ()
     return dict(sorted(Counter(str(r.get("template_id")) for r in records).items()))

@@ -18,10 +18,10 @@ import hashlib
 import json
 import os
 import shutil
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 
 def sha256_file(path: str | Path) -> str:
@@ -169,8 +169,57 @@ def jsonl_text(records: Iterable[Mapping[str, Any]], *, sort_keys: bool = True, 
 
 def write_jsonl_atomic(path: str | Path, records: Iterable[Mapping[str, Any]], *, sort_keys: bool = True,
                        ensure_ascii: bool = True) -> Path:
-    """Write records as JSON lines atomically."""
-    return write_text_atomic(path, jsonl_text(records, sort_keys=sort_keys, ensure_ascii=ensure_ascii))
+    """Write records as JSON lines atomically, a line at a time (``records`` may be a generator: the file's text
+    is never held whole)."""
+    with jsonl_writer(path, sort_keys=sort_keys, ensure_ascii=ensure_ascii) as write:
+        for record in records:
+            write(record)
+    return Path(path)
+
+
+@contextmanager
+def text_writer(path: str | Path) -> Iterator[Callable[[str], Any]]:
+    """A function writing UTF-8 text to a temp file beside ``path``, renamed into place when the block ends
+    without an error (removed when it raises): streamed text, never half a file."""
+    path = Path(path)
+    make_folder(path.parent)
+    tmp = _temp_name(path)
+    try:
+        with tmp.open("w", encoding="utf-8", newline="\n") as fh:
+            yield fh.write
+        tmp.replace(path)
+    except OSError as exc:
+        if (full := disk_full(exc, path)) is None:
+            raise
+        raise full from exc
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+@contextmanager
+def jsonl_writer(path: str | Path, *, sort_keys: bool = True,
+                 ensure_ascii: bool = True) -> Iterator[Callable[[Mapping[str, Any]], None]]:
+    """A function writing one record as a JSON line to ``path`` (:func:`text_writer`: atomic, streamed)."""
+    with text_writer(path) as put:
+
+        def write(record: Mapping[str, Any]) -> None:
+            put(dumps_json(dict(record), indent=None, sort_keys=sort_keys, ensure_ascii=ensure_ascii) + "\n")
+
+        yield write
+
+
+def write_json_list_atomic(path: str | Path, items: Iterable[Any], *, sort_keys: bool = True,
+                           ensure_ascii: bool = True, newline: bool = False) -> int:
+    """Write a JSON list item by item (``items`` may be a generator; never held whole): the bytes of
+    :func:`write_json_atomic` of the list with its default ``indent`` 1. Returns the number of items."""
+    n = 0
+    with text_writer(path) as put:
+        for item in items:
+            text = dumps_json(item, indent=1, sort_keys=sort_keys, ensure_ascii=ensure_ascii)
+            put(("[\n " if n == 0 else ",\n ") + text.replace("\n", "\n "))
+            n += 1
+        put(("\n]" if n else "[]") + ("\n" if newline else ""))
+    return n
 
 
 def append_jsonl(path: str | Path, record: Mapping[str, Any], *, sort_keys: bool = False,
@@ -236,6 +285,40 @@ def iter_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
         if not isinstance(record, dict):
             raise ValueError(f"{path}:{number}: expected a JSON object, got {type(record).__name__}")
         yield number, record
+
+
+class JsonlRecords(Sequence[dict[str, Any]]):
+    """The records of a JSON-lines file, read from disk at every pass (never held whole): iterate it; ``len`` counts
+    its lines once; indexing reads up to that line (slow, for code that expects a list). A missing file has none."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self._len: int | None = None
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        if self.path.is_file():
+            for _, record in iter_jsonl(self.path):
+                yield record
+
+    def __len__(self) -> int:
+        if self._len is None:
+            self._len = sum(1 for _ in self)
+        return self._len
+
+    @overload
+    def __getitem__(self, index: int) -> dict[str, Any]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[dict[str, Any]]: ...
+
+    def __getitem__(self, index: int | slice) -> dict[str, Any] | list[dict[str, Any]]:
+        if isinstance(index, slice):
+            return list(self)[index]
+        n = index + len(self) if index < 0 else index
+        for i, record in enumerate(self):
+            if i == n:
+                return record
+        raise IndexError(index)
 
 
 def read_jsonl(path: str | Path, missing_ok: bool = False) -> list[dict[str, Any]]:

@@ -224,8 +224,9 @@ def run_local(units: list[Unit], config: BuildConfig, out_dir: Path, workers: in
         from concurrent.futures import as_completed
 
         with worker_pool(workers) as (pool, parent):  # workers die with this process (worker_pool)
-            futures = [pool.submit(run_for_parent, run_unit, parent, unit, config, out_dir) for unit in units]
-            for future in as_completed(futures):
+            # no list kept: as_completed drops each future once yielded, so the parent never holds every result
+            for future in as_completed([pool.submit(run_for_parent, run_unit, parent, unit, config, out_dir)
+                                        for unit in units]):
                 advance()
                 yield future.result()
 

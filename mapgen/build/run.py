@@ -20,6 +20,7 @@ from typing import Any
 
 from mapgen.build.executors import folder_lock, run_dask, run_local
 from mapgen.build.plan import Unit, plan, statistic_pool
+from mapgen.build.select import Compactor
 from mapgen.build.unit import atlas_of, completed
 from mapgen.build.write import copy_user_atlases, finalize, prepare_folder, write_build_log
 from mapgen.config import BuildConfig, load_config
@@ -71,10 +72,11 @@ def build(
         atlases = copy_user_atlases(config, out_dir)
         packs = copy_packs(config, out_dir)
         units = plan(config)
-        todo, results = _todo(units, out_dir, resume)
+        compact = Compactor(config)  # the parent keeps only what selection reads (mapgen.build.select)
+        todo, results = _todo(units, out_dir, resume, compact)
         run = run_local if executor == "local" else run_dask
         for result in run(todo, config, out_dir, workers=workers, scheduler=scheduler, progress=progress):
-            results[result["unit_id"]] = result
+            results[result["unit_id"]] = compact(result)
         ordered = [results[u.unit_id] for u in units]
         manifest = finalize(config, out_dir, ordered, atlases, packs, digest=digest)
         timings: Counter[str] = Counter()
@@ -86,14 +88,15 @@ def build(
         return BuildReport(out_dir, manifest, len(todo), len(units) - len(todo), seconds, dict(timings))
 
 
-def _todo(units: list[Unit], out_dir: Path, resume: bool) -> tuple[list[Unit], dict[str, dict[str, Any]]]:
-    """The units to run, and the results of those a resumed build finished before (by unit id)."""
+def _todo(units: list[Unit], out_dir: Path, resume: bool,
+          compact: Compactor) -> tuple[list[Unit], dict[str, dict[str, Any]]]:
+    """The units to run, and the (compact) results of those a resumed build finished before (by unit id)."""
     results: dict[str, dict[str, Any]] = {}
     todo = []
     for unit in units:
         done = completed(unit, out_dir) if resume else None
         if done is not None:
-            results[unit.unit_id] = done
+            results[unit.unit_id] = compact(done)
         else:
             todo.append(unit)
     return todo, results

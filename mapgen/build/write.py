@@ -3,11 +3,12 @@ record files, the manifest and the build log."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from mapgen import __version__
 from mapgen.benchmark import (
@@ -20,19 +21,23 @@ from mapgen.benchmark import (
     file_digests,
     read_marker,
     record_files,
+    unit_record_path,
     write_marker,
 )
 from mapgen.build.executors import LOCK_FILE
-from mapgen.build.select import select_records
+from mapgen.build.select import Chosen, select_records
 from mapgen.build.unit import _atlas_path
 from mapgen.config import BuildConfig
 from mapgen.errors import BuildError
-from mapgen.files import sha256_file, write_json_atomic, write_jsonl_atomic
+from mapgen.files import (
+    JsonlRecords,
+    jsonl_writer,
+    read_json,
+    sha256_file,
+    write_json_atomic,
+    write_jsonl_atomic,
+)
 from mapgen.tasks import Task
-
-if TYPE_CHECKING:
-    pass
-
 
 
 def prepare_folder(config: BuildConfig, out_dir: Path, resume: bool, force: bool, digest: str | None = None,
@@ -100,12 +105,14 @@ def copy_user_atlases(config: BuildConfig, out_dir: Path) -> dict[str, Any]:
 def finalize(config: BuildConfig, out_dir: Path, results: list[dict[str, Any]],
              atlases: dict[str, Any] | None = None, packs: dict[str, Any] | None = None,
              digest: str | None = None) -> dict[str, Any]:
-    """Write the task files and the manifest (deterministic: sorted keys, no timestamps). ``atlases`` and
-    ``packs``: the user atlas and template pack copies (:func:`copy_user_atlases`, :func:`copy_packs`),
-    recorded with their paths and digests; ``digest``: the config's, as the folder's marker holds it."""
+    """Write the task files and the manifest (deterministic: sorted keys, no timestamps). ``results``: the units'
+    results in plan order, compact (:class:`mapgen.build.select.Compactor`; the records are streamed from the unit
+    records on disk). ``atlases`` and ``packs``: the user atlas and template pack copies
+    (:func:`copy_user_atlases`, :func:`copy_packs`), recorded with their paths and digests; ``digest``: the
+    config's, as the folder's marker holds it."""
     maps = [m for r in results for m in r["maps"]]
     write_jsonl_atomic(out_dir / MAPS_FILE, maps)
-    task_counts = write_records(out_dir, select_records(config, results))
+    task_counts = write_records(out_dir, [r["unit_id"] for r in results], select_records(config, results))
     files = {rel: digest for r in results for rel, digest in r["files"].items()}
     files |= file_digests(out_dir, record_files())
     atlases = atlases or {"atlases": {}, "files": {}}
@@ -129,14 +136,34 @@ def finalize(config: BuildConfig, out_dir: Path, results: list[dict[str, Any]],
     return manifest
 
 
-def write_records(out_dir: Path, selected: list[tuple[Task, list[dict[str, Any]]]]) -> dict[str, Any]:
-    """Write each task's selected records to its file (the folder always has a questions file; another task's
-    file only when it has records); the manifest's counts of every task."""
+def write_records(out_dir: Path, unit_ids: list[str], selected: list[Chosen]) -> dict[str, Any]:
+    """Write each task's chosen records to its file, streamed unit by unit from the unit records on disk in plan
+    order (the folder always has a questions file; another task's file only when it has records); the manifest's
+    counts of every task, read back from the files written."""
+    streamed = [c for c in selected if c.records is None]
+    with contextlib.ExitStack() as stack:
+        writers: dict[str, Callable[[Mapping[str, Any]], None]] = {}
+
+        def writer(task: Task) -> Callable[[Mapping[str, Any]], None]:
+            if task.key not in writers:
+                writers[task.key] = stack.enter_context(jsonl_writer(out_dir / task.record_file))
+            return writers[task.key]
+
+        for chosen in selected:
+            if chosen.records is not None and (chosen.records or chosen.task.record_file == QUESTIONS_FILE):
+                write_jsonl_atomic(out_dir / chosen.task.record_file, chosen.records)
+            elif chosen.records is None and chosen.task.record_file == QUESTIONS_FILE:
+                writer(chosen.task)
+        for unit_id in unit_ids if streamed else []:
+            unit = read_json(unit_record_path(out_dir, unit_id))
+            for chosen in streamed:
+                for record in unit.get(chosen.task.key) or []:
+                    if chosen.keeps(record):
+                        writer(chosen.task)(record)
     task_counts: dict[str, Any] = {}
-    for task, records in selected:
-        if records or task.record_file == QUESTIONS_FILE:
-            write_jsonl_atomic(out_dir / task.record_file, records)
-        task_counts |= task.counts(records)
+    for chosen in selected:
+        task_counts |= chosen.task.counts(JsonlRecords(out_dir / chosen.task.record_file)
+                                          if chosen.records is None else chosen.records)
     return task_counts
 
 

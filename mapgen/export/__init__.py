@@ -52,7 +52,7 @@ def export(bench_dir: str | Path, fmt: str, out_dir: str | Path, force: bool = F
         raise ExportError(f"Unknown export format {fmt!r}; choose one of {', '.join(FORMATS)}.")
     module = import_module(FORMATS[fmt])
     try:
-        bench = load_benchmark(bench_dir, finished=True, verify="all")  # refuses a tampered or unfinished build
+        bench = load_benchmark(bench_dir, finished=True, verify="all", lazy=True)  # refuses a tampered build
     except NotABenchmarkError as exc:
         raise ExportError(str(exc)) from None
     out = Path(out_dir).absolute()

@@ -8,6 +8,7 @@ Rows are flat records with one type per column (what parquet, TSV and Croissant 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,8 +19,8 @@ from mapgen.tasks.rows import dumps
 from mapgen.tasks.vqa.rows import COLUMNS as QUESTION_COLUMNS
 from mapgen.tasks.vqa.rows import answer_text, question_from_row, question_record, question_row
 
-__all__ = ["MCQ", "ExportError", "answer_text", "columns", "copy_images", "mcq_records", "mcq_row",
-           "question_from_row", "question_record", "question_row", "task_rows"]
+__all__ = ["MCQ", "ExportError", "answer_text", "columns", "copy_images", "iter_mcq_records", "iter_task_rows",
+           "mcq_records", "mcq_row", "question_from_row", "question_record", "question_row", "task_rows"]
 
 MCQ = "vqa_mcq"
 MCQ_LETTERS: tuple[str, ...] = ("A", "B", "C", "D")
@@ -43,21 +44,27 @@ class ExportError(ValueError):
 def mcq_records(bench: Benchmark, seed: int = 0) -> list[dict[str, Any]]:
     """The multiple-choice twins (:mod:`mapgen.eval.mcq`) of the single, range, count and binary questions, as
     question records plus ``options`` and ``original_answer_type``."""
+    return list(iter_mcq_records(bench, seed))
+
+
+def iter_mcq_records(bench: Benchmark, seed: int = 0) -> Iterator[dict[str, Any]]:
+    """:func:`mcq_records` one at a time (the questions streamed from the folder)."""
     from mapgen.eval.baselines import facts_lookup
     from mapgen.eval.mcq import MCQ_TYPES, make_choice, mcq_question
     from mapgen.questions.record import Question
 
-    facts, out = facts_lookup(bench.spec), []
-    for record in bench.question_records:
+    current, facts = "", facts_lookup(bench.spec)
+    for record in get_task("vqa").iter_records(bench):
         if record["answer_type"] not in MCQ_TYPES:
             continue
         q = Question.from_dict(question_record(record))
+        if q.map_id != current:  # questions come map by map: one map's facts held at a time
+            current, facts = q.map_id, facts_lookup(lambda map_id: bench.spec(map_id, keep=False))
         choice = make_choice(q, facts(q.map_id), k=len(MCQ_LETTERS), seed=seed)
         twin = mcq_question(q, choice).to_dict()
-        out.append(record | {k: twin[k] for k in ("question", "answer", "answer_type", "accepted_answers",
-                                                     "bounds", "tags")}
-                   | {"options": list(choice.options), "original_answer_type": record["answer_type"]})
-    return out
+        yield (record | {k: twin[k] for k in ("question", "answer", "answer_type", "accepted_answers", "bounds",
+                                              "tags")}
+               | {"options": list(choice.options), "original_answer_type": record["answer_type"]})
 
 
 def mcq_row(record: dict[str, Any], bench: Benchmark) -> dict[str, Any]:
@@ -71,10 +78,15 @@ def mcq_row(record: dict[str, Any], bench: Benchmark) -> dict[str, Any]:
 
 def task_rows(bench: Benchmark, task: str) -> list[dict[str, Any]]:
     """Flat rows of one task, in build order (``vqa_mcq``: the multiple-choice twins)."""
+    return list(iter_task_rows(bench, task))
+
+
+def iter_task_rows(bench: Benchmark, task: str) -> Iterator[dict[str, Any]]:
+    """:func:`task_rows` one at a time (the records streamed from the folder)."""
     if task == MCQ:
-        return [mcq_row(r, bench) for r in mcq_records(bench)]
+        return (mcq_row(r, bench) for r in iter_mcq_records(bench))
     found = get_task(task)
-    return [found.row(r, bench) for r in found.records(bench)]
+    return (found.row(r, bench) for r in found.iter_records(bench))
 
 # --- images -------------------------------------------------------------------------------------------------
 

@@ -16,14 +16,15 @@ with ``load_dataset("parquet", data_files={"train": "DEST/vqa/train-*.parquet"},
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from mapgen.benchmark import Benchmark
-from mapgen.export.common import MCQ, ExportError, columns, task_rows
+from mapgen.benchmark import QUESTIONS_FILE, Benchmark
+from mapgen.export.common import MCQ, ExportError, columns, iter_mcq_records, iter_task_rows
 from mapgen.files import write_bytes_atomic, write_text_atomic
+from mapgen.tasks import get_task
 
 
 def features(task: str):
@@ -67,32 +68,37 @@ def shard_name(split: str, index: int = 0, count: int = 1) -> str:
     return f"{split}-{index:05d}-of-{count:05d}.parquet"
 
 
-def shards(rows: list[dict[str, Any]], maps_per_shard: int) -> list[list[dict[str, Any]]]:
-    """``rows`` (in build order) cut into runs covering at most ``maps_per_shard`` maps each; a map never spans
-    two shards."""
-    out: list[list[dict[str, Any]]] = []
+def shards(rows: Iterable[dict[str, Any]], maps_per_shard: int) -> Iterator[list[dict[str, Any]]]:
+    """``rows`` (in build order) cut into runs covering at most ``maps_per_shard`` maps each, one run at a time;
+    a map never spans two shards."""
+    run: list[dict[str, Any]] = []
     seen: set[str] = set()
     for r in rows:
-        if r["map_id"] not in seen and len(seen) % maps_per_shard == 0:
-            out.append([])
-        seen.add(r["map_id"])
-        out[-1].append(r)
-    return out
+        if r["map_id"] not in seen:
+            if len(seen) % maps_per_shard == 0 and run:
+                yield run
+                run = []
+            seen.add(r["map_id"])
+        run.append(r)
+    if run:
+        yield run
 
 
 def shard_bytes(bench: Benchmark, task: str, rows: list[dict[str, Any]]) -> bytes:
     """One parquet shard (one row group, dictionary-encoded, ``datasets`` features in its schema metadata)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
-    from datasets import Dataset
 
     images: dict[str, bytes] = {}
     for r in rows:
         if r["map_id"] not in images:
             images[r["map_id"]] = bench.image_bytes(r["map_id"])
-    # new row dicts: the caller's rows must not keep every shard's PNG bytes alive until the export ends
-    table = Dataset.from_list([{**r, "image": {"bytes": images[r["map_id"]], "path": f"{r['map_id']}.png"}}
-                               for r in rows], features=features(task)).data.table
+    # the table straight from columns with the features' arrow schema (the table datasets.Dataset.from_list makes,
+    # without its per-row copies: ~1/5 of the memory); each PNG is one bytes object however many rows name it
+    schema = features(task).arrow_schema
+    data: dict[str, list[Any]] = {c: [r[c] for r in rows] for c in schema.names if c != "image"}
+    data["image"] = [{"bytes": images[r["map_id"]], "path": f"{r['map_id']}.png"} for r in rows]
+    table = pa.Table.from_pydict({c: data[c] for c in schema.names}, schema=schema)
     sink = pa.BufferOutputStream()
     pq.write_table(table, sink, row_group_size=len(rows), use_dictionary=True, dictionary_pagesize_limit=1 << 31,
                    compression="zstd")
@@ -101,19 +107,35 @@ def shard_bytes(bench: Benchmark, task: str, rows: list[dict[str, Any]]) -> byte
 
 def write_task(bench: Benchmark, task: str, folder: Path, splits: list[str] | None = None,
                maps_per_shard: int = SHARD_MAPS) -> dict[str, list[Path]]:
-    """Write each split of ``task`` into ``folder`` as parquet shards; returns split → shard files."""
+    """Write each split of ``task`` into ``folder`` as parquet shards; returns split → shard files. Rows are
+    streamed from the build: one shard's rows (and PNGs) in memory at a time."""
     try:
         import datasets  # noqa: F401
     except ImportError:
         raise ExportError("The hf export needs the datasets library: pip install 'mapgen[export]'.") from None
-    rows = task_rows(bench, task) if task != MCQ or bench.question_records else []
+    if task == MCQ and not bench.has_records(QUESTIONS_FILE):
+        return {}
+    maps = _maps_by_split(bench, task)
     out: dict[str, list[Path]] = {}
     for split in splits or bench.splits():
-        runs = shards([r for r in rows if r["split"] == split], maps_per_shard)
-        for i, run in enumerate(runs):
+        count = -(-len(maps.get(split, ())) // maps_per_shard)
+        rows = (r for r in iter_task_rows(bench, task) if r["split"] == split)
+        for i, run in enumerate(shards(rows, maps_per_shard)):
             with quiet_progress():
-                path = write_bytes_atomic(folder / shard_name(split, i, len(runs)), shard_bytes(bench, task, run))
+                path = write_bytes_atomic(folder / shard_name(split, i, count), shard_bytes(bench, task, run))
             out.setdefault(split, []).append(path)
+    return out
+
+
+def _maps_by_split(bench: Benchmark, task: str) -> dict[str, set[str]]:
+    """The maps a task's rows name, per split (what the shard count is made from, before any shard is written)."""
+    if task == MCQ:
+        records: Iterable[dict[str, Any]] = iter_mcq_records(bench)
+    else:
+        records = get_task(task).iter_records(bench)
+    out: dict[str, set[str]] = {}
+    for r in records:
+        out.setdefault(str(r.get("split") or ""), set()).add(r["map_id"])
     return out
 
 
@@ -140,7 +162,7 @@ def write(bench: Benchmark, dest: Path, tasks: tuple[str, ...] | None = None, mc
           maps_per_shard: int = SHARD_MAPS, **_: Any) -> None:
     """Write every task's parquet shards (and the ``vqa_mcq`` config when ``mcq``) and the dataset card."""
     written = {}
-    for task in (*(tasks or tuple(bench.tasks)), *((MCQ,) if mcq else ())):
+    for task in (*(tasks or tuple(bench.task_names)), *((MCQ,) if mcq else ())):
         files = write_task(bench, task, dest / task, maps_per_shard=maps_per_shard)
         if files:
             written[task] = files

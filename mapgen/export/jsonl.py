@@ -13,31 +13,34 @@ Layout::
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from mapgen.benchmark import MAPS_FILE, Benchmark
-from mapgen.export.common import copy_images, mcq_records
+from mapgen.export.common import copy_images, iter_mcq_records
 from mapgen.files import write_jsonl_atomic
-from mapgen.tasks import tasks
+from mapgen.tasks import Task, tasks
 
 
 def write(bench: Benchmark, dest: Path, mcq: bool = False, **_: Any) -> None:
-    """Write the JSONL layout into ``dest`` (with ``questions_mcq.jsonl`` when ``mcq``)."""
+    """Write the JSONL layout into ``dest`` (with ``questions_mcq.jsonl`` when ``mcq``); records are streamed
+    from the build, one at a time."""
     images = copy_images(bench, dest, bench.map_ids())
     if mcq:
-        twins = [r | {"image": images[r["map_id"]]} for r in mcq_records(bench)]
+        twins = (r | {"image": images[r["map_id"]]} for r in iter_mcq_records(bench))
         write_jsonl_atomic(dest / "questions_mcq.jsonl", twins, ensure_ascii=False)
     for task in tasks():
-        records = task.records(bench)
-        if not records:
-            continue
-        out = []
-        for r in records:
-            r = r | {"image": images[r["map_id"]]}
-            if "image_id" in r:  # VRSBench eval records name the image twice
-                r["image_id"] = r["image"]
-            out.append(task.export_record(r, bench))
-        write_jsonl_atomic(dest / task.record_file, out, ensure_ascii=False)
+        if bench.has_records(task.record_file):
+            write_jsonl_atomic(dest / task.record_file, _exported(task, bench, images), ensure_ascii=False)
     maps = [m | {"image": images[m["map_id"]]} for m in bench.maps if m["map_id"] in images]
     write_jsonl_atomic(dest / MAPS_FILE, maps, ensure_ascii=False)
+
+
+def _exported(task: Task, bench: Benchmark, images: dict[str, str]) -> Iterator[dict[str, Any]]:
+    """A task's records as exported: the image path relative to DEST (named twice in VRSBench eval records)."""
+    for r in task.iter_records(bench):
+        r = r | {"image": images[r["map_id"]]}
+        if "image_id" in r:
+            r["image_id"] = r["image"]
+        yield task.export_record(r, bench)

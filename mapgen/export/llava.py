@@ -15,12 +15,14 @@ table as Markdown).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
 from mapgen.benchmark import Benchmark
 from mapgen.export.common import copy_images
-from mapgen.files import write_json_atomic
+from mapgen.files import write_json_list_atomic
 from mapgen.tasks import get_task
 
 
@@ -30,14 +32,24 @@ def conversation(record_id: str, image: str, human: str, gpt: str) -> dict[str, 
 
 
 def write(bench: Benchmark, dest: Path, tasks: tuple[str, ...] | None = None, **_: Any) -> None:
-    """Write one conversation file per split into ``dest``."""
-    tasks = tasks or tuple(bench.tasks)
+    """Write one conversation file per split into ``dest``, streamed (one pass over each task's records per
+    split; no file for a split without records)."""
+    tasks = tasks or tuple(bench.task_names)
     images = copy_images(bench, dest, bench.map_ids(tasks))
-    by_split: dict[str, list[dict[str, Any]]] = {s: [] for s in bench.splits()}
+    splits = list(dict.fromkeys([*bench.splits(), *(r["split"] for t in tasks for r in get_task(t).iter_records(bench))]))
+    for split in splits:
+        turns = _conversations(bench, tasks, split, images)
+        first = next(turns, None)
+        if first is not None:
+            write_json_list_atomic(dest / f"llava_{split}.json", chain([first], turns), sort_keys=False,
+                                   ensure_ascii=False, newline=True)
+
+
+def _conversations(bench: Benchmark, tasks: tuple[str, ...], split: str,
+                   images: dict[str, str]) -> Iterator[dict[str, Any]]:
+    """The conversations of one split: every task's records in turn, in build order."""
     for task in map(get_task, tasks):
-        for r in task.records(bench):
-            human, gpt = task.turn(r, bench)
-            by_split.setdefault(r["split"], []).append(conversation(r["question_id"], images[r["map_id"]], human, gpt))
-    for split, records in by_split.items():
-        if records:
-            write_json_atomic(dest / f"llava_{split}.json", records, sort_keys=False, ensure_ascii=False, newline=True)
+        for r in task.iter_records(bench):
+            if r["split"] == split:
+                human, gpt = task.turn(r, bench)
+                yield conversation(r["question_id"], images[r["map_id"]], human, gpt)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections import defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -169,6 +169,12 @@ class Task(ABC):
     def gold(self, image: ImageContext) -> list[Record]:
         """The gold records of one rendered image (each with ``question_id``, ``map_id`` and ``image.meta``)."""
 
+    selection_fields: tuple[str, ...] | None = None
+    """The record fields :meth:`select` reads: the build then keeps only these of each candidate (and
+    :meth:`select` gets read-only mappings holding just them; the records it returns are matched back to the full
+    ones by :func:`record_id`). ``None``: :meth:`select` gets whole records. Unused when :meth:`select` is not
+    overridden (every record is kept, streamed from the units)."""
+
     def select(self, records: list[Record], config: BuildConfig) -> list[Record]:
         """The records the benchmark keeps of every image's (all of them)."""
         return records
@@ -182,6 +188,13 @@ class Task(ABC):
     def records(self, bench: Benchmark) -> list[Record]:
         """Its gold records in a built folder (build order)."""
         return bench.records(self.record_file)
+
+    def iter_records(self, bench: Benchmark) -> Iterator[Record]:
+        """Its gold records one at a time, streamed from the folder (what exporters read, in bounded memory; a
+        task overriding :meth:`records` only is read through it)."""
+        if type(self).records is not Task.records:
+            return iter(self.records(bench))
+        return bench.iter_records(self.record_file)
 
     # --- export --------------------------------------------------------------------------------------------
 

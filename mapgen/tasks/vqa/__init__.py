@@ -4,7 +4,7 @@ frame, paper tables and plots)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from mapgen.benchmark import QUESTIONS_FILE
@@ -45,6 +45,8 @@ class VqaTask(Task):
     label = "VQA"
     noun = "questions"
     baselines = ("random", "prior")
+    selection_fields = ("question_id", "template_id", "answer_type", "answer", "variant", "map_id", "country",
+                        "split")
 
     @property
     def metrics(self) -> tuple[Metric, ...]:  # type: ignore[override]
@@ -57,10 +59,13 @@ class VqaTask(Task):
         return balance_set(records, config)
 
     def counts(self, records: Sequence[Record]) -> dict[str, Any]:
-        return question_counts(list(records))
+        return question_counts(records)
 
     def records(self, bench: Benchmark) -> list[Record]:
         return bench.question_records
+
+    def iter_records(self, bench: Benchmark) -> Iterator[Record]:
+        return bench.iter_records(QUESTIONS_FILE)
 
     def row(self, record: Record, bench: Benchmark) -> Record:
         return question_row(record, bench)

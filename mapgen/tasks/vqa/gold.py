@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -101,15 +102,15 @@ def balance_set(records: list[dict[str, Any]], config: BuildConfig) -> list[dict
     return [r for r in records if r["question_id"] in kept]
 
 
-def question_counts(questions: list[dict[str, Any]]) -> dict[str, Any]:
+def question_counts(questions: Iterable[dict[str, Any]]) -> dict[str, Any]:
     """The manifest's question counts: in all, and per country, variant, split, map type, answer type and
-    template."""
-
-    def tally(key: str) -> dict[str, int]:
-        return dict(sorted(Counter(str(r.get(key)) for r in questions).items()))
-
-    return {"questions": len(questions)} | {
-        f"questions_by_{name}": tally(key)
-        for name, key in (("country", "country"), ("variant", "variant"), ("split", "split"),
-                          ("map_type", "map_type"), ("answer_type", "answer_type"), ("template", "mapwise_template"))
-    }
+    template (one pass: ``questions`` may be streamed from a file)."""
+    keys = (("country", "country"), ("variant", "variant"), ("split", "split"), ("map_type", "map_type"),
+            ("answer_type", "answer_type"), ("template", "mapwise_template"))
+    tallies: dict[str, Counter[str]] = {name: Counter() for name, _ in keys}
+    n = 0
+    for r in questions:
+        n += 1
+        for name, key in keys:
+            tallies[name][str(r.get(key))] += 1
+    return {"questions": n} | {f"questions_by_{name}": dict(sorted(tallies[name].items())) for name, _ in keys}
