@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from mapgen.build.executors import folder_lock, run_dask, run_local
+from mapgen.build.inputs import copy_inputs
 from mapgen.build.plan import Unit, plan, statistic_pool
 from mapgen.build.unit import atlas_of, completed
 from mapgen.build.write import copy_user_atlases, finalize, prepare_folder, write_build_log
@@ -56,6 +57,7 @@ def build(
     config = config if isinstance(config, BuildConfig) else load_config(config)
     out_dir = Path(out_dir)
     start = time.perf_counter()
+    executor = "dask" if scheduler is not None else executor  # a scheduler's address means its Dask cluster
     check_run_options(workers, executor)
     try:
         registered_tasks(config.tasks)  # an unknown task fails here, naming the closest registered ones
@@ -70,6 +72,7 @@ def build(
         prepare_folder(config, out_dir, resume=resume, force=force, digest=digest, inputs=inputs)
         atlases = copy_user_atlases(config, out_dir)
         packs = copy_packs(config, out_dir)
+        copy_inputs(config, out_dir)  # what a Dask worker reads instead of the parent's config (build.inputs)
         units = plan(config)
         todo, results = _todo(units, out_dir, resume)
         run = run_local if executor == "local" else run_dask
