@@ -163,3 +163,14 @@ def test_an_address_where_no_scheduler_listens_is_one_line(tmp_path: Path) -> No
     assert run.returncode == 2, run.stderr
     assert "Cannot reach the Dask scheduler at tcp://127.0.0.1:" in run.stderr
     assert "Traceback" not in run.stderr
+
+
+def test_workers_that_cannot_see_the_folder_are_refused_before_any_unit(tmp_path: Path, scheduler: str) -> None:
+    from distributed import Client
+
+    from mapgen.build.executors import check_cluster
+    from mapgen.errors import BuildError
+
+    with Client(scheduler, timeout=30) as client, pytest.raises(BuildError) as err:
+        check_cluster(client, scheduler, str(tmp_path / "not-shared"))
+    assert "cannot see the build folder" in str(err.value) and "shares" in str(err.value)

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mapgen.benchmark import MAPS_DIR, UNITS_DIR
 from mapgen.build.executors import folder_lock, run_dask, run_local
 from mapgen.build.inputs import copy_inputs
 from mapgen.build.plan import Unit, plan, statistic_pool
@@ -70,6 +71,8 @@ def build(
     digest = config.digest(inputs)
     with folder_lock(out_dir), _resumable(config, out_dir):  # one build per folder at a time (mapgen.build.executors)
         prepare_folder(config, out_dir, resume=resume, force=force, digest=digest, inputs=inputs)
+        if resume:
+            _drop_partial_writes(out_dir)
         atlases = copy_user_atlases(config, out_dir)
         packs = copy_packs(config, out_dir)
         copy_inputs(config, out_dir)  # what a Dask worker reads instead of the parent's config (build.inputs)
@@ -100,6 +103,14 @@ def _todo(units: list[Unit], out_dir: Path, resume: bool) -> tuple[list[Unit], d
         else:
             todo.append(unit)
     return todo, results
+
+
+def _drop_partial_writes(out_dir: Path) -> None:
+    """Remove the temporary files of atomic writes a killed worker left half done (``.NAME.PID.tmp`` in the maps
+    and units folders; :func:`mapgen.files.write_bytes_atomic`), so a resumed folder holds what a fresh one does."""
+    for folder in (MAPS_DIR, UNITS_DIR):
+        for path in (out_dir / folder).glob(".*.tmp"):
+            path.unlink(missing_ok=True)
 
 
 @contextlib.contextmanager
