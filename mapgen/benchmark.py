@@ -63,6 +63,7 @@ UNITS_DIR = "units"
 BUILD_LOG_FILE = "build_log.json"
 ATLASES_DIR = "atlases"  # copies of user atlas files (vector file, groups YAML) the maps name
 PACKS_DIR = "packs"  # copies of the template packs a build's config names
+INPUTS_DIR = "inputs"  # copies of the statistics tables and style files a build's config names (mapgen.build.inputs)
 CONFIG_MARKER = ".mapgen-build.json"
 
 TASK_FILES: dict[str, str] = {}
@@ -86,7 +87,7 @@ def record_files() -> tuple[str, ...]:
 
 def build_outputs() -> tuple[str, ...]:
     """Everything a build writes (what clearing a build folder removes)."""
-    return (MAPS_DIR, UNITS_DIR, ATLASES_DIR, PACKS_DIR, MANIFEST_FILE, *record_files(), BUILD_LOG_FILE,
+    return (MAPS_DIR, UNITS_DIR, ATLASES_DIR, PACKS_DIR, INPUTS_DIR, MANIFEST_FILE, *record_files(), BUILD_LOG_FILE,
             CONFIG_MARKER)
 
 # counterfactual set folders (mapgen counterfactual)

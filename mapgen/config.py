@@ -377,6 +377,9 @@ class BuildConfig(Strict):
     _base_dir: Path | None = PrivateAttr(default=None)
     #: Where the config was read from, as error messages name it ("config" for a dict).
     _where: str = PrivateAttr(default="config")
+    #: Paths as written → their copies in a build folder (a worker's config read from the folder:
+    #: :mod:`mapgen.build.inputs`); empty for a config read from its file.
+    _copies: dict[str, Path] = PrivateAttr(default_factory=dict)
 
     @field_validator("tasks")
     @classmethod
@@ -463,7 +466,10 @@ class BuildConfig(Strict):
         return self._where
 
     def resolve_path(self, path: str | Path) -> Path:
-        """A path of the config resolved against :attr:`base_dir` (absolute paths unchanged)."""
+        """A path of the config resolved against :attr:`base_dir` (absolute paths unchanged; a config read from a
+        build folder resolves each file it names to the folder's copy)."""
+        if str(path) in self._copies:
+            return self._copies[str(path)]
         path = Path(path)
         return path if path.is_absolute() else (self.base_dir / path).resolve()
 

@@ -6,6 +6,8 @@
 - :mod:`~mapgen.build.select`: each task's selection across the units;
 - :mod:`~mapgen.build.write`: the folder's marker, records, manifest and build log;
 - :mod:`~mapgen.build.executors`: this process, a local process pool or Dask, and the folder lock;
+- :mod:`~mapgen.build.inputs`: the folder's copies of the config's files and the config a Dask worker reads
+  from the folder;
 - (the templates a build asks and the template packs copied into the folder: :mod:`mapgen.packs`, on the
   benchmark folder's floor, since tasks read it too);
 - :mod:`~mapgen.build.run`: :func:`build`, which runs them in that order (and resumes).

@@ -12,7 +12,9 @@ own LocalCluster runs the ``DieWithBuild`` plugin before its first unit, with th
 and each unit checks the build's pid again before it writes (:func:`run_for_parent`). The scheduler and the
 nannies live in the build process itself. On SIGTERM (exit 143), Ctrl-C or a failing unit the workers are killed
 before the cluster closes, as the local pool's are. A cluster given by address (``--scheduler``) is not this
-build's: its workers are left alone.
+build's: its workers are left alone, and before the first unit the build checks that it has workers, that they
+run this mapgen version and that they see the folder. Either way a Dask worker is sent a unit and the folder's
+path only and reads the config and its files from the folder (:mod:`mapgen.build.inputs`).
 """
 
 from __future__ import annotations
@@ -27,10 +29,10 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mapgen.build.inputs import folder_config
 from mapgen.build.unit import Unit, run_unit
 from mapgen.caches import memo
 from mapgen.config import BuildConfig
@@ -128,7 +130,7 @@ def folder_lock(folder: Path) -> Iterator[None]:
         yield
 
 
-@memo(1)
+@memo(maxsize=1)
 def _die_with_build_plugin() -> type:
     """The worker plugin class of the build's LocalCluster (defined on first use: dask.distributed is imported
     only when the Dask executor runs)."""
@@ -160,7 +162,11 @@ def dask_client(workers: int, scheduler: str | None = None) -> Iterator[tuple[Cl
     from distributed import Client, LocalCluster
 
     if scheduler is not None:
-        remote = Client(scheduler)
+        try:
+            remote = Client(scheduler, timeout=10)
+        except OSError as exc:  # distributed raises OSError (TimeoutError included) when nothing answers
+            raise BuildError(f"Cannot reach the Dask scheduler at {scheduler} ({exc}); start one with `dask "
+                             "scheduler` and pass the address it prints (tcp://host:8786).") from None
         try:
             yield remote, None
         finally:
@@ -234,18 +240,59 @@ def run_local(units: list[Unit], config: BuildConfig, out_dir: Path, workers: in
 def run_dask(units: list[Unit], config: BuildConfig, out_dir: Path, workers: int = 2, scheduler: str | None = None,
              progress: bool = True):
     """Run units on a Dask cluster (``scheduler`` address) or a LocalCluster on loopback whose workers die with
-    this process (:func:`dask_client`)."""
+    this process (:func:`dask_client`). Workers get each unit and the folder's path only: they read the config and
+    its files from the folder (:func:`run_in_folder`), so ``config`` is not sent."""
     try:
         from distributed import as_completed
     except ImportError:
         raise BuildError("The dask executor needs dask.distributed: pip install 'mapgen[dask]'.") from None
+    folder = str(Path(out_dir).resolve())
     with dask_client(workers, scheduler) as (client, parent):
-        fn = run_unit if parent is None else partial(run_for_parent, run_unit, parent)
-        futures = client.map(fn, units, config=config, out_dir=out_dir, pure=False)
+        if scheduler is not None:
+            check_cluster(client, scheduler, folder)
+        futures = client.map(run_in_folder, units, out_dir=folder, parent=parent, pure=False)
         with progress_bar(len(units), progress) as advance:
             for future in as_completed(futures):
                 advance()
                 yield future.result()
+
+
+def run_in_folder(unit: Unit, out_dir: str, parent: int | None = None) -> dict[str, Any]:
+    """A Dask worker's unit: the build's config and inputs read from its folder (:mod:`mapgen.build.inputs`), not
+    from the parent's memory; ``parent``: the build's pid to check first (a LocalCluster's worker), else None."""
+    if parent is not None:
+        check_parent(parent)
+    folder = Path(out_dir)
+    return run_unit(unit, folder_config(folder), folder)
+
+
+def worker_view(out_dir: str) -> tuple[str, bool]:
+    """What a worker reports before a build: its mapgen version and whether it sees the build folder's marker."""
+    from mapgen import __version__
+    from mapgen.benchmark import CONFIG_MARKER
+
+    return __version__, (Path(out_dir) / CONFIG_MARKER).is_file()
+
+
+def check_cluster(client: Client, scheduler: str, folder: str, timeout: float = 60) -> None:
+    """Refuse a cluster that cannot build this folder, before any unit runs: no worker within ``timeout``
+    seconds, a worker with another mapgen version (its output would differ), or one that cannot see the folder."""
+    from mapgen import __version__
+
+    try:
+        client.wait_for_workers(1, timeout=timeout)
+    except TimeoutError:
+        raise BuildError(f"The Dask scheduler at {scheduler} has no workers after {timeout:.0f} s; start some with "
+                         f"`dask worker {scheduler}`.") from None
+    views = client.run(worker_view, folder)
+    other = sorted(f"{addr} (mapgen {v})" for addr, (v, _) in views.items() if v != __version__)
+    if other:
+        raise BuildError(f"Dask workers run another mapgen than this build's {__version__}: {', '.join(other)}; "
+                         "install the same version on every worker and restart them.")
+    blind = sorted(addr for addr, (_, seen) in views.items() if not seen)
+    if blind:
+        raise BuildError(f"Dask workers {', '.join(blind)} cannot see the build folder {folder}: workers read the "
+                         "build from it, so put it on a filesystem every worker shares, at the same path.")
 
 
 class progress_bar:

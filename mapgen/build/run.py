@@ -18,7 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mapgen.benchmark import MAPS_DIR, UNITS_DIR
 from mapgen.build.executors import folder_lock, run_dask, run_local
+from mapgen.build.inputs import copy_inputs
 from mapgen.build.plan import Unit, plan, statistic_pool
 from mapgen.build.select import Compactor
 from mapgen.build.unit import atlas_of, completed
@@ -57,6 +59,7 @@ def build(
     config = config if isinstance(config, BuildConfig) else load_config(config)
     out_dir = Path(out_dir)
     start = time.perf_counter()
+    executor = "dask" if scheduler is not None else executor  # a scheduler's address means its Dask cluster
     check_run_options(workers, executor)
     try:
         registered_tasks(config.tasks)  # an unknown task fails here, naming the closest registered ones
@@ -69,8 +72,11 @@ def build(
     digest = config.digest(inputs)
     with folder_lock(out_dir), _resumable(config, out_dir):  # one build per folder at a time (mapgen.build.executors)
         prepare_folder(config, out_dir, resume=resume, force=force, digest=digest, inputs=inputs)
+        if resume:
+            _drop_partial_writes(out_dir)
         atlases = copy_user_atlases(config, out_dir)
         packs = copy_packs(config, out_dir)
+        copy_inputs(config, out_dir)  # what a Dask worker reads instead of the parent's config (build.inputs)
         units = plan(config)
         compact = Compactor(config)  # the parent keeps only what selection reads (mapgen.build.select)
         todo, results = _todo(units, out_dir, resume, compact)
@@ -100,6 +106,14 @@ def _todo(units: list[Unit], out_dir: Path, resume: bool,
         else:
             todo.append(unit)
     return todo, results
+
+
+def _drop_partial_writes(out_dir: Path) -> None:
+    """Remove the temporary files of atomic writes a killed worker left half done (``.NAME.PID.tmp`` in the maps
+    and units folders; :func:`mapgen.files.write_bytes_atomic`), so a resumed folder holds what a fresh one does."""
+    for folder in (MAPS_DIR, UNITS_DIR):
+        for path in (out_dir / folder).glob(".*.tmp"):
+            path.unlink(missing_ok=True)
 
 
 @contextlib.contextmanager

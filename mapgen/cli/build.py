@@ -27,7 +27,9 @@ INTERRUPTED = 1
 @click.option("--resume", is_flag=True, help="Finish an interrupted build; verifies hashes of finished units.")
 @click.option("--force", is_flag=True, help="Replace a folder that holds another build.")
 @click.option("--executor", type=click.Choice(["local", "dask"]), default="local", show_default=True)
-@click.option("--scheduler", default=None, help="Dask scheduler address, e.g. tcp://host:8786.")
+@click.option("--scheduler", default=None,
+              help="Run on the Dask cluster of this scheduler (implies --executor dask), e.g. tcp://host:8786; "
+              "the output folder must be on a filesystem its workers share.")
 @click.option("--audit", type=click.Choice(["off", "flag", "drop"]), default=None,
               help="Pixel-oracle audit of every question: flag unrecoverable ones, or drop them (overrides the config).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")

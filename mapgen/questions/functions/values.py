@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import statistics
 from collections.abc import Iterable
 
@@ -58,7 +59,9 @@ def means_relation(ctx: Reading, a: Iterable[str], cmp: str, b: Iterable[str]) -
     if len(pa) < 2 or len(pb) < 2 or set(pa) == set(pb):
         raise Invalid
     level = known(ctx)
-    d = sum(level[c] for c in pa) / len(pa) - sum(level[c] for c in pb) / len(pb)
+    # math.fsum: exact, so the mean does not depend on the order a set's members come in (hash seeds differ
+    # between a build's worker processes: Dask's are started afresh)
+    d = math.fsum(level[c] for c in pa) / len(pa) - math.fsum(level[c] for c in pb) / len(pb)
     mids = _midpoint_difference(ctx, pa, pb) if ctx.discrete and ctx.meaning("mean") == MIDPOINTS else None
     verdict = _mean_relation(ctx, d, cmp, mids)
     if verdict is None:
@@ -77,7 +80,7 @@ def _midpoint_difference(ctx: Reading, a: list[str], b: list[str]) -> float:
     if width <= 0:
         raise Invalid
     mids = [(lo + hi) / 2 for lo, hi in bounds]
-    return (sum(mids[: len(a)]) / len(a) - sum(mids[len(a):]) / len(b)) / width
+    return (math.fsum(mids[: len(a)]) / len(a) - math.fsum(mids[len(a):]) / len(b)) / width
 
 
 def _tukey_outlier(ctx: Reading, x: float, others: list[float]) -> bool:
