@@ -138,7 +138,12 @@ def write_text_atomic(path: str | Path, text: str) -> Path:
 
 
 def dumps_json(data: Any, *, indent: int | None = 1, sort_keys: bool = True, ensure_ascii: bool = True) -> str:
-    """JSON text as mapgen writes it (no NaN: a NaN in output is a bug, never a silent ``NaN`` token)."""
+    """JSON text as mapgen writes it (no NaN: a NaN in output is a bug, never a silent ``NaN`` token); indented
+    text by :func:`mapgen.jsontext.dumps_indented` (the same bytes, without ``json``'s pure-Python encoder)."""
+    if isinstance(indent, int):
+        from mapgen.jsontext import dumps_indented
+
+        return dumps_indented(data, indent, sort_keys=sort_keys, ensure_ascii=ensure_ascii)
     return json.dumps(data, indent=indent, sort_keys=sort_keys, ensure_ascii=ensure_ascii, allow_nan=False)
 
 

@@ -136,11 +136,13 @@ def hinges_on_illegible(template: Template, ctx: Reading, params: dict[str, Any]
     unreadable = [c for c in ctx.reads if c not in ctx.legible]
     if any(v in unreadable for v in params.values() if isinstance(v, str)):
         return True
-    # each unreadable region alone, then all of them together (misreads of tiny regions tend to go one way)
-    groups = [[code] for code in unreadable] + ([unreadable] if len(unreadable) > 1 else [])
+    # all of them together (misreads of tiny regions tend to go one way), then each unreadable region alone; the
+    # answer hinges if any changes it, so the order only decides how soon a hinge is found: the likeliest first
+    groups = ([unreadable] if len(unreadable) > 1 else []) + [[code] for code in unreadable]
     key = answer_key(answer)
+    n = len(_alternatives(ctx))
     for codes in groups:
-        for i in range(len(_alternatives(ctx))):
+        for i in (n - 1, *range(n - 1)):  # N/A (the last alternative) first: it most often ends the check
             other, _ = run_program(template, _alternative(ctx, codes, i), params)
             if other is INVALID or answer_key(other) != key:
                 return True
