@@ -44,51 +44,62 @@ def _key_text(key: Any) -> str:
 
 def dumps_indented(data: Any, indent: int, *, sort_keys: bool = False, ensure_ascii: bool = True) -> str:
     """``json.dumps(data, indent=indent, sort_keys=sort_keys, ensure_ascii=ensure_ascii, allow_nan=False)``."""
-    quote: Callable[[str], str] = (_enc.encode_basestring_ascii if ensure_ascii
-                                   else _enc.encode_basestring)
-    step = " " * indent
-    parts: list[str] = []
-    add = parts.append
+    writer = _Writer(" " * indent, sort_keys, ensure_ascii)
+    writer.value(data, 0)
+    return "".join(writer.parts)
 
-    def leaf(o: Any) -> str | None:
-        """The text of a scalar (None for a container)."""
-        kind = type(o)
-        if kind is str:
-            return quote(o)
-        if kind is int:
-            return _INT_REPR(o)
-        if kind is float:
-            return _float_text(o)
-        if o is None:
-            return "null"
-        if o is True:
-            return "true"
-        if o is False:
-            return "false"
-        if isinstance(o, str):
-            return quote(o)
-        if isinstance(o, int):
-            return _INT_REPR(o)
-        if isinstance(o, float):
-            return _float_text(o)
-        if isinstance(o, (list, tuple, dict)):
-            return None
-        raise TypeError(f"Object of type {o.__class__.__name__} is not JSON serializable")
 
-    def value(o: Any, level: int) -> None:
-        text = leaf(o)
+def _leaf(o: Any, quote: Callable[[str], str]) -> str | None:
+    """The text of a scalar (None for a container)."""
+    kind = type(o)
+    if kind is str:
+        return quote(o)
+    if kind is int:
+        return _INT_REPR(o)
+    if kind is float:
+        return _float_text(o)
+    if o is None:
+        return "null"
+    if o is True:
+        return "true"
+    if o is False:
+        return "false"
+    if isinstance(o, str):
+        return quote(o)
+    if isinstance(o, int):
+        return _INT_REPR(o)
+    if isinstance(o, float):
+        return _float_text(o)
+    if isinstance(o, (list, tuple, dict)):
+        return None
+    raise TypeError(f"Object of type {o.__class__.__name__} is not JSON serializable")
+
+
+class _Writer:
+    """One recursion that appends the text's pieces to ``parts``."""
+
+    def __init__(self, step: str, sort_keys: bool, ensure_ascii: bool) -> None:
+        self.step, self.sort_keys = step, sort_keys
+        self.parts: list[str] = []
+        self.quote: Callable[[str], str] = (_enc.encode_basestring_ascii if ensure_ascii
+                                            else _enc.encode_basestring)
+        self.add = self.parts.append
+
+    def value(self, o: Any, level: int) -> None:
+        text = _leaf(o, self.quote)
         if text is not None:
-            add(text)
+            self.add(text)
         elif isinstance(o, dict):
-            obj(o, level)
+            self.obj(o, level)
         else:
-            array(o, level)
+            self.array(o, level)
 
-    def array(items: list[Any] | tuple[Any, ...], level: int) -> None:
+    def array(self, items: list[Any] | tuple[Any, ...], level: int) -> None:
+        add, quote = self.add, self.quote
         if not items:
             add("[]")
             return
-        inner = "\n" + step * (level + 1)
+        inner = "\n" + self.step * (level + 1)
         sep = "," + inner
         add("[" + inner)
         first = True
@@ -101,20 +112,21 @@ def dumps_indented(data: Any, indent: int, *, sort_keys: bool = False, ensure_as
             if kind is str:
                 add(quote(item))
             elif kind is dict:
-                obj(item, level + 1)
+                self.obj(item, level + 1)
             else:
-                value(item, level + 1)
-        add("\n" + step * level + "]")
+                self.value(item, level + 1)
+        add("\n" + self.step * level + "]")
 
-    def obj(mapping: dict[Any, Any], level: int) -> None:
+    def obj(self, mapping: dict[Any, Any], level: int) -> None:
+        add, quote = self.add, self.quote
         if not mapping:
             add("{}")
             return
-        inner = "\n" + step * (level + 1)
+        inner = "\n" + self.step * (level + 1)
         sep = "," + inner
         add("{" + inner)
         first = True
-        for key, item in sorted(mapping.items()) if sort_keys else mapping.items():
+        for key, item in sorted(mapping.items()) if self.sort_keys else mapping.items():
             if first:
                 first = False
             else:
@@ -125,15 +137,10 @@ def dumps_indented(data: Any, indent: int, *, sort_keys: bool = False, ensure_as
                 add(": " + quote(item))
             elif kind is dict:
                 add(": ")
-                obj(item, level + 1)
+                self.obj(item, level + 1)
             else:
-                text = leaf(item)
-                if text is not None:
-                    add(": " + text)
-                else:
-                    add(": ")
-                    value(item, level + 1)
-        add("\n" + step * level + "}")
-
-    value(data, 0)
-    return "".join(parts)
+                text = _leaf(item, quote)
+                add(": " + text if text is not None else ": ")
+                if text is None:
+                    self.value(item, level + 1)
+        add("\n" + self.step * level + "}")

@@ -8,7 +8,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "docs" / "ARCHITECTURE.md"
-#: The longest a floor-table cell may be (the module list of floor 0 is the longest; the rules go below the table).
+#: The longest a floor's name or rule cell may be (the rules' details go below the table; the modules column lists
+#: every module test_architecture.py places, so it is as long as the floor's modules make it).
 MAX_CELL = 120
 
 
@@ -21,7 +22,8 @@ def test_the_floor_table_is_one_short_line_per_floor() -> None:
     rows = [line for line in section.splitlines() if re.match(r"\| \d+ ", line)]
     cells = [cell.strip() for row in rows for cell in row.strip().strip("|").split("|")]
     assert len(rows) >= 10 and len(cells) == 3 * len(rows)
-    assert [cell for cell in cells if len(cell) > MAX_CELL] == []
+    prose = [cell for i, cell in enumerate(cells) if i % 3 != 1]
+    assert [cell for cell in prose if len(cell) > MAX_CELL] == []
 
 
 def test_every_cited_section_exists() -> None:
