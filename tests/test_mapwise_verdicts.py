@@ -84,7 +84,7 @@ def test_usa_11274_list_question_answered_no():
     assert v.verified_verdict == "agree"  # MAPWise's verified column has "California, Texas"
 
 
-def test_usa_10436_similar_to_south_carolina_counts_two():
+def test_usa_10436_similar_to_south_carolina_depends_on_the_reading_of_similar():
     raw, v = verdict("usa", 23)
     desc = classes("usa", "10436")
     assert desc["SC"] == "17.2%-19.6%"
@@ -92,7 +92,10 @@ def test_usa_10436_similar_to_south_carolina_counts_two():
     same = [r for r in ("IA", "IN", "KY", "MI", "MO", "WI") if desc[r] == desc["SC"]]
     assert same == ["KY", "WI"]
     assert raw.ground_truth == "1" and raw.verified == "2"
-    assert (v.verdict, v.our_answer, v.verified_verdict) == ("disagree", "2", "agree")
+    # IA, IN and MO sit one class below: "similar" to a reader who finds neighbouring shades alike (the declared
+    # reading 'similar'), so the count is 2 or 5 and the question is not judged
+    assert (v.verdict, v.bucket, v.our_answer) == ("ambiguous", "definition_dependent", None)
+    assert "reading:similar" in v.reason
 
 
 def test_india_101_2D_pakistan_border_is_higher_on_average_than_china_border():

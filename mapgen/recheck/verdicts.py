@@ -486,6 +486,8 @@ def _not_judged(v: Verdict, parsed: Parsed, scene: Scene, why: tuple[str, str] |
     if problems:
         v.ambiguous(problems[0][0], text + "; " + "; ".join(t for _, t in problems))
     elif v.bucket is None:
+        if rejected is not None and rejected.kind == "reading":
+            text += f"; its answer differs under a declared reading ({rejected.reason})"
         v.ambiguous(_rejection_bucket(rejected, parsed, scene), text)
     else:  # a near tie at the legend's precision, marked by _at_legend_precision
         v.reason = text + "; " + v.reason
@@ -502,6 +504,8 @@ def _rejection_bucket(rejected: Unaskable | None, parsed: Parsed, scene: Scene) 
         return "illegible_region"
     if kind == "contested":
         return "contested_border"
+    if kind == "reading":  # the answer differs under a declared reading (templates/readings.yaml)
+        return "definition_dependent"
     if kind not in _TIES:
         return "outside_template_domain"
     named = [parsed.params[p.name] for p in parsed.template.params if p.type == "Region"]
