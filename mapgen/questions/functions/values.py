@@ -55,7 +55,7 @@ def _mean_relation(ctx: Reading, d: float, cmp: str, mids: float | None = None) 
 def means_relation(ctx: Reading, a: Iterable[str], cmp: str, b: Iterable[str]) -> bool:
     """Whether the mean level of ``a`` is higher / lower / similar compared with that of ``b`` (mean class
     index on discrete maps: higher/lower by >= 0.5 class, similar within 0.25; continuous: as two values)."""
-    pa, pb = all_valued(ctx, sorted(a)), all_valued(ctx, sorted(b))  # sums in one order whatever the process
+    pa, pb = all_valued(ctx, a), all_valued(ctx, b)
     if len(pa) < 2 or len(pb) < 2 or set(pa) == set(pb):
         raise Invalid
     level = known(ctx)
