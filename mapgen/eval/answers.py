@@ -34,6 +34,7 @@ from mapgen.caches import memo
 from mapgen.eval.native import (
     NONE_WORDS,
     find_native_answer_line,
+    lines_after,
     native_count,
     native_open_range,
     native_yes_no,
@@ -176,16 +177,6 @@ _ANSWER_LINE = re.compile(
 )
 
 
-def _following_lines(text: str, pos: int) -> str:
-    """Lines after ``pos`` up to the first blank line."""
-    out = []
-    for line in text[pos:].lstrip("\n").splitlines():
-        if not line.strip():
-            break
-        out.append(line)
-    return "\n".join(out)
-
-
 def find_answer_line(text: str) -> str | None:
     """Text of the last ``Final answer:``/``Answer:``/``the answer is`` statement or ``Final Answer`` heading."""
     first = text.lower().find("answer")
@@ -198,7 +189,7 @@ def find_answer_line(text: str) -> str | None:
     m = matches[-1]
     raw = next(g for g in (m.group("raw"), m.group("raw2"), m.group("raw3")) if g is not None).strip()
     raw = _MARKS.sub("", raw).strip()
-    return raw or _following_lines(text, m.end()) or None
+    return raw or lines_after(text, m.end()) or None
 
 
 _MARKS = re.compile(r"\*\*|__|`")

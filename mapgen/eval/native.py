@@ -71,10 +71,10 @@ def find_native_answer_line(text: str) -> str | None:
     m = matches[-1]
     raw = next(g for g in (m.group("hi"), m.group("zh"), m.group("es")) if g is not None)
     raw = re.sub(r"\*\*|__|`", "", raw).strip().rstrip("。．.!！")
-    return raw or _lines_after(text, m.end()) or None
+    return raw or lines_after(text, m.end()) or None
 
 
-def _lines_after(text: str, pos: int) -> str:
+def lines_after(text: str, pos: int) -> str:
     """The lines after ``pos`` up to the first blank line (an answer given as bullets under its marker)."""
     lines = []
     for line in text[pos:].lstrip("\n").splitlines():
