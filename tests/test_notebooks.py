@@ -53,8 +53,10 @@ def test_the_notebook_runs(path: Path, tmp_path: Path, monkeypatch: pytest.Monke
     # the kernel imports this checkout's mapgen and finds the `mapgen` command beside this Python
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
     notebook = _read(path)
-    client = nbclient.NotebookClient(notebook, timeout=600, kernel_name="python3",
-                                     resources={"metadata": {"path": str(tmp_path)}})
+    # iopub_timeout: a figure's output may reach the client well after the cell's reply on a loaded machine
+    # (nbclient's default waits 4 s, then drops it silently)
+    client = nbclient.NotebookClient(notebook, timeout=600, iopub_timeout=120, raise_on_iopub_timeout=True,
+                                     kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}})
     client.execute()  # raises CellExecutionError naming the cell and the error
     outputs = [out for cell in notebook.cells if cell.cell_type == "code" for out in cell.outputs]
     assert not [out for out in outputs if out.output_type == "error"]
