@@ -52,6 +52,8 @@ def test_the_notebook_runs(path: Path, tmp_path: Path, monkeypatch: pytest.Monke
         pytest.skip(f"{path.name} needs the {extra} extra: pip install -e '.[{extra}]'")
     # the kernel imports this checkout's mapgen and finds the `mapgen` command beside this Python
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    # a user's kernel draws figures inline; CI exports MPLBACKEND=Agg, which the kernel would inherit (no figures)
+    monkeypatch.delenv("MPLBACKEND", raising=False)
     notebook = _read(path)
     # iopub_timeout: a figure's output may reach the client well after the cell's reply on a loaded machine
     # (nbclient's default waits 4 s, then drops it silently)
