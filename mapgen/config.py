@@ -332,13 +332,21 @@ class QuestionChoices(Strict):
     max_answer_share: Number = Field(0.25, gt=0.0, le=1.0)
     max_empty_share: Number = Field(0.04, ge=0.0, le=1.0)
     max_zero_share: Number = Field(0.10, ge=0.0, le=1.0)
+    #: How many templates each image draws candidates from: ``all`` (every template on every image), or N, a
+    #: seeded slice of a per-map template order (each variant of a map takes the next slice, so a map with
+    #: ``N × variants ≥ templates`` offers every template once; every template is offered to about N/T of a
+    #: country's images). The question stage of a large build costs about N/T of ``all``'s.
+    templates_per_image: Literal["all"] | Annotated[WholeNumber, Field(ge=1, le=MAX_QUESTIONS)] = "all"
 
     @model_serializer(mode="wrap")
     def _dump(self, handler: Any) -> dict[str, Any]:
-        """Without ``packs`` when there are none (a config without packs dumps, hashes and builds as before)."""
+        """Without ``packs`` when there are none and without ``templates_per_image`` when it is ``all`` (a config
+        without them dumps, hashes and builds as before)."""
         data = handler(self)
         if not self.packs:
             data.pop("packs", None)
+        if self.templates_per_image == "all":
+            data.pop("templates_per_image", None)
         return data
 
 

@@ -97,7 +97,16 @@ _PLOTLY_SCALES: dict[str, str] = {
 
 
 def _colormap_registry() -> dict[str, tuple[str, str]]:
-    """lower-case name -> (canonical name, source) for matplotlib colormaps and the extra plotly scales."""
+    """lower-case name -> (canonical name, source) for matplotlib colormaps and the extra plotly scales (made
+    again only when a colormap is registered with matplotlib)."""
+    import matplotlib as mpl
+
+    return _registry_of(len(mpl.colormaps))
+
+
+@memo(4)
+def _registry_of(registered: int) -> dict[str, tuple[str, str]]:
+    """:func:`_colormap_registry` while matplotlib holds ``registered`` colormaps."""
     import matplotlib as mpl
 
     reg: dict[str, tuple[str, str]] = {}

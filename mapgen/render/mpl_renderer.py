@@ -3,14 +3,12 @@
 One figure per (atlas, page layout) is kept and reused; each map only sets colours and hatches, adds its legend
 shapes, rasterises with Agg (from the figure's second map on, the regions and outline are composited with Agg's
 arithmetic instead, :mod:`mapgen.render.composite`: same bytes), then PIL draws the text (labels, legend labels, ticks, title) in the same DejaVu Sans
-font and encodes the PNG (zlib RLE strategy: fastest for flat-colour maps at a similar size). Everything is in pixel coordinates (origin top-left), the space of the mask and the
+font and encodes the PNG (:mod:`mapgen.render.png`: unfiltered rows, three times faster than Pillow's encoder). Everything is in pixel coordinates (origin top-left), the space of the mask and the
 pixel facts.
 """
 
 from __future__ import annotations
 
-import io
-import zlib
 from collections.abc import Callable
 from typing import Any
 
@@ -34,6 +32,7 @@ from mapgen.render.labels import (
 )
 from mapgen.render.legend_layout import LegendLayout, LegendText, legend_bounds, legend_font_px, legend_layout
 from mapgen.render.placement import CASING_WIDTH_PX
+from mapgen.render.png import encode_png
 from mapgen.render.style import DEFAULT_HATCHES, MapStyle, outline_color, style_of
 from mapgen.render.text import TextItem, draw_texts, title_items
 from mapgen.render.vector import save_vector, text_artists
@@ -163,9 +162,7 @@ class MatplotlibFigure:
         for artist in temp:
             artist.remove()
         draw_texts(ImageDraw.Draw(image), items, image)
-        buf = io.BytesIO()
-        image.save(buf, format="PNG", compress_level=style.png_compress_level, compress_type=zlib.Z_RLE)
-        return buf.getvalue(), legend_items, labels
+        return encode_png(image, style.png_compress_level), legend_items, labels
 
     def _rasterize(self, spec: MapSpec, faces: list[str]) -> list[Any]:
         """Draw the page into the Agg buffer, the regions composited (:mod:`mapgen.render.composite`) when the

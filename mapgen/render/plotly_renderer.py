@@ -23,7 +23,6 @@ import os
 import re
 import shutil
 import threading
-import zlib
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +31,7 @@ from PIL import Image
 from mapgen.files import write_text_atomic
 from mapgen.render.canvas import AtlasCanvas
 from mapgen.render.plotly_figure import FONT_FAMILY, PLOTLY_HATCH, build_figure, hatch_fillpattern
+from mapgen.render.png import encode_png
 from mapgen.spec import MapSpec
 
 __all__ = ["FONT_FAMILY", "PLOTLY_HATCH", "BrowserSession", "ChromiumNotFoundError", "PlotlyRenderer",
@@ -155,9 +155,7 @@ def reencode_png(raw: bytes, compress_level: int) -> bytes:
     """Decode Chromium's PNG and re-encode the RGB pixels without metadata (byte-stable output)."""
     with Image.open(io.BytesIO(raw)) as img:
         rgb = img.convert("RGB")
-    buf = io.BytesIO()
-    rgb.save(buf, format="PNG", compress_level=compress_level, compress_type=zlib.Z_RLE)
-    return buf.getvalue()
+    return encode_png(rgb, compress_level)
 
 
 def stable_svg(svg: bytes) -> bytes:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable
 
+from mapgen.caches import ValueCache
 from mapgen.questions.functions.neighbours import vs_all_neighbors, vs_at_least_neighbors
 from mapgen.questions.functions.registry import register
 from mapgen.questions.reading import INVALID, Invalid, Reading, _Invalid
@@ -82,15 +83,25 @@ def closest_pair(ctx: Reading, regions: Iterable[str]) -> frozenset[str]:
     return frozenset(dists[0][1:])
 
 
+#: Pair distances by the regions' centroids: one entry per atlas and page a build draws on.
+_PAIR_DISTANCES: ValueCache[tuple[tuple[str, tuple[float, float]], ...], list[tuple[float, str, str]]] = ValueCache(
+    "questions.pair_distances", maxsize=64)
+
+
 def _pair_distances(ctx: Reading) -> list[tuple[float, str, str]]:
-    """(centroid distance, a, b) for every pair of regions (a < b), nearest first (computed once per scene)."""
+    """(centroid distance, a, b) for every pair of regions (a < b), nearest first (computed once per scene, and
+    kept for every scene of the same regions and centroids)."""
     dists = ctx.fixed.get("pair_distances")
     if dists is None:
-        cents, codes = ctx.scene.centroids, sorted(ctx.scene.regions)
-        dists = ctx.fixed["pair_distances"] = sorted(
-            (math.dist(cents[a], cents[b]), a, b) for i, a in enumerate(codes) for b in codes[i + 1 :]
-        )
+        cents = ctx.scene.centroids
+        key = tuple((c, tuple(cents[c])) for c in sorted(ctx.scene.regions))
+        dists = ctx.fixed["pair_distances"] = _PAIR_DISTANCES.get_or_make(key, lambda: _sorted_pairs(key))
     return dists
+
+
+def _sorted_pairs(centroids: tuple[tuple[str, tuple[float, float]], ...]) -> list[tuple[float, str, str]]:
+    """Every pair of ``(code, centroid)`` entries (in code order, a < b) with its distance, nearest first."""
+    return sorted((math.dist(pa, pb), a, b) for i, (a, pa) in enumerate(centroids) for b, pb in centroids[i + 1:])
 
 
 @register("Regions LegendClass", "Pair")

@@ -3,6 +3,7 @@ selection of the benchmark's questions over the whole build (:func:`balance_set`
 
 from __future__ import annotations
 
+import random
 import time
 from collections import Counter
 from collections.abc import Iterable
@@ -26,7 +27,8 @@ def unit_questions(scene: Any, seed: int, config: BuildConfig, meta: dict[str, A
     from mapgen.questions import instantiate
 
     q = config.questions
-    templates = build_templates(config, folder)[1]
+    templates = offered_templates(build_templates(config, folder)[1], q.templates_per_image, seed,
+                                  str(meta.get("variant")))
     questions = []
     for t in templates:
         n = q.per_template * (2 if t.answer_type == "binary" else 1)
@@ -39,6 +41,26 @@ def unit_questions(scene: Any, seed: int, config: BuildConfig, meta: dict[str, A
         record["counterfactual_set"] = meta["counterfactual"]
         records.append(record)
     return records
+
+
+#: The slice of a map's template order each variant takes (a counterfactual map takes the first, like the
+#: annotated map it redraws, so every kind of a map is asked the same templates).
+VARIANT_SLICES = {"annotated": 0, "unannotated": 1, "hatched": 2}
+
+
+def offered_templates(templates: TemplateSet | list[Any], per_image: int | str, seed: int,
+                      variant: str) -> list[Any]:
+    """The templates an image draws candidates from (``questions.templates_per_image``): all, or ``per_image``
+    of them, a slice of the map's template order (shuffled by the unit's ``seed``) that each variant of the map
+    takes in turn (:data:`VARIANT_SLICES`), wrapping round; in the templates' own order."""
+    listed = list(templates)
+    if per_image == "all" or int(per_image) >= len(listed):
+        return listed
+    order = sorted(range(len(listed)), key=lambda i: listed[i].id)
+    random.Random(f"{seed}:templates").shuffle(order)
+    start = VARIANT_SLICES.get(variant, 0) * int(per_image)
+    chosen = {order[(start + k) % len(order)] for k in range(int(per_image))}
+    return [t for i, t in enumerate(listed) if i in chosen]
 
 
 def audit_questions(image: ImageContext, records: list[dict[str, Any]], mode: str,
