@@ -319,7 +319,7 @@ class CounterfactualSet(Strict):
 class QuestionChoices(Strict):
     """Which questions a build asks: every image offers up to ``per_template`` candidates of each template and
     ``per_image`` are chosen per image, every template at least ``min_per_template`` times per country (where
-    the maps allow), each answer at most ``max_answer_share`` of its template, empty list answers at most
+    the maps allow) and every answer type at least ``min_per_answer_type`` times (0: no floor), each answer at most ``max_answer_share`` of its template, empty list answers at most
     ``max_empty_share`` of a list template and zero counts at most ``max_zero_share`` of a count template."""
 
     templates: Literal["all"] | list[str] = "all"
@@ -329,16 +329,20 @@ class QuestionChoices(Strict):
     per_template: WholeNumber = Field(1, ge=1, le=MAX_QUESTIONS)
     per_image: WholeNumber = Field(4, ge=0, le=MAX_QUESTIONS)
     min_per_template: WholeNumber = Field(5, ge=0, le=MAX_QUESTIONS)
+    min_per_answer_type: WholeNumber = Field(0, ge=0, le=MAX_QUESTIONS)
     max_answer_share: Number = Field(0.25, gt=0.0, le=1.0)
     max_empty_share: Number = Field(0.04, ge=0.0, le=1.0)
     max_zero_share: Number = Field(0.10, ge=0.0, le=1.0)
 
     @model_serializer(mode="wrap")
     def _dump(self, handler: Any) -> dict[str, Any]:
-        """Without ``packs`` when there are none (a config without packs dumps, hashes and builds as before)."""
+        """Without ``packs`` when there are none and ``min_per_answer_type`` when 0 (a config without them dumps,
+        hashes and builds as before)."""
         data = handler(self)
         if not self.packs:
             data.pop("packs", None)
+        if not self.min_per_answer_type:
+            data.pop("min_per_answer_type", None)
         return data
 
 
