@@ -25,7 +25,11 @@ def _candidates(images: int, templates: dict[str, tuple[str, int]], country: str
     return out
 
 
-SINGLES = {f"single_{k}": ("single", 12) for k in "abcdef"}
+def _singles(offered: int = 12) -> dict[str, tuple[str, int]]:
+    return {f"single_{k}": ("single", offered) for k in "abcdef"}
+
+
+SINGLES = _singles()
 
 
 def _types(chosen: list[dict]) -> Counter:
@@ -41,6 +45,15 @@ def test_a_type_below_the_floor_is_raised_to_it_over_its_templates() -> None:
     assert Counter(q["template_id"] for q in with_floor if q["answer_type"] == "ranking") == {"rank_a": 3, "rank_b": 3}
     assert len(with_floor) == len(without) == 12  # the floor moves room between types, it makes none
     assert max(Counter(q["map_id"] for q in with_floor).values()) == 1
+
+
+def test_the_floor_brings_turns_forward_instead_of_adding_to_them() -> None:
+    # rankings get 10 of 40 slots by the turns alone: a floor under that changes no count, one over it only tops up
+    records = _candidates(40, {**_singles(40), "rank_a": ("ranking", 40), "rank_b": ("ranking", 40)})
+    counts = {floor: _types(select_questions(records, SelectionRules(1, 1, min_per_answer_type=floor)))
+              for floor in (0, 6, 14)}
+    assert counts[0]["usa", "ranking"] == counts[6]["usa", "ranking"] == 10
+    assert counts[14]["usa", "ranking"] == 14
 
 
 def test_too_few_candidates_are_all_taken_without_failing() -> None:

@@ -6,8 +6,9 @@ searched by the engine); :func:`select_questions` picks at most ``per_image`` pe
 1. every template with candidates is asked at least ``min_per_template`` times when its candidates allow
    (scarcest templates first, so they get the images they need); then every answer type the country has is
    raised to ``min_per_answer_type`` questions when its candidates allow (scarcest type first; each pick goes to
-   the type's least-asked template, under the same answer-balance rules); then all templates are filled in
-   turns, the least-asked first, so templates end up evenly represented;
+   the type's least-asked template, under the same answer-balance rules, and counts as one of that template's
+   turns below, taken early); then all templates are filled in turns, the least-asked first, so templates end
+   up evenly represented;
 2. within a template the variant (annotated, unannotated, hatched, counterfactual kinds) asked least so far is
    preferred;
 3. answers stay balanced: binary templates alternate Yes and No (a template short of its minimum may take more of
@@ -45,6 +46,7 @@ class _TemplatePool:
     degenerate_keys: set[str] = field(default_factory=set)  # answers that are an empty list or a zero count
     exhausted: bool = False
     relaxed: bool = False  # coverage phase, when balanced picks ran out: yes/no answers may run ahead
+    ahead: int = 0  # fill turns taken early by the answer-type floor (skipped in the fill)
     levels: dict[int, list[tuple[float, str]]] | None = None  # picks so far -> (tiebreak, answer key), sorted
 
 
@@ -178,7 +180,10 @@ def _select_country(records: Sequence[dict[str, Any]], room: dict[str, int], rul
     while progress:  # 2. fill in turns, the least-asked template first
         progress = False
         for t in sorted(order, key=lambda t: (pools[t].total, pools[t].size, t)):
-            if not pools[t].exhausted:
+            if pools[t].ahead and not pools[t].exhausted:  # a turn the floor took early
+                pools[t].ahead -= 1
+                progress = True
+            elif not pools[t].exhausted:
                 if _pick(pools[t], room, rules, rng) is None:
                     pools[t].exhausted = True
                 else:
@@ -201,8 +206,10 @@ def _raise_answer_types(pools: dict[str, _TemplatePool], room: dict[str, int], r
             pool = pools[t]
             if _pick(pool, room, rules, rng) is None:
                 able.remove(t)  # no admissible candidate with room left now (phase 2 may still try it)
-            elif pool.answer_type == "binary" and pool.total % 2:
-                _pick(pool, room, rules, rng)  # its pair, the other answer: a lone Yes or No is evened away
+                continue
+            pool.ahead += 1
+            if pool.answer_type == "binary" and pool.total % 2:  # its pair, the other answer (a lone one is evened away)
+                pool.ahead += _pick(pool, room, rules, rng) is not None
 
 
 def _even_binary(pools: dict[str, dict[str, _TemplatePool]], rules: SelectionRules) -> None:
