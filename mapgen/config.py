@@ -319,8 +319,9 @@ class CounterfactualSet(Strict):
 class QuestionChoices(Strict):
     """Which questions a build asks: every image offers up to ``per_template`` candidates of each template and
     ``per_image`` are chosen per image, every template at least ``min_per_template`` times per country (where
-    the maps allow) and every answer type at least ``min_per_answer_type`` times (0: no floor), each answer at most ``max_answer_share`` of its template, empty list answers at most
-    ``max_empty_share`` of a list template and zero counts at most ``max_zero_share`` of a count template."""
+    the maps allow) and every answer type at least ``min_per_answer_type`` times (0: no floor), each answer at
+    most ``max_answer_share`` of its template, empty list answers at most ``max_empty_share`` of a list template
+    and zero counts at most ``max_zero_share`` of a count template."""
 
     templates: Literal["all"] | list[str] = "all"
     #: Template packs (folders or YAML files, relative to the config file) whose templates join the built-in

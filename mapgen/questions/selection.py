@@ -208,8 +208,8 @@ def _raise_answer_types(pools: dict[str, _TemplatePool], room: dict[str, int], r
                 able.remove(t)  # no admissible candidate with room left now (phase 2 may still try it)
                 continue
             pool.ahead += 1
-            if pool.answer_type == "binary" and pool.total % 2:  # its pair, the other answer (a lone one is evened away)
-                pool.ahead += _pick(pool, room, rules, rng) is not None
+            if pool.answer_type == "binary" and pool.total % 2:  # its pair, the other answer (a lone one is evened
+                pool.ahead += _pick(pool, room, rules, rng) is not None  # away across countries)
 
 
 def _even_binary(pools: dict[str, dict[str, _TemplatePool]], rules: SelectionRules) -> None:
