@@ -319,8 +319,9 @@ class CounterfactualSet(Strict):
 class QuestionChoices(Strict):
     """Which questions a build asks: every image offers up to ``per_template`` candidates of each template and
     ``per_image`` are chosen per image, every template at least ``min_per_template`` times per country (where
-    the maps allow), each answer at most ``max_answer_share`` of its template, empty list answers at most
-    ``max_empty_share`` of a list template and zero counts at most ``max_zero_share`` of a count template."""
+    the maps allow) and every answer type at least ``min_per_answer_type`` times (0: no floor), each answer at
+    most ``max_answer_share`` of its template, empty list answers at most ``max_empty_share`` of a list template
+    and zero counts at most ``max_zero_share`` of a count template."""
 
     templates: Literal["all"] | list[str] = "all"
     #: Template packs (folders or YAML files, relative to the config file) whose templates join the built-in
@@ -329,6 +330,7 @@ class QuestionChoices(Strict):
     per_template: WholeNumber = Field(1, ge=1, le=MAX_QUESTIONS)
     per_image: WholeNumber = Field(4, ge=0, le=MAX_QUESTIONS)
     min_per_template: WholeNumber = Field(5, ge=0, le=MAX_QUESTIONS)
+    min_per_answer_type: WholeNumber = Field(0, ge=0, le=MAX_QUESTIONS)
     max_answer_share: Number = Field(0.25, gt=0.0, le=1.0)
     max_empty_share: Number = Field(0.04, ge=0.0, le=1.0)
     max_zero_share: Number = Field(0.10, ge=0.0, le=1.0)
@@ -340,11 +342,13 @@ class QuestionChoices(Strict):
 
     @model_serializer(mode="wrap")
     def _dump(self, handler: Any) -> dict[str, Any]:
-        """Without ``packs`` when there are none and without ``templates_per_image`` when it is ``all`` (a config
-        without them dumps, hashes and builds as before)."""
+        """Without ``packs`` when there are none, ``min_per_answer_type`` when 0 and ``templates_per_image`` when
+        ``all`` (a config without them dumps, hashes and builds as before)."""
         data = handler(self)
         if not self.packs:
             data.pop("packs", None)
+        if not self.min_per_answer_type:
+            data.pop("min_per_answer_type", None)
         if self.templates_per_image == "all":
             data.pop("templates_per_image", None)
         return data

@@ -12,7 +12,8 @@ templates, answer types and map types. :func:`stratified_sample` does that per c
    reproducible (same seed, same benchmark → same ids) yet not biased to build order.
 
 With ``maps`` (MAPWise: 75 maps per country) the maps are chosen first, in turn from each map type × variant
-stratum, and the questions are then drawn from those maps only.
+stratum, each turn the stratum's map that best fills the answer-type quotas and the templates still missing
+(:func:`choose_maps`), and the questions are then drawn from those maps only.
 """
 
 from __future__ import annotations
@@ -95,22 +96,43 @@ def country_sample(questions: Sequence[Question], n: int, rng: random.Random) ->
     return chosen
 
 
-def choose_maps(questions: Sequence[Question], maps: int, rng: random.Random) -> set[str]:
+def choose_maps(questions: Sequence[Question], maps: int, rng: random.Random, n: int | None = None) -> set[str]:
     """``maps`` map ids of ``questions`` taken in turn from each (map type, variant) stratum, in a seeded order,
     so a capped sample still spans discrete and continuous, annotated, unannotated, hatched and counterfactual
-    maps."""
+    maps. With ``n`` (the sample's size) each turn takes the stratum's map that best fills what the sample still
+    lacks: answer types short of their quotas (:func:`type_quotas`) and templates not yet held, each weighted by
+    how much of what is left of it is needed, so types and templates held by few maps get them first."""
     strata: dict[tuple[str, str], list[str]] = {}
+    held: dict[str, Counter[tuple[str, str]]] = {}
     for q in sorted(questions, key=lambda q: q.map_id):
         key = (q.map_type, strata_of(q)["variant"])
-        if q.map_id not in strata.setdefault(key, []):
-            strata[key].append(q.map_id)
+        if q.map_id not in held:
+            strata.setdefault(key, []).append(q.map_id)
+        held.setdefault(q.map_id, Counter()).update([("type", str(q.answer_type)), ("template", q.template_id)])
+    left: Counter[tuple[str, str]] = Counter()
+    for holds in held.values():
+        left.update(holds)
+    need: Counter[tuple[str, str]] = Counter()
+    if n:
+        types = {t: k for (axis, t), k in left.items() if axis == "type"}
+        need.update({("type", t): k for t, k in type_quotas(types, n).items()})
+        need.update({key: 1 for key in left if key[0] == "template"})
     queues = [rng.sample(ids, len(ids)) for _, ids in sorted(strata.items())]
     chosen: list[str] = []
     while len(chosen) < maps and any(queues):
         for queue in queues:
             if queue and len(chosen) < maps:
-                chosen.append(queue.pop())
+                best = max(range(len(queue)), key=lambda i: (_fill(held[queue[i]], need, left), i))
+                map_id = queue.pop(best)  # ties: the seeded order's next map
+                need -= held[map_id]
+                left -= held[map_id]
+                chosen.append(map_id)
     return set(chosen)
+
+
+def _fill(holds: Counter[tuple[str, str]], need: Counter[tuple[str, str]], left: Counter[tuple[str, str]]) -> float:
+    """How well a map holding ``holds`` (questions per answer type and per template) fills what is still needed."""
+    return sum(min(k, need[key]) * need[key] / left[key] for key, k in holds.items() if need[key] > 0)
 
 
 def stratified_sample(questions: Sequence[Question], n: int, seed: int = 0, maps: int | None = None) -> list[Question]:
@@ -126,7 +148,7 @@ def stratified_sample(questions: Sequence[Question], n: int, seed: int = 0, maps
     for country in sorted({str(q.country) for q in questions}):
         pool = [q for q in questions if str(q.country) == country]
         if maps is not None:
-            kept = choose_maps(pool, maps, rng)
+            kept = choose_maps(pool, maps, rng, n)
             pool = [q for q in pool if q.map_id in kept]
         chosen += country_sample(pool, n, rng)
     rng.shuffle(chosen)

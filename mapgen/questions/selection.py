@@ -4,8 +4,11 @@ Each image of a build offers candidate questions (every template that can be ask
 searched by the engine); :func:`select_questions` picks at most ``per_image`` per image so that, per country,
 
 1. every template with candidates is asked at least ``min_per_template`` times when its candidates allow
-   (scarcest templates first, so they get the images they need), then all templates are filled in turns, the
-   least-asked first, so templates end up evenly represented;
+   (scarcest templates first, so they get the images they need); then every answer type the country has is
+   raised to ``min_per_answer_type`` questions when its candidates allow (scarcest type first; each pick goes to
+   the type's least-asked template, under the same answer-balance rules, and counts as one of that template's
+   turns below, taken early); then all templates are filled in turns, the least-asked first, so templates end
+   up evenly represented;
 2. within a template the variant (annotated, unannotated, hatched, counterfactual kinds) asked least so far is
    preferred;
 3. answers stay balanced: binary templates alternate Yes and No (a template short of its minimum may take more of
@@ -43,6 +46,7 @@ class _TemplatePool:
     degenerate_keys: set[str] = field(default_factory=set)  # answers that are an empty list or a zero count
     exhausted: bool = False
     relaxed: bool = False  # coverage phase, when balanced picks ran out: yes/no answers may run ahead
+    ahead: int = 0  # fill turns taken early by the answer-type floor (skipped in the fill)
     levels: dict[int, list[tuple[float, str]]] | None = None  # picks so far -> (tiebreak, answer key), sorted
 
 
@@ -52,6 +56,7 @@ class SelectionRules:
 
     per_image: int
     min_per_template: int = 5
+    min_per_answer_type: int = 0
     max_answer_share: float = 0.25
     max_empty_share: float = 0.04
     max_zero_share: float = 0.10
@@ -170,16 +175,41 @@ def _select_country(records: Sequence[dict[str, Any]], room: dict[str, int], rul
             while pool.total < _coverage_target(pool, rules) and _pick(pool, room, rules, rng):
                 pass
         pool.relaxed = False
+    _raise_answer_types(pools, room, rules, rng)  # 1b. every answer type up to its floor
     progress = True
     while progress:  # 2. fill in turns, the least-asked template first
         progress = False
         for t in sorted(order, key=lambda t: (pools[t].total, pools[t].size, t)):
-            if not pools[t].exhausted:
+            if pools[t].ahead and not pools[t].exhausted:  # a turn the floor took early
+                pools[t].ahead -= 1
+                progress = True
+            elif not pools[t].exhausted:
                 if _pick(pools[t], room, rules, rng) is None:
                     pools[t].exhausted = True
                 else:
                     progress = True
     return pools
+
+
+def _raise_answer_types(pools: dict[str, _TemplatePool], room: dict[str, int], rules: SelectionRules,
+                        rng: random.Random) -> None:
+    """Every answer type up to ``rules.min_per_answer_type`` questions where its candidates allow: the scarcest
+    type first, each pick from the type's least-asked template that can still give one (one with a single answer
+    last; answer balance kept; yes/no templates take a Yes and a No together)."""
+    by_type: dict[str, list[str]] = defaultdict(list)
+    for t in sorted(pools):
+        by_type[pools[t].answer_type].append(t)
+    for kind in sorted(by_type, key=lambda k: (sum(pools[t].size for t in by_type[k]), k)):
+        templates, able = by_type[kind], list(by_type[kind])
+        while able and sum(pools[t].total for t in templates) < rules.min_per_answer_type:
+            t = min(able, key=lambda t: (pools[t].total, len(pools[t].buckets) < 2, pools[t].size, t))
+            pool = pools[t]
+            if _pick(pool, room, rules, rng) is None:
+                able.remove(t)  # no admissible candidate with room left now (phase 2 may still try it)
+                continue
+            pool.ahead += 1
+            if pool.answer_type == "binary" and pool.total % 2:  # its pair, the other answer (a lone one is evened
+                pool.ahead += _pick(pool, room, rules, rng) is not None  # away across countries)
 
 
 def _even_binary(pools: dict[str, dict[str, _TemplatePool]], rules: SelectionRules) -> None:

@@ -115,6 +115,7 @@ def balance_set(records: list[dict[str, Any]], config: BuildConfig) -> list[dict
 
     q = config.questions
     rules = SelectionRules(per_image=q.per_image, min_per_template=q.min_per_template,
+                           min_per_answer_type=q.min_per_answer_type,
                            max_answer_share=q.max_answer_share, max_empty_share=q.max_empty_share,
                            max_zero_share=q.max_zero_share)
     kept: set[str] = set()
