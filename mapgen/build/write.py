@@ -124,7 +124,7 @@ def finalize(config: BuildConfig, out_dir: Path, results: list[dict[str, Any]],
         "mapgen_version": __version__,
         "config_digest": digest or config.digest(),
         "config": config.model_dump(),
-        "png": {"compress_level": config.variants.png_compress_level, "strategy": "zlib RLE"},
+        "png": {"compress_level": config.variants.png_compress_level, "filter": "none"},  # mapgen.render.png
         "counts": map_counts(maps) | task_counts,
         "files": dict(sorted(files.items())),
     }
