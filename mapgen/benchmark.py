@@ -728,7 +728,7 @@ class Benchmark:
 
     def require_records(self) -> Benchmark:
         """This benchmark, or :class:`NotABenchmarkError` when it has neither maps nor questions."""
-        if not self.maps and not self.question_records:
+        if not self.maps and not self.has_records(QUESTIONS_FILE):
             raise NotABenchmarkError(f"{self.root} holds no maps.jsonl or questions.jsonl: not a mapgen benchmark; "
                                      "give the folder `mapgen build` wrote")
         return self

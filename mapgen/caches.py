@@ -126,6 +126,10 @@ class ObjectCache(Generic[V]):
         """The values held, least recently used first."""
         return [value for _ref, value in self._entries.values()]
 
+    def cache_clear(self) -> None:
+        """Forget every value held."""
+        self._entries.cache_clear()
+
     def __len__(self) -> int:
         return len(self._entries)
 

@@ -37,7 +37,7 @@ from typing import Any, Protocol
 
 import pandas as pd
 
-from mapgen.eval.bootstrap import BOOTSTRAP_SAMPLES, mean_ci, resample_rows
+from mapgen.eval.bootstrap import BOOTSTRAP_SAMPLES, mean_ci, resampled
 from mapgen.eval.metrics import METRICS_BY_TYPE, aggregate, mean, metric_info
 from mapgen.eval.score import Report
 from mapgen.files import write_jsonl_atomic, write_text_atomic
@@ -156,14 +156,12 @@ def bootstrap_ci(metric: str, values: Any, seed: int, key: str, samples: int = B
     resampling questions with replacement; seeded by ``seed`` and the cell's ``key``."""
     import numpy as np
 
-    x = np.asarray(values, dtype=float)
-    if not len(x):
+    if not len(values):
         return [math.nan, math.nan]
-    idx = resample_rows(len(x), seed, key, samples)
     if metric_info(metric).aggregation is mean:
-        stats = np.nanmean(x[idx], axis=1)
+        stats = resampled(values, seed, key, lambda rows: np.nanmean(rows, axis=1), samples)
     else:
-        stats = np.array([aggregate(metric, pd.Series(x[row])) for row in idx])
+        stats = resampled(values, seed, key, lambda rows: [aggregate(metric, pd.Series(row)) for row in rows], samples)
     lo, hi = np.nanpercentile(stats, [2.5, 97.5])
     return [float(lo), float(hi)]
 
@@ -377,13 +375,30 @@ def _csv_cell(value: Any) -> Any:
     return value
 
 
-def scores_frame(report: Report) -> pd.DataFrame:
-    """``report.frame`` with list/tuple cells JSON-encoded (what ``scores.csv`` holds)."""
-    frame = report.frame.copy()
+def csv_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """A per-question frame with list/tuple cells JSON-encoded (what ``scores.csv`` holds)."""
+    frame = frame.copy()
     for column in ("answer", "extracted"):
         if column in frame:
             frame[column] = frame[column].map(_csv_cell)
     return frame
+
+
+def scores_frame(report: Report) -> pd.DataFrame:
+    """``report.frame`` with list/tuple cells JSON-encoded (what ``scores.csv`` holds)."""
+    return csv_frame(report.frame)
+
+
+def write_scores(report: Report, path: Path) -> Path:
+    """``scores.csv``: from ``report.frame``, or chunk by chunk from the report's spool when it has one (the same
+    bytes: :mod:`mapgen.eval.stream`)."""
+    if report.spool is None:
+        scores_frame(report).to_csv(path, index=False, lineterminator="\n")
+        return path
+    with open(path, "w", encoding="utf-8", newline="") as handle:
+        for number, chunk in enumerate(report.spool.frames()):
+            csv_frame(chunk).to_csv(handle, header=number == 0, index=False, lineterminator="\n")
+    return path
 
 
 # ------------------------------------------------------------------------------------------- plots
@@ -483,7 +498,7 @@ def write_report(
     extra = dict(extra or {})
     summary = build_summary(report, extra)
     paths = {"scores": out / "scores.csv", "summary": out / "summary.json", "tables": out / "tables.md"}
-    scores_frame(report).to_csv(paths["scores"], index=False, lineterminator="\n")
+    write_scores(report, paths["scores"])
     write_text_atomic(paths["summary"], json.dumps(summary, indent=2, sort_keys=True) + "\n")  # NaN = no data
     write_text_atomic(paths["tables"], render_markdown(report, summary, extra, tasks))
     for name, rows in (item_tables or {}).items():

@@ -83,6 +83,12 @@ def score_questions(scope: EvalScope, texts: Texts, other_ids: Collection[str]) 
     from mapgen.eval.mcq import score_mcq
     from mapgen.eval.score import evaluate
 
+    if scope.stream and scope.form != MCQ_FORM:
+        from mapgen.eval.stream import stream_scores
+
+        streamed, refs = stream_scores(scope, texts, other_ids)
+        return TaskScores(frame=streamed.frame, references=refs, unmatched_predictions=streamed.unmatched_predictions,
+                          spool=streamed.spool)
     questions = form_questions(scope)
     own: dict[str, str | None] = {k: v for k, v in texts.items() if k not in other_ids}
     if scope.form == MCQ_FORM:
