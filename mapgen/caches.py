@@ -46,6 +46,13 @@ def clear_all() -> None:
         cache.cache_clear()
 
 
+def clear(*names: str) -> None:
+    """Empty the registered caches of these names (:func:`caches`; unknown names are skipped)."""
+    for name in names:
+        if name in _ALL:
+            _ALL[name].cache_clear()
+
+
 def caches() -> dict[str, int]:
     """Every registered cache by name with the number of entries it holds."""
     return {name: _size(cache) for name, cache in _ALL.items()}
@@ -125,10 +132,6 @@ class ObjectCache(Generic[V]):
     def values(self) -> list[V]:
         """The values held, least recently used first."""
         return [value for _ref, value in self._entries.values()]
-
-    def cache_clear(self) -> None:
-        """Forget every value held."""
-        self._entries.cache_clear()
 
     def __len__(self) -> int:
         return len(self._entries)

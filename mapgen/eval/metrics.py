@@ -285,12 +285,6 @@ def gold_of(question: Question) -> Gold:
     return _GOLD_CACHE.get_or_make(question, lambda: compile_gold(question))
 
 
-def clear_gold_cache() -> None:
-    """Forget every compiled gold (a reader that scores questions a chunk at a time, between chunks: the cache
-    would keep the golds of questions long gone)."""
-    _GOLD_CACHE.cache_clear()
-
-
 # ---------------------------------------------------------------------------------------------- coercion
 
 

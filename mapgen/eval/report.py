@@ -99,7 +99,7 @@ RANKING_COLUMNS = ("ranking_rwp", "ranking_mrr", "ranking_map", "ranking_spearma
 
 def with_variant(frame: pd.DataFrame) -> pd.DataFrame:
     """The frame plus ``map_variant`` (discrete / continuous / hatched)."""
-    out = frame.copy()
+    out = frame.copy(deep=False)  # copy-on-write: the frame's columns are shared, not copied
     hatched = out["hatched"].fillna(False).astype(bool) if "hatched" in out else False
     out["map_variant"] = out["map_type"].where(~hatched, "hatched") if len(out) else out.get("map_type")
     return out
@@ -139,16 +139,21 @@ def paper_table(
 
     ``references`` (``{"random": frame, "chance": frame}``, same questions): each group's row is followed by one
     row per reference, labelled ``"<group> · random (empirical)"`` and so on."""
-    groups = _groups(frame, by)
-    refs = {name: _groups(ref, by) for name, ref in (references or {}).items()}
+    base = _group_rows(frame, by)  # one frame's groups at a time (a reference frame is as long as the frame)
+    refs = {name: _group_rows(ref, by) for name, ref in (references or {}).items()}
     rows = []
-    for key, g in groups.items():
+    for key, row in base.items():
         label = "all" if by is None else _group_label(key, by)
-        rows.append(_paper_row(label, g))
+        rows.append(row | {"group": label})
         for name, ref in refs.items():
             if key in ref:
-                rows.append(_paper_row(f"{label} · {REFERENCE_LABELS.get(name, name)}", ref[key]))
+                rows.append(ref[key] | {"group": f"{label} · {REFERENCE_LABELS.get(name, name)}"})
     return _ordered(pd.DataFrame(rows, columns=["group", "n", *[c[0] for c in PAPER_COLUMNS]]), by)
+
+
+def _group_rows(frame: pd.DataFrame, by: str | None) -> dict[Any, dict[str, Any]]:
+    """:func:`_paper_row` of each group of ``frame`` by its key (the group label left to the caller)."""
+    return {key: _paper_row("", g) for key, g in _groups(frame, by).items()}
 
 
 def bootstrap_ci(metric: str, values: Any, seed: int, key: str, samples: int = BOOTSTRAP_SAMPLES) -> list[float]:

@@ -5,17 +5,22 @@
 :class:`~mapgen.questions.record.Question` objects) and scored :data:`CHUNK` at a time by the code that scores
 them in memory (:func:`~mapgen.eval.score.evaluate`, and for the reference rows the random baseline's reply and the
 analytic chance of each question). Each chunk's frame goes whole into a :class:`ScoreSpool` (an unnamed temporary
-file, gone when closed), from which ``scores.csv`` is written chunk by chunk; of each frame only the columns the
-report's tables, plots and bootstrap intervals read stay in memory (:data:`REPORT_COLUMNS`, and for the random and
-chance references :data:`REFERENCE_COLUMNS`). The files written are byte-identical to those of a report of the
-whole frame (:func:`~mapgen.eval.report.write_report`): every value is computed by the same code on the same
-question, and each column gets the type pandas gives the whole column (:meth:`ScoreSpool.dtypes`).
+file, gone when closed), from which ``scores.csv`` is written chunk by chunk, each column typed as pandas types the
+whole column. Of each chunk only what the report's tables, plots and bootstrap intervals read is kept
+(:class:`StreamedScores`), and made into frames once at the end by the same construction as the whole frame's. The
+files written are byte-identical to those of a report of the whole frame (:func:`~mapgen.eval.report.write_report`).
 
-What stays in memory per question: its row of the report columns (a handful of short strings and flags and 14
-floats), twice more for the references (8 floats each beside the same strings), and the row's values in each
-bootstrap cell while that cell is drawn; plus the predictions (id → reply text, read before scoring) and, per
-map, its ``maps.jsonl`` record. The gold of a question, its record and its scored row are dropped with its chunk;
-a map's facts (for the references) are kept for the last :data:`MAPS_KEPT` maps only.
+What stays in memory per question: 4 bytes per group column (:class:`Coded`: answer type, map type, hatched,
+annotated, country, relative region, counterfactual set, difficulty, style), 3 flags, 14 float64 scores and 8 each
+for the random and chance references (~300 bytes), plus the reply text (predictions are read into an id → text map
+first; see below). The gold of a question, its record, its scored row and what the process-wide caches made of it
+(:data:`PER_QUESTION_CACHES`) are dropped with its chunk; a map's facts (for the references) are kept for the last
+:data:`MAPS_KEPT` maps only. Bootstrap intervals draw their resamples a block at a time
+(:func:`mapgen.eval.bootstrap.resample_blocks`).
+
+Predictions are joined to the gold through a dict of id → reply text read before scoring (any order; duplicates and
+unknown ids refused with their lines, as before): its cost is the predictions file's text, and it needs no sort or
+second pass over the benchmark.
 """
 
 from __future__ import annotations
@@ -23,14 +28,16 @@ from __future__ import annotations
 import itertools
 import pickle
 import tempfile
-from collections.abc import Callable, Collection, Iterator, Mapping
+from array import array
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from typing import IO, TYPE_CHECKING, Any
 
 import pandas as pd
 
 from mapgen.benchmark import DEFAULT_STYLE, QUESTIONS_FILE
-from mapgen.eval.metrics import METRICS_BY_TYPE, clear_gold_cache
-from mapgen.eval.score import GROUP_COLUMNS, Report, as_question, evaluate
+from mapgen.caches import clear
+from mapgen.eval.metrics import METRICS_BY_TYPE
+from mapgen.eval.score import GROUP_COLUMNS, Report, as_question, counterfactual_group, evaluate
 
 if TYPE_CHECKING:
     from mapgen.questions.record import Question
@@ -42,13 +49,16 @@ CHUNK = 2000
 MAPS_KEPT = 64
 """Maps whose facts (regions, legend) the reference rows keep at once; questions come in map order."""
 
+PER_QUESTION_CACHES = ("eval.metrics.gold", "mapgen.eval.answers._extract_cached", "mapgen.eval.answers._parse_cached",
+                       "mapgen.legend.grammar._find_ranges")
+"""Process-wide caches (:func:`mapgen.caches.caches`) whose entries are one question's or one reply's: emptied after
+each chunk (bounded, but their bounds are tens of thousands of entries)."""
+
 METRIC_COLUMNS: tuple[str, ...] = tuple(dict.fromkeys(m for names in METRICS_BY_TYPE.values() for m in names))
-REPORT_COLUMNS: tuple[str, ...] = (*GROUP_COLUMNS, "difficulty", "style", "parse_ok", "unparsed", "missing", "main",
-                                   *METRIC_COLUMNS)
-"""The columns of the per-question frame the report reads (``style`` only in builds that draw map styles)."""
-REFERENCE_COLUMNS: tuple[str, ...] = (*GROUP_COLUMNS, "difficulty", "style", "main", "binary_exact", "single_recall",
-                                      "count_exact", "range_score", "list_precision", "list_recall", "ranking_rwp")
-"""The columns of the random and chance frames the report reads (its paper tables' and the mean main score)."""
+FLAG_COLUMNS: tuple[str, ...] = ("parse_ok", "unparsed", "missing")
+REFERENCE_SCORES: tuple[str, ...] = ("main", "binary_exact", "single_recall", "count_exact", "range_score",
+                                     "list_precision", "list_recall", "ranking_rwp")
+"""The scores of the random and chance frames the report reads (its paper tables' and the mean main score)."""
 
 
 # ------------------------------------------------------------------------------------------- spool
@@ -109,15 +119,6 @@ def typed(frame: pd.DataFrame, dtypes: Mapping[str, Any]) -> pd.DataFrame:
     return frame.astype(changed) if changed else frame
 
 
-def joined(parts: list[pd.DataFrame], dtypes: Mapping[str, Any]) -> pd.DataFrame:
-    """The rows of ``parts`` as one frame with the whole columns' types (``parts`` emptied as it goes)."""
-    if not parts:
-        return pd.DataFrame()
-    frame = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0].reset_index(drop=True)
-    parts.clear()
-    return typed(frame, dtypes)
-
-
 # ------------------------------------------------------------------------------------------- questions
 
 
@@ -140,42 +141,95 @@ def _references(questions: list[Question], frame: pd.DataFrame, facts: Callable[
     return {"random": evaluate(questions, texts).frame, "chance": chance_frame(frame, chances)}
 
 
+class Coded:
+    """One column of Python values held as ``int32`` codes of its distinct values (4 bytes a row)."""
+
+    def __init__(self) -> None:
+        self.codes = array("i")
+        self.values: list[Any] = []
+        self._index: dict[tuple[type, Any], int] = {}
+
+    def extend(self, values: Iterable[Any]) -> None:
+        for value in values:
+            key = (type(value), "nan" if value != value else value)  # NaN is no key of itself; True is not 1
+            code = self._index.get(key)
+            if code is None:
+                code = self._index[key] = len(self.values)
+                self.values.append(value)
+            self.codes.append(code)
+
+    def decoded(self) -> list[Any]:
+        """The values, one a row (a list for pandas to type, as it types the column of a whole frame)."""
+        values = self.values
+        return [values[code] for code in self.codes]
+
+
 class StreamedScores:
-    """The run's question frame built chunk by chunk: whole rows spooled, report columns kept."""
+    """The run's question frame built chunk by chunk: whole rows spooled, the report's columns kept compact
+    (group columns as :class:`Coded`, scores as float64 arrays) and made into frames once at the end."""
 
     def __init__(self, styles: Mapping[str, str]) -> None:
         self.spool = ScoreSpool()
         self.styles = styles
-        self.kept: list[pd.DataFrame] = []
-        self.refs: dict[str, list[pd.DataFrame]] = {"random": [], "chance": []}
+        self.groups: dict[str, Coded] = {c: Coded() for c in (*GROUP_COLUMNS, "difficulty", *(["style"] if styles else []))}
+        self.numbers: dict[str, dict[str, array[float]]] = {
+            "": {c: array("d") for c in ("main", *METRIC_COLUMNS)},
+            "random": {c: array("d") for c in REFERENCE_SCORES},
+            "chance": {c: array("d") for c in REFERENCE_SCORES},
+        }
+        self.flags: dict[str, array[int]] = {c: array("b") for c in FLAG_COLUMNS}
         self.with_refs = True
 
-    def _styled(self, frame: pd.DataFrame) -> pd.DataFrame:
+    def _group_values(self, questions: list[Question]) -> dict[str, list[Any]]:
+        """The group columns of ``questions`` as :func:`mapgen.eval.score.evaluate`'s frame has them."""
+        out: dict[str, list[Any]] = {c: [getattr(q, c) for q in questions] for c in GROUP_COLUMNS}
+        out["counterfactual"] = [counterfactual_group(q) for q in questions]
+        out["difficulty"] = [q.difficulty_bucket for q in questions]
         if self.styles:  # builds that draw map styles: the report breaks scores down by style
-            frame["style"] = [self.styles.get(m, DEFAULT_STYLE) for m in frame["map_id"]]
-        return frame
+            out["style"] = [self.styles.get(q.map_id, DEFAULT_STYLE) for q in questions]
+        return out
+
+    def _keep(self, name: str, frame: pd.DataFrame) -> None:
+        for column, values in self.numbers[name].items():
+            values.frombytes(frame[column].to_numpy(dtype="float64").tobytes())
 
     def add(self, questions: list[Question], texts: Mapping[str, str | None], references: Callable[..., Any]) -> None:
-        """Score one chunk: its frame spooled, its report columns and its references kept."""
-        frame = self._styled(evaluate(questions, texts).frame)
+        """Score one chunk: its frame spooled, its report columns and its references' scores kept."""
+        frame = evaluate(questions, texts).frame
+        groups = self._group_values(questions)
+        if "style" in groups:
+            frame["style"] = groups["style"]
         self.spool.add(frame)
-        self.kept.append(frame[[c for c in REPORT_COLUMNS if c in frame]].copy())
+        for column, coded in self.groups.items():
+            coded.extend(groups[column])
+        self._keep("", frame)
+        for column, flags in self.flags.items():
+            flags.frombytes(frame[column].to_numpy(dtype="int8").tobytes())
         if self.with_refs:
             try:
                 refs = references(questions, frame)
             except ValueError:  # a map JSON missing: no reference rows at all (as in memory)
-                self.with_refs, self.refs = False, {}
+                self.with_refs = False
             else:
                 for name, ref in refs.items():
-                    ref = self._styled(ref)
-                    self.refs[name].append(ref[[c for c in REFERENCE_COLUMNS if c in ref]].copy())
-        clear_gold_cache()  # the chunk's questions are gone: their compiled golds too
+                    self._keep(name, ref)
+        clear(*PER_QUESTION_CACHES)  # the chunk's questions are gone: what was cached of them too
+
+    def _frame(self, name: str, flags: bool) -> pd.DataFrame:
+        import numpy as np
+
+        data: dict[str, Any] = {c: coded.decoded() for c, coded in self.groups.items()}
+        if flags:
+            data |= {c: np.frombuffer(v, dtype="int8").astype(bool) for c, v in self.flags.items()}
+        data |= {c: np.frombuffer(v, dtype="float64") for c, v in self.numbers[name].items()}
+        return pd.DataFrame(data)
 
     def result(self) -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:
-        """The report frame and the reference frames (report columns only)."""
-        dtypes = self.spool.dtypes()
-        frame = joined(self.kept, dtypes)
-        return frame, {name: joined(parts, dtypes) for name, parts in self.refs.items()}
+        """The report frame and the reference frames (report columns only; no references when a map JSON is
+        missing)."""
+        frame = self._frame("", flags=True)
+        refs = {name: self._frame(name, flags=False) for name in ("random", "chance")} if self.with_refs else {}
+        return frame, refs
 
 
 def stream_scores(scope: EvalScope, texts: Mapping[str, str | None],
@@ -192,14 +246,13 @@ def stream_scores(scope: EvalScope, texts: Mapping[str, str | None],
     def references(questions: list[Question], frame: pd.DataFrame) -> dict[str, pd.DataFrame]:
         return _references(questions, frame, facts, scope.seed)
 
-    seen: set[str] = set()
+    unmatched = {k for k in texts if k not in other_ids}  # made before the chunks: the ids are the replies' own
     stream = iter_run_questions(scope)
     while chunk := list(itertools.islice(stream, CHUNK)):
-        own = {q.question_id: texts.get(q.question_id) for q in chunk if q.question_id not in other_ids}
-        seen.update(qid for qid in own if qid in texts)
-        scores.add(chunk, {k: v for k, v in own.items() if k in texts}, references)
+        own = {q.question_id: texts[q.question_id] for q in chunk if q.question_id in unmatched}
+        unmatched.difference_update(own)
+        scores.add(chunk, own, references)
     if not scores.spool._count:
         scores.add([], {}, references)
     frame, refs = scores.result()
-    unmatched = sorted(str(k) for k in texts if k not in other_ids and k not in seen)
-    return Report(frame=frame, unmatched_predictions=unmatched, spool=scores.spool), refs
+    return Report(frame=frame, unmatched_predictions=sorted(str(k) for k in unmatched), spool=scores.spool), refs
