@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import os
 import re
+from array import array
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -508,22 +509,41 @@ def _questions(path: Path) -> tuple[list[dict[str, Any]], list[Question]]:
 
 def _iter_questions(path: Path) -> Iterator[tuple[dict[str, Any], Question]]:
     """Each raw record of a questions file with its Question object, streamed (``ValueError`` naming the line
-    on a bad one or a repeated id)."""
+    on a bad one, or on a repeated id once every record has passed: the ids are held as 8-byte hashes only, and
+    the file is read again to name the repeat only when two hashes are equal)."""
     # imported here, not at the top: loading the question package is slow and `mapgen info` needs none of it
     from mapgen.questions.record import Question
 
     if not path.is_file():
         return
-    seen = set()
+    hashes = array("q")
     for number, record in iter_jsonl(path):
         try:
             q = Question.from_dict(record)
         except TypeError as exc:
             raise ValueError(f"{path}:{number}: not a Question record ({exc})") from None
-        if q.question_id in seen:
-            raise ValueError(f"{path}:{number}: duplicate question_id {q.question_id!r}")
-        seen.add(q.question_id)
+        hashes.append(hash(q.question_id))
         yield record, q
+    if _repeats(hashes):
+        _refuse_repeated_id(path)
+
+
+def _repeats(hashes: array[int]) -> bool:
+    import numpy as np
+
+    values = np.sort(np.frombuffer(hashes, dtype=np.int64))
+    return bool((values[1:] == values[:-1]).any())
+
+
+def _refuse_repeated_id(path: Path) -> None:
+    """``ValueError`` naming the first line of ``path`` whose question id an earlier line gave (none: two ids
+    merely share a hash)."""
+    seen = set()
+    for number, record in iter_jsonl(path):
+        qid = record.get("question_id")
+        if qid in seen:
+            raise ValueError(f"{path}:{number}: duplicate question_id {qid!r}")
+        seen.add(qid)
 
 
 def _hint(kind: str, key: str, known: Iterable[str], root: Path) -> KeyError:

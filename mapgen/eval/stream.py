@@ -215,20 +215,23 @@ class StreamedScores:
                     self._keep(name, ref)
         clear(*PER_QUESTION_CACHES)  # the chunk's questions are gone: what was cached of them too
 
-    def _frame(self, name: str, flags: bool) -> pd.DataFrame:
+    def _numbers(self, name: str) -> dict[str, Any]:
+        """The scores kept under ``name`` as float64 arrays, let go here (the frame made of them copies them)."""
         import numpy as np
 
-        data: dict[str, Any] = {c: coded.decoded() for c, coded in self.groups.items()}
-        if flags:
-            data |= {c: np.frombuffer(v, dtype="int8").astype(bool) for c, v in self.flags.items()}
-        data |= {c: np.frombuffer(v, dtype="float64") for c, v in self.numbers[name].items()}
-        return pd.DataFrame(data)
+        return {c: np.frombuffer(v, dtype="float64") for c, v in self.numbers.pop(name).items()}
 
     def result(self) -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:
         """The report frame and the reference frames (report columns only; no references when a map JSON is
-        missing)."""
-        frame = self._frame("", flags=True)
-        refs = {name: self._frame(name, flags=False) for name in ("random", "chance")} if self.with_refs else {}
+        missing); the references share the frame's group columns (copy-on-write: never copied)."""
+        import numpy as np
+
+        groups = pd.DataFrame({c: coded.decoded() for c, coded in self.groups.items()})
+        self.groups.clear()
+        flags = {c: np.frombuffer(v, dtype="int8").astype(bool) for c, v in self.flags.items()}
+        frame = pd.concat([groups, pd.DataFrame(flags | self._numbers(""))], axis=1)
+        refs = {name: pd.concat([groups, pd.DataFrame(self._numbers(name))], axis=1)
+                for name in ("random", "chance")} if self.with_refs else {}
         return frame, refs
 
 
