@@ -127,8 +127,13 @@ def _paper_row(group: str, g: pd.DataFrame) -> dict[str, Any]:
     return row
 
 
+PAPER_READS: tuple[str, ...] = ("answer_type", *dict.fromkeys(metric for _, _, metric in PAPER_COLUMNS))
+"""The columns a paper table's cell reads (a group's other columns are not copied into it)."""
+
+
 def _groups(frame: pd.DataFrame, by: str | None) -> dict[Any, pd.DataFrame]:
     frame = with_variant(frame)
+    frame = frame[[*([by] if by is not None else []), *(c for c in PAPER_READS if c != by)]]
     return {"all": frame} if by is None else dict(list(frame.groupby(by, sort=True, dropna=False)))
 
 
@@ -356,7 +361,7 @@ def build_summary(report: Report, extra: Mapping[str, Any] | None = None) -> dic
     summary: dict[str, Any] = dict(report.summary())
     per_type = {}
     for answer_type, metrics in METRICS_BY_TYPE.items():
-        sub = frame[frame["answer_type"] == answer_type]
+        sub = frame.loc[frame["answer_type"] == answer_type, list(metrics)]  # only the columns aggregated
         if len(sub):
             per_type[answer_type] = {"n": int(len(sub))} | {m: aggregate(m, sub[m]) for m in metrics}
     summary["by_answer_type"] = per_type
