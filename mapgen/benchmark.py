@@ -586,6 +586,12 @@ class Benchmark:
         return self._records.get(name)
 
     @property
+    def questions_file(self) -> Path:
+        """The questions file the benchmark reads (``questions.jsonl`` of its folder, or the file it was loaded from
+        lazily)."""
+        return self._questions_file or self.root / QUESTIONS_FILE
+
+    @property
     def name(self) -> str:
         """The benchmark's name (the manifest's, else the folder's)."""
         return str(self.manifest.get("name") or self.root.name)

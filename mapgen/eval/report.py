@@ -433,8 +433,8 @@ class Bars:
 
 def score_bars(frame: pd.DataFrame, column: str | None = None, seed: int = 0) -> Bars:
     """Main score per answer type (× group of ``column``) with per-cell bootstrap intervals (questions resampled)."""
-    frame = with_variant(frame)
     keys = ["answer_type"] if column is None else ["answer_type", column]
+    frame = with_variant(frame)[[*keys, "main"]]  # the groups copy only what a bar reads
     cells = {}
     for key, g in frame.groupby(keys, sort=True, dropna=False):
         answer_type, group = (key[0], None) if column is None else key

@@ -30,6 +30,7 @@ import pickle
 import tempfile
 from array import array
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
+from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 import pandas as pd
@@ -164,20 +165,45 @@ class Coded:
         return [values[code] for code in self.codes]
 
 
+class Block:
+    """Columns of one type filled a chunk at a time into one ``columns × capacity`` array (the layout of a pandas
+    block: the frame made of it copies nothing). Capacity is an upper bound of the rows (the questions file's lines):
+    pages never written are never resident, and a longer run grows it."""
+
+    def __init__(self, columns: tuple[str, ...], capacity: int, dtype: str = "float64") -> None:
+        import numpy as np
+
+        self.columns, self.rows = columns, 0
+        self.values = np.empty((len(columns), max(capacity, 1)), dtype=dtype)
+
+    def extend(self, frame: pd.DataFrame) -> None:
+        import numpy as np
+
+        count = len(frame)
+        if self.rows + count > self.values.shape[1]:
+            grown = np.empty((len(self.columns), 2 * (self.rows + count)), dtype=self.values.dtype)
+            grown[:, :self.rows] = self.values[:, :self.rows]
+            self.values = grown
+        for i, column in enumerate(self.columns):
+            self.values[i, self.rows:self.rows + count] = frame[column].to_numpy(dtype=self.values.dtype)
+        self.rows += count
+
+    def frame(self) -> pd.DataFrame:
+        """The columns as a frame over this block's memory."""
+        return pd.DataFrame(self.values[:, :self.rows].T, columns=list(self.columns))
+
+
 class StreamedScores:
     """The run's question frame built chunk by chunk: whole rows spooled, the report's columns kept compact
-    (group columns as :class:`Coded`, scores as float64 arrays) and made into frames once at the end."""
+    (group columns as :class:`Coded`, flags and scores in :class:`Block` s) and made into frames once at the end."""
 
-    def __init__(self, styles: Mapping[str, str]) -> None:
+    def __init__(self, styles: Mapping[str, str], capacity: int) -> None:
         self.spool = ScoreSpool()
         self.styles = styles
         self.groups: dict[str, Coded] = {c: Coded() for c in (*GROUP_COLUMNS, "difficulty", *(["style"] if styles else []))}
-        self.numbers: dict[str, dict[str, array[float]]] = {
-            "": {c: array("d") for c in ("main", *METRIC_COLUMNS)},
-            "random": {c: array("d") for c in REFERENCE_SCORES},
-            "chance": {c: array("d") for c in REFERENCE_SCORES},
-        }
-        self.flags: dict[str, array[int]] = {c: array("b") for c in FLAG_COLUMNS}
+        self.flags = Block(FLAG_COLUMNS, capacity, "bool")
+        self.scores = {"": Block(("main", *METRIC_COLUMNS), capacity), "random": Block(REFERENCE_SCORES, capacity),
+                       "chance": Block(REFERENCE_SCORES, capacity)}
         self.with_refs = True
 
     def _group_values(self, questions: list[Question]) -> dict[str, list[Any]]:
@@ -189,10 +215,6 @@ class StreamedScores:
             out["style"] = [self.styles.get(q.map_id, DEFAULT_STYLE) for q in questions]
         return out
 
-    def _keep(self, name: str, frame: pd.DataFrame) -> None:
-        for column, values in self.numbers[name].items():
-            values.frombytes(frame[column].to_numpy(dtype="float64").tobytes())
-
     def add(self, questions: list[Question], texts: Mapping[str, str | None], references: Callable[..., Any]) -> None:
         """Score one chunk: its frame spooled, its report columns and its references' scores kept."""
         frame = evaluate(questions, texts).frame
@@ -202,9 +224,8 @@ class StreamedScores:
         self.spool.add(frame)
         for column, coded in self.groups.items():
             coded.extend(groups[column])
-        self._keep("", frame)
-        for column, flags in self.flags.items():
-            flags.frombytes(frame[column].to_numpy(dtype="int8").tobytes())
+        self.flags.extend(frame)
+        self.scores[""].extend(frame)
         if self.with_refs:
             try:
                 refs = references(questions, frame)
@@ -212,27 +233,36 @@ class StreamedScores:
                 self.with_refs = False
             else:
                 for name, ref in refs.items():
-                    self._keep(name, ref)
+                    self.scores[name].extend(ref)
         clear(*PER_QUESTION_CACHES)  # the chunk's questions are gone: what was cached of them too
-
-    def _numbers(self, name: str) -> dict[str, Any]:
-        """The scores kept under ``name`` as float64 arrays, let go here (the frame made of them copies them)."""
-        import numpy as np
-
-        return {c: np.frombuffer(v, dtype="float64") for c, v in self.numbers.pop(name).items()}
 
     def result(self) -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:
         """The report frame and the reference frames (report columns only; no references when a map JSON is
         missing); the references share the frame's group columns (copy-on-write: never copied)."""
-        import numpy as np
-
-        groups = pd.DataFrame({c: coded.decoded() for c, coded in self.groups.items()})
-        self.groups.clear()
-        flags = {c: np.frombuffer(v, dtype="int8").astype(bool) for c, v in self.flags.items()}
-        frame = pd.concat([groups, pd.DataFrame(flags | self._numbers(""))], axis=1)
-        refs = {name: pd.concat([groups, pd.DataFrame(self._numbers(name))], axis=1)
+        groups = pd.DataFrame(index=pd.RangeIndex(self.flags.rows))
+        for column in list(self.groups):  # one column's values listed at a time
+            groups[column] = self.groups.pop(column).decoded()
+        frame = pd.concat([groups, self.flags.frame(), self.scores[""].frame()], axis=1)
+        refs = {name: pd.concat([groups, self.scores[name].frame()], axis=1)
                 for name in ("random", "chance")} if self.with_refs else {}
         return frame, refs
+
+
+def line_count(path: Path) -> int:
+    """The lines of a file (an upper bound of its JSON-lines records), counted a block at a time."""
+    count, last = 0, b"\n"
+    with open(path, "rb") as handle:
+        while block := handle.read(1 << 20):
+            count, last = count + block.count(b"\n"), block[-1:]
+    return count + (last != b"\n")
+
+
+def capacity(scope: EvalScope) -> int:
+    """An upper bound of the run's questions: those held, else the questions file's lines (and the limit)."""
+    held = scope.bench.__dict__.get("question_records")
+    path = scope.bench.questions_file
+    count = len(held) if held is not None else line_count(path) if path.is_file() else 0
+    return min(count, scope.limit) if scope.limit is not None else count
 
 
 def stream_scores(scope: EvalScope, texts: Mapping[str, str | None],
@@ -244,7 +274,7 @@ def stream_scores(scope: EvalScope, texts: Mapping[str, str | None],
 
     bench = scope.bench
     facts = facts_lookup(lambda m: bench.spec(m, keep=False), keep=MAPS_KEPT)
-    scores = StreamedScores(bench.map_styles)
+    scores = StreamedScores(bench.map_styles, capacity(scope))
 
     def references(questions: list[Question], frame: pd.DataFrame) -> dict[str, pd.DataFrame]:
         return _references(questions, frame, facts, scope.seed)
