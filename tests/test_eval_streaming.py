@@ -149,3 +149,13 @@ def test_the_spool_types_each_column_as_the_whole_column() -> None:
     chunks = "".join(f.to_csv(index=False, header=i == 0, lineterminator="\n") for i, f in enumerate(spool.frames()))
     assert chunks == whole.to_csv(index=False, lineterminator="\n")  # 1.0, not 1: the whole column is float
     spool.close()
+
+
+def test_the_random_baseline_streams_and_scores_as_in_memory(eval_bench: Path, tmp_path: Path) -> None:
+    from mapgen.evaluation import Baseline
+
+    run_eval(eval_bench, Baseline("random"), tmp_path / "whole", plots=False)
+    lazy = load_benchmark(eval_bench, lazy=True)
+    report = run_eval(lazy, Baseline("random"), tmp_path / "streamed", plots=False, keep_frame=False)
+    assert "question_records" not in lazy.__dict__ and report.spool is not None
+    assert _files(tmp_path / "whole", tmp_path) == _files(tmp_path / "streamed", tmp_path)

@@ -265,6 +265,16 @@ def capacity(scope: EvalScope) -> int:
     return min(count, scope.limit) if scope.limit is not None else count
 
 
+def random_answers(scope: EvalScope) -> dict[str, str]:
+    """The random baseline's replies to the run's questions (:func:`~mapgen.eval.baselines.random_baseline`'s),
+    the questions streamed: only the replies are held."""
+    from mapgen.eval.baselines import facts_lookup, random_text
+
+    bench = scope.bench
+    facts = facts_lookup(lambda m: bench.spec(m, keep=False), keep=MAPS_KEPT)
+    return {q.question_id: random_text(q, facts, scope.seed) for q in iter_run_questions(scope)}
+
+
 def stream_scores(scope: EvalScope, texts: Mapping[str, str | None],
                   other_ids: Collection[str]) -> tuple[Report, dict[str, pd.DataFrame]]:
     """The run's open-form question scores in bounded memory: a :class:`Report` whose ``frame`` holds the report

@@ -108,6 +108,10 @@ def baseline_answers(scope: EvalScope, name: str) -> dict[str, str]:
     from mapgen.eval.baselines import TRAIN_SPLIT, facts_lookup, run_baseline
     from mapgen.eval.mcq import random_letters
 
+    if name == "random" and scope.stream and scope.form != MCQ_FORM:
+        from mapgen.eval.stream import random_answers
+
+        return random_answers(scope)
     bench, questions = scope.bench, form_questions(scope)
     if name == "random" and scope.form == MCQ_FORM:
         return random_letters(questions, facts_lookup(bench.spec), seed=scope.seed)
