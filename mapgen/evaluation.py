@@ -157,7 +157,7 @@ def load_predictions(path: str | Path) -> Predictions:
         for qid, value in data.items():
             _add(preds, qid, value)
         return preds
-    if data is not None and not isinstance(data, list):
+    if path.suffix == ".json" and not isinstance(data, list):
         raise ValueError(f"{path}: expected a JSON object or a list of records")
     for where, record, error in _located(path, data):
         if error is not None:

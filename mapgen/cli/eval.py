@@ -150,8 +150,7 @@ def eval_command(
     if baseline == "pixel":
         source = WrittenPredictions(lambda out: pixel_predictions(bench, out), "baseline: pixel, audit/predictions.jsonl")
     report = run_eval(folder, source, out_dir, seed=seed, split=split, limit=limit, box_scale=box_scale,
-                      plots=not no_plots, form=form, force=force,
-                      keep_frame=human is not None)  # bounded memory, but a human row needs the whole frame
+                      plots=not no_plots, form=form, force=force, keep_frame=human is not None)  # --human: whole
     echo_report(report, out_dir)
 
 

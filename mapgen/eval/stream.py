@@ -31,7 +31,7 @@ import tempfile
 from array import array
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, Protocol
 
 import pandas as pd
 
@@ -41,8 +41,24 @@ from mapgen.eval.metrics import METRICS_BY_TYPE
 from mapgen.eval.score import GROUP_COLUMNS, Report, as_question, counterfactual_group, evaluate
 
 if TYPE_CHECKING:
+    from mapgen.benchmark import Benchmark
     from mapgen.questions.record import Question
-    from mapgen.tasks.base import EvalScope
+
+
+class EvalScope(Protocol):
+    """What a streamed run reads of :class:`mapgen.tasks.EvalScope` (the tasks sit a floor above)."""
+
+    @property
+    def bench(self) -> Benchmark: ...
+
+    @property
+    def split(self) -> str | None: ...
+
+    @property
+    def limit(self) -> int | None: ...
+
+    @property
+    def seed(self) -> int: ...
 
 CHUNK = 2000
 """Questions scored (and spooled) at a time."""

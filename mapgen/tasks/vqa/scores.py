@@ -83,7 +83,7 @@ def score_questions(scope: EvalScope, texts: Texts, other_ids: Collection[str]) 
     from mapgen.eval.mcq import score_mcq
     from mapgen.eval.score import evaluate
 
-    if scope.stream and scope.form != MCQ_FORM:
+    if scope.stream and scope.form == FORMS[0]:  # the open form streams (an unknown form is refused below)
         from mapgen.eval.stream import stream_scores
 
         streamed, refs = stream_scores(scope, texts, other_ids)
@@ -108,7 +108,7 @@ def baseline_answers(scope: EvalScope, name: str) -> dict[str, str]:
     from mapgen.eval.baselines import TRAIN_SPLIT, facts_lookup, run_baseline
     from mapgen.eval.mcq import random_letters
 
-    if name == "random" and scope.stream and scope.form != MCQ_FORM:
+    if name == "random" and scope.stream and scope.form == FORMS[0]:
         from mapgen.eval.stream import random_answers
 
         return random_answers(scope)
