@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import os
 import re
+from array import array
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -509,22 +510,41 @@ def _questions(path: Path) -> tuple[list[dict[str, Any]], list[Question]]:
 
 def _iter_questions(path: Path) -> Iterator[tuple[dict[str, Any], Question]]:
     """Each raw record of a questions file with its Question object, streamed (``ValueError`` naming the line
-    on a bad one or a repeated id)."""
+    on a bad one, or on a repeated id once every record has passed: the ids are held as 8-byte hashes only, and
+    the file is read again to name the repeat only when two hashes are equal)."""
     # imported here, not at the top: loading the question package is slow and `mapgen info` needs none of it
     from mapgen.questions.record import Question
 
     if not path.is_file():
         return
-    seen = set()
+    hashes = array("q")
     for number, record in iter_jsonl(path):
         try:
             q = Question.from_dict(record)
         except TypeError as exc:
             raise ValueError(f"{path}:{number}: not a Question record ({exc})") from None
-        if q.question_id in seen:
-            raise ValueError(f"{path}:{number}: duplicate question_id {q.question_id!r}")
-        seen.add(q.question_id)
+        hashes.append(hash(q.question_id))
         yield record, q
+    if _repeats(hashes):
+        _refuse_repeated_id(path)
+
+
+def _repeats(hashes: array[int]) -> bool:
+    import numpy as np
+
+    values = np.sort(np.frombuffer(hashes, dtype=np.int64))
+    return bool((values[1:] == values[:-1]).any())
+
+
+def _refuse_repeated_id(path: Path) -> None:
+    """``ValueError`` naming the first line of ``path`` whose question id an earlier line gave (none: two ids
+    merely share a hash)."""
+    seen = set()
+    for number, record in iter_jsonl(path):
+        qid = record.get("question_id")
+        if qid in seen:
+            raise ValueError(f"{path}:{number}: duplicate question_id {qid!r}")
+        seen.add(qid)
 
 
 def _hint(kind: str, key: str, known: Iterable[str], root: Path) -> KeyError:
@@ -565,6 +585,12 @@ class Benchmark:
         if name == QUESTIONS_FILE:
             return self.__dict__.get("question_records")
         return self._records.get(name)
+
+    @property
+    def questions_file(self) -> Path:
+        """The questions file the benchmark reads (``questions.jsonl`` of its folder, or the file it was loaded from
+        lazily)."""
+        return self._questions_file or self.root / QUESTIONS_FILE
 
     @property
     def name(self) -> str:
@@ -729,7 +755,7 @@ class Benchmark:
 
     def require_records(self) -> Benchmark:
         """This benchmark, or :class:`NotABenchmarkError` when it has neither maps nor questions."""
-        if not self.maps and not self.question_records:
+        if not self.maps and not self.has_records(QUESTIONS_FILE):
             raise NotABenchmarkError(f"{self.root} holds no maps.jsonl or questions.jsonl: not a mapgen benchmark; "
                                      "give the folder `mapgen build` wrote")
         return self

@@ -46,6 +46,13 @@ def clear_all() -> None:
         cache.cache_clear()
 
 
+def clear(*names: str) -> None:
+    """Empty the registered caches of these names (:func:`caches`; unknown names are skipped)."""
+    for name in names:
+        if name in _ALL:
+            _ALL[name].cache_clear()
+
+
 def caches() -> dict[str, int]:
     """Every registered cache by name with the number of entries it holds."""
     return {name: _size(cache) for name, cache in _ALL.items()}

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -74,7 +74,8 @@ class EvalInputError(ValueError):
 @dataclass
 class Predictions:
     """Predictions read from a file, with what was wrong in it: ``duplicates`` (each id given again),
-    ``invalid`` (``file:line: reason`` of each unreadable line), ``places`` (where each id was given)."""
+    ``invalid`` (``file:line: reason`` of each unreadable line), ``places`` (where each id given more than once
+    was given: the file is read again for them, so a file of distinct ids costs no place per line)."""
 
     texts: dict[str, str | None] = field(default_factory=dict)
     duplicates: list[str] = field(default_factory=list)
@@ -98,24 +99,48 @@ def _first(record: Mapping[str, Any], keys: Sequence[str]) -> tuple[bool, Any]:
     return False, None
 
 
-def _add(preds: Predictions, qid: Any, value: Any, where: str = "") -> None:
+def _add(preds: Predictions, qid: Any, value: Any) -> None:
     key = str(qid)
     if key in preds.texts:
         preds.duplicates.append(key)
     preds.texts[key] = _as_text(value)
-    preds.places.setdefault(key, []).append(where)
+
+
+def _record_id(record: Any) -> Any:
+    """The id a prediction record gives (``None``: none)."""
+    return _first(record, ID_KEYS)[1] if isinstance(record, dict) else None
 
 
 def _add_record(preds: Predictions, where: str, record: Any) -> None:
-    has_id, qid = _first(record, ID_KEYS) if isinstance(record, dict) else (False, None)
-    if not has_id or qid is None:
+    qid = _record_id(record)
+    if qid is None:
         what = "no question_id" if isinstance(record, dict) else f"a JSON {type(record).__name__}, not an object"
         preds.invalid.append(f"{where}: {what}")
         return
     has_text, value = _first(record, TEXT_KEYS)
     if not has_text:
         preds.invalid.append(f"{where}: no prediction for {qid!r} (give it as \"prediction\")")
-    _add(preds, qid, value, where)
+    _add(preds, qid, value)
+
+
+def _located(path: Path, data: Any = None) -> Iterator[tuple[str, Any, str | None]]:
+    """``(where, record, error)`` of each record of a predictions file of records (``data``: a JSON list read)."""
+    if data is not None:
+        for number, record in enumerate(data, start=1):
+            yield f"{path}: record {number}", record, None
+        return
+    for number, record, error in iter_json_lines(path):
+        yield f"{path}:{number}", record, error
+
+
+def _places(path: Path, ids: set[str], data: Any = None) -> dict[str, list[str]]:
+    """Where each of ``ids`` is given in the file (read again)."""
+    places: dict[str, list[str]] = {}
+    for where, record, error in _located(path, data):
+        qid = None if error is not None else _record_id(record)
+        if qid is not None and str(qid) in ids:
+            places.setdefault(str(qid), []).append(where)
+    return places
 
 
 def load_predictions(path: str | Path) -> Predictions:
@@ -127,22 +152,20 @@ def load_predictions(path: str | Path) -> Predictions:
     if not path.is_file():
         raise FileNotFoundError(f"predictions file not found: {path}")
     preds = Predictions()
-    if path.suffix == ".json":
-        data = read_json(path)
-        if isinstance(data, dict):
-            for qid, value in data.items():
-                _add(preds, qid, value)
-        elif isinstance(data, list):
-            for number, record in enumerate(data, start=1):
-                _add_record(preds, f"{path}: record {number}", record)
-        else:
-            raise ValueError(f"{path}: expected a JSON object or a list of records")
+    data = read_json(path) if path.suffix == ".json" else None
+    if isinstance(data, dict):
+        for qid, value in data.items():
+            _add(preds, qid, value)
         return preds
-    for number, record, error in iter_json_lines(path):
+    if path.suffix == ".json" and not isinstance(data, list):
+        raise ValueError(f"{path}: expected a JSON object or a list of records")
+    for where, record, error in _located(path, data):
         if error is not None:
-            preds.invalid.append(f"{path}:{number}: not valid JSON ({error})")
+            preds.invalid.append(f"{where}: not valid JSON ({error})")
             continue
-        _add_record(preds, f"{path}:{number}", record)
+        _add_record(preds, where, record)
+    if preds.duplicates:
+        preds.places = _places(path, set(preds.duplicates), data)
     return preds
 
 
@@ -170,8 +193,10 @@ def check_predictions(preds: Predictions, source: str, bench: Benchmark) -> None
         named = [f"{qid!r} (lines {_line_numbers(preds.places.get(qid, []))})" for qid in twice]
         raise EvalInputError(f"{source} gives {len(twice)} ids more than once: {_few(named)}; keep one prediction "
                              "per id (eval never picks one for you)")
-    known = {record_id(r) for task in registered() for r in task.records(bench)}
-    foreign = [qid for qid in preds.texts if qid not in known]
+    unknown = set(preds.texts)  # the benchmark's records streamed past the ids given, never all held
+    for task in registered():
+        unknown.difference_update(record_id(r) for r in task.iter_records(bench))
+    foreign = [qid for qid in preds.texts if qid in unknown]
     if foreign:
         raise EvalInputError(f"{len(foreign)} of {len(preds.texts)} prediction ids in {source} are not ids of the "
                              f"benchmark {bench.root} ({_few([repr(q) for q in foreign])}): predictions of another "
@@ -399,6 +424,7 @@ def run_eval(
     tasks: Sequence[str] | None = None,
     plots: bool = True,
     force: bool = False,
+    keep_frame: bool = True,
 ) -> EvalReport:
     """Evaluate one prediction source on a benchmark; writes the report folder when ``out_dir`` is given.
 
@@ -409,12 +435,17 @@ def run_eval(
     and predictions are refused before anything is written (:class:`EvalInputError`). The report folder is
     written all-or-nothing (:func:`mapgen.files.atomic_folder`: a non-empty one is refused unless ``force``, one
     run per folder, a model's response cache kept across runs into it).
+
+    ``keep_frame=False`` scores the open-form questions in bounded memory (:mod:`mapgen.eval.stream`, what
+    ``mapgen eval`` runs; load the benchmark with ``lazy=True`` so its questions are never all read): the same
+    report files, but the returned report's ``frame`` holds only the columns the report reads.
     """
     bench = bench if isinstance(bench, Benchmark) else load_benchmark(bench, verify=reads(source))
     check_options(bench, split, limit, out_dir)
     if isinstance(source, Baseline) and source.name in HELD_OUT_BASELINES and split is None:
         split = held_out_split(bench)
-    scope = EvalScope(bench, split=split, limit=limit, seed=seed, form=form, box_scale=box_scale)
+    scope = EvalScope(bench, split=split, limit=limit, seed=seed, form=form, box_scale=box_scale,
+                      stream=not keep_frame)
     if out_dir is None:
         return _run(scope, source, tasks, None, plots)
     with atomic_folder(out_dir, replace=force, kind=EVAL_KIND, carry=(CACHE_OUT,)) as tmp:
@@ -445,7 +476,7 @@ def score_run(scope: EvalScope, texts: Mapping[str, str | None], extra: Mapping[
         framed = TaskScores(frame=evaluate([], {}).frame)
     summaries = {task.key: r.summary for task, r in results if r.summary}
     report = EvalReport(frame=framed.frame, unmatched_predictions=framed.unmatched_predictions,
-                        extra=dict(extra) | summaries, references=framed.references)
+                        extra=dict(extra) | summaries, references=framed.references, spool=framed.spool)
     for _, r in results:
         report.item_tables |= r.item_tables
         report.records |= r.item_records

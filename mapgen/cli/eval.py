@@ -138,7 +138,7 @@ def eval_command(
         source = prediction_source(predictions, model, baseline, prompt=prompt, base_url=base_url, api_key=api_key,
                                    concurrency=concurrency, timeout=timeout, max_retries=retries, cache=cache)
     verify = "all" if baseline == "pixel" else reads(source)  # the oracle reads the images
-    folder = load_benchmark(bench, verify=verify).require_records()  # not a benchmark, or tampered: one line
+    folder = load_benchmark(bench, verify=verify, lazy=True).require_records()  # not a benchmark, or tampered: one line
     if human is not None:  # the questions people answered, and only those
         from mapgen.human.source import human_benchmark
 
@@ -150,7 +150,7 @@ def eval_command(
     if baseline == "pixel":
         source = WrittenPredictions(lambda out: pixel_predictions(bench, out), "baseline: pixel, audit/predictions.jsonl")
     report = run_eval(folder, source, out_dir, seed=seed, split=split, limit=limit, box_scale=box_scale,
-                      plots=not no_plots, form=form, force=force)
+                      plots=not no_plots, form=form, force=force, keep_frame=human is not None)  # --human: whole
     echo_report(report, out_dir)
 
 

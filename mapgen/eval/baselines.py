@@ -31,7 +31,7 @@ import itertools
 import json
 import random
 import zlib
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -105,20 +105,26 @@ def local_names(spec: Mapping[str, Any]) -> dict[str, str]:
     return dict(names.names) if names is not None else {}
 
 
-def facts_lookup(map_of: MapLookup) -> Callable[[str], MapFacts]:
-    """``map_id`` → :class:`MapFacts`, read once per map; a missing map JSON is a ``ValueError`` naming it."""
-    cache: dict[str, MapFacts] = {}
+def facts_lookup(map_of: MapLookup, keep: int | None = None) -> Callable[[str], MapFacts]:
+    """``map_id`` → :class:`MapFacts`, read once per map (``keep``: only the last ``keep`` maps used are kept, for a
+    reader passing over the questions in map order in bounded memory); a missing map JSON is a ``ValueError``
+    naming it."""
+    cache: OrderedDict[str, MapFacts] = OrderedDict()
 
     def facts(map_id: str) -> MapFacts:
-        if map_id not in cache:
-            data = map_of(map_id)
-            if not data:
-                raise ValueError(
-                    f"no map JSON for {map_id!r}: the random baseline and the chance level read each question's "
-                    "answer space from maps/<map_id>.json (rebuild the benchmark with `mapgen build`)"
-                )
-            cache[map_id] = map_facts(data)
-        return cache[map_id]
+        if map_id in cache:
+            cache.move_to_end(map_id)
+            return cache[map_id]
+        data = map_of(map_id)
+        if not data:
+            raise ValueError(
+                f"no map JSON for {map_id!r}: the random baseline and the chance level read each question's "
+                "answer space from maps/<map_id>.json (rebuild the benchmark with `mapgen build`)"
+            )
+        cache[map_id] = found = map_facts(data)
+        if keep is not None and len(cache) > keep:
+            cache.popitem(last=False)
+        return found
 
     return facts
 
@@ -197,15 +203,15 @@ def random_answer(space: AnswerSpace, rng: random.Random) -> Any:
     return [[i] for i in items]
 
 
+def random_text(q: Question, facts: Callable[[str], MapFacts], seed: int = 0) -> str:
+    """The random baseline's reply to one question (``facts``: a :func:`facts_lookup`)."""
+    return format_answer(random_answer(answer_space(q, facts(q.map_id)), _rng(seed, q.question_id)), q.answer_type)
+
+
 def random_baseline(questions: Iterable[Question], map_of: MapLookup, seed: int = 0) -> dict[str, str]:
     """Uniformly random answers from each question's answer space, seeded per question."""
     facts = facts_lookup(map_of)
-    return {
-        q.question_id: format_answer(
-            random_answer(answer_space(q, facts(q.map_id)), _rng(seed, q.question_id)), q.answer_type
-        )
-        for q in questions
-    }
+    return {q.question_id: random_text(q, facts, seed) for q in questions}
 
 
 # ------------------------------------------------------------------------------------------- prior

@@ -37,7 +37,7 @@ from typing import Any, Protocol
 
 import pandas as pd
 
-from mapgen.eval.bootstrap import BOOTSTRAP_SAMPLES, mean_ci, resample_rows
+from mapgen.eval.bootstrap import BOOTSTRAP_SAMPLES, mean_ci, resampled
 from mapgen.eval.metrics import METRICS_BY_TYPE, aggregate, mean, metric_info
 from mapgen.eval.score import Report
 from mapgen.files import write_jsonl_atomic, write_text_atomic
@@ -99,7 +99,7 @@ RANKING_COLUMNS = ("ranking_rwp", "ranking_mrr", "ranking_map", "ranking_spearma
 
 def with_variant(frame: pd.DataFrame) -> pd.DataFrame:
     """The frame plus ``map_variant`` (discrete / continuous / hatched)."""
-    out = frame.copy()
+    out = frame.copy(deep=False)  # copy-on-write: the frame's columns are shared, not copied
     hatched = out["hatched"].fillna(False).astype(bool) if "hatched" in out else False
     out["map_variant"] = out["map_type"].where(~hatched, "hatched") if len(out) else out.get("map_type")
     return out
@@ -127,8 +127,13 @@ def _paper_row(group: str, g: pd.DataFrame) -> dict[str, Any]:
     return row
 
 
+PAPER_READS: tuple[str, ...] = ("answer_type", *dict.fromkeys(metric for _, _, metric in PAPER_COLUMNS))
+"""The columns a paper table's cell reads (a group's other columns are not copied into it)."""
+
+
 def _groups(frame: pd.DataFrame, by: str | None) -> dict[Any, pd.DataFrame]:
     frame = with_variant(frame)
+    frame = frame[[*([by] if by is not None else []), *(c for c in PAPER_READS if c != by)]]
     return {"all": frame} if by is None else dict(list(frame.groupby(by, sort=True, dropna=False)))
 
 
@@ -139,16 +144,21 @@ def paper_table(
 
     ``references`` (``{"random": frame, "chance": frame}``, same questions): each group's row is followed by one
     row per reference, labelled ``"<group> · random (empirical)"`` and so on."""
-    groups = _groups(frame, by)
-    refs = {name: _groups(ref, by) for name, ref in (references or {}).items()}
+    base = _group_rows(frame, by)  # one frame's groups at a time (a reference frame is as long as the frame)
+    refs = {name: _group_rows(ref, by) for name, ref in (references or {}).items()}
     rows = []
-    for key, g in groups.items():
+    for key, row in base.items():
         label = "all" if by is None else _group_label(key, by)
-        rows.append(_paper_row(label, g))
+        rows.append(row | {"group": label})
         for name, ref in refs.items():
             if key in ref:
-                rows.append(_paper_row(f"{label} · {REFERENCE_LABELS.get(name, name)}", ref[key]))
+                rows.append(ref[key] | {"group": f"{label} · {REFERENCE_LABELS.get(name, name)}"})
     return _ordered(pd.DataFrame(rows, columns=["group", "n", *[c[0] for c in PAPER_COLUMNS]]), by)
+
+
+def _group_rows(frame: pd.DataFrame, by: str | None) -> dict[Any, dict[str, Any]]:
+    """:func:`_paper_row` of each group of ``frame`` by its key (the group label left to the caller)."""
+    return {key: _paper_row("", g) for key, g in _groups(frame, by).items()}
 
 
 def bootstrap_ci(metric: str, values: Any, seed: int, key: str, samples: int = BOOTSTRAP_SAMPLES) -> list[float]:
@@ -156,14 +166,12 @@ def bootstrap_ci(metric: str, values: Any, seed: int, key: str, samples: int = B
     resampling questions with replacement; seeded by ``seed`` and the cell's ``key``."""
     import numpy as np
 
-    x = np.asarray(values, dtype=float)
-    if not len(x):
+    if not len(values):
         return [math.nan, math.nan]
-    idx = resample_rows(len(x), seed, key, samples)
     if metric_info(metric).aggregation is mean:
-        stats = np.nanmean(x[idx], axis=1)
+        stats = resampled(values, seed, key, lambda rows: np.nanmean(rows, axis=1), samples)
     else:
-        stats = np.array([aggregate(metric, pd.Series(x[row])) for row in idx])
+        stats = resampled(values, seed, key, lambda rows: [aggregate(metric, pd.Series(row)) for row in rows], samples)
     lo, hi = np.nanpercentile(stats, [2.5, 97.5])
     return [float(lo), float(hi)]
 
@@ -353,7 +361,7 @@ def build_summary(report: Report, extra: Mapping[str, Any] | None = None) -> dic
     summary: dict[str, Any] = dict(report.summary())
     per_type = {}
     for answer_type, metrics in METRICS_BY_TYPE.items():
-        sub = frame[frame["answer_type"] == answer_type]
+        sub = frame.loc[frame["answer_type"] == answer_type, list(metrics)]  # only the columns aggregated
         if len(sub):
             per_type[answer_type] = {"n": int(len(sub))} | {m: aggregate(m, sub[m]) for m in metrics}
     summary["by_answer_type"] = per_type
@@ -377,13 +385,30 @@ def _csv_cell(value: Any) -> Any:
     return value
 
 
-def scores_frame(report: Report) -> pd.DataFrame:
-    """``report.frame`` with list/tuple cells JSON-encoded (what ``scores.csv`` holds)."""
-    frame = report.frame.copy()
+def csv_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """A per-question frame with list/tuple cells JSON-encoded (what ``scores.csv`` holds)."""
+    frame = frame.copy()
     for column in ("answer", "extracted"):
         if column in frame:
             frame[column] = frame[column].map(_csv_cell)
     return frame
+
+
+def scores_frame(report: Report) -> pd.DataFrame:
+    """``report.frame`` with list/tuple cells JSON-encoded (what ``scores.csv`` holds)."""
+    return csv_frame(report.frame)
+
+
+def write_scores(report: Report, path: Path) -> Path:
+    """``scores.csv``: from ``report.frame``, or chunk by chunk from the report's spool when it has one (the same
+    bytes: :mod:`mapgen.eval.stream`)."""
+    if report.spool is None:
+        scores_frame(report).to_csv(path, index=False, lineterminator="\n")
+        return path
+    with open(path, "w", encoding="utf-8", newline="") as handle:
+        for number, chunk in enumerate(report.spool.frames()):
+            csv_frame(chunk).to_csv(handle, header=number == 0, index=False, lineterminator="\n")
+    return path
 
 
 # ------------------------------------------------------------------------------------------- plots
@@ -408,8 +433,8 @@ class Bars:
 
 def score_bars(frame: pd.DataFrame, column: str | None = None, seed: int = 0) -> Bars:
     """Main score per answer type (× group of ``column``) with per-cell bootstrap intervals (questions resampled)."""
-    frame = with_variant(frame)
     keys = ["answer_type"] if column is None else ["answer_type", column]
+    frame = with_variant(frame)[[*keys, "main"]]  # the groups copy only what a bar reads
     cells = {}
     for key, g in frame.groupby(keys, sort=True, dropna=False):
         answer_type, group = (key[0], None) if column is None else key
@@ -483,7 +508,7 @@ def write_report(
     extra = dict(extra or {})
     summary = build_summary(report, extra)
     paths = {"scores": out / "scores.csv", "summary": out / "summary.json", "tables": out / "tables.md"}
-    scores_frame(report).to_csv(paths["scores"], index=False, lineterminator="\n")
+    write_scores(report, paths["scores"])
     write_text_atomic(paths["summary"], json.dumps(summary, indent=2, sort_keys=True) + "\n")  # NaN = no data
     write_text_atomic(paths["tables"], render_markdown(report, summary, extra, tasks))
     for name, rows in (item_tables or {}).items():

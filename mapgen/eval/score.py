@@ -149,6 +149,9 @@ class Report:
 
     frame: pd.DataFrame
     unmatched_predictions: list[str] = field(default_factory=list)
+    spool: Any = field(default=None, repr=False)
+    """The whole per-question rows when ``frame`` holds only the report's columns (a
+    :class:`~mapgen.eval.stream.ScoreSpool`: ``scores.csv`` is written from it); ``None``: ``frame`` is whole."""
 
     def summary(self) -> dict[str, float]:
         """Overall mean main score and the counts of questions, unparsed, missing and unmatched answers."""

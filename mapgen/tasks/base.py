@@ -82,6 +82,9 @@ class EvalScope:
     seed: int = 0
     form: str = "open"
     box_scale: str = "percent"
+    stream: bool = False
+    """Score in bounded memory: a task may then give a frame of only the report's columns, its whole rows in a
+    spool (:mod:`mapgen.eval.stream`)."""
 
 
 @dataclass
@@ -96,6 +99,8 @@ class TaskScores:
     frame: Any = None
     references: dict[str, Any] = field(default_factory=dict)
     unmatched_predictions: list[str] = field(default_factory=list)
+    spool: Any = None
+    """The frame's whole rows when ``frame`` holds only the report's columns (a streamed run)."""
 
 
 @dataclass(frozen=True)

@@ -92,7 +92,7 @@ class VqaTask(Task):
     def score(self, scope: EvalScope, texts: Texts) -> TaskScores:
         from mapgen.tasks.vqa.scores import score_questions
 
-        others = {record_id(r) for t in tasks() if t is not self for r in t.records(scope.bench)}
+        others = {record_id(r) for t in tasks() if t is not self for r in t.iter_records(scope.bench)}
         return score_questions(scope, texts, others)
 
     def baseline(self, scope: EvalScope, name: str) -> dict[str, str]:

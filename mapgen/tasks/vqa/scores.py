@@ -83,6 +83,12 @@ def score_questions(scope: EvalScope, texts: Texts, other_ids: Collection[str]) 
     from mapgen.eval.mcq import score_mcq
     from mapgen.eval.score import evaluate
 
+    if scope.stream and scope.form == FORMS[0]:  # the open form streams (an unknown form is refused below)
+        from mapgen.eval.stream import stream_scores
+
+        streamed, refs = stream_scores(scope, texts, other_ids)
+        return TaskScores(frame=streamed.frame, references=refs, unmatched_predictions=streamed.unmatched_predictions,
+                          spool=streamed.spool)
     questions = form_questions(scope)
     own: dict[str, str | None] = {k: v for k, v in texts.items() if k not in other_ids}
     if scope.form == MCQ_FORM:
@@ -102,6 +108,10 @@ def baseline_answers(scope: EvalScope, name: str) -> dict[str, str]:
     from mapgen.eval.baselines import TRAIN_SPLIT, facts_lookup, run_baseline
     from mapgen.eval.mcq import random_letters
 
+    if name == "random" and scope.stream and scope.form == FORMS[0]:
+        from mapgen.eval.stream import random_answers
+
+        return random_answers(scope)
     bench, questions = scope.bench, form_questions(scope)
     if name == "random" and scope.form == MCQ_FORM:
         return random_letters(questions, facts_lookup(bench.spec), seed=scope.seed)
