@@ -94,7 +94,7 @@ def _pair_distances(ctx: Reading) -> list[tuple[float, str, str]]:
     dists = ctx.fixed.get("pair_distances")
     if dists is None:
         cents = ctx.scene.centroids
-        key = tuple((c, tuple(cents[c])) for c in sorted(ctx.scene.regions))
+        key = tuple((c, (float(cents[c][0]), float(cents[c][1]))) for c in sorted(ctx.scene.regions))
         dists = ctx.fixed["pair_distances"] = _PAIR_DISTANCES.get_or_make(key, lambda: _sorted_pairs(key))
     return dists
 
