@@ -29,11 +29,15 @@ from mapgen.build.executors import LOCK_FILE, folder_lock  # noqa: E402
 MARKER = "MAPGEN_TEST_DASK_BUILD"
 
 
-def _start_dask_build(tmp_path: Path) -> tuple[subprocess.Popen, Path, Path, str]:
-    """A ``--executor dask --workers 2`` build in its own session (so a Ctrl-C reaches its whole process group),
-    returned once its workers have finished a unit, with the marker of its environment."""
+#: A build long enough that a signal sent once its first unit is done lands mid-build on a fast or a loaded machine.
+LONG_CONFIG = CONFIG | {"countries": [{"name": "usa", "maps": 12}, {"name": "india", "maps": 4}]}
+
+
+def _start_dask_build(tmp_path: Path, plan: dict = CONFIG) -> tuple[subprocess.Popen, Path, Path, str]:
+    """A ``--executor dask --workers 2`` build of ``plan`` in its own session (so a Ctrl-C reaches its whole
+    process group), returned once its workers have finished a unit, with the marker of its environment."""
     config, out, marker = tmp_path / "orphans.yaml", tmp_path / "out", uuid.uuid4().hex
-    config.write_text(yaml.safe_dump(CONFIG))
+    config.write_text(yaml.safe_dump(plan))
     parent = subprocess.Popen([sys.executable, "-m", "mapgen", "build", str(config), "-o", str(out), "--executor",
                                "dask", "--workers", "2", "--quiet"], stdout=subprocess.DEVNULL,
                               stderr=subprocess.PIPE, env={**os.environ, MARKER: marker}, start_new_session=True)
@@ -80,7 +84,7 @@ def test_kill_9_of_a_dask_build_kills_its_workers_and_resume_is_byte_identical(t
 @pytest.mark.parametrize(("stop", "exit_code"), [("sigterm", 128 + signal.SIGTERM), ("ctrl-c", 1)])
 def test_sigterm_or_ctrl_c_stops_a_dask_build_its_workers_and_releases_the_lock(tmp_path: Path, stop: str,
                                                                                exit_code: int) -> None:
-    parent, _, out, marker = _start_dask_build(tmp_path)
+    parent, _, out, marker = _start_dask_build(tmp_path, LONG_CONFIG)
     if stop == "sigterm":
         os.kill(parent.pid, signal.SIGTERM)
     else:  # Ctrl-C in a terminal: SIGINT to the build's whole process group, its workers included
@@ -88,6 +92,7 @@ def test_sigterm_or_ctrl_c_stops_a_dask_build_its_workers_and_releases_the_lock(
     stopped = time.monotonic()
     assert parent.wait(timeout=30) == exit_code
     after_exit = _snapshot(out)
+    assert len(list((out / "units").glob("*.json"))) < 16  # stopped mid-build
     time.sleep(max(0.0, 5 - (time.monotonic() - stopped)))
     assert _started_by(marker) == []
     assert _snapshot(out) == after_exit
