@@ -40,7 +40,8 @@ def _start_dask_build(tmp_path: Path, plan: dict = CONFIG) -> tuple[subprocess.P
     config.write_text(yaml.safe_dump(plan))
     parent = subprocess.Popen([sys.executable, "-m", "mapgen", "build", str(config), "-o", str(out), "--executor",
                                "dask", "--workers", "2", "--quiet"], stdout=subprocess.DEVNULL,
-                              stderr=subprocess.PIPE, env={**os.environ, MARKER: marker}, start_new_session=True)
+                              stderr=subprocess.PIPE, env={**os.environ, MARKER: marker}, start_new_session=True,
+                              preexec_fn=_as_in_a_terminal)
     deadline = time.monotonic() + 240
     while not list((out / "units").glob("*.json")):
         assert parent.poll() is None, parent.stderr.read().decode() if parent.stderr else ""
@@ -48,6 +49,12 @@ def _start_dask_build(tmp_path: Path, plan: dict = CONFIG) -> tuple[subprocess.P
         time.sleep(0.1)
     assert len(_started_by(marker)) >= 3  # the build and its two workers (at least)
     return parent, config, out, marker
+
+
+def _as_in_a_terminal() -> None:
+    """Ctrl-C's default action, as a build started in a terminal has it: a test run launched in the background
+    (``cmd &`` in a script, ``nohup``) hands its children SIGINT ignored, and the build would never see it."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def _started_by(marker: str) -> list[int]:
