@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mapgen.files import sha256_file
+
 #: File endings read as vector files (``.json`` only when the file holds a GeoJSON FeatureCollection).
 VECTOR_SUFFIXES = (".geojson", ".gpkg", ".shp", ".zip", ".fgb")
 #: Files a shapefile consists of besides the ``.shp`` (hashed with it).
@@ -65,7 +67,7 @@ def file_digest(path: str | Path) -> str:
         raise FileNotFoundError(f"Atlas file {str(path)!r} does not exist.")
     files = atlas_files(path) + [p for p in (groups_file(path),) if p.is_file()]
     if len(files) == 1:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
+        return sha256_file(path)
     h = hashlib.sha256()
     for part in files:
         suffix = ".groups.yaml" if part.name.endswith(".groups.yaml") else part.suffix.lower()
