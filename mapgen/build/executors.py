@@ -245,9 +245,12 @@ WORKER_MODULES = ("mapgen.render.mpl_renderer", "mapgen.questions", "mapgen.audi
 
 def preload_worker_modules() -> None:
     """Import :data:`WORKER_MODULES` in the parent before its pool forks, so forked workers share them instead of
-    each importing them again (a pool that spawns is not helped, nor harmed)."""
+    each importing them again; nothing where the pool spawns its workers (they would import them anyway)."""
     import importlib
+    import multiprocessing
 
+    if multiprocessing.get_start_method() != "fork":
+        return
     for name in WORKER_MODULES:
         importlib.import_module(name)
 
