@@ -9,6 +9,9 @@ Layout of a build folder (written by :mod:`mapgen.build`)::
     <task file>.jsonl        the gold records of every other task the config asks for (``captions.jsonl``,
                              ``grounding.jsonl``, …: each task of :mod:`mapgen.tasks` names its file, and
                              registering the task adds it here with :func:`register_record_file`)
+    records/<stem>-NNNNN.jsonl  instead of the task files above when the config shards them (``records.per_shard``):
+                             ``records/questions-00000.jsonl``, …, in build order, listed by the manifest's
+                             ``record_shards`` (task file → its shards); readers stream them in order
     units/<unit_id>.json     per-unit completion records (what resume checks)
     build_log.json           timings per stage and draws refused per reason (not part of the manifest: it varies
                              run to run)
@@ -39,6 +42,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from mapgen.errors import BuildError
 from mapgen.files import (
     ChecksumError,
+    JsonlRecords,
     failing_files,
     iter_jsonl,
     read_json,
@@ -60,6 +64,8 @@ MANIFEST_FILE = "manifest.json"
 MAPS_DIR = "maps"
 MAPS_FILE = "maps.jsonl"
 QUESTIONS_FILE = "questions.jsonl"
+RECORDS_DIR = "records"  # the shards of the task files, when a build shards them (records.per_shard)
+RECORD_SHARDS = "record_shards"  # the manifest's section: task file → its shards (relative paths, in order)
 UNITS_DIR = "units"
 BUILD_LOG_FILE = "build_log.json"
 ATLASES_DIR = "atlases"  # copies of user atlas files (vector file, groups YAML) the maps name
@@ -88,8 +94,8 @@ def record_files() -> tuple[str, ...]:
 
 def build_outputs() -> tuple[str, ...]:
     """Everything a build writes (what clearing a build folder removes)."""
-    return (MAPS_DIR, UNITS_DIR, ATLASES_DIR, PACKS_DIR, INPUTS_DIR, MANIFEST_FILE, *record_files(), BUILD_LOG_FILE,
-            CONFIG_MARKER)
+    return (MAPS_DIR, UNITS_DIR, ATLASES_DIR, PACKS_DIR, INPUTS_DIR, MANIFEST_FILE, *record_files(), RECORDS_DIR,
+            BUILD_LOG_FILE, CONFIG_MARKER)
 
 # counterfactual set folders (mapgen counterfactual)
 SET_FILE = "set.json"
@@ -113,6 +119,11 @@ SET_KIND = "mapgen counterfactual"
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg")
 DEFAULT_STYLE = "default"
 """The style of a map whose record names none (builds leave the default look out of their records)."""
+
+
+def shard_rel(name: str, index: int) -> str:
+    """Shard ``index`` of the task file ``name``, relative to the folder (``records/questions-00000.jsonl``)."""
+    return f"{RECORDS_DIR}/{Path(name).stem}-{index:05d}.jsonl"
 
 
 def image_name(map_id: str) -> str:
@@ -157,9 +168,9 @@ class NotABenchmarkError(FileNotFoundError):
 
 # --- what a folder may name --------------------------------------------------------------------------------
 
-READ_DIRS = (MAPS_DIR, ATLASES_DIR, PACKS_DIR, DICTIONARIES_DIR)
-"""The folders whose files readers open (images, masks, map JSONs, atlas and pack copies, name dictionaries):
-every file in them must be listed in the folder's manifest (or ``set.json``)."""
+READ_DIRS = (MAPS_DIR, ATLASES_DIR, PACKS_DIR, DICTIONARIES_DIR, RECORDS_DIR)
+"""The folders whose files readers open (images, masks, map JSONs, atlas and pack copies, name dictionaries,
+record shards): every file in them must be listed in the folder's manifest (or ``set.json``)."""
 PATH_FIELDS = ("image", "image_id", "mask", "dictionary", "path")
 """Record fields that name a file of the folder (relative to it)."""
 NAME_FIELDS = ("map_id", "unit_id", "source_map_id", "country", "variant", "map_type", "split")
@@ -237,6 +248,30 @@ def check_name(value: Any, where: str) -> None:
                               f"hold no /, \\, NUL and may not be . or ..); {_INTACT}")
 
 
+def record_paths(root: Path, manifest: Mapping[str, Any], name: str) -> list[Path]:
+    """The files holding the records of the task file ``name`` (``questions.jsonl``, …), in order: its shards when
+    the manifest lists them (:data:`RECORD_SHARDS`: each under ``records/``, inside the folder and present), else
+    ``root / name``."""
+    section = manifest.get(RECORD_SHARDS)
+    shards = section.get(name) if isinstance(section, dict) else None
+    where = f"{root / MANIFEST_FILE}: field '{RECORD_SHARDS}.{name}'"
+    if section is not None and not isinstance(section, dict):
+        raise FolderPathError(f"{root / MANIFEST_FILE}: field '{RECORD_SHARDS}' is not a table of task files; "
+                              f"{_INTACT}")
+    if shards is None:
+        return [root / name]
+    if not isinstance(shards, list) or not all(isinstance(rel, str) and rel.startswith(f"{RECORDS_DIR}/")
+                                               and rel.endswith(".jsonl") for rel in shards):
+        raise FolderPathError(f"{where}: not a list of {RECORDS_DIR}/….jsonl files; {_INTACT}")
+    inside = Inside(root)
+    paths = [inside_folder(root, rel, where, inside) for rel in shards]
+    missing = next((path for path in paths if not path.is_file()), None)
+    if missing is not None:
+        raise NotABenchmarkError(f"{missing} is missing (the manifest lists it among the shards of {name}): the "
+                                 f"folder is incomplete; {_INTACT}")
+    return paths
+
+
 def check_records(root: Path, name: str, records: Iterable[Mapping[str, Any]]) -> None:
     """Refuse the first record of the file ``name`` whose path fields (:data:`PATH_FIELDS`) lead outside ``root``
     or whose name fields (:data:`NAME_FIELDS`) are paths (one ``lstat`` a path; messages built only on a refusal)."""
@@ -246,21 +281,33 @@ def check_records(root: Path, name: str, records: Iterable[Mapping[str, Any]]) -
 
 def checked_records(root: Path, name: str, records: Iterable[Mapping[str, Any]]) -> Iterator[Mapping[str, Any]]:
     """``records`` as they pass :func:`check_records` (streamed: each refused before it is yielded)."""
-    inside, plain = Inside(root), set[str]()
+    check = RecordCheck(root, name)
     for number, record in enumerate(records, start=1):
+        check(number, record)
+        yield record
+
+
+class RecordCheck:
+    """The check of :func:`check_records` for the records of one file, one record at a time: ``check(number,
+    record)`` refuses a record whose path fields lead outside ``root`` or whose name fields are paths."""
+
+    def __init__(self, root: Path, name: str) -> None:
+        self.root, self.name = root, name
+        self._inside, self._plain = Inside(root), set[str]()
+
+    def __call__(self, number: int, record: Mapping[str, Any]) -> None:
         for key in PATH_FIELDS:
             value = record.get(key)
-            if value is not None and not inside(value):
-                inside_folder(root, value, f"{root / name}:{number}: field {key!r}", inside)
+            if value is not None and not self._inside(value):
+                inside_folder(self.root, value, f"{self.root / self.name}:{number}: field {key!r}", self._inside)
         for key in NAME_FIELDS:
             value = record.get(key)
             text = value if isinstance(value, str) or value is None else str(value)
-            if text is None or text in plain:
+            if text is None or text in self._plain:
                 continue
             if not plain_name(text):
-                check_name(text, f"{root / name}:{number}: field {key!r}")
-            plain.add(text)
-        yield record
+                check_name(text, f"{self.root / self.name}:{number}: field {key!r}")
+            self._plain.add(text)
 
 
 def _read_dir_files(root: Path) -> list[str]:
@@ -499,34 +546,44 @@ def _index_maps(folder: Path) -> tuple[dict[str, Path], dict[str, Path]]:
     return images, jsons
 
 
-def _questions(path: Path) -> tuple[list[dict[str, Any]], list[Question]]:
-    """Raw records and Question objects of a questions file (``ValueError`` naming the line on a bad one)."""
+def _questions(root: Path, paths: list[Path]) -> tuple[list[dict[str, Any]], list[Question]]:
+    """Raw records and Question objects of a questions file or its shards, each record checked
+    (:func:`check_records`; ``ValueError`` naming the line on a bad one)."""
     records, questions = [], []
-    for record, q in _iter_questions(path):
+    for record, q in _iter_questions(root, paths):
         records.append(record)
         questions.append(q)
     return records, questions
 
 
-def _iter_questions(path: Path) -> Iterator[tuple[dict[str, Any], Question]]:
-    """Each raw record of a questions file with its Question object, streamed (``ValueError`` naming the line
-    on a bad one, or on a repeated id once every record has passed: the ids are held as 8-byte hashes only, and
-    the file is read again to name the repeat only when two hashes are equal)."""
+def _iter_questions(root: Path, paths: list[Path]) -> Iterator[tuple[dict[str, Any], Question]]:
+    """Each raw record of a questions file (or of its shards, in order) with its Question object, streamed and
+    checked (:class:`RecordCheck`; ``ValueError`` naming the file and line on a bad one, or on an id repeated
+    anywhere once every record has passed: the ids are held as 8-byte hashes only, and the files are read again to
+    name the repeat only when two hashes are equal)."""
     # imported here, not at the top: loading the question package is slow and `mapgen info` needs none of it
     from mapgen.questions.record import Question
 
-    if not path.is_file():
-        return
     hashes = array("q")
-    for number, record in iter_jsonl(path):
-        try:
-            q = Question.from_dict(record)
-        except TypeError as exc:
-            raise ValueError(f"{path}:{number}: not a Question record ({exc})") from None
-        hashes.append(hash(q.question_id))
-        yield record, q
+    for path in paths:
+        if not path.is_file():
+            continue
+        check = RecordCheck(root, _rel_name(root, path))
+        for number, record in iter_jsonl(path):
+            try:
+                q = Question.from_dict(record)
+            except TypeError as exc:
+                raise ValueError(f"{path}:{number}: not a Question record ({exc})") from None
+            check(number, record)
+            hashes.append(hash(q.question_id))
+            yield record, q
     if _repeats(hashes):
-        _refuse_repeated_id(path)
+        _refuse_repeated_id(paths)
+
+
+def _rel_name(root: Path, path: Path) -> str:
+    """A record file's name as messages give it: relative to the folder when inside it, else its own name."""
+    return path.relative_to(root).as_posix() if path.is_relative_to(root) else path.name
 
 
 def _repeats(hashes: array[int]) -> bool:
@@ -536,15 +593,16 @@ def _repeats(hashes: array[int]) -> bool:
     return bool((values[1:] == values[:-1]).any())
 
 
-def _refuse_repeated_id(path: Path) -> None:
-    """``ValueError`` naming the first line of ``path`` whose question id an earlier line gave (none: two ids
+def _refuse_repeated_id(paths: list[Path]) -> None:
+    """``ValueError`` naming the first line of ``paths`` whose question id an earlier line gave (none: two ids
     merely share a hash)."""
     seen = set()
-    for number, record in iter_jsonl(path):
-        qid = record.get("question_id")
-        if qid in seen:
-            raise ValueError(f"{path}:{number}: duplicate question_id {qid!r}")
-        seen.add(qid)
+    for path in paths:
+        for number, record in iter_jsonl(path):
+            qid = record.get("question_id")
+            if qid in seen:
+                raise ValueError(f"{path}:{number}: duplicate question_id {qid!r}")
+            seen.add(qid)
 
 
 def _hint(kind: str, key: str, known: Iterable[str], root: Path) -> KeyError:
@@ -561,23 +619,22 @@ class Benchmark:
     manifest: dict[str, Any] = field(default_factory=dict)
     maps: list[dict[str, Any]] = field(default_factory=list)
     question_records: list[dict[str, Any]] = field(default_factory=list)
-    """The questions as the raw records of ``questions.jsonl``."""
+    """The questions as the raw records of ``questions.jsonl`` (or of its shards)."""
     questions: list[Question] = field(default_factory=list)
     _records: dict[str, list[dict[str, Any]]] = field(default_factory=dict, repr=False)
     _images: dict[str, Path] = field(default_factory=dict, repr=False)
     _jsons: dict[str, Path] = field(default_factory=dict, repr=False)
     _map_json: dict[str, dict[str, Any] | None] = field(default_factory=dict, repr=False)
     _questions_file: Path | None = field(default=None, repr=False)
-    """Where the questions are read from on first use (a benchmark loaded with ``lazy``; see :meth:`__getattr__`)."""
+    """The questions file the benchmark was loaded from, when given one (``None``: the folder's questions, one
+    file or its shards: :meth:`record_paths`)."""
 
     def __getattr__(self, name: str) -> Any:
         """``question_records`` and ``questions`` of a benchmark loaded with ``lazy``: read (and checked) on first
         use, so a reader that streams records (:meth:`iter_records`) never holds them."""
         if name not in ("question_records", "questions") or "_questions_file" not in self.__dict__:
             raise AttributeError(name)
-        records, questions = _questions(self._questions_file) if self._questions_file else ([], [])
-        check_records(self.root, QUESTIONS_FILE, records)
-        self.question_records, self.questions = records, questions
+        self.question_records, self.questions = _questions(self.root, self.record_paths(QUESTIONS_FILE))
         return self.__dict__[name]
 
     def _loaded(self, name: str) -> list[dict[str, Any]] | None:
@@ -588,9 +645,17 @@ class Benchmark:
 
     @property
     def questions_file(self) -> Path:
-        """The questions file the benchmark reads (``questions.jsonl`` of its folder, or the file it was loaded from
-        lazily)."""
+        """The questions file the benchmark was loaded from, else ``questions.jsonl`` of its folder (a sharded
+        build has none: :meth:`record_paths` gives the files the questions are read from)."""
         return self._questions_file or self.root / QUESTIONS_FILE
+
+    def record_paths(self, name: str) -> list[Path]:
+        """The files holding the records of the task file ``name``, in order: the questions file the benchmark
+        was loaded from, the shards the manifest lists (:func:`record_paths`), else the folder's file (which
+        may be absent: no records)."""
+        if name == QUESTIONS_FILE and self._questions_file is not None:
+            return [self._questions_file]
+        return record_paths(self.root, self.manifest, name)
 
     @property
     def name(self) -> str:
@@ -602,9 +667,7 @@ class Benchmark:
         if name == QUESTIONS_FILE:
             return self.question_records
         if name not in self._records:
-            records = read_jsonl(self.root / name, missing_ok=True)
-            check_records(self.root, name, records)
-            self._records[name] = records
+            self._records[name] = [dict(record) for record in self._stream(name)]
         return self._records[name]
 
     def iter_records(self, name: str) -> Iterator[dict[str, Any]]:
@@ -614,14 +677,18 @@ class Benchmark:
         if loaded is not None:
             yield from loaded
             return
-        if name == QUESTIONS_FILE:
-            path = self._questions_file or self.root / QUESTIONS_FILE
-            stream: Iterable[dict[str, Any]] = (record for record, _ in _iter_questions(path))
-        else:
-            path = self.root / name
-            stream = (record for _, record in iter_jsonl(path)) if path.is_file() else ()
-        for record in checked_records(self.root, name, stream):
+        for record in self._stream(name):
             yield dict(record)
+
+    def _stream(self, name: str) -> Iterator[Mapping[str, Any]]:
+        """The records of one task file (its shards in order), read and checked as they pass."""
+        paths = self.record_paths(name)
+        if name == QUESTIONS_FILE:
+            yield from (record for record, _ in _iter_questions(self.root, paths))
+            return
+        for path in paths:
+            if path.is_file():
+                yield from checked_records(self.root, _rel_name(self.root, path), (r for _, r in iter_jsonl(path)))
 
     def has_records(self, name: str) -> bool:
         """Whether one JSON-lines file of the folder has any record (reads at most one)."""
@@ -786,8 +853,9 @@ def load_benchmark(path: str | Path, *, finished: bool = False, verify: Verify =
     root = Path(path)
     if root.is_file() and root.suffix.lower() != ".jsonl":  # a questions file is JSON lines; anything else is no bench
         raise NotABenchmarkError(f"{root} is not a benchmark folder; give the folder `mapgen build` wrote")
-    questions_file = root if root.is_file() else root / QUESTIONS_FILE
-    root = root.parent if root.is_file() else root
+    given = root if root.is_file() else None  # a questions file given instead of the folder
+    questions_file = given or root / QUESTIONS_FILE
+    root = root.parent if given else root
     if not root.is_dir():
         raise NotABenchmarkError(f"benchmark folder not found: {root}")
     if staging_folder(root):
@@ -799,15 +867,11 @@ def load_benchmark(path: str | Path, *, finished: bool = False, verify: Verify =
     check_records(root, MAPS_FILE, maps)
     verify_listing(root, maps, questions_file, verify)
     images, jsons = _index_maps(root / MAPS_DIR)
-    if lazy:
-        bench = Benchmark(root=root, manifest=manifest, maps=maps, _images=images, _jsons=jsons,
-                          _questions_file=questions_file)
-        del bench.question_records, bench.questions  # read on first use (Benchmark.__getattr__)
-        return bench
-    records, questions = _questions(questions_file)
-    check_records(root, questions_file.name, records)
-    return Benchmark(root=root, manifest=manifest, maps=maps, question_records=records, questions=questions,
-                     _images=images, _jsons=jsons)
+    bench = Benchmark(root=root, manifest=manifest, maps=maps, _images=images, _jsons=jsons, _questions_file=given)
+    del bench.question_records, bench.questions  # read on first use (Benchmark.__getattr__)
+    if not lazy:
+        bench.questions  # noqa: B018 (read now: a bad line fails the load)
+    return bench
 
 
 def info(out_dir: str | Path) -> dict[str, Any]:
@@ -836,6 +900,6 @@ def refusals_logged(out_dir: str | Path) -> dict[str, Any]:
 
 def questions_by_template_id(out_dir: str | Path) -> dict[str, int]:
     """Questions per template id (the manifest counts by MAPWise number, where a pack's templates are 'None')."""
-    path = Path(out_dir) / QUESTIONS_FILE
-    records = (r for _, r in iter_jsonl(path)) if path.is_file() else ()
-    return dict(sorted(Counter(str(r.get("template_id")) for r in records).items()))
+    root = Path(out_dir)
+    paths = record_paths(root, read_manifest(root), QUESTIONS_FILE)
+    return dict(sorted(Counter(str(r.get("template_id")) for r in JsonlRecords(*paths)).items()))

@@ -366,6 +366,15 @@ class SplitConfig(Strict):
         return ratios
 
 
+class RecordChoices(Strict):
+    """How the task record files are written: ``per_shard`` records a file (0: one file a task,
+    ``questions.jsonl``, ``captions.jsonl``, …; N: shards ``records/questions-00000.jsonl``, … of N records each, in
+    build order, that the manifest lists under ``record_shards``). Readers stream every shard in order
+    (:meth:`mapgen.benchmark.Benchmark.iter_records`)."""
+
+    per_shard: WholeNumber = Field(0, ge=0, le=100_000_000)
+
+
 class BuildConfig(Strict):
     """The whole build."""
 
@@ -384,6 +393,8 @@ class BuildConfig(Strict):
     #: Pixel-oracle audit of every question during the build: off, flag (add an ``audit`` field) or drop
     #: (leave out questions the oracle cannot recover from the image).
     audit: Literal["off", "flag", "drop"] = "off"
+    #: How the record files are written: one file a task, or shards (:class:`RecordChoices`).
+    records: RecordChoices = RecordChoices()
 
     #: Folder the config file lies in: user atlas and table paths are relative to it (not part of the dump).
     _base_dir: Path | None = PrivateAttr(default=None)
@@ -436,6 +447,15 @@ class BuildConfig(Strict):
         if self.split.disjoint_colormaps and len(self.variants.colormaps) < len(self.split.ratios):
             raise ValueError("disjoint_colormaps needs at least one colormap per split")
         return self
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: Any) -> dict[str, Any]:
+        """Without ``records`` when every task has one file (a config without it dumps, hashes and builds as
+        before)."""
+        data = handler(self)
+        if not self.records.per_shard:
+            data.pop("records", None)
+        return data
 
     def digest(self, inputs: dict[str, dict[str, str]] | None = None) -> str:
         """Stable hash of the resolved config (what the output folder was built from), including the content of

@@ -13,6 +13,7 @@ instead, unit by unit, so it can resume (:mod:`mapgen.build`); it shares the loc
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import hashlib
 import json
@@ -217,6 +218,51 @@ def jsonl_writer(path: str | Path, *, sort_keys: bool = True,
         yield write
 
 
+class ShardedJsonl:
+    """Records written as JSON lines to numbered shards of ``per_shard`` records each (``shard(i)``: the path of
+    shard ``i``), each shard atomic (:func:`text_writer`) and closed as soon as it is full, so one shard's file is
+    open at a time. Use it as a context manager; call it with each record. ``paths``: the shards written, in order
+    (at least one, empty when no record came)."""
+
+    def __init__(self, shard: Callable[[int], Path], per_shard: int, *, sort_keys: bool = True,
+                 ensure_ascii: bool = True) -> None:
+        if per_shard < 1:
+            raise ValueError(f"per_shard must be at least 1 (got {per_shard})")
+        self.shard, self.per_shard = shard, per_shard
+        self.sort_keys, self.ensure_ascii = sort_keys, ensure_ascii
+        self.paths: list[Path] = []
+        self._open: contextlib.ExitStack | None = None
+        self._put: Callable[[str], Any] | None = None
+        self._count = 0
+
+    def __enter__(self) -> ShardedJsonl:
+        return self
+
+    def __call__(self, record: Mapping[str, Any]) -> None:
+        if self._put is None or self._count == self.per_shard:
+            self._next()
+        assert self._put is not None
+        self._put(dumps_json(dict(record), indent=None, sort_keys=self.sort_keys,
+                             ensure_ascii=self.ensure_ascii) + "\n")
+        self._count += 1
+
+    def _next(self) -> None:
+        """Close the shard being written (renamed into place) and open the next one."""
+        if self._open is not None:
+            self._open.close()
+        path = self.shard(len(self.paths))
+        self._open = contextlib.ExitStack()
+        self._put = self._open.enter_context(text_writer(path))
+        self.paths.append(path)
+        self._count = 0
+
+    def __exit__(self, *exc: Any) -> None:
+        if self._open is None and exc[0] is None:
+            self._next()  # no record: one empty shard, so the task's records are still listed
+        if self._open is not None:
+            self._open.__exit__(*exc)
+
+
 def write_json_list_atomic(path: str | Path, items: Iterable[Any], *, sort_keys: bool = True,
                            ensure_ascii: bool = True, newline: bool = False) -> int:
     """Write a JSON list item by item (``items`` may be a generator; never held whole): the bytes of
@@ -297,17 +343,19 @@ def iter_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
 
 
 class JsonlRecords(Sequence[dict[str, Any]]):
-    """The records of a JSON-lines file, read from disk at every pass (never held whole): iterate it; ``len`` counts
-    its lines once; indexing reads up to that line (slow, for code that expects a list). A missing file has none."""
+    """The records of JSON-lines files (one file, or the shards of one in order), read from disk at every pass
+    (never held whole): iterate it; ``len`` counts its lines once; indexing reads up to that line (slow, for code
+    that expects a list). A missing file has none."""
 
-    def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
+    def __init__(self, *paths: str | Path) -> None:
+        self.paths = [Path(path) for path in paths]
         self._len: int | None = None
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
-        if self.path.is_file():
-            for _, record in iter_jsonl(self.path):
-                yield record
+        for path in self.paths:
+            if path.is_file():
+                for _, record in iter_jsonl(path):
+                    yield record
 
     def __len__(self) -> int:
         if self._len is None:

@@ -6,7 +6,8 @@ from __future__ import annotations
 import contextlib
 import json
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -17,10 +18,13 @@ from mapgen.benchmark import (
     MANIFEST_FILE,
     MAPS_FILE,
     QUESTIONS_FILE,
+    RECORD_SHARDS,
+    RECORDS_DIR,
     clear_build,
     file_digests,
     read_marker,
     record_files,
+    shard_rel,
     unit_record_path,
     write_marker,
 )
@@ -31,8 +35,9 @@ from mapgen.config import BuildConfig
 from mapgen.errors import BuildError
 from mapgen.files import (
     JsonlRecords,
-    jsonl_writer,
+    ShardedJsonl,
     read_json,
+    remove_path,
     sha256_file,
     write_json_atomic,
     write_jsonl_atomic,
@@ -112,9 +117,11 @@ def finalize(config: BuildConfig, out_dir: Path, results: list[dict[str, Any]],
     config's, as the folder's marker holds it."""
     maps = [m for r in results for m in r["maps"]]
     write_jsonl_atomic(out_dir / MAPS_FILE, maps)
-    task_counts = write_records(out_dir, [r["unit_id"] for r in results], select_records(config, results))
+    written = write_records(out_dir, [r["unit_id"] for r in results], select_records(config, results),
+                            config.records.per_shard)
     files = {rel: digest for r in results for rel, digest in r["files"].items()}
     files |= file_digests(out_dir, record_files())
+    files |= file_digests(out_dir, [rel for rels in written.shards.values() for rel in rels])
     atlases = atlases or {"atlases": {}, "files": {}}
     files |= atlases["files"]
     packs = packs or {"packs": {}, "files": {}}
@@ -125,9 +132,11 @@ def finalize(config: BuildConfig, out_dir: Path, results: list[dict[str, Any]],
         "config_digest": digest or config.digest(),
         "config": config.model_dump(),
         "png": {"compress_level": config.variants.png_compress_level, "filter": "none"},  # mapgen.render.png
-        "counts": map_counts(maps) | task_counts,
+        "counts": map_counts(maps) | written.counts,
         "files": dict(sorted(files.items())),
     }
+    if written.shards:
+        manifest[RECORD_SHARDS] = written.shards
     if atlases["atlases"]:
         manifest["atlases"] = atlases["atlases"]
     if packs["packs"]:
@@ -136,35 +145,58 @@ def finalize(config: BuildConfig, out_dir: Path, results: list[dict[str, Any]],
     return manifest
 
 
-def write_records(out_dir: Path, unit_ids: list[str], selected: list[Chosen]) -> dict[str, Any]:
-    """Write each task's chosen records to its file, streamed unit by unit from the unit records on disk in plan
-    order (the folder always has a questions file; another task's file only when it has records); the manifest's
-    counts of every task, read back from the files written."""
+@dataclass
+class Written:
+    """What :func:`write_records` wrote: the manifest's counts of every task and, when the records are sharded,
+    each task file's shards (relative paths, in order; empty otherwise)."""
+
+    counts: dict[str, Any]
+    shards: dict[str, list[str]]
+
+
+def write_records(out_dir: Path, unit_ids: list[str], selected: list[Chosen], per_shard: int = 0) -> Written:
+    """Write each task's chosen records, streamed unit by unit from the unit records on disk in plan order, to its
+    file or (``per_shard`` > 0) to shards of that many records under ``records/`` (the folder always has the
+    questions; another task's records only when it has some); the counts are read back from what was written."""
+    remove_path(out_dir / RECORDS_DIR)  # a resumed build's earlier attempt
+    for name in dict.fromkeys(c.task.record_file for c in selected):
+        (out_dir / name).unlink(missing_ok=True)
     streamed = [c for c in selected if c.records is None]
     with contextlib.ExitStack() as stack:
-        writers: dict[str, Callable[[Mapping[str, Any]], None]] = {}
+        sinks: dict[str, ShardedJsonl] = {}
 
-        def writer(task: Task) -> Callable[[Mapping[str, Any]], None]:
-            if task.key not in writers:
-                writers[task.key] = stack.enter_context(jsonl_writer(out_dir / task.record_file))
-            return writers[task.key]
+        def sink(task: Task) -> ShardedJsonl:
+            if task.key not in sinks:
+                sinks[task.key] = stack.enter_context(_sink(out_dir, task.record_file, per_shard))
+            return sinks[task.key]
 
         for chosen in selected:
-            if chosen.records is not None and (chosen.records or chosen.task.record_file == QUESTIONS_FILE):
-                write_jsonl_atomic(out_dir / chosen.task.record_file, chosen.records)
-            elif chosen.records is None and chosen.task.record_file == QUESTIONS_FILE:
-                writer(chosen.task)
+            if chosen.records or chosen.task.record_file == QUESTIONS_FILE:
+                writer = sink(chosen.task)
+                for record in chosen.records or ():
+                    writer(record)
         for unit_id in unit_ids if streamed else []:
             unit = read_json(unit_record_path(out_dir, unit_id))
             for chosen in streamed:
                 for record in unit.get(chosen.task.key) or []:
                     if chosen.keeps(record):
-                        writer(chosen.task)(record)
-    task_counts: dict[str, Any] = {}
+                        sink(chosen.task)(record)
+    paths = {chosen.task.key: sinks[chosen.task.key].paths if chosen.task.key in sinks else []
+             for chosen in selected}
+    counts: dict[str, Any] = {}
     for chosen in selected:
-        task_counts |= chosen.task.counts(JsonlRecords(out_dir / chosen.task.record_file)
-                                          if chosen.records is None else chosen.records)
-    return task_counts
+        counts |= chosen.task.counts(JsonlRecords(*paths[chosen.task.key]) if chosen.records is None
+                                     else chosen.records)
+    shards = {chosen.task.record_file: [p.relative_to(out_dir).as_posix() for p in paths[chosen.task.key]]
+              for chosen in selected if per_shard and paths[chosen.task.key]}
+    return Written(counts, shards)
+
+
+def _sink(out_dir: Path, name: str, per_shard: int) -> ShardedJsonl:
+    """Where a task's records go: its file (one shard, whatever its size) or numbered shards of ``per_shard``."""
+    if not per_shard:
+        return ShardedJsonl(lambda _: out_dir / name, 1 << 62)
+    return ShardedJsonl(lambda index: out_dir / shard_rel(name, index), per_shard)
 
 
 def write_build_log(out_dir: Path, results: list[dict[str, Any]], *, seconds: float, built: int, reused: int,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from mapgen.benchmark import MAPS_DIR, QUESTIONS_FILE, info
+from mapgen.benchmark import MAPS_DIR, QUESTIONS_FILE, RECORD_SHARDS, RECORDS_DIR, info
 from mapgen.build import build
 from mapgen.cli.limits import WORKERS
 from mapgen.config import load_config
@@ -56,8 +56,9 @@ def build_command(config: str, output: Path | None, workers: int, resume: bool, 
     stages = ", ".join(f"{k} {v:.1f} s" for k, v in sorted(report.timings.items()))
     if stages:
         click.echo(f"Stage time (summed over workers): {stages}.")
-    click.echo(f"Look at {report.out_dir / MAPS_DIR} for the images and {report.out_dir / QUESTIONS_FILE} "
-               "for the questions; `mapgen info` summarises the folder.")
+    questions = report.out_dir / (RECORDS_DIR if RECORD_SHARDS in report.manifest else QUESTIONS_FILE)
+    click.echo(f"Look at {report.out_dir / MAPS_DIR} for the images and {questions} for the questions; "
+               "`mapgen info` summarises the folder.")
 
 
 @click.command("info")

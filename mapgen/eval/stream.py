@@ -274,10 +274,11 @@ def line_count(path: Path) -> int:
 
 
 def capacity(scope: EvalScope) -> int:
-    """An upper bound of the run's questions: those held, else the questions file's lines (and the limit)."""
+    """An upper bound of the run's questions: those held, else the lines of the questions file or its shards (and
+    the limit)."""
     held = scope.bench.__dict__.get("question_records")
-    path = scope.bench.questions_file
-    count = len(held) if held is not None else line_count(path) if path.is_file() else 0
+    paths = scope.bench.record_paths(QUESTIONS_FILE)
+    count = len(held) if held is not None else sum(line_count(path) for path in paths if path.is_file())
     return min(count, scope.limit) if scope.limit is not None else count
 
 
