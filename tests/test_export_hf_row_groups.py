@@ -92,3 +92,16 @@ def test_a_failed_shard_leaves_no_file(tmp_path: Path) -> None:
     with atomic_file(target) as tmp:
         tmp.write_bytes(b"whole")
     assert target.read_bytes() == b"whole" and [p.name for p in target.parent.iterdir()] == ["shard.parquet"]
+
+
+def test_an_hf_export_on_a_full_disk_names_the_destination(full_disk: Path, eval_bench: Path) -> None:
+    from click.testing import CliRunner
+
+    from mapgen.cli import main
+
+    dest = full_disk / "export"
+    result = CliRunner().invoke(main, ["export", str(eval_bench), "--format", "hf", "-o", str(dest)])
+    message = result.output.strip()
+    assert result.exit_code == 1 and len(message.splitlines()) == 1, message
+    assert f"cannot write {dest}: no space left" in message
+    assert list(full_disk.iterdir()) == []  # no staging folder, no half-written shard
