@@ -207,6 +207,24 @@ def text_writer(path: str | Path) -> Iterator[Callable[[str], Any]]:
 
 
 @contextmanager
+def atomic_file(path: str | Path) -> Iterator[Path]:
+    """A temp path beside ``path`` for a writer that takes a file name (e.g. a parquet writer), renamed into
+    place when the block ends without an error (removed when it raises): never half a file."""
+    path = Path(path)
+    make_folder(path.parent)
+    tmp = _temp_name(path)
+    try:
+        yield tmp
+        tmp.replace(path)
+    except OSError as exc:
+        if (full := disk_full(exc, path)) is None:
+            raise
+        raise full from exc
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+@contextmanager
 def jsonl_writer(path: str | Path, *, sort_keys: bool = True,
                  ensure_ascii: bool = True) -> Iterator[Callable[[Mapping[str, Any]], None]]:
     """A function writing one record as a JSON line to ``path`` (:func:`text_writer`: atomic, streamed)."""

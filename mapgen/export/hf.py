@@ -8,9 +8,10 @@ Layout (one config per task; each split in shards of at most :data:`SHARD_MAPS` 
     DEST/vqa_mcq/<split>-*.parquet         (``mcq=True``: multiple-choice twins, columns A-D)
 
 Columns are each task's :attr:`~mapgen.tasks.Task.columns` (:func:`mapgen.export.common.columns`) with ``image`` an ``Image()`` feature (bytes embedded, the
-file name kept as its path). A shard is one row group whose columns are dictionary-encoded without a page
-limit, so a map's PNG is stored once however many questions ask about it (a 12-questions-per-image build
-exports at ~1/10 of the size with one copy per row). Load with ``datasets.load_dataset(DEST, "vqa")``, or lazily
+file name kept as its path). A shard is written a row group of whole maps (:data:`ROW_GROUP_ROWS` rows) at a
+time, so the export's memory holds one group's rows and PNGs whatever the build's or the shard's size; a group's
+columns are dictionary-encoded without a page limit, so a map's PNG is stored once however many questions ask
+about it (a 12-questions-per-image build exports at ~1/10 of the size with one copy per row). Load with ``datasets.load_dataset(DEST, "vqa")``, or lazily
 with ``load_dataset("parquet", data_files={"train": "DEST/vqa/train-*.parquet"}, streaming=True)``.
 """
 
@@ -18,12 +19,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from itertools import groupby
 from pathlib import Path
 from typing import Any
 
 from mapgen.benchmark import QUESTIONS_FILE, Benchmark
 from mapgen.export.common import MCQ, ExportError, columns, iter_mcq_records, iter_task_rows
-from mapgen.files import write_bytes_atomic, write_text_atomic
+from mapgen.files import atomic_file, write_text_atomic
 from mapgen.tasks import get_task
 
 
@@ -61,54 +63,76 @@ def quiet_progress() -> Iterator[None]:
 
 
 SHARD_MAPS = 200
-"""Maps per parquet shard (~20 MB of PNGs at 800×600): shards stream one at a time and bound the export's memory."""
+"""Maps per parquet shard (~20 MB of PNGs at 800×600), written one at a time."""
 
 
 def shard_name(split: str, index: int = 0, count: int = 1) -> str:
     return f"{split}-{index:05d}-of-{count:05d}.parquet"
 
 
-def shards(rows: Iterable[dict[str, Any]], maps_per_shard: int) -> Iterator[list[dict[str, Any]]]:
-    """``rows`` (in build order) cut into runs covering at most ``maps_per_shard`` maps each, one run at a time;
-    a map never spans two shards."""
+def shards(rows: Iterable[dict[str, Any]], maps_per_shard: int) -> Iterator[Iterator[dict[str, Any]]]:
+    """``rows`` (in build order) cut into runs covering at most ``maps_per_shard`` maps each, each run streamed
+    (read a run through before asking for the next); a map's rows stay in the run of its first row."""
+    shard_of: dict[str, int] = {}
+    current = 0
+
+    def shard(row: dict[str, Any]) -> int:
+        nonlocal current
+        if row["map_id"] not in shard_of:
+            current = shard_of[row["map_id"]] = len(shard_of) // maps_per_shard
+        return current
+
+    return (run for _, run in groupby(rows, key=shard))
+
+
+ROW_GROUP_ROWS = 100
+"""Rows per parquet row group (whole maps: a group closes at the first map boundary past this many rows). Only one
+group's rows and PNGs are in memory while a shard is written, whatever the shard's size."""
+
+
+def row_groups(rows: Iterable[dict[str, Any]], min_rows: int = ROW_GROUP_ROWS) -> Iterator[list[dict[str, Any]]]:
+    """``rows`` (in build order, a map's rows together) cut into runs of whole maps of at least ``min_rows``
+    rows each (the last may be shorter), one run at a time."""
     run: list[dict[str, Any]] = []
-    seen: set[str] = set()
     for r in rows:
-        if r["map_id"] not in seen:
-            if len(seen) % maps_per_shard == 0 and run:
-                yield run
-                run = []
-            seen.add(r["map_id"])
+        if len(run) >= min_rows and r["map_id"] != run[-1]["map_id"]:
+            yield run
+            run = []
         run.append(r)
     if run:
         yield run
 
 
-def shard_bytes(bench: Benchmark, task: str, rows: list[dict[str, Any]]) -> bytes:
-    """One parquet shard (one row group, dictionary-encoded, ``datasets`` features in its schema metadata)."""
-    import pyarrow as pa
+def write_shard(bench: Benchmark, task: str, rows: Iterable[dict[str, Any]], path: Path,
+                group_rows: int = ROW_GROUP_ROWS) -> Path:
+    """One parquet shard at ``path`` (``datasets`` features in its schema metadata), written a row group at a
+    time (:func:`row_groups` of ``group_rows``): each group's columns are dictionary-encoded without a page
+    limit, and a map never spans two groups, so its PNG is stored once however many rows name it."""
     import pyarrow.parquet as pq
 
-    images: dict[str, bytes] = {}
-    for r in rows:
-        if r["map_id"] not in images:
-            images[r["map_id"]] = bench.image_bytes(r["map_id"])
-    # the table straight from columns with the features' arrow schema (the table datasets.Dataset.from_list makes,
-    # without its per-row copies: ~1/5 of the memory); each PNG is one bytes object however many rows name it
     schema = features(task).arrow_schema
+    with atomic_file(path) as tmp, pq.ParquetWriter(tmp, schema, use_dictionary=True, compression="zstd",
+                                                    dictionary_pagesize_limit=1 << 31) as writer:
+        for group in row_groups(rows, group_rows):
+            writer.write_table(_table(bench, group, schema), row_group_size=len(group))
+    return path
+
+
+def _table(bench: Benchmark, rows: list[dict[str, Any]], schema: Any) -> Any:
+    """The arrow table of some rows under the features' schema (straight from columns: the table
+    ``datasets.Dataset.from_list`` makes, without its per-row copies), each map's PNG read once."""
+    import pyarrow as pa
+
+    images = {m: bench.image_bytes(m) for m in dict.fromkeys(r["map_id"] for r in rows)}
     data: dict[str, list[Any]] = {c: [r[c] for r in rows] for c in schema.names if c != "image"}
     data["image"] = [{"bytes": images[r["map_id"]], "path": f"{r['map_id']}.png"} for r in rows]
-    table = pa.Table.from_pydict({c: data[c] for c in schema.names}, schema=schema)
-    sink = pa.BufferOutputStream()
-    pq.write_table(table, sink, row_group_size=len(rows), use_dictionary=True, dictionary_pagesize_limit=1 << 31,
-                   compression="zstd")
-    return sink.getvalue().to_pybytes()
+    return pa.Table.from_pydict({c: data[c] for c in schema.names}, schema=schema)
 
 
 def write_task(bench: Benchmark, task: str, folder: Path, splits: list[str] | None = None,
                maps_per_shard: int = SHARD_MAPS) -> dict[str, list[Path]]:
     """Write each split of ``task`` into ``folder`` as parquet shards; returns split → shard files. Rows are
-    streamed from the build: one shard's rows (and PNGs) in memory at a time."""
+    streamed from the build: one row group's rows (and PNGs) in memory at a time."""
     try:
         import datasets  # noqa: F401
     except ImportError:
@@ -122,7 +146,7 @@ def write_task(bench: Benchmark, task: str, folder: Path, splits: list[str] | No
         rows = (r for r in iter_task_rows(bench, task) if r["split"] == split)
         for i, run in enumerate(shards(rows, maps_per_shard)):
             with quiet_progress():
-                path = write_bytes_atomic(folder / shard_name(split, i, count), shard_bytes(bench, task, run))
+                path = write_shard(bench, task, run, folder / shard_name(split, i, count))
             out.setdefault(split, []).append(path)
     return out
 

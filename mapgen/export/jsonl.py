@@ -33,7 +33,7 @@ def write(bench: Benchmark, dest: Path, mcq: bool = False, **_: Any) -> None:
     for task in tasks():
         if bench.has_records(task.record_file):
             write_jsonl_atomic(dest / task.record_file, _exported(task, bench, images), ensure_ascii=False)
-    maps = [m | {"image": images[m["map_id"]]} for m in bench.maps if m["map_id"] in images]
+    maps = (m | {"image": images[m["map_id"]]} for m in bench.maps if m["map_id"] in images)
     write_jsonl_atomic(dest / MAPS_FILE, maps, ensure_ascii=False)
 
 

@@ -36,7 +36,8 @@ def write(bench: Benchmark, dest: Path, tasks: tuple[str, ...] | None = None, **
     split; no file for a split without records)."""
     tasks = tasks or tuple(bench.task_names)
     images = copy_images(bench, dest, bench.map_ids(tasks))
-    splits = list(dict.fromkeys([*bench.splits(), *(r["split"] for t in tasks for r in get_task(t).iter_records(bench))]))
+    records = (r for t in tasks for r in get_task(t).iter_records(bench))
+    splits = list(dict.fromkeys(chain(bench.splits(), (r["split"] for r in records))))  # no list of every record
     for split in splits:
         turns = _conversations(bench, tasks, split, images)
         first = next(turns, None)
