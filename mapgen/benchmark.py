@@ -356,13 +356,13 @@ def _reader_uses(rel: str) -> bool:
 
 
 def unlisted_files(root: str | Path, maps: Iterable[Mapping[str, Any]] | None = None,
-                   questions_file: Path | None = None) -> list[str]:
+                   questions_file: Path | None = None, listing: Listing | None = None) -> list[str]:
     """The files a reader of ``root`` uses that its manifest (or ``set.json``) does not list (every one when the
     folder lists none; ``maps``: the ``maps.jsonl`` records, read here when not given)."""
     root = Path(root)
     if maps is None:
         maps = read_jsonl(root / MAPS_FILE, missing_ok=True)
-    listed = _listed_digests(root)[1]
+    listed = (listing or _listed_digests(root))[1]
     return [rel for rel in used_files(root, maps, questions_file) if rel not in listed]
 
 
@@ -384,18 +384,19 @@ def check_atlas_refs(root: Path, rels: Iterable[str]) -> None:
                                   f"{root}; a benchmark names only files inside its own folder — {_INTACT}")
 
 
-def verify_listing(root: Path, maps: list[dict[str, Any]], questions_file: Path, what: Verify) -> None:
+def verify_listing(root: Path, maps: list[dict[str, Any]], questions_file: Path, what: Verify,
+                   listing: Listing | None = None) -> None:
     """Refuse (:class:`UnlistedFileError`) a folder whose manifest (or ``set.json``) leaves out a file a reader
     uses, whatever its ``files`` say, and (unless ``what`` is ``"none"``) a folder of records that lists nothing
     or a map JSON naming an atlas file outside the folder (:func:`check_atlas_refs`)."""
-    listed_in, listed = _listed_digests(root)
+    listed_in, listed = listing or _listed_digests(root)
     if not listed_in:
         if what != "none" and (maps or questions_file.is_file()):
             raise UnlistedFileError(f"{root} has no {MANIFEST_FILE} listing its files' checksums, so nothing in it "
                                     f"can be trusted; {_INTACT}")
         _read_dir_files(root)  # no links out of the folder, listed or not
         return
-    missing = unlisted_files(root, maps, questions_file)
+    missing = unlisted_files(root, maps, questions_file, (listed_in, listed))
     if missing:
         more = f" (and {len(missing) - 1} more: {', '.join(missing[1:4])}{', …' if len(missing) > 4 else ''})" \
             if len(missing) > 1 else ""
@@ -431,14 +432,18 @@ def _not_image(rel: str) -> bool:
     return not rel.lower().endswith(IMAGE_SUFFIXES)
 
 
-def _listed_digests(root: Path) -> tuple[str, dict[str, str]]:
+Listing = tuple[str, Mapping[str, str]]
+"""The file that lists a folder's checksums (``manifest.json``, ``set.json``; ``""`` for none) and its ``files``."""
+
+
+def _listed_digests(root: Path, manifest: Mapping[str, Any] | None = None) -> Listing:
     """The file that lists the folder's checksums (a build's manifest, a counterfactual set's ``set.json``) and
-    its ``files``; ``("", {})`` for a folder without one."""
+    its ``files``; ``("", {})`` for a folder without one (``manifest``: the folder's manifest, read already)."""
     for name in (MANIFEST_FILE, SET_FILE):
         if (root / name).is_file():
-            data = _read_listing(root / name)
+            data = manifest if name == MANIFEST_FILE and manifest else _read_listing(root / name)
             files = data.get("files") if isinstance(data, dict) else None
-            return (name, dict(files)) if isinstance(files, dict) else ("", {})
+            return (name, files) if isinstance(files, dict) else ("", {})
     return "", {}
 
 
@@ -467,7 +472,7 @@ def check_listed_paths(root: Path, digests: Iterable[str], listed_in: str = MANI
             inside_folder(root, rel, f"{root / listed_in}: field 'files'", inside)
 
 
-def verify_folder(root: str | Path, what: Verify = "all") -> None:
+def verify_folder(root: str | Path, what: Verify = "all", listing: Listing | None = None) -> None:
     """Refuse a folder whose files differ from the checksums its manifest (or ``set.json``) lists, or an
     unfinished build (one line naming the file and the fix: :class:`~mapgen.files.ChecksumError`,
     :class:`NotABenchmarkError`); ``what``: the files checked (:data:`Verify`). Every reader of a benchmark
@@ -477,7 +482,7 @@ def verify_folder(root: str | Path, what: Verify = "all") -> None:
         return
     if (root / CONFIG_MARKER).is_file() and not (root / MANIFEST_FILE).is_file():
         raise unfinished_build(root)
-    listed_in, digests = _listed_digests(root)
+    listed_in, digests = listing or _listed_digests(root)
     if not digests:
         return
     check_listed_paths(root, digests, listed_in)
@@ -530,20 +535,33 @@ def verified_unit_record(root: str | Path, unit_id: str) -> dict[str, Any] | Non
 # --- reading ------------------------------------------------------------------------------------------------
 
 
-def _index_maps(folder: Path) -> tuple[dict[str, Path], dict[str, Path]]:
-    """Images and JSON files in the maps folder by map id."""
-    images: dict[str, Path] = {}
-    jsons: dict[str, Path] = {}
+def _index_maps(folder: Path) -> tuple[dict[str, str], dict[str, str]]:
+    """The names of the images and JSON files in the maps folder by map id (names, not paths: a folder may hold
+    a hundred thousand maps)."""
+    images: dict[str, str] = {}
+    jsons: dict[str, str] = {}
     if folder.is_dir():
-        for path in sorted(folder.iterdir()):
-            if path.name.startswith("."):  # hidden: no map's (and not listed in the manifest)
+        for name in sorted(os.listdir(folder)):
+            stem, dot, suffix = name.rpartition(".")
+            if name.startswith(".") or not dot or not stem:  # hidden (no map's, not listed) or no suffix
                 continue
-            suffix = path.suffix.lower()
+            suffix = f".{suffix.lower()}"
             if suffix in IMAGE_SUFFIXES:
-                images.setdefault(path.stem, path)
+                images.setdefault(stem, name)
             elif suffix == ".json":
-                jsons[path.stem] = path
+                jsons[stem] = name
     return images, jsons
+
+
+def _shared(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``records`` with one string object for every equal key and short value (json gives each line its own: the
+    map records of a large build take less than half the memory)."""
+    memo: dict[str, str] = {}
+
+    def one(value: Any) -> Any:
+        return memo.setdefault(value, value) if isinstance(value, str) and len(value) <= 64 else value
+
+    return [{one(key): one(value) for key, value in record.items()} for record in records]
 
 
 def _questions(root: Path, paths: list[Path]) -> tuple[list[dict[str, Any]], list[Question]]:
@@ -622,8 +640,8 @@ class Benchmark:
     """The questions as the raw records of ``questions.jsonl`` (or of its shards)."""
     questions: list[Question] = field(default_factory=list)
     _records: dict[str, list[dict[str, Any]]] = field(default_factory=dict, repr=False)
-    _images: dict[str, Path] = field(default_factory=dict, repr=False)
-    _jsons: dict[str, Path] = field(default_factory=dict, repr=False)
+    _images: dict[str, str] = field(default_factory=dict, repr=False)  # map id → image file name in maps/
+    _jsons: dict[str, str] = field(default_factory=dict, repr=False)  # map id → JSON file name in maps/
     _map_json: dict[str, dict[str, Any] | None] = field(default_factory=dict, repr=False)
     _questions_file: Path | None = field(default=None, repr=False)
     """The questions file the benchmark was loaded from, when given one (``None``: the folder's questions, one
@@ -754,7 +772,7 @@ class Benchmark:
         if map_id in self.map_index:
             rel = self.image_rel(map_id)
         elif map_id in self._images:
-            rel = self._images[map_id].relative_to(self.root).as_posix()
+            rel = f"{MAPS_DIR}/{self._images[map_id]}"
         else:
             return None
         path = inside_folder(self.root, rel, f"{self.root / MAPS_FILE}: image of {map_id}")
@@ -781,7 +799,8 @@ class Benchmark:
         false: read without keeping it, for a reader passing over every map once)."""
         if map_id in self._map_json:
             return self._map_json[map_id]
-        path = self._jsons.get(map_id)
+        name = self._jsons.get(map_id)
+        path = self.root / MAPS_DIR / name if name is not None else None
         try:
             data = read_json(path) if path is not None else None
         except (OSError, ValueError):
@@ -861,11 +880,14 @@ def load_benchmark(path: str | Path, *, finished: bool = False, verify: Verify =
     if staging_folder(root):
         raise NotABenchmarkError(f"{root} is the staging folder of a run that did not finish (or is still "
                                  "running); give the folder the run was writing to (-o)")
-    verify_folder(root, verify)
+    if verify != "none" and (root / CONFIG_MARKER).is_file() and not (root / MANIFEST_FILE).is_file():
+        raise unfinished_build(root)
     manifest = read_manifest(root) if finished or (root / MANIFEST_FILE).is_file() else {}
-    maps = read_jsonl(root / MAPS_FILE, missing_ok=True)
+    listing = _listed_digests(root, manifest)  # the manifest is read once, however large its file list
+    verify_folder(root, verify, listing)
+    maps = _shared(read_jsonl(root / MAPS_FILE, missing_ok=True))
     check_records(root, MAPS_FILE, maps)
-    verify_listing(root, maps, questions_file, verify)
+    verify_listing(root, maps, questions_file, verify, listing)
     images, jsons = _index_maps(root / MAPS_DIR)
     bench = Benchmark(root=root, manifest=manifest, maps=maps, _images=images, _jsons=jsons, _questions_file=given)
     del bench.question_records, bench.questions  # read on first use (Benchmark.__getattr__)
