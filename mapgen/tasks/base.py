@@ -97,7 +97,7 @@ class TaskScores:
     item_tables: dict[str, list[Record]] = field(default_factory=dict)
     item_records: dict[str, list[Record]] = field(default_factory=dict)
     frame: Any = None
-    references: dict[str, Any] = field(default_factory=dict)
+    references: Mapping[str, Any] = field(default_factory=dict)
     unmatched_predictions: list[str] = field(default_factory=list)
     spool: Any = None
     """The frame's whole rows when ``frame`` holds only the report's columns (a streamed run)."""
