@@ -286,9 +286,8 @@ class Baseline:
     name: str
 
     def gather(self, scope: EvalScope, chosen: Sequence[Task], out: Path | None) -> Gathered:
-        texts: dict[str, str | None] = {}
-        for task in chosen:
-            texts |= task.baseline(scope, self.name)
+        replies = (pair for task in chosen for pair in task.baseline(scope, self.name).items())
+        texts = ReplyStore(replies)  # on disk; a later task's reply to an id replaces an earlier one's, as in a dict
         return Gathered(texts, {"source": f"baseline: {self.name}", "seed": scope.seed})
 
 

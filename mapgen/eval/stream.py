@@ -10,17 +10,19 @@ whole column. Of each chunk only what the report's tables, plots and bootstrap i
 (:class:`StreamedScores`), and made into frames once at the end by the same construction as the whole frame's. The
 files written are byte-identical to those of a report of the whole frame (:func:`~mapgen.eval.report.write_report`).
 
-What stays in memory per question: 4 bytes per group column (:class:`Coded`: answer type, map type, hatched,
-annotated, country, relative region, counterfactual set, difficulty, style), 3 flags, 14 float64 scores and 8 each
-for the random and chance references (~300 bytes), plus the reply text (predictions are read into an id → text map
-first; see below). The gold of a question, its record, its scored row and what the process-wide caches made of it
-(:data:`PER_QUESTION_CACHES`) are dropped with its chunk; a map's facts (for the references) are kept for the last
-:data:`MAPS_KEPT` maps only. Bootstrap intervals draw their resamples a block at a time
+What stays in memory per question while the questions stream: 4 bytes per group column (:class:`Coded`: answer
+type, map type, hatched, annotated, country, relative region, counterfactual set, difficulty, style), ~36 bytes.
+The flags, the 15 scores and the 8 scores each of the random and chance references go to a :class:`ColumnSpool`
+(a temporary file) and are read back when the report is made: the frame's once (~200 bytes a question with its
+group columns, held while the report is written), each reference's when the report reads it (not kept:
+:class:`SpooledReferences`). The gold of a question, its record, its scored row and what the process-wide caches
+made of it (:data:`PER_QUESTION_CACHES`) are dropped with its chunk; a map's facts (for the references) are kept
+for the last :data:`MAPS_KEPT` maps only. Bootstrap intervals draw their resamples a block at a time
 (:func:`mapgen.eval.bootstrap.resample_blocks`).
 
-Predictions are joined to the gold through a dict of id → reply text read before scoring (any order; duplicates and
-unknown ids refused with their lines, as before): its cost is the predictions file's text, and it needs no sort or
-second pass over the benchmark.
+Replies are joined to the questions through a :class:`~mapgen.eval.replies.ReplyStore` (a temporary SQLite table:
+the predictions file is streamed into it, or a baseline's replies as they are made), each question's reply taken
+once, and the replies no question took listed from it when read (the run's unmatched predictions).
 """
 
 from __future__ import annotations
@@ -291,14 +293,14 @@ class StreamedScores:
         return frame, refs
 
 
-def random_answers(scope: EvalScope) -> dict[str, str]:
+def random_answers(scope: EvalScope) -> ReplyStore:
     """The random baseline's replies to the run's questions (:func:`~mapgen.eval.baselines.random_baseline`'s),
-    the questions streamed: only the replies are held."""
+    the questions streamed and the replies held on disk."""
     from mapgen.eval.baselines import facts_lookup, random_text
 
     bench = scope.bench
     facts = facts_lookup(lambda m: bench.spec(m, keep=False), keep=MAPS_KEPT)
-    return {q.question_id: random_text(q, facts, scope.seed) for q in iter_run_questions(scope)}
+    return ReplyStore((q.question_id, random_text(q, facts, scope.seed)) for q in iter_run_questions(scope))
 
 
 def stream_scores(scope: EvalScope, texts: Mapping[str, str | None],

@@ -233,8 +233,9 @@ class Task(ABC):
     def score(self, scope: EvalScope, texts: Texts) -> TaskScores:
         """Score the replies to its records (an empty :class:`TaskScores` when none is there)."""
 
-    def baseline(self, scope: EvalScope, name: str) -> dict[str, str]:
-        """A baseline's replies ``{record id: text}`` (none when the task has no such baseline)."""
+    def baseline(self, scope: EvalScope, name: str) -> Mapping[str, str | None]:
+        """A baseline's replies ``{record id: text}`` (none when the task has no such baseline; a mapping that may
+        be held on disk, :class:`~mapgen.eval.replies.ReplyStore`)."""
         return {}
 
     # --- report --------------------------------------------------------------------------------------------
