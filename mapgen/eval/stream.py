@@ -325,4 +325,4 @@ def stream_scores(scope: EvalScope, texts: Mapping[str, str | None],
     if not scores.spool._count:
         scores.add([], {}, references)
     frame, refs = scores.result()
-    return Report(frame=frame, unmatched_predictions=replies.untaken(), spool=scores.spool), refs  # type: ignore[arg-type]
+    return Report(frame=frame, unmatched_predictions=replies.untaken(), spool=scores.spool), refs

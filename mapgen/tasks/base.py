@@ -98,7 +98,7 @@ class TaskScores:
     item_records: dict[str, list[Record]] = field(default_factory=dict)
     frame: Any = None
     references: Mapping[str, Any] = field(default_factory=dict)
-    unmatched_predictions: list[str] = field(default_factory=list)
+    unmatched_predictions: Sequence[str] = field(default_factory=list)
     spool: Any = None
     """The frame's whole rows when ``frame`` holds only the report's columns (a streamed run)."""
 
