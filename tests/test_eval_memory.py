@@ -103,3 +103,18 @@ def test_a_streamed_run_never_lists_the_replies(eval_bench: Path, tmp_path: Path
     summary = json.loads((tmp_path / "r" / "summary.json").read_text(encoding="utf-8"))
     assert summary["unmatched_predictions"] == len(texts) - len(report.frame) > 0  # the other splits' replies
     assert len(report.unmatched_predictions) == summary["unmatched_predictions"]
+
+
+def test_the_streamed_run_has_arrow_allocate_with_malloc_unless_a_pool_is_named(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    pyarrow = pytest.importorskip("pyarrow")
+    before = pyarrow.default_memory_pool()
+    try:
+        monkeypatch.setenv("ARROW_DEFAULT_MEMORY_POOL", "mimalloc")
+        stream.arrow_pool_returning_memory()
+        assert pyarrow.default_memory_pool().backend_name == before.backend_name  # the user's choice stands
+        monkeypatch.delenv("ARROW_DEFAULT_MEMORY_POOL")
+        stream.arrow_pool_returning_memory()
+        assert pyarrow.default_memory_pool().backend_name == "system"
+    finally:
+        pyarrow.set_memory_pool(before)
