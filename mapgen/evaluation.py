@@ -30,6 +30,7 @@ from typing import Any
 from mapgen.benchmark import EVAL_KIND, Benchmark, Verify, load_benchmark
 from mapgen.eval.clients import Completion, OpenAIClient, make_client
 from mapgen.eval.prompts import Prompt
+from mapgen.eval.replies import ReplyStore
 from mapgen.eval.report import write_report
 from mapgen.eval.score import Report, evaluate
 from mapgen.files import atomic_folder, iter_json_lines, read_json, refuse_inside, write_jsonl_atomic
@@ -52,7 +53,7 @@ class EvalReport(Report):
 
     extra: dict[str, Any] = field(default_factory=dict)
     paths: dict[str, Path] = field(default_factory=dict)
-    references: dict[str, Any] = field(default_factory=dict)
+    references: Mapping[str, Any] = field(default_factory=dict)
     """Report frames of the same questions under the random baseline (``random``) and at analytic chance
     (``chance``); report tables show them beside each group."""
     item_tables: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
@@ -75,9 +76,10 @@ class EvalInputError(ValueError):
 class Predictions:
     """Predictions read from a file, with what was wrong in it: ``duplicates`` (each id given again),
     ``invalid`` (``file:line: reason`` of each unreadable line), ``places`` (where each id given more than once
-    was given: the file is read again for them, so a file of distinct ids costs no place per line)."""
+    was given: the file is read again for them, so a file of distinct ids costs no place per line). The texts are
+    held on disk (:class:`~mapgen.eval.replies.ReplyStore`), not in memory."""
 
-    texts: dict[str, str | None] = field(default_factory=dict)
+    texts: ReplyStore = field(default_factory=ReplyStore)
     duplicates: list[str] = field(default_factory=list)
     invalid: list[str] = field(default_factory=list)
     places: dict[str, list[str]] = field(default_factory=dict)
@@ -99,28 +101,22 @@ def _first(record: Mapping[str, Any], keys: Sequence[str]) -> tuple[bool, Any]:
     return False, None
 
 
-def _add(preds: Predictions, qid: Any, value: Any) -> None:
-    key = str(qid)
-    if key in preds.texts:
-        preds.duplicates.append(key)
-    preds.texts[key] = _as_text(value)
-
-
 def _record_id(record: Any) -> Any:
     """The id a prediction record gives (``None``: none)."""
     return _first(record, ID_KEYS)[1] if isinstance(record, dict) else None
 
 
-def _add_record(preds: Predictions, where: str, record: Any) -> None:
+def _record_reply(invalid: list[str], where: str, record: Any) -> tuple[str, str | None] | None:
+    """``(id, text)`` of one prediction record (``None``: unreadable, noted in ``invalid``)."""
     qid = _record_id(record)
     if qid is None:
         what = "no question_id" if isinstance(record, dict) else f"a JSON {type(record).__name__}, not an object"
-        preds.invalid.append(f"{where}: {what}")
-        return
+        invalid.append(f"{where}: {what}")
+        return None
     has_text, value = _first(record, TEXT_KEYS)
     if not has_text:
-        preds.invalid.append(f"{where}: no prediction for {qid!r} (give it as \"prediction\")")
-    _add(preds, qid, value)
+        invalid.append(f"{where}: no prediction for {qid!r} (give it as \"prediction\")")
+    return str(qid), _as_text(value)
 
 
 def _located(path: Path, data: Any = None) -> Iterator[tuple[str, Any, str | None]]:
@@ -131,6 +127,16 @@ def _located(path: Path, data: Any = None) -> Iterator[tuple[str, Any, str | Non
         return
     for number, record, error in iter_json_lines(path):
         yield f"{path}:{number}", record, error
+
+
+def _replies(path: Path, invalid: list[str], data: Any = None) -> Iterator[tuple[str, str | None]]:
+    """``(id, text)`` of each readable record of a predictions file of records, streamed (bad ones noted)."""
+    for where, record, error in _located(path, data):
+        if error is not None:
+            invalid.append(f"{where}: not valid JSON ({error})")
+            continue
+        if (reply := _record_reply(invalid, where, record)) is not None:
+            yield reply
 
 
 def _places(path: Path, ids: set[str], data: Any = None) -> dict[str, list[str]]:
@@ -146,7 +152,8 @@ def _places(path: Path, ids: set[str], data: Any = None) -> dict[str, list[str]]
 def load_predictions(path: str | Path) -> Predictions:
     """Read a predictions file (JSONL records, a JSON list of records or a JSON ``{id: text}`` object).
 
-    Bad lines are recorded in ``invalid`` rather than raised; a record without a text counts as missing.
+    Bad lines are recorded in ``invalid`` rather than raised; a record without a text counts as missing. A JSONL
+    file is streamed into the store (a JSON file is parsed whole first).
     """
     path = Path(path)
     if not path.is_file():
@@ -154,24 +161,22 @@ def load_predictions(path: str | Path) -> Predictions:
     preds = Predictions()
     data = read_json(path) if path.suffix == ".json" else None
     if isinstance(data, dict):
-        for qid, value in data.items():
-            _add(preds, qid, value)
-        return preds
-    if path.suffix == ".json" and not isinstance(data, list):
+        preds.texts.add((str(qid), _as_text(value)) for qid, value in data.items())
+    elif path.suffix == ".json" and not isinstance(data, list):
         raise ValueError(f"{path}: expected a JSON object or a list of records")
-    for where, record, error in _located(path, data):
-        if error is not None:
-            preds.invalid.append(f"{where}: not valid JSON ({error})")
-            continue
-        _add_record(preds, where, record)
-    if preds.duplicates:
+    else:
+        preds.texts.add(_replies(path, preds.invalid, data))
+    preds.duplicates = preds.texts.duplicates()
+    if preds.duplicates and not isinstance(data, dict):
         preds.places = _places(path, set(preds.duplicates), data)
     return preds
 
 
-def _few(items: Sequence[str]) -> str:
+def _few(items: Sequence[str], total: int | None = None) -> str:
+    """The first :data:`SHOWN` of ``items`` (of ``total``, by default as many as ``items``) and how many more."""
+    total = len(items) if total is None else total
     shown = ", ".join(items[:SHOWN])
-    return shown + (f", … ({len(items) - SHOWN} more)" if len(items) > SHOWN else "")
+    return shown + (f", … ({total - SHOWN} more)" if total > SHOWN else "")
 
 
 def _line_numbers(places: Sequence[str]) -> str:
@@ -185,7 +190,7 @@ def check_predictions(preds: Predictions, source: str, bench: Benchmark) -> None
         broken = f" ({len(preds.invalid)} unreadable lines: {_few(preds.invalid)})" if preds.invalid else ""
         raise EvalInputError(f"{source} holds no prediction{broken}; write one JSON object per line, "
                              '{"question_id": ..., "prediction": "<model text>"}')
-    if preds.invalid and all(text is None for text in preds.texts.values()):
+    if preds.invalid and not preds.texts.has_text():
         raise EvalInputError(f"{source} holds no prediction text ({len(preds.invalid)} unreadable lines: "
                              f"{_few(preds.invalid)}); give each line a \"prediction\"")
     if preds.duplicates:
@@ -193,13 +198,13 @@ def check_predictions(preds: Predictions, source: str, bench: Benchmark) -> None
         named = [f"{qid!r} (lines {_line_numbers(preds.places.get(qid, []))})" for qid in twice]
         raise EvalInputError(f"{source} gives {len(twice)} ids more than once: {_few(named)}; keep one prediction "
                              "per id (eval never picks one for you)")
-    unknown = set(preds.texts)  # the benchmark's records streamed past the ids given, never all held
-    for task in registered():
-        unknown.difference_update(record_id(r) for r in task.iter_records(bench))
-    foreign = [qid for qid in preds.texts if qid in unknown]
+    for task in registered():  # the benchmark's records streamed past the ids given (on disk), never all held
+        preds.texts.mark_known(record_id(r) for r in task.iter_records(bench))
+    foreign = preds.texts.unknown_count()
     if foreign:
-        raise EvalInputError(f"{len(foreign)} of {len(preds.texts)} prediction ids in {source} are not ids of the "
-                             f"benchmark {bench.root} ({_few([repr(q) for q in foreign])}): predictions of another "
+        shown = [repr(q) for q in preds.texts.unknown(SHOWN + 1)]
+        raise EvalInputError(f"{foreign} of {len(preds.texts)} prediction ids in {source} are not ids of the "
+                             f"benchmark {bench.root} ({_few(shown, foreign)}): predictions of another "
                              "benchmark? Score them against the benchmark they were made for, or remove those lines")
 
 
@@ -240,7 +245,7 @@ def model_predictions(
 class Gathered:
     """A source's replies by record id and what it notes about them (into ``summary.json``)."""
 
-    texts: dict[str, str | None]
+    texts: Mapping[str, str | None]
     info: dict[str, Any]
 
 
@@ -263,7 +268,7 @@ class PredictionTexts:
     texts: Mapping[str, Any]
 
     def gather(self, scope: EvalScope, chosen: Sequence[Task], out: Path | None) -> Gathered:
-        preds = Predictions(texts={str(k): _as_text(v) for k, v in self.texts.items()})
+        preds = Predictions(texts=ReplyStore((str(k), _as_text(v)) for k, v in self.texts.items()))
         check_predictions(preds, "the predictions given", scope.bench)
         return _noted(preds, "predictions (in memory)")
 
@@ -281,9 +286,8 @@ class Baseline:
     name: str
 
     def gather(self, scope: EvalScope, chosen: Sequence[Task], out: Path | None) -> Gathered:
-        texts: dict[str, str | None] = {}
-        for task in chosen:
-            texts |= task.baseline(scope, self.name)
+        replies = (pair for task in chosen for pair in task.baseline(scope, self.name).items())
+        texts = ReplyStore(replies)  # on disk; a later task's reply to an id replaces an earlier one's, as in a dict
         return Gathered(texts, {"source": f"baseline: {self.name}", "seed": scope.seed})
 
 

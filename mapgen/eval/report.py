@@ -257,9 +257,11 @@ def _problems(summary: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-def references_of(report: Report) -> dict[str, pd.DataFrame]:
-    """The random / chance frames a report carries (none for a bare :class:`Report`)."""
-    return dict(getattr(report, "references", None) or {})
+def references_of(report: Report) -> Mapping[str, pd.DataFrame]:
+    """The random / chance frames a report carries (none for a bare :class:`Report`); read one at a time (a
+    streamed run's are made from disk when looked up: :class:`~mapgen.eval.stream.SpooledReferences`)."""
+    refs: Mapping[str, pd.DataFrame] = getattr(report, "references", None) or {}
+    return refs
 
 
 def render_markdown(report: Report, summary: Mapping[str, Any], extra: Mapping[str, Any],

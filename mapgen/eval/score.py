@@ -148,7 +148,7 @@ class Report:
     """Per-question scores (``frame``) with group breakdowns."""
 
     frame: pd.DataFrame
-    unmatched_predictions: list[str] = field(default_factory=list)
+    unmatched_predictions: Sequence[str] = field(default_factory=list)
     spool: Any = field(default=None, repr=False)
     """The whole per-question rows when ``frame`` holds only the report's columns (a
     :class:`~mapgen.eval.stream.ScoreSpool`: ``scores.csv`` is written from it); ``None``: ``frame`` is whole."""

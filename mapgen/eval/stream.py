@@ -10,27 +10,29 @@ whole column. Of each chunk only what the report's tables, plots and bootstrap i
 (:class:`StreamedScores`), and made into frames once at the end by the same construction as the whole frame's. The
 files written are byte-identical to those of a report of the whole frame (:func:`~mapgen.eval.report.write_report`).
 
-What stays in memory per question: 4 bytes per group column (:class:`Coded`: answer type, map type, hatched,
-annotated, country, relative region, counterfactual set, difficulty, style), 3 flags, 14 float64 scores and 8 each
-for the random and chance references (~300 bytes), plus the reply text (predictions are read into an id → text map
-first; see below). The gold of a question, its record, its scored row and what the process-wide caches made of it
-(:data:`PER_QUESTION_CACHES`) are dropped with its chunk; a map's facts (for the references) are kept for the last
-:data:`MAPS_KEPT` maps only. Bootstrap intervals draw their resamples a block at a time
+What stays in memory per question while the questions stream: 4 bytes per group column (:class:`Coded`: answer
+type, map type, hatched, annotated, country, relative region, counterfactual set, difficulty, style), ~36 bytes.
+The flags, the 15 scores and the 8 scores each of the random and chance references go to a :class:`ColumnSpool`
+(a temporary file) and are read back when the report is made: the frame's once (~200 bytes a question with its
+group columns, held while the report is written), each reference's when the report reads it (not kept:
+:class:`SpooledReferences`). The gold of a question, its record, its scored row and what the process-wide caches
+made of it (:data:`PER_QUESTION_CACHES`) are dropped with its chunk; a map's facts (for the references) are kept
+for the last :data:`MAPS_KEPT` maps only. Bootstrap intervals draw their resamples a block at a time
 (:func:`mapgen.eval.bootstrap.resample_blocks`).
 
-Predictions are joined to the gold through a dict of id → reply text read before scoring (any order; duplicates and
-unknown ids refused with their lines, as before): its cost is the predictions file's text, and it needs no sort or
-second pass over the benchmark.
+Replies are joined to the questions through a :class:`~mapgen.eval.replies.ReplyStore` (a temporary SQLite table:
+the predictions file is streamed into it, or a baseline's replies as they are made), each question's reply taken
+once, and the replies no question took listed from it when read (the run's unmatched predictions).
 """
 
 from __future__ import annotations
 
 import itertools
+import os
 import pickle
 import tempfile
 from array import array
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
-from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Protocol
 
 import pandas as pd
@@ -38,6 +40,7 @@ import pandas as pd
 from mapgen.benchmark import DEFAULT_STYLE, QUESTIONS_FILE
 from mapgen.caches import clear
 from mapgen.eval.metrics import METRICS_BY_TYPE
+from mapgen.eval.replies import ReplyStore
 from mapgen.eval.score import GROUP_COLUMNS, Report, as_question, counterfactual_group, evaluate
 
 if TYPE_CHECKING:
@@ -181,45 +184,72 @@ class Coded:
         return [values[code] for code in self.codes]
 
 
-class Block:
-    """Columns of one type filled a chunk at a time into one ``columns × capacity`` array (the layout of a pandas
-    block: the frame made of it copies nothing). Capacity is an upper bound of the rows (the questions file's lines):
-    pages never written are never resident, and a longer run grows it."""
+class ColumnSpool:
+    """Columns of one type appended a chunk at a time to an unnamed temporary file (never resident while the
+    questions stream), read back once as one ``columns × rows`` array (the layout of a pandas block: the frame made
+    of it copies nothing). Needs no bound of the rows in advance."""
 
-    def __init__(self, columns: tuple[str, ...], capacity: int, dtype: str = "float64") -> None:
+    def __init__(self, columns: tuple[str, ...], dtype: str = "float64") -> None:
         import numpy as np
 
-        self.columns, self.rows = columns, 0
-        self.values = np.empty((len(columns), max(capacity, 1)), dtype=dtype)
+        self.columns, self.dtype, self.rows = columns, np.dtype(dtype), 0
+        self._file: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 (open for the spool's life)
+        self._chunks: list[tuple[int, int]] = []  # (offset, rows) of each chunk: its columns one after another
 
     def extend(self, frame: pd.DataFrame) -> None:
+        offset = self._file.seek(0, 2)
+        for column in self.columns:
+            self._file.write(frame[column].to_numpy(dtype=self.dtype).tobytes())
+        self._chunks.append((offset, len(frame)))
+        self.rows += len(frame)
+
+    def values(self) -> Any:
+        """Every row of every column, read from the file: a ``columns × rows`` array."""
         import numpy as np
 
-        count = len(frame)
-        if self.rows + count > self.values.shape[1]:
-            grown = np.empty((len(self.columns), 2 * (self.rows + count)), dtype=self.values.dtype)
-            grown[:, :self.rows] = self.values[:, :self.rows]
-            self.values = grown
-        for i, column in enumerate(self.columns):
-            self.values[i, self.rows:self.rows + count] = frame[column].to_numpy(dtype=self.values.dtype)
-        self.rows += count
+        out = np.empty((len(self.columns), self.rows), dtype=self.dtype)
+        size, at = self.dtype.itemsize, 0
+        for offset, count in self._chunks:
+            self._file.seek(offset)
+            block = np.frombuffer(self._file.read(len(self.columns) * count * size), dtype=self.dtype)
+            out[:, at:at + count] = block.reshape(len(self.columns), count)
+            at += count
+        return out
 
     def frame(self) -> pd.DataFrame:
-        """The columns as a frame over this block's memory."""
-        return pd.DataFrame(self.values[:, :self.rows].T, columns=list(self.columns))
+        """The columns as a frame (read from the file each time)."""
+        return pd.DataFrame(self.values().T, columns=list(self.columns))
+
+
+class SpooledReferences(Mapping[str, pd.DataFrame]):
+    """The random and chance frames of a streamed run, each made from its :class:`ColumnSpool` when looked up (not
+    kept: the report reads one at a time), its group columns those of the run's frame (copy-on-write)."""
+
+    def __init__(self, groups: pd.DataFrame, spools: Mapping[str, ColumnSpool]) -> None:
+        self._groups, self._spools = groups, dict(spools)
+
+    def __getitem__(self, name: str) -> pd.DataFrame:
+        return pd.concat([self._groups, self._spools[name].frame()], axis=1)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._spools)
+
+    def __len__(self) -> int:
+        return len(self._spools)
 
 
 class StreamedScores:
     """The run's question frame built chunk by chunk: whole rows spooled, the report's columns kept compact
-    (group columns as :class:`Coded`, flags and scores in :class:`Block` s) and made into frames once at the end."""
+    (group columns as :class:`Coded`, flags and scores in :class:`ColumnSpool` s on disk) and made into frames once
+    at the end (the references' each time they are read: :class:`SpooledReferences`)."""
 
-    def __init__(self, styles: Mapping[str, str], capacity: int) -> None:
+    def __init__(self, styles: Mapping[str, str]) -> None:
         self.spool = ScoreSpool()
         self.styles = styles
         self.groups: dict[str, Coded] = {c: Coded() for c in (*GROUP_COLUMNS, "difficulty", *(["style"] if styles else []))}
-        self.flags = Block(FLAG_COLUMNS, capacity, "bool")
-        self.scores = {"": Block(("main", *METRIC_COLUMNS), capacity), "random": Block(REFERENCE_SCORES, capacity),
-                       "chance": Block(REFERENCE_SCORES, capacity)}
+        self.flags = ColumnSpool(FLAG_COLUMNS, "bool")
+        self.scores = {"": ColumnSpool(("main", *METRIC_COLUMNS)), "random": ColumnSpool(REFERENCE_SCORES),
+                       "chance": ColumnSpool(REFERENCE_SCORES)}
         self.with_refs = True
 
     def _group_values(self, questions: list[Question]) -> dict[str, list[Any]]:
@@ -252,67 +282,63 @@ class StreamedScores:
                     self.scores[name].extend(ref)
         clear(*PER_QUESTION_CACHES)  # the chunk's questions are gone: what was cached of them too
 
-    def result(self) -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:
+    def result(self) -> tuple[pd.DataFrame, Mapping[str, pd.DataFrame]]:
         """The report frame and the reference frames (report columns only; no references when a map JSON is
-        missing); the references share the frame's group columns (copy-on-write: never copied)."""
+        missing), read from disk when looked up; they share the frame's group columns (copy-on-write: never
+        copied)."""
         groups = pd.DataFrame(index=pd.RangeIndex(self.flags.rows))
         for column in list(self.groups):  # one column's values listed at a time
             groups[column] = self.groups.pop(column).decoded()
         frame = pd.concat([groups, self.flags.frame(), self.scores[""].frame()], axis=1)
-        refs = {name: pd.concat([groups, self.scores[name].frame()], axis=1)
-                for name in ("random", "chance")} if self.with_refs else {}
+        refs = SpooledReferences(groups, {n: self.scores[n] for n in ("random", "chance")}) if self.with_refs else {}
         return frame, refs
 
 
-def line_count(path: Path) -> int:
-    """The lines of a file (an upper bound of its JSON-lines records), counted a block at a time."""
-    count, last = 0, b"\n"
-    with open(path, "rb") as handle:
-        while block := handle.read(1 << 20):
-            count, last = count + block.count(b"\n"), block[-1:]
-    return count + (last != b"\n")
-
-
-def capacity(scope: EvalScope) -> int:
-    """An upper bound of the run's questions: those held, else the lines of the questions file or its shards (and
-    the limit)."""
-    held = scope.bench.__dict__.get("question_records")
-    paths = scope.bench.record_paths(QUESTIONS_FILE)
-    count = len(held) if held is not None else sum(line_count(path) for path in paths if path.is_file())
-    return min(count, scope.limit) if scope.limit is not None else count
-
-
-def random_answers(scope: EvalScope) -> dict[str, str]:
+def random_answers(scope: EvalScope) -> ReplyStore:
     """The random baseline's replies to the run's questions (:func:`~mapgen.eval.baselines.random_baseline`'s),
-    the questions streamed: only the replies are held."""
+    the questions streamed and the replies held on disk."""
     from mapgen.eval.baselines import facts_lookup, random_text
 
     bench = scope.bench
     facts = facts_lookup(lambda m: bench.spec(m, keep=False), keep=MAPS_KEPT)
-    return {q.question_id: random_text(q, facts, scope.seed) for q in iter_run_questions(scope)}
+    return ReplyStore((q.question_id, random_text(q, facts, scope.seed)) for q in iter_run_questions(scope))
+
+
+def arrow_pool_returning_memory() -> None:
+    """Have Arrow allocate with the C library's ``malloc`` from now on (pandas holds its strings in Arrow arrays),
+    unless ``$ARROW_DEFAULT_MEMORY_POOL`` names a pool. Arrow's default pool (mimalloc) keeps the memory the report's
+    group-bys free, so the process's peak grew with the questions (+9 to 11 % from 9k to 27k questions, +6 % with
+    ``malloc``, which gives large blocks back); the pool changes no value."""
+    if os.environ.get("ARROW_DEFAULT_MEMORY_POOL"):
+        return
+    try:
+        import pyarrow
+    except ImportError:  # pandas without Arrow: nothing to set
+        return
+    pyarrow.set_memory_pool(pyarrow.system_memory_pool())
 
 
 def stream_scores(scope: EvalScope, texts: Mapping[str, str | None],
-                  other_ids: Collection[str]) -> tuple[Report, dict[str, pd.DataFrame]]:
+                  other_ids: Collection[str]) -> tuple[Report, Mapping[str, pd.DataFrame]]:
     """The run's open-form question scores in bounded memory: a :class:`Report` whose ``frame`` holds the report
     columns and whose ``spool`` the whole rows, and the random and chance frames (report columns; none when a map
     JSON is missing). Replies under ``other_ids`` belong to other tasks."""
     from mapgen.eval.baselines import facts_lookup
 
+    arrow_pool_returning_memory()
     bench = scope.bench
     facts = facts_lookup(lambda m: bench.spec(m, keep=False), keep=MAPS_KEPT)
-    scores = StreamedScores(bench.map_styles, capacity(scope))
+    scores = StreamedScores(bench.map_styles)
 
     def references(questions: list[Question], frame: pd.DataFrame) -> dict[str, pd.DataFrame]:
         return _references(questions, frame, facts, scope.seed)
 
-    unmatched = {k for k in texts if k not in other_ids}  # made before the chunks: the ids are the replies' own
+    replies = ReplyStore.of(texts)  # on disk: each question's reply taken once, the rest listed at the end
+    replies.mark_other(other_ids)
     stream = iter_run_questions(scope)
     while chunk := list(itertools.islice(stream, CHUNK)):
-        own = {q.question_id: texts[q.question_id] for q in chunk if q.question_id in unmatched}
-        unmatched.difference_update(own)
-        scores.add(chunk, own, references)
+        scores.add(chunk, replies.take([q.question_id for q in chunk]), references)
     if not scores.spool._count:
         scores.add([], {}, references)
     frame, refs = scores.result()
-    return Report(frame=frame, unmatched_predictions=sorted(str(k) for k in unmatched), spool=scores.spool), refs
+    return Report(frame=frame, unmatched_predictions=replies.untaken(), spool=scores.spool), refs

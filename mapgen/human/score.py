@@ -73,7 +73,7 @@ def read_annotator(path: str | Path) -> Annotator:
     if len(ids) > 1:
         raise AnnotatorError(f"{path} holds the answers of several annotators ({', '.join(sorted(ids))}); give "
                              "one file per annotator")
-    return Annotator(ids.pop() if ids else path.stem, path, preds.texts)
+    return Annotator(ids.pop() if ids else path.stem, path, dict(preds.texts.items()))  # a kit's answers: small
 
 
 def check_annotators(annotators: Sequence[Annotator], gold: Sequence[Question]) -> None:

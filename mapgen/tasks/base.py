@@ -97,8 +97,8 @@ class TaskScores:
     item_tables: dict[str, list[Record]] = field(default_factory=dict)
     item_records: dict[str, list[Record]] = field(default_factory=dict)
     frame: Any = None
-    references: dict[str, Any] = field(default_factory=dict)
-    unmatched_predictions: list[str] = field(default_factory=list)
+    references: Mapping[str, Any] = field(default_factory=dict)
+    unmatched_predictions: Sequence[str] = field(default_factory=list)
     spool: Any = None
     """The frame's whole rows when ``frame`` holds only the report's columns (a streamed run)."""
 
@@ -233,8 +233,9 @@ class Task(ABC):
     def score(self, scope: EvalScope, texts: Texts) -> TaskScores:
         """Score the replies to its records (an empty :class:`TaskScores` when none is there)."""
 
-    def baseline(self, scope: EvalScope, name: str) -> dict[str, str]:
-        """A baseline's replies ``{record id: text}`` (none when the task has no such baseline)."""
+    def baseline(self, scope: EvalScope, name: str) -> Mapping[str, str | None]:
+        """A baseline's replies ``{record id: text}`` (none when the task has no such baseline; a mapping that may
+        be held on disk, :class:`~mapgen.eval.replies.ReplyStore`)."""
         return {}
 
     # --- report --------------------------------------------------------------------------------------------

@@ -83,7 +83,7 @@ class CaptionTask(OwnPromptTask):
         from mapgen.tasks.caption.scores import caption_scores
 
         records = self.records(scope.bench)
-        if not {record_id(r) for r in records} & set(texts):
+        if not any(record_id(r) in texts for r in records):  # texts may be on disk: looked up, not listed
             return TaskScores()
         refs = {record_id(r): _references(r) for r in records}
         try:

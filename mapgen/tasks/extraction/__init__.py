@@ -73,7 +73,7 @@ class ExtractionTask(OwnPromptTask):
         from mapgen.tasks.extraction.scores import extraction_summary, table_readings
 
         records = self.of_split(scope.bench, scope.split)
-        if not {r["question_id"] for r in records} & set(texts):
+        if not any(r["question_id"] in texts for r in records):  # texts may be on disk: looked up, not listed
             return TaskScores(item_records={READINGS: []})
         held_out = scope.split is not None and scope.split != TRAIN_SPLIT
         train = self.of_split(scope.bench, TRAIN_SPLIT) if held_out else []

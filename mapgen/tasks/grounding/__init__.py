@@ -91,7 +91,7 @@ class GroundingTask(Task):
         from mapgen.tasks.grounding.scores import grounding_scores, image_size_of
 
         bench, records = scope.bench, self.records(scope.bench)
-        if not {record_id(r) for r in records} & set(texts):
+        if not any(record_id(r) in texts for r in records):  # texts may be on disk: looked up, not listed
             return TaskScores()
 
         def size(record: Mapping[str, Any]) -> tuple[int, int] | None:

@@ -4,7 +4,7 @@ frame, paper tables and plots)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from mapgen.benchmark import QUESTIONS_FILE
@@ -95,7 +95,7 @@ class VqaTask(Task):
         others = {record_id(r) for t in tasks() if t is not self for r in t.iter_records(scope.bench)}
         return score_questions(scope, texts, others)
 
-    def baseline(self, scope: EvalScope, name: str) -> dict[str, str]:
+    def baseline(self, scope: EvalScope, name: str) -> Mapping[str, str | None]:
         from mapgen.tasks.vqa.scores import baseline_answers
 
         return baseline_answers(scope, name)

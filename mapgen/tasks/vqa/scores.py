@@ -3,7 +3,7 @@ analytic-chance reference frames, and the image-blind baselines' answers (:mod:`
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from mapgen.benchmark import DEFAULT_STYLE
@@ -103,7 +103,7 @@ def score_questions(scope: EvalScope, texts: Texts, other_ids: Collection[str]) 
     return TaskScores(frame=base.frame, references=references, unmatched_predictions=base.unmatched_predictions)
 
 
-def baseline_answers(scope: EvalScope, name: str) -> dict[str, str]:
+def baseline_answers(scope: EvalScope, name: str) -> Mapping[str, str | None]:
     """A baseline's answers to the run's questions (the train split as its prior; letters in ``mcq`` form)."""
     from mapgen.eval.baselines import TRAIN_SPLIT, facts_lookup, run_baseline
     from mapgen.eval.mcq import random_letters
