@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 import json
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -158,10 +158,7 @@ def write_records(out_dir: Path, unit_ids: list[str], selected: list[Chosen], pe
     """Write each task's chosen records, streamed unit by unit from the unit records on disk in plan order, to its
     file or (``per_shard`` > 0) to shards of that many records under ``records/`` (the folder always has the
     questions; another task's records only when it has some); the counts are read back from what was written."""
-    remove_path(out_dir / RECORDS_DIR)  # a resumed build's earlier attempt
-    for name in dict.fromkeys(c.task.record_file for c in selected):
-        (out_dir / name).unlink(missing_ok=True)
-    streamed = [c for c in selected if c.records is None]
+    _clear_records(out_dir, selected)
     with contextlib.ExitStack() as stack:
         sinks: dict[str, ShardedJsonl] = {}
 
@@ -172,24 +169,36 @@ def write_records(out_dir: Path, unit_ids: list[str], selected: list[Chosen], pe
 
         for chosen in selected:
             if chosen.records or chosen.task.record_file == QUESTIONS_FILE:
-                writer = sink(chosen.task)
                 for record in chosen.records or ():
-                    writer(record)
-        for unit_id in unit_ids if streamed else []:
-            unit = read_json(unit_record_path(out_dir, unit_id))
-            for chosen in streamed:
-                for record in unit.get(chosen.task.key) or []:
-                    if chosen.keeps(record):
-                        sink(chosen.task)(record)
-    paths = {chosen.task.key: sinks[chosen.task.key].paths if chosen.task.key in sinks else []
-             for chosen in selected}
+                    sink(chosen.task)(record)
+                sink(chosen.task)
+        _stream_chosen(out_dir, unit_ids, [c for c in selected if c.records is None], sink)
+    paths = {c.task.key: sinks[c.task.key].paths if c.task.key in sinks else [] for c in selected}
     counts: dict[str, Any] = {}
     for chosen in selected:
         counts |= chosen.task.counts(JsonlRecords(*paths[chosen.task.key]) if chosen.records is None
                                      else chosen.records)
-    shards = {chosen.task.record_file: [p.relative_to(out_dir).as_posix() for p in paths[chosen.task.key]]
-              for chosen in selected if per_shard and paths[chosen.task.key]}
+    shards = {c.task.record_file: [p.relative_to(out_dir).as_posix() for p in paths[c.task.key]]
+              for c in selected if per_shard and paths[c.task.key]}
     return Written(counts, shards)
+
+
+def _clear_records(out_dir: Path, selected: list[Chosen]) -> None:
+    """Remove what an earlier attempt of a resumed build wrote of the task records (its shards, its files)."""
+    remove_path(out_dir / RECORDS_DIR)
+    for name in dict.fromkeys(c.task.record_file for c in selected):
+        (out_dir / name).unlink(missing_ok=True)
+
+
+def _stream_chosen(out_dir: Path, unit_ids: list[str], streamed: list[Chosen],
+                   sink: Callable[[Task], ShardedJsonl]) -> None:
+    """Each streamed selection's chosen records, read unit by unit from the unit records in plan order."""
+    for unit_id in unit_ids if streamed else []:
+        unit = read_json(unit_record_path(out_dir, unit_id))
+        for chosen in streamed:
+            for record in unit.get(chosen.task.key) or []:
+                if chosen.keeps(record):
+                    sink(chosen.task)(record)
 
 
 def _sink(out_dir: Path, name: str, per_shard: int) -> ShardedJsonl:
