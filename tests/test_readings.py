@@ -8,6 +8,7 @@ whose direction answers are re-checked from the mask pixels alone (pixel centroi
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -197,13 +198,21 @@ groups:
 """
 
 
-@pytest.fixture(scope="module")
-def pack(tmp_path_factory: pytest.TempPathFactory) -> Path:
+@pytest.fixture
+def pack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The pack's folder; what loading it declares (an axis, a membership of the USA's Four Corners states) is
+    taken back after the test, so later builds in this process ask what a fresh process asks."""
+    from mapgen.questions import readings
+
     folder = tmp_path_factory.mktemp("pack")
     (folder / "templates.yaml").write_text(PACK_TEMPLATES, encoding="utf-8")
     (folder / "functions.py").write_text(PACK_FUNCTIONS, encoding="utf-8")
     (folder / "readings.yaml").write_text(PACK_READINGS, encoding="utf-8")
-    return folder
+    saved = dict(readings._AXES), dict(readings._GROUPS), set(readings._LOADED)
+    yield folder
+    for registry, before in zip((readings._AXES, readings._GROUPS, readings._LOADED), saved, strict=True):
+        registry.clear()
+        registry.update(before)  # type: ignore[attr-defined]
 
 
 def test_a_pack_declares_its_own_axis_and_group_alternative(pack: Path) -> None:
