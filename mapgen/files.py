@@ -188,25 +188,6 @@ def write_jsonl_atomic(path: str | Path, records: Iterable[Mapping[str, Any]], *
 
 
 @contextmanager
-def text_writer(path: str | Path) -> Iterator[Callable[[str], Any]]:
-    """A function writing UTF-8 text to a temp file beside ``path``, renamed into place when the block ends
-    without an error (removed when it raises): streamed text, never half a file."""
-    path = Path(path)
-    make_folder(path.parent)
-    tmp = _temp_name(path)
-    try:
-        with tmp.open("w", encoding="utf-8", newline="\n") as fh:
-            yield fh.write
-        tmp.replace(path)
-    except OSError as exc:
-        if (full := disk_full(exc, path)) is None:
-            raise
-        raise full from exc
-    finally:
-        tmp.unlink(missing_ok=True)
-
-
-@contextmanager
 def atomic_file(path: str | Path) -> Iterator[Path]:
     """A temp path beside ``path`` for a writer that takes a file name (e.g. a parquet writer), renamed into
     place when the block ends without an error (removed when it raises): never half a file."""
@@ -225,6 +206,14 @@ def atomic_file(path: str | Path) -> Iterator[Path]:
 
 
 @contextmanager
+def text_writer(path: str | Path) -> Iterator[Callable[[str], Any]]:
+    """A function writing UTF-8 text to a temp file beside ``path``, renamed into place when the block ends
+    without an error (removed when it raises; :func:`atomic_file`): streamed text, never half a file."""
+    with atomic_file(path) as tmp, tmp.open("w", encoding="utf-8", newline="\n") as fh:
+        yield fh.write
+
+
+@contextmanager
 def jsonl_writer(path: str | Path, *, sort_keys: bool = True,
                  ensure_ascii: bool = True) -> Iterator[Callable[[Mapping[str, Any]], None]]:
     """A function writing one record as a JSON line to ``path`` (:func:`text_writer`: atomic, streamed)."""
@@ -238,7 +227,7 @@ def jsonl_writer(path: str | Path, *, sort_keys: bool = True,
 
 class ShardedJsonl:
     """Records written as JSON lines to numbered shards of ``per_shard`` records each (``shard(i)``: the path of
-    shard ``i``), each shard atomic (:func:`text_writer`) and closed as soon as it is full, so one shard's file is
+    shard ``i``), each shard atomic (:func:`jsonl_writer`) and closed as soon as it is full, so one shard's file is
     open at a time. Use it as a context manager; call it with each record. ``paths``: the shards written, in order
     (at least one, empty when no record came)."""
 
@@ -250,7 +239,7 @@ class ShardedJsonl:
         self.sort_keys, self.ensure_ascii = sort_keys, ensure_ascii
         self.paths: list[Path] = []
         self._open: contextlib.ExitStack | None = None
-        self._put: Callable[[str], Any] | None = None
+        self._put: Callable[[Mapping[str, Any]], None] | None = None
         self._count = 0
 
     def __enter__(self) -> ShardedJsonl:
@@ -260,8 +249,7 @@ class ShardedJsonl:
         if self._put is None or self._count == self.per_shard:
             self._next()
         assert self._put is not None
-        self._put(dumps_json(dict(record), indent=None, sort_keys=self.sort_keys,
-                             ensure_ascii=self.ensure_ascii) + "\n")
+        self._put(record)
         self._count += 1
 
     def _next(self) -> None:
@@ -270,7 +258,8 @@ class ShardedJsonl:
             self._open.close()
         path = self.shard(len(self.paths))
         self._open = contextlib.ExitStack()
-        self._put = self._open.enter_context(text_writer(path))
+        self._put = self._open.enter_context(jsonl_writer(path, sort_keys=self.sort_keys,
+                                                          ensure_ascii=self.ensure_ascii))
         self.paths.append(path)
         self._count = 0
 
