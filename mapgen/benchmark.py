@@ -880,8 +880,6 @@ def load_benchmark(path: str | Path, *, finished: bool = False, verify: Verify =
     if staging_folder(root):
         raise NotABenchmarkError(f"{root} is the staging folder of a run that did not finish (or is still "
                                  "running); give the folder the run was writing to (-o)")
-    if verify != "none" and (root / CONFIG_MARKER).is_file() and not (root / MANIFEST_FILE).is_file():
-        raise unfinished_build(root)
     manifest = read_manifest(root) if finished or (root / MANIFEST_FILE).is_file() else {}
     listing = _listed_digests(root, manifest)  # the manifest is read once, however large its file list
     verify_folder(root, verify, listing)
@@ -906,7 +904,7 @@ def info(out_dir: str | Path) -> dict[str, Any]:
                          "(try `mapgen build --resume`).") from None
     check_listed_paths(Path(out_dir), manifest["files"])  # a manifest naming a file outside: refused, not hashed
     return {"name": manifest["name"], "mapgen_version": manifest["mapgen_version"],
-            "counts": manifest["counts"] | {"questions_by_template_id": questions_by_template_id(out_dir)}
+            "counts": manifest["counts"] | {"questions_by_template_id": questions_by_template_id(out_dir, manifest)}
             | refusals_logged(out_dir),
             "files": len(manifest["files"]), "files_failing_checksum": failing_checksums(out_dir, manifest["files"]),
             "files_unlisted": unlisted_files(out_dir)}
@@ -920,8 +918,9 @@ def refusals_logged(out_dir: str | Path) -> dict[str, Any]:
     return {"draws_refused_by_reason": refused} if isinstance(refused, dict) else {}
 
 
-def questions_by_template_id(out_dir: str | Path) -> dict[str, int]:
-    """Questions per template id (the manifest counts by MAPWise number, where a pack's templates are 'None')."""
+def questions_by_template_id(out_dir: str | Path, manifest: Mapping[str, Any] | None = None) -> dict[str, int]:
+    """Questions per template id (the manifest counts by MAPWise number, where a pack's templates are 'None';
+    ``manifest``: the folder's, when read already)."""
     root = Path(out_dir)
-    paths = record_paths(root, read_manifest(root), QUESTIONS_FILE)
+    paths = record_paths(root, read_manifest(root) if manifest is None else manifest, QUESTIONS_FILE)
     return dict(sorted(Counter(str(r.get("template_id")) for r in JsonlRecords(*paths)).items()))
